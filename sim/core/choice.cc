@@ -1,0 +1,159 @@
+#include "sim/core/choice.h"
+
+#include <cstring>
+
+#include "sim/core/assert.h"
+
+namespace wsim {
+
+std::uint64_t ChoiceStream::below(std::uint64_t bound) {
+  WSIM_ASSERT(source_ != nullptr);
+  WSIM_ASSERT_GT(bound, 0u);
+  if (bound == 1) return 0;
+  return source_->draw(index_, bound);
+}
+
+bool ChoiceStream::chance(Ratio ratio) {
+  WSIM_ASSERT_GT(ratio.den, 0u);
+  WSIM_ASSERT_LE(ratio.num, ratio.den);
+  if (ratio.num == 0) return false;
+  if (ratio.num == ratio.den) return true;
+  // The top `num` values of [0, den) mean "yes", so draw 0 means "no".
+  return below(ratio.den) >= ratio.den - ratio.num;
+}
+
+std::int64_t ChoiceStream::range(std::int64_t lo, std::int64_t hi) {
+  WSIM_ASSERT_LE(lo, hi);
+  const auto span = static_cast<std::uint64_t>(hi - lo) + 1;
+  if (span == 0) return lo + static_cast<std::int64_t>(source_->draw(index_, UINT64_MAX));
+  return lo + static_cast<std::int64_t>(below(span));
+}
+
+ChoiceSource ChoiceSource::from_seed(std::uint64_t seed) {
+  ChoiceSource source(Backend::kSeed);
+  source.seed_ = seed;
+  return source;
+}
+
+ChoiceSource ChoiceSource::from_tape(std::vector<std::uint64_t> values) {
+  ChoiceSource source(Backend::kTape);
+  source.tape_ = std::move(values);
+  return source;
+}
+
+ChoiceSource ChoiceSource::from_bytes(std::span<const std::uint8_t> bytes) {
+  ChoiceSource source(Backend::kBytes);
+  source.bytes_.assign(bytes.begin(), bytes.end());
+  return source;
+}
+
+ChoiceStream ChoiceSource::stream(std::string_view name) {
+  auto it = stream_index_by_name_.find(name);
+  if (it == stream_index_by_name_.end()) {
+    const int index = static_cast<int>(stream_index_by_name_.size());
+    it = stream_index_by_name_.emplace(std::string(name), index).first;
+    if (backend_ == Backend::kSeed) generators_.push_back(Xoshiro256(seed_).fork(name));
+  }
+  return ChoiceStream(this, it->second);
+}
+
+std::uint64_t ChoiceSource::draw(int index, std::uint64_t bound) {
+  std::uint64_t value = 0;
+  switch (backend_) {
+    case Backend::kSeed:
+      WSIM_ASSERT_LT(static_cast<std::size_t>(index), generators_.size());
+      value = generators_[static_cast<std::size_t>(index)].below(bound);
+      break;
+    case Backend::kTape:
+      value = next_from_tape(bound);
+      break;
+    case Backend::kBytes:
+      value = next_from_bytes(bound);
+      break;
+  }
+  WSIM_ASSERT_LT(value, bound);
+  ++consumed_;
+  if (recording_) record_.push_back(Choice{value, bound});
+  return value;
+}
+
+std::uint64_t ChoiceSource::next_from_tape(std::uint64_t bound) {
+  if (cursor_ >= tape_.size()) {
+    exhausted_ = true;
+    return 0;
+  }
+  const std::uint64_t raw = tape_[cursor_++];
+  return raw < bound ? raw : raw % bound;
+}
+
+std::uint64_t ChoiceSource::next_from_bytes(std::uint64_t bound) {
+  if (cursor_ >= bytes_.size()) {
+    exhausted_ = true;
+    return 0;
+  }
+  std::uint64_t raw = 0;
+  int width = 0;
+  for (std::uint64_t rest = bound - 1; rest != 0; rest >>= 8) ++width;
+  for (int i = 0; i < width && cursor_ < bytes_.size(); ++i) {
+    raw |= static_cast<std::uint64_t>(bytes_[cursor_++]) << (8 * i);
+  }
+  return raw < bound ? raw : raw % bound;
+}
+
+namespace {
+constexpr char kMagic[] = "WSIMCHO1";
+constexpr std::size_t kMagicSize = 8;
+
+void put_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+std::uint64_t get_u64(std::string_view in, std::size_t offset) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) {
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[offset + i])) << (8 * i);
+  }
+  return v;
+}
+}  // namespace
+
+std::string encode_choice_record(const std::vector<Choice>& record) {
+  std::string out(kMagic, kMagicSize);
+  put_u64(out, record.size());
+  for (const Choice& choice : record) {
+    put_u64(out, choice.value);
+    put_u64(out, choice.bound);
+  }
+  return out;
+}
+
+bool decode_choice_record(std::string_view bytes, std::vector<Choice>& record,
+                          std::string& error) {
+  record.clear();
+  if (bytes.size() < kMagicSize + 8 || bytes.substr(0, kMagicSize) != kMagic) {
+    error = "byte 0: not a choice record (expected magic WSIMCHO1 and a count)";
+    return false;
+  }
+  const std::uint64_t count = get_u64(bytes, kMagicSize);
+  const std::size_t body = bytes.size() - kMagicSize - 8;
+  if (body % 16 != 0 || count != body / 16) {
+    error = "byte 8: count " + std::to_string(count) + " does not match the " +
+            std::to_string(body) + " bytes of choices that follow";
+    return false;
+  }
+  record.reserve(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::size_t offset = kMagicSize + 8 + i * 16;
+    Choice choice{get_u64(bytes, offset), get_u64(bytes, offset + 8)};
+    if (choice.bound == 0 || choice.value >= choice.bound) {
+      error = "byte " + std::to_string(offset) + ": choice " + std::to_string(i) + " value " +
+              std::to_string(choice.value) + " not below its bound " +
+              std::to_string(choice.bound);
+      record.clear();
+      return false;
+    }
+    record.push_back(choice);
+  }
+  return true;
+}
+
+}  // namespace wsim

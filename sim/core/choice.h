@@ -1,0 +1,119 @@
+// ChoiceSource: the single source of nondeterminism of a run (design.md §2).
+//
+// Every decision the simulation makes (a latency, whether a fault fires, which user action comes
+// next) is a draw from a ChoiceStream. Contract for every call site: choice 0 is the least
+// eventful option (no fault, shortest delay, no extra event). That makes shrinking by zeroing or
+// lowering choices meaningful and makes an exhausted fuzzer input mean "nothing more happens".
+//
+// Backends:
+//  - seed:  a xoshiro256** generator per named stream, so a draw in one subsystem does not shift
+//           the others;
+//  - tape:  a recorded list of values (replay, shrinking); values past the end are 0;
+//  - bytes: a libFuzzer input; each draw consumes just enough bytes; past the end is 0.
+// Every backend can record the choices it hands out; replaying that record through the tape
+// backend reproduces the run exactly.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/prng.h"
+
+namespace wsim {
+
+// A probability as an integer ratio num/den (never a double). 0 <= num <= den, den > 0.
+struct Ratio {
+  std::uint32_t num = 0;
+  std::uint32_t den = 1;
+
+  static constexpr Ratio never() { return {0, 1}; }
+  static constexpr Ratio always() { return {1, 1}; }
+  bool is_never() const { return num == 0; }
+  friend bool operator==(const Ratio&, const Ratio&) = default;
+};
+
+// One consumed choice: the value handed out and the exclusive bound it was drawn below.
+struct Choice {
+  std::uint64_t value = 0;
+  std::uint64_t bound = 1;
+  friend bool operator==(const Choice&, const Choice&) = default;
+};
+
+class ChoiceSource;
+
+// A cheap handle on one named stream of a ChoiceSource. Copyable; must not outlive its source.
+class ChoiceStream {
+ public:
+  ChoiceStream() = default;
+
+  // Uniform in [0, bound). bound > 0. Returns 0 when bound == 1 without consuming a choice.
+  std::uint64_t below(std::uint64_t bound);
+  // True with probability `ratio`. Draw 0 means false (no event).
+  bool chance(Ratio ratio);
+  // Uniform in [lo, hi], both inclusive, lo <= hi. Draw 0 means lo.
+  std::int64_t range(std::int64_t lo, std::int64_t hi);
+
+ private:
+  friend class ChoiceSource;
+  ChoiceStream(ChoiceSource* source, int index) : source_(source), index_(index) {}
+  ChoiceSource* source_ = nullptr;
+  int index_ = 0;
+};
+
+class ChoiceSource {
+ public:
+  enum class Backend { kSeed, kTape, kBytes };
+
+  static ChoiceSource from_seed(std::uint64_t seed);
+  static ChoiceSource from_tape(std::vector<std::uint64_t> values);
+  static ChoiceSource from_bytes(std::span<const std::uint8_t> bytes);
+
+  ChoiceSource(ChoiceSource&&) = default;
+  ChoiceSource& operator=(ChoiceSource&&) = default;
+
+  // The stream named `name`; the same name always gives the same stream. Stream identity only
+  // matters for the seed backend; tape and bytes backends serve all streams from one cursor.
+  ChoiceStream stream(std::string_view name);
+
+  // Recording is off by default (hunting runs are re-run with recording when they fail).
+  void set_recording(bool on) { recording_ = on; }
+  const std::vector<Choice>& record() const { return record_; }
+  std::uint64_t consumed() const { return consumed_; }
+  Backend backend() const { return backend_; }
+  std::uint64_t seed() const { return seed_; }
+  // True once a tape/bytes backend ran past its end (every later draw returned 0).
+  bool exhausted() const { return exhausted_; }
+
+  // Draws a value below `bound` from stream `index`. Prefer ChoiceStream.
+  std::uint64_t draw(int index, std::uint64_t bound);
+
+ private:
+  explicit ChoiceSource(Backend backend) : backend_(backend) {}
+  std::uint64_t next_from_tape(std::uint64_t bound);
+  std::uint64_t next_from_bytes(std::uint64_t bound);
+
+  Backend backend_;
+  std::uint64_t seed_ = 0;
+  std::map<std::string, int, std::less<>> stream_index_by_name_;
+  std::vector<Xoshiro256> generators_;  // seed backend: one per stream
+  std::vector<std::uint64_t> tape_;
+  std::vector<std::uint8_t> bytes_;
+  std::size_t cursor_ = 0;
+  bool exhausted_ = false;
+  bool recording_ = false;
+  std::uint64_t consumed_ = 0;
+  std::vector<Choice> record_;
+};
+
+// choices.bin: "WSIMCHO1", u64 count, then count × (u64 value, u64 bound), little-endian.
+// Returns the bytes of a record.
+std::string encode_choice_record(const std::vector<Choice>& record);
+// Parses choices.bin bytes. On malformed input returns false and sets `error` (what and at which
+// byte offset); never allocates more than the input can hold.
+bool decode_choice_record(std::string_view bytes, std::vector<Choice>& record, std::string& error);
+
+}  // namespace wsim

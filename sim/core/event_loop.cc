@@ -1,0 +1,151 @@
+#include "sim/core/event_loop.h"
+
+#include <exception>
+
+#include "sim/core/assert.h"
+
+namespace wsim {
+
+EventLoop::EventLoop() { actors_.push_back(nullptr); }
+
+EventLoop::~EventLoop() {
+  // Destroy actor frames before the queue so no frame outlives the loop it points to.
+  while (!queue_.empty()) queue_.pop();
+  actors_.clear();
+}
+
+ActorId EventLoop::spawn(std::string name, Task<void> task) {
+  WSIM_ASSERT(task.handle());
+  const auto id = static_cast<ActorId>(actors_.size());
+  auto actor = std::make_unique<Actor>();
+  actor->name = std::move(name);
+  actor->root = std::move(task);
+  const std::coroutine_handle<> start = actor->root.handle();
+  actors_.push_back(std::move(actor));
+  ++live_actors_;
+  Actor& ref = *actors_.back();
+  ref.suspended = start;
+  queue_.push(Event{now_ms_, next_seq_++, id, ref.token, start, nullptr});
+  return id;
+}
+
+void EventLoop::cancel(ActorId id) {
+  Actor& actor = actor_ref(id);
+  if (actor.done || actor.cancelled) return;
+  actor.cancelled = true;
+  if (actor.suspended && id != current_) {
+    // Resume it now with a fresh token; stale wake-ups for the old suspension are dropped.
+    queue_.push(Event{now_ms_, next_seq_++, id, ++actor.token, actor.suspended, nullptr});
+  }
+}
+
+bool EventLoop::alive(ActorId id) const {
+  return id != kNoActor && id < actors_.size() && actors_[id] && !actors_[id]->done;
+}
+
+const std::string& EventLoop::actor_name(ActorId id) const {
+  static const std::string kNone = "-";
+  if (id == kNoActor || id >= actors_.size() || !actors_[id]) return kNone;
+  return actors_[id]->name;
+}
+
+void EventLoop::schedule(DurationMs delay_ms, std::function<void()> callback) {
+  WSIM_ASSERT_GE(delay_ms, 0);
+  queue_.push(Event{now_ms_ + delay_ms, next_seq_++, kNoActor, 0, {}, std::move(callback)});
+}
+
+WakeTicket EventLoop::park(std::coroutine_handle<> handle) {
+  WSIM_ASSERT_MSG(current_ != kNoActor, "an awaitable was suspended outside of an actor");
+  Actor& actor = actor_ref(current_);
+  actor.suspended = handle;
+  return WakeTicket{current_, ++actor.token, handle};
+}
+
+void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
+  WSIM_ASSERT(ticket.actor != kNoActor);
+  WSIM_ASSERT_GE(due_ms, now_ms_);
+  queue_.push(Event{due_ms, next_seq_++, ticket.actor, ticket.token, ticket.handle, nullptr});
+}
+
+void EventLoop::throw_if_cancelled() const {
+  if (current_ != kNoActor && actors_[current_]->cancelled) throw Cancelled{};
+}
+
+bool EventLoop::step() {
+  if (queue_.empty()) return false;
+  // priority_queue::top is const; the event is copied out (the callback moved) before popping.
+  Event event = std::move(const_cast<Event&>(queue_.top()));
+  queue_.pop();
+  WSIM_ASSERT_GE(event.due_ms, now_ms_);
+  now_ms_ = event.due_ms;
+  assert_context().now_ms = now_ms_;
+  run_event(event);
+  ++events_processed_;
+  if (after_event_) after_event_();
+  return true;
+}
+
+void EventLoop::run_until(TimeMs until_ms) {
+  while (!stop_requested_ && !queue_.empty() && queue_.top().due_ms <= until_ms) step();
+  if (!stop_requested_ && now_ms_ < until_ms) {
+    now_ms_ = until_ms;
+    assert_context().now_ms = now_ms_;
+  }
+}
+
+void EventLoop::run_until_idle(TimeMs limit_ms) {
+  while (!stop_requested_ && !queue_.empty() && queue_.top().due_ms <= limit_ms) step();
+}
+
+void EventLoop::run_event(Event& event) {
+  if (event.actor == kNoActor) {
+    mix_hash(static_cast<std::uint64_t>(event.due_ms) * 2);
+    event.callback();
+    return;
+  }
+  Actor& actor = actor_ref(event.actor);
+  if (actor.done || event.token != actor.token) return;  // Stale wake-up.
+  mix_hash(static_cast<std::uint64_t>(event.due_ms) * 2 + 1);
+  mix_hash(event.actor);
+  resume_actor(event.actor, event.handle);
+}
+
+void EventLoop::resume_actor(ActorId id, std::coroutine_handle<> handle) {
+  Actor& actor = actor_ref(id);
+  actor.suspended = {};
+  const ActorId previous = current_;
+  current_ = id;
+  handle.resume();
+  current_ = previous;
+  if (actor.root.done()) finish_actor(actor);
+}
+
+void EventLoop::finish_actor(Actor& actor) {
+  actor.done = true;
+  --live_actors_;
+  std::exception_ptr error = actor.root.handle().promise().error;
+  actor.root = Task<void>();  // Free the frame.
+  if (!error) return;
+  try {
+    std::rethrow_exception(error);
+  } catch (const Cancelled&) {
+    // Normal end of a cancelled actor.
+  } catch (const std::exception& e) {
+    WSIM_ASSERT_MSG(false, "actor '" << actor.name << "' ended with an exception: " << e.what());
+  } catch (...) {
+    WSIM_ASSERT_MSG(false, "actor '" << actor.name << "' ended with an unknown exception");
+  }
+}
+
+EventLoop::Actor& EventLoop::actor_ref(ActorId id) {
+  WSIM_ASSERT(id != kNoActor && id < actors_.size() && actors_[id]);
+  return *actors_[id];
+}
+
+void EventLoop::mix_hash(std::uint64_t value) {
+  schedule_hash_ ^= value;
+  schedule_hash_ *= 0x100000001b3ULL;
+  schedule_hash_ ^= schedule_hash_ >> 29;
+}
+
+}  // namespace wsim

@@ -1,0 +1,142 @@
+// EventLoop: one thread, virtual time, events ordered by (due time, sequence number).
+//
+// Two kinds of events: callbacks (a controller step, an API server applying a request) and actor
+// wake-ups (a coroutine resuming after a timer, a response or a signal). Ties break FIFO by
+// sequence number, so the order is a pure function of the calls made — deterministic.
+//
+// Actors are root Task<void>s given to spawn(). Inside an actor, every co_await on a loop
+// awaitable (sleep, yield, OneShot, Signal, Channel) is an interleaving point: other ready events
+// run before the actor resumes. cancel() makes the actor throw Cancelled at that point.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "sim/core/task.h"
+#include "sim/core/time.h"
+
+namespace wsim {
+
+using ActorId = std::uint32_t;
+inline constexpr ActorId kNoActor = 0;
+
+// Identifies one suspension of one actor. A wake-up carrying a ticket that is no longer current
+// (the actor was cancelled and resumed since) is dropped.
+struct WakeTicket {
+  ActorId actor = kNoActor;
+  std::uint64_t token = 0;
+  std::coroutine_handle<> handle;
+};
+
+class EventLoop {
+ public:
+  EventLoop();
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  TimeMs now_ms() const { return now_ms_; }
+
+  // Starts `task` as an actor at the current time, after events already due now (FIFO).
+  ActorId spawn(std::string name, Task<void> task);
+  // The actor throws Cancelled at its current (if suspended) or next interleaving point.
+  // No-op for actors that already finished.
+  void cancel(ActorId actor);
+  bool alive(ActorId actor) const;
+  const std::string& actor_name(ActorId actor) const;
+  // The actor being resumed right now, or kNoActor inside a callback.
+  ActorId current_actor() const { return current_; }
+
+  // Runs `callback` at now + delay_ms (delay_ms >= 0), outside any actor.
+  void schedule(DurationMs delay_ms, std::function<void()> callback);
+
+  // Awaitable: resumes the current actor delay_ms later (delay_ms >= 0).
+  auto sleep(DurationMs delay_ms) {
+    struct Awaiter {
+      EventLoop* loop;
+      DurationMs delay_ms;
+      bool await_ready() noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> handle) {
+        loop->wake_at(loop->park(handle), loop->now_ms_ + delay_ms);
+      }
+      void await_resume() { loop->throw_if_cancelled(); }
+    };
+    return Awaiter{this, delay_ms};
+  }
+  // Awaitable: lets every other event due now run first.
+  auto yield() { return sleep(0); }
+
+  // Low-level API for awaitables (OneShot, Signal, Channel): record that the current actor
+  // suspends at `handle`; later call wake() (or wake_at) exactly once with the ticket.
+  WakeTicket park(std::coroutine_handle<> handle);
+  void wake(const WakeTicket& ticket) { wake_at(ticket, now_ms_); }
+  void wake_at(const WakeTicket& ticket, TimeMs due_ms);
+  // Called from await_resume of every awaitable.
+  void throw_if_cancelled() const;
+
+  // Runs the next event. Returns false when there is none.
+  bool step();
+  // Runs every event due at or before `until_ms`, then advances the clock to `until_ms`.
+  void run_until(TimeMs until_ms);
+  // Runs events until none is left or the next one is due after `limit_ms`.
+  void run_until_idle(TimeMs limit_ms);
+  // Stops run_until/run_until_idle after the current event (e.g. a safety violation).
+  void request_stop() { stop_requested_ = true; }
+  bool stop_requested() const { return stop_requested_; }
+
+  // Called after every event (safety invariants, trace flushing). May call request_stop().
+  void set_after_event(std::function<void()> hook) { after_event_ = std::move(hook); }
+
+  std::uint64_t events_processed() const { return events_processed_; }
+  std::size_t pending_events() const { return queue_.size(); }
+  std::size_t live_actors() const { return live_actors_; }
+  // Running hash of the sequence of (time, actor, kind) of every event run.
+  std::uint64_t schedule_hash() const { return schedule_hash_; }
+
+ private:
+  struct Actor {
+    std::string name;
+    Task<void> root;
+    bool cancelled = false;
+    bool done = false;
+    std::uint64_t token = 0;            // Current suspension; bumped on every park and cancel.
+    std::coroutine_handle<> suspended;  // Where the actor is parked, if it is.
+  };
+  struct Event {
+    TimeMs due_ms;
+    std::uint64_t seq;
+    ActorId actor;  // kNoActor for callbacks.
+    std::uint64_t token;
+    std::coroutine_handle<> handle;
+    std::function<void()> callback;
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.due_ms != b.due_ms ? a.due_ms > b.due_ms : a.seq > b.seq;
+    }
+  };
+
+  void run_event(Event& event);
+  void resume_actor(ActorId id, std::coroutine_handle<> handle);
+  void finish_actor(Actor& actor);
+  Actor& actor_ref(ActorId id);
+  void mix_hash(std::uint64_t value);
+
+  TimeMs now_ms_ = 0;
+  std::uint64_t next_seq_ = 0;
+  std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  std::vector<std::unique_ptr<Actor>> actors_;  // Index = ActorId; [0] unused.
+  ActorId current_ = kNoActor;
+  std::size_t live_actors_ = 0;
+  std::uint64_t events_processed_ = 0;
+  std::uint64_t schedule_hash_ = 0xcbf29ce484222325ULL;
+  bool stop_requested_ = false;
+  std::function<void()> after_event_;
+};
+
+}  // namespace wsim

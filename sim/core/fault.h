@@ -1,0 +1,63 @@
+// Fault points, FoundationDB "buggify" style, on two levels (design.md §2):
+//  1. per run: each declared point is enabled with its `enable` ratio (swarm testing: different
+//     runs stress different faults) — drawn once, in name order, by draw_swarm();
+//  2. per evaluation: an enabled point fires with its `fire` ratio.
+// A disabled point never consumes a choice, so enabling one fault does not shift the others.
+// heal() disables every point (the heal-and-settle phase of design.md §5).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/core/choice.h"
+
+namespace wsim {
+
+using FaultId = std::uint32_t;
+
+struct FaultPoint {
+  std::string name;         // Stable id, e.g. "kube.api.conflict".
+  std::string description;  // One line for `wsim list`.
+  Ratio enable;             // Probability that a run enables it.
+  Ratio fire;               // Probability that an enabled point fires per evaluation.
+  bool enabled = false;
+  bool forced = false;        // Set by the scenario; draw_swarm leaves it alone.
+  std::uint64_t evaluations = 0;
+  std::uint64_t fired = 0;
+};
+
+class Faults {
+ public:
+  // Declares a point (before draw_swarm). Declaring a name twice returns the existing id.
+  FaultId declare(std::string name, std::string description, Ratio enable, Ratio fire);
+  // Finds a point by name; returns false if it was never declared.
+  bool find(const std::string& name, FaultId& id) const;
+
+  // Scenario override: enable/disable a point for this run, optionally with a new fire ratio.
+  void force(FaultId id, bool enabled, Ratio fire);
+  void force(FaultId id, bool enabled) { force(id, enabled, points_[id].fire); }
+
+  // Draws the per-run enable decision of every non-forced point, in name order.
+  void draw_swarm(ChoiceStream stream);
+  // Disables every point (no faults from now on).
+  void heal();
+  bool healed() const { return healed_; }
+
+  // Per-evaluation: true if the point is enabled and fires now.
+  bool fires(FaultId id, ChoiceStream& stream);
+  bool enabled(FaultId id) const { return !healed_ && points_[id].enabled; }
+
+  const FaultPoint& point(FaultId id) const { return points_[id]; }
+  std::size_t size() const { return points_.size(); }
+  // "name=on/off" for every point in name order (printed at the start of a run).
+  std::string describe_swarm() const;
+
+ private:
+  std::vector<FaultPoint> points_;
+  std::map<std::string, FaultId> id_by_name_;
+  bool healed_ = false;
+};
+
+}  // namespace wsim

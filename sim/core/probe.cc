@@ -1,0 +1,28 @@
+#include "sim/core/probe.h"
+
+namespace wsim {
+
+ProbeId Probes::declare(std::string name, std::string description) {
+  auto it = id_by_name_.find(name);
+  if (it != id_by_name_.end()) return it->second;
+  const auto id = static_cast<ProbeId>(probes_.size());
+  id_by_name_.emplace(name, id);
+  probes_.push_back(Probe{std::move(name), std::move(description), 0});
+  return id;
+}
+
+std::vector<Probe> Probes::sorted() const {
+  std::vector<Probe> out;
+  out.reserve(probes_.size());
+  for (const auto& [name, id] : id_by_name_) out.push_back(probes_[id]);
+  return out;
+}
+
+void Probes::merge(const Probes& other) {
+  for (const Probe& probe : other.probes_) {
+    const ProbeId id = declare(probe.name, probe.description);
+    probes_[id].hits += probe.hits;
+  }
+}
+
+}  // namespace wsim

@@ -1,0 +1,147 @@
+// Task<T>: a lazily started C++20 coroutine returning T, awaited with `co_await`.
+//
+// Reconcilers are written as straight-line coroutines. Awaiting a Task starts it and resumes the
+// awaiter when it finishes (symmetric transfer, so deep chains do not grow the native stack).
+// Exceptions propagate to the awaiter. A Task owns its frame. Root tasks are handed to
+// EventLoop::spawn, which turns them into actors; every suspension point inside an actor is an
+// interleaving point of the simulation (design.md §2).
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <optional>
+#include <utility>
+
+namespace wsim {
+
+// Thrown at the interleaving point of an actor that was cancelled (agent restart, component
+// crash). It unwinds the actor's coroutine chain; EventLoop swallows it at the root. It is not a
+// std::exception so that `catch (const std::exception&)` in model code does not swallow it.
+struct Cancelled {};
+
+namespace task_detail {
+
+struct PromiseBase {
+  std::coroutine_handle<> continuation;
+  std::exception_ptr error;
+
+  std::suspend_always initial_suspend() noexcept { return {}; }
+
+  struct FinalAwaiter {
+    bool await_ready() noexcept { return false; }
+    template <typename Promise>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> done) noexcept {
+      std::coroutine_handle<> next = done.promise().continuation;
+      return next ? next : std::noop_coroutine();
+    }
+    void await_resume() noexcept {}
+  };
+  FinalAwaiter final_suspend() noexcept { return {}; }
+  void unhandled_exception() { error = std::current_exception(); }
+};
+
+}  // namespace task_detail
+
+template <typename T = void>
+class [[nodiscard]] Task {
+ public:
+  struct promise_type : task_detail::PromiseBase {
+    std::optional<T> value;
+    Task get_return_object() {
+      return Task(std::coroutine_handle<promise_type>::from_promise(*this));
+    }
+    template <typename U>
+    void return_value(U&& result) {
+      value.emplace(std::forward<U>(result));
+    }
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task() = default;
+  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  Task& operator=(Task&& other) noexcept {
+    if (this != &other) {
+      if (handle_) handle_.destroy();
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  ~Task() {
+    if (handle_) handle_.destroy();
+  }
+
+  auto operator co_await() && noexcept {
+    struct Awaiter {
+      Handle handle;
+      bool await_ready() noexcept { return false; }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
+        handle.promise().continuation = awaiter;
+        return handle;
+      }
+      T await_resume() {
+        if (handle.promise().error) std::rethrow_exception(handle.promise().error);
+        return std::move(*handle.promise().value);
+      }
+    };
+    return Awaiter{handle_};
+  }
+
+  Handle handle() const { return handle_; }
+
+ private:
+  explicit Task(Handle handle) : handle_(handle) {}
+  Handle handle_;
+};
+
+template <>
+class [[nodiscard]] Task<void> {
+ public:
+  struct promise_type : task_detail::PromiseBase {
+    Task get_return_object() {
+      return Task(std::coroutine_handle<promise_type>::from_promise(*this));
+    }
+    void return_void() {}
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task() = default;
+  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  Task& operator=(Task&& other) noexcept {
+    if (this != &other) {
+      if (handle_) handle_.destroy();
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  ~Task() {
+    if (handle_) handle_.destroy();
+  }
+
+  auto operator co_await() && noexcept {
+    struct Awaiter {
+      Handle handle;
+      bool await_ready() noexcept { return false; }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
+        handle.promise().continuation = awaiter;
+        return handle;
+      }
+      void await_resume() {
+        if (handle.promise().error) std::rethrow_exception(handle.promise().error);
+      }
+    };
+    return Awaiter{handle_};
+  }
+
+  Handle handle() const { return handle_; }
+  bool done() const { return handle_ && handle_.done(); }
+
+ private:
+  explicit Task(Handle handle) : handle_(handle) {}
+  Handle handle_;
+};
+
+}  // namespace wsim
