@@ -1,0 +1,61 @@
+// Informer: a client-go-like cache of one kind, filled by list + watch.
+//
+// The cache lags the server: watch events are delivered with a per-watcher latency drawn from the
+// choice source, in order. It never shows a deletion before it happened. When the server expires
+// the watch (410 Gone) the informer relists. Reads are synchronous (like a lister) and return deep
+// copies.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/event_loop.h"
+#include "sim/core/sim.h"
+#include "sim/core/task.h"
+#include "sim/kube/object.h"
+
+namespace wsim::kube {
+
+class ApiServer;
+
+struct InformerOptions {
+  std::string identity;     // The client identity (RBAC, trace).
+  std::string kind;
+  std::string namespace_;   // Empty = all namespaces.
+  LabelSelector selector;
+  DurationMs resync_ms = 0; // 0 = no periodic resync notifications.
+};
+
+class Informer {
+ public:
+  Informer(Sim& sim, ApiServer& server, InformerOptions options);
+  ~Informer();
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  // Starts the list+watch actor. Idempotent.
+  void start();
+  // Stops the watch; the cache stays readable but no longer changes.
+  void stop();
+  bool synced() const;
+  // Completes once the initial list is in the cache.
+  Task<void> wait_synced();
+
+  // Cache snapshot, sorted by namespace/name.
+  std::vector<Object> list() const;
+  std::optional<Object> get(const std::string& namespace_, const std::string& name) const;
+
+  // Called after each change is applied to the cache (add/update: deleted=false). Controllers use
+  // it to enqueue keys (controller-runtime style).
+  void on_change(std::function<void(const Object& object, bool deleted)> handler);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace wsim::kube

@@ -1,0 +1,112 @@
+// Kubernetes objects as plain values. Every object crossing an API boundary is a deep copy (the
+// structs hold only values), so a reconciler can never mutate the server's state by accident —
+// one of the client-go fake's pitfalls (research/anchors.md §8).
+//
+// Kind-specific fields live in flat string maps, keyed like JSON paths without the top level:
+//   Deployment  spec:   "replicas"                status: "replicas", "availableReplicas",
+//                                                         "unavailableReplicas", "readyReplicas",
+//                                                         "observedGeneration"
+//               conditions: Progressing / Available with the reasons of research/gitlab-agent.md
+//                           §4.3 (NewReplicaSetCreated, ReplicaSetUpdated, NewReplicaSetAvailable,
+//                           ProgressDeadlineExceeded, MinimumReplicasAvailable/Unavailable)
+//               pod template labels: spec "template.labels.<key>"
+//   Pod         spec:   "nodeName", "nodeSelector", "cpuMilli", "memoryMiB"
+//               status: "phase" (Pending|Running|Succeeded|Failed), "reason", "message", "ready"
+//                       ("true"/"false"), "everReady"
+//   Namespace   spec:   "finalizers" ("kubernetes" while content remains); status: "phase"
+//   Node        spec:   "unschedulable"; status: "cpuMilli", "memoryMiB", "ready"
+//   ConfigMap / Secret: data
+//   custom resources: spec/status/conditions as the model needs.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/time.h"
+
+namespace wsim::kube {
+
+using Fields = std::map<std::string, std::string>;
+
+struct OwnerReference {
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+  bool block_owner_deletion = false;
+  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
+};
+
+struct Condition {
+  std::string type;
+  std::string status;  // "True" / "False" / "Unknown"
+  std::string reason;
+  std::string message;
+  TimeMs last_transition_ms = 0;
+  friend bool operator==(const Condition&, const Condition&) = default;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;  // Empty for cluster-scoped kinds (Namespace, Node).
+  std::string uid;         // Assigned by the server on create.
+  std::uint64_t resource_version = 0;  // Assigned by the server; cluster-wide, strictly increasing.
+  std::int64_t generation = 0;         // Bumped on spec changes only.
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::vector<OwnerReference> owner_references;
+  std::vector<std::string> finalizers;
+  TimeMs creation_ms = 0;
+  std::optional<TimeMs> deletion_ms;  // deletionTimestamp; immutable once set.
+  std::optional<std::int64_t> deletion_grace_period_ms;
+  friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
+};
+
+struct Object {
+  std::string kind;  // "Namespace", "Pod", "Deployment", "ConfigMap", "Workspace", ...
+  ObjectMeta meta;
+  Fields spec;
+  Fields status;
+  std::vector<Condition> conditions;
+  Fields data;  // ConfigMap / Secret.
+
+  const Condition* condition(const std::string& type) const;
+  std::string spec_or(const std::string& key, const std::string& fallback) const;
+  std::string status_or(const std::string& key, const std::string& fallback) const;
+  friend bool operator==(const Object&, const Object&) = default;
+};
+
+// Identifies an object: kind, namespace (empty for cluster-scoped), name. Ordered by
+// (namespace, name, kind) so lists come out sorted by namespace/name like the real API server.
+struct ObjectRef {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+
+  static ObjectRef of(const Object& object) {
+    return ObjectRef{object.kind, object.meta.namespace_, object.meta.name};
+  }
+  std::string to_string() const;  // "Deployment/ns/name" or "Namespace/name"
+  friend auto operator<=>(const ObjectRef& a, const ObjectRef& b) {
+    if (auto c = a.namespace_ <=> b.namespace_; c != 0) return c;
+    if (auto c = a.name <=> b.name; c != 0) return c;
+    return a.kind <=> b.kind;
+  }
+  friend bool operator==(const ObjectRef&, const ObjectRef&) = default;
+};
+
+// True for kinds without a namespace.
+bool is_cluster_scoped(const std::string& kind);
+
+// Equality-based label selector (what the models need): every pair must match. Empty = all.
+struct LabelSelector {
+  std::map<std::string, std::string> match_labels;
+  bool matches(const std::map<std::string, std::string>& labels) const;
+  std::string to_string() const;  // "a=b,c=d"
+};
+
+}  // namespace wsim::kube
