@@ -1,0 +1,125 @@
+#include "sim/core/choice.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace wsim {
+namespace {
+
+std::vector<std::uint64_t> draw_some(ChoiceSource& source) {
+  ChoiceStream api = source.stream("api");
+  ChoiceStream faults = source.stream("faults");
+  std::vector<std::uint64_t> out;
+  for (int i = 0; i < 20; ++i) {
+    out.push_back(api.below(1000));
+    out.push_back(faults.chance(Ratio{1, 3}) ? 1 : 0);
+    out.push_back(static_cast<std::uint64_t>(api.range(5, 9)));
+  }
+  return out;
+}
+
+TEST(Choice, SameSeedSameDraws) {
+  ChoiceSource a = ChoiceSource::from_seed(11);
+  ChoiceSource b = ChoiceSource::from_seed(11);
+  EXPECT_EQ(draw_some(a), draw_some(b));
+  ChoiceSource c = ChoiceSource::from_seed(12);
+  EXPECT_NE(draw_some(a), draw_some(c));
+}
+
+TEST(Choice, RecordedChoicesReplayThroughTape) {
+  ChoiceSource original = ChoiceSource::from_seed(99);
+  original.set_recording(true);
+  const std::vector<std::uint64_t> first = draw_some(original);
+  std::vector<std::uint64_t> values;
+  for (const Choice& choice : original.record()) values.push_back(choice.value);
+  EXPECT_EQ(original.record().size(), original.consumed());
+
+  ChoiceSource replay = ChoiceSource::from_tape(values);
+  EXPECT_EQ(draw_some(replay), first);
+  EXPECT_FALSE(replay.exhausted());
+}
+
+TEST(Choice, StreamsAreIndependentUnderTheSeedBackend) {
+  ChoiceSource a = ChoiceSource::from_seed(5);
+  ChoiceSource b = ChoiceSource::from_seed(5);
+  ChoiceStream a_api = a.stream("api");
+  ChoiceStream b_api = b.stream("api");
+  ChoiceStream b_other = b.stream("other");
+  for (int i = 0; i < 7; ++i) b_other.below(100);  // Draws elsewhere do not shift "api".
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(a_api.below(1u << 20), b_api.below(1u << 20));
+}
+
+TEST(Choice, ExhaustedTapeAndBytesMeanZeroTheLeastEventfulChoice) {
+  ChoiceSource tape = ChoiceSource::from_tape({3});
+  ChoiceStream s = tape.stream("x");
+  EXPECT_EQ(s.below(10), 3u);
+  EXPECT_EQ(s.below(10), 0u);
+  EXPECT_TRUE(tape.exhausted());
+  EXPECT_FALSE(s.chance(Ratio{99, 100}));  // 0 = no event, even at 99%.
+  EXPECT_EQ(s.range(-4, 4), -4);
+
+  ChoiceSource empty = ChoiceSource::from_bytes({});
+  EXPECT_EQ(empty.stream("y").below(1000), 0u);
+}
+
+TEST(Choice, ChanceZeroIsFalseAndTopValuesAreTrue) {
+  ChoiceSource tape = ChoiceSource::from_tape({0, 2, 1});
+  ChoiceStream s = tape.stream("x");
+  EXPECT_FALSE(s.chance(Ratio{1, 3}));  // 0
+  EXPECT_TRUE(s.chance(Ratio{1, 3}));   // 2 >= 3-1
+  EXPECT_FALSE(s.chance(Ratio{1, 3}));  // 1
+  EXPECT_TRUE(s.chance(Ratio::always()));
+  EXPECT_FALSE(s.chance(Ratio::never()));
+  EXPECT_EQ(tape.consumed(), 3u);  // always/never do not consume.
+}
+
+TEST(Choice, BytesBackendConsumesJustEnoughBytes) {
+  const std::uint8_t bytes[] = {0x05, 0x34, 0x12, 0xff};
+  ChoiceSource source = ChoiceSource::from_bytes(bytes);
+  ChoiceStream s = source.stream("x");
+  EXPECT_EQ(s.below(256), 5u);           // One byte.
+  EXPECT_EQ(s.below(65536), 0x1234u);    // Two bytes, little-endian.
+  EXPECT_EQ(s.below(10), 0xffu % 10);    // Out of range wraps.
+  EXPECT_EQ(s.below(10), 0u);            // Exhausted.
+}
+
+TEST(Choice, TapeValuesOutOfBoundWrap) {
+  ChoiceSource tape = ChoiceSource::from_tape({17});
+  EXPECT_EQ(tape.stream("x").below(5), 2u);
+}
+
+TEST(Choice, RecordRoundTripsThroughChoicesBin) {
+  std::vector<Choice> record = {{0, 2}, {41, 100}, {7, 1u << 31}};
+  const std::string bytes = encode_choice_record(record);
+  std::vector<Choice> decoded;
+  std::string error;
+  ASSERT_TRUE(decode_choice_record(bytes, decoded, error)) << error;
+  EXPECT_EQ(decoded, record);
+}
+
+TEST(Choice, MalformedChoicesBinIsRejectedWithOffset) {
+  std::vector<Choice> decoded;
+  std::string error;
+  EXPECT_FALSE(decode_choice_record("nonsense", decoded, error));
+  EXPECT_NE(error.find("byte 0"), std::string::npos);
+
+  std::string truncated = encode_choice_record({{1, 2}, {3, 4}});
+  truncated.pop_back();
+  EXPECT_FALSE(decode_choice_record(truncated, decoded, error));
+  EXPECT_NE(error.find("count 2"), std::string::npos);
+
+  std::string bad_value = encode_choice_record({{9, 4}});
+  EXPECT_FALSE(decode_choice_record(bad_value, decoded, error));
+  EXPECT_NE(error.find("not below its bound"), std::string::npos);
+  EXPECT_TRUE(decoded.empty());
+
+  // A huge count with no body must not allocate.
+  std::string huge = encode_choice_record({});
+  huge[8] = static_cast<char>(0xff);
+  huge[15] = static_cast<char>(0x7f);
+  EXPECT_FALSE(decode_choice_record(huge, decoded, error));
+}
+
+}  // namespace
+}  // namespace wsim

@@ -1,0 +1,114 @@
+#include <gtest/gtest.h>
+
+#include "sim/core/assert.h"
+#include "sim/core/fault.h"
+#include "sim/core/probe.h"
+#include "sim/core/sim.h"
+#include "sim/core/trace.h"
+
+namespace wsim {
+namespace {
+
+TEST(Faults, DisabledPointsNeverFireAndConsumeNoChoice) {
+  ChoiceSource source = ChoiceSource::from_tape({1, 1, 1});
+  ChoiceStream stream = source.stream("faults");
+  Faults faults;
+  const FaultId id = faults.declare("kube.api.conflict", "", Ratio{1, 2}, Ratio{1, 2});
+  EXPECT_FALSE(faults.fires(id, stream));
+  EXPECT_EQ(source.consumed(), 0u);
+}
+
+TEST(Faults, SwarmDrawEnablesPerRunAndHealDisablesAll) {
+  ChoiceSource source = ChoiceSource::from_tape({1, 0, 1, 1});
+  Faults faults;
+  const FaultId b = faults.declare("b", "", Ratio{1, 2}, Ratio::always());
+  const FaultId a = faults.declare("a", "", Ratio{1, 2}, Ratio{1, 2});
+  faults.draw_swarm(source.stream("swarm"));  // Name order: a gets 1 (on), b gets 0 (off).
+  EXPECT_TRUE(faults.enabled(a));
+  EXPECT_FALSE(faults.enabled(b));
+  EXPECT_EQ(faults.describe_swarm(), "a=on b=off");
+  ChoiceStream stream = source.stream("faults");
+  EXPECT_TRUE(faults.fires(a, stream));
+  EXPECT_EQ(faults.point(a).fired, 1u);
+  faults.heal();
+  EXPECT_FALSE(faults.fires(a, stream));
+  EXPECT_FALSE(faults.enabled(a));
+}
+
+TEST(Faults, ForcedPointsIgnoreTheSwarmDraw) {
+  ChoiceSource source = ChoiceSource::from_tape({});
+  Faults faults;
+  const FaultId id = faults.declare("x", "", Ratio::never(), Ratio{1, 2});
+  faults.force(id, true, Ratio::always());
+  faults.draw_swarm(source.stream("swarm"));
+  ChoiceStream stream = source.stream("faults");
+  EXPECT_TRUE(faults.fires(id, stream));
+  EXPECT_EQ(faults.declare("x", "", Ratio::always(), Ratio::always()), id);
+}
+
+TEST(Probes, CountHitsAndMergeByName) {
+  Probes run1;
+  const ProbeId p = run1.declare("ns-deleted-while-running", "");
+  run1.declare("never", "");
+  run1.hit(p);
+  EXPECT_TRUE(run1.sometimes(true, p));
+  EXPECT_FALSE(run1.sometimes(false, p));
+  EXPECT_EQ(run1.probe(p).hits, 2u);
+  Probes total;
+  total.merge(run1);
+  total.merge(run1);
+  const auto sorted = total.sorted();
+  ASSERT_EQ(sorted.size(), 2u);
+  EXPECT_EQ(sorted[0].name, "never");
+  EXPECT_EQ(sorted[0].hits, 0u);
+  EXPECT_EQ(sorted[1].hits, 4u);
+}
+
+TEST(Trace, HashCoversEveryFieldAndOrder) {
+  auto hash_of = [](std::vector<TraceEvent> events) {
+    Trace trace;
+    for (auto& event : events) trace.record(event);
+    return trace.hash();
+  };
+  const TraceEvent a{10, "agentk", "delete", "Namespace/ns", "ok", ""};
+  const TraceEvent b{12, "user", "terminate", "ws-0", "ok", ""};
+  TraceEvent a_other_result = a;
+  a_other_result.result = "Conflict";
+  TraceEvent a_shifted = a;
+  a_shifted.verb = "delet";
+  a_shifted.object = "eNamespace/ns";
+  EXPECT_EQ(hash_of({a, b}), hash_of({a, b}));
+  EXPECT_NE(hash_of({a, b}), hash_of({b, a}));
+  EXPECT_NE(hash_of({a}), hash_of({a_other_result}));
+  EXPECT_NE(hash_of({a}), hash_of({a_shifted}));
+}
+
+TEST(Trace, HashingWithoutKeepingEventsGivesTheSameHash) {
+  Trace kept;
+  Trace hashed_only;
+  hashed_only.set_keep_events(false);
+  for (int i = 0; i < 5; ++i) {
+    kept.record(i, "a", "v", "o", "ok");
+    hashed_only.record(i, "a", "v", "o", "ok");
+  }
+  EXPECT_EQ(kept.hash(), hashed_only.hash());
+  EXPECT_EQ(kept.events().size(), 5u);
+  EXPECT_TRUE(hashed_only.events().empty());
+  EXPECT_EQ(hashed_only.count(), 5u);
+}
+
+TEST(AssertDeathTest, PrintsSeedVirtualTimeAndBothOperands) {
+  EXPECT_DEATH(
+      {
+        Sim sim(ChoiceSource::from_seed(4242));
+        sim.loop().schedule(77, [] {
+          const int retries = 3;
+          WSIM_ASSERT_EQ(retries, 4);
+        });
+        sim.loop().run_until_idle(100);
+      },
+      "retries == 4(.|\n)*left: 3, right: 4(.|\n)*seed: 4242  virtual time: 77 ms");
+}
+
+}  // namespace
+}  // namespace wsim
