@@ -1,0 +1,110 @@
+#include "model/gitpod/conditions.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "model/gitpod/names.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod {
+
+bool cond_present(const kube::Object& object, const std::string& type) {
+  return object.condition(type) != nullptr;
+}
+
+bool cond_true(const kube::Object& object, const std::string& type) {
+  const kube::Condition* c = object.condition(type);
+  return c != nullptr && c->status == "True";
+}
+
+bool cond_false(const kube::Object& object, const std::string& type) {
+  const kube::Condition* c = object.condition(type);
+  return c != nullptr && c->status == "False";
+}
+
+std::string cond_message(const kube::Object& object, const std::string& type) {
+  const kube::Condition* c = object.condition(type);
+  return c == nullptr ? std::string() : c->message;
+}
+
+void remove_cond(kube::Object& object, const std::string& type) {
+  auto& list = object.conditions;
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [&](const kube::Condition& c) { return c.type == type; }),
+             list.end());
+}
+
+void set_cond(kube::Object& object, const std::string& type, bool status, std::string reason,
+              std::string message, TimeMs now_ms) {
+  WSIM_ASSERT(!type.empty());
+  WSIM_ASSERT_GE(now_ms, 0);
+  remove_cond(object, type);
+  kube::Condition c;
+  c.type = type;
+  c.status = status ? "True" : "False";
+  c.reason = reason.empty() ? "Unknown" : std::move(reason);
+  c.message = std::move(message);
+  c.last_transition_ms = now_ms;
+  object.conditions.push_back(std::move(c));
+  WSIM_ASSERT(object.condition(type) != nullptr);
+}
+
+bool upsert_cond(kube::Object& object, const std::string& type, bool status, std::string reason,
+                 std::string message, TimeMs now_ms) {
+  const kube::Condition* c = object.condition(type);
+  const std::string want_reason = reason.empty() ? "Unknown" : reason;
+  if (c != nullptr && (c->status == "True") == status && c->reason == want_reason &&
+      c->message == message) {
+    return false;
+  }
+  set_cond(object, type, status, std::move(reason), std::move(message), now_ms);
+  return true;
+}
+
+std::string phase(const kube::Object& cr) { return cr.status_or(kStatusPhase, ""); }
+
+void set_phase(kube::Object& cr, const std::string& phase) {
+  WSIM_ASSERT(!phase.empty());
+  cr.status[kStatusPhase] = phase;
+}
+
+std::int64_t status_int(const kube::Object& object, const std::string& key, std::int64_t fallback) {
+  auto it = object.status.find(key);
+  if (it == object.status.end()) return fallback;
+  std::int64_t value = 0;
+  const std::string& text = it->second;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return fallback;
+  return value;
+}
+
+void set_status_int(kube::Object& object, const std::string& key, std::int64_t value) {
+  object.status[key] = std::to_string(value);
+}
+
+std::optional<TimeMs> status_time(const kube::Object& object, const std::string& key) {
+  if (object.status.find(key) == object.status.end()) return std::nullopt;
+  const std::int64_t value = status_int(object, key, -1);
+  WSIM_ASSERT_MSG(value >= 0, "bad time field " << key);
+  return value;
+}
+
+void set_status_time(kube::Object& object, const std::string& key, TimeMs at_ms) {
+  WSIM_ASSERT_GE(at_ms, 0);
+  set_status_int(object, key, at_ms);
+}
+
+std::string status_str(const kube::Object& object, const std::string& key) {
+  return object.status_or(key, "");
+}
+
+bool is_headless(const kube::Object& cr) {
+  const std::string type = cr.spec_or(kSpecType, "Regular");
+  return type != "Regular";
+}
+
+bool is_image_build(const kube::Object& cr) { return cr.spec_or(kSpecType, "") == "ImageBuild"; }
+
+std::string workspace_id(const kube::Object& cr) { return cr.spec_or(kSpecWorkspaceId, ""); }
+
+}  // namespace wsim::gitpod

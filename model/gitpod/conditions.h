@@ -1,0 +1,51 @@
+// Workspace CR accessors and Gitpod's condition semantics (research §2.2, §2.4).
+//
+// The CR is a kube::Object of kind "Workspace": spec/status are flat string maps (names.h keys),
+// conditions a list unique by type. Gitpod's SetCondition (wsk8s.AddUniqueCondition) differs
+// from the Kubernetes helper in sim/kube/controllers: it always replaces the entry of the same
+// type, with a fresh LastTransitionTime, and an empty reason becomes "Unknown".
+//
+// Pure functions on values; single-threaded. Times are virtual milliseconds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sim/core/time.h"
+#include "sim/kube/object.h"
+
+namespace wsim::gitpod {
+
+// --- Conditions. ---
+// Presence counts for some rules (StateWiped, BackupFailure): `present` is true for any status.
+bool cond_present(const kube::Object& object, const std::string& type);
+bool cond_true(const kube::Object& object, const std::string& type);
+bool cond_false(const kube::Object& object, const std::string& type);
+// The message of a condition, empty if absent.
+std::string cond_message(const kube::Object& object, const std::string& type);
+// REQUIRES: status is "True" or "False". Replaces any condition of the same type (moved to the
+// end), last transition = now_ms; an empty reason becomes "Unknown".
+void set_cond(kube::Object& object, const std::string& type, bool status, std::string reason,
+              std::string message, TimeMs now_ms);
+// Upserts only when status/reason/message differ (the ContainerRunning rule of §2.4).
+// Returns true if it changed the list.
+bool upsert_cond(kube::Object& object, const std::string& type, bool status, std::string reason,
+                 std::string message, TimeMs now_ms);
+void remove_cond(kube::Object& object, const std::string& type);
+
+// --- Status fields. ---
+std::string phase(const kube::Object& cr);  // "" when never set.
+void set_phase(kube::Object& cr, const std::string& phase);
+std::int64_t status_int(const kube::Object& object, const std::string& key, std::int64_t fallback);
+void set_status_int(kube::Object& object, const std::string& key, std::int64_t value);
+std::optional<TimeMs> status_time(const kube::Object& object, const std::string& key);
+void set_status_time(kube::Object& object, const std::string& key, TimeMs at_ms);
+std::string status_str(const kube::Object& object, const std::string& key);
+
+// Workspace type (§2.1): headless = type != Regular.
+bool is_headless(const kube::Object& cr);
+bool is_image_build(const kube::Object& cr);
+std::string workspace_id(const kube::Object& cr);
+
+}  // namespace wsim::gitpod

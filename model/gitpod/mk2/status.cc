@@ -1,0 +1,221 @@
+#include "model/gitpod/mk2/status.h"
+
+#include <cstdint>
+
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/pod_view.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod::mk2 {
+namespace {
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// §3.2: no pods.
+void status_without_pods(kube::Object& ws, const StatusInputs& in) {
+  if (phase(ws).empty()) set_phase(ws, kPhasePending);
+  if (phase(ws) == kPhaseStopping && is_disposal_finished(ws, *in.versions)) {
+    set_phase(ws, kPhaseStopped);
+  }
+  // PR #20243: first reconcile that sees 0 pods while Stopped starts the re-creation backoff.
+  if (in.versions->has(Fix::k20243) && phase(ws) == kPhaseStopped &&
+      !status_time(ws, kStatusPodDeletionMs).has_value()) {
+    set_status_time(ws, kStatusPodDeletionMs, in.now_ms);
+  }
+  if (in.versions->has(Fix::k19411)) {
+    upsert_cond(ws, kCondContainerRunning, false, "", "", in.now_ms);
+  }
+}
+
+// §3.4 step 3 (#17599).
+void check_node_disappeared(kube::Object& ws, const StatusInputs& in) {
+  if (!in.versions->has(Fix::k17599) || !in.node_missing) return;
+  if (cond_true(ws, kCondNodeDisappeared)) return;
+  if (!is_disposal_finished(ws, *in.versions)) {
+    set_cond(ws, kCondBackupFailure, true, "BackupFailed",
+             "workspace node disappeared before backup was taken", in.now_ms);
+  }
+  set_cond(ws, kCondNodeDisappeared, true, "NodeDisappeared", "", in.now_ms);
+}
+
+// §3.4 step 6.
+void detect_rejection(kube::Object& ws, const kube::Object& pod, const Failure& failure,
+                      const StatusInputs& in) {
+  if (!in.versions->has(Fix::k20243)) return;
+  if (failure.message.empty() || cond_true(ws, kCondPodRejected) || !is_pod_rejected(pod)) return;
+  // PR #20372: an ever-ready workspace follows the ordinary failure path (only logged).
+  if (in.versions->has(Fix::k20372) && cond_true(ws, kCondEverReady)) return;
+  set_cond(ws, kCondPodRejected, true, "PodRejected", failure.message, in.now_ms);
+}
+
+// §3.4 step 10, the phase table; the first matching row applies.
+void derive_phase(kube::Object& ws, const kube::Object& pod, const StatusInputs& in) {
+  const std::string pod_phase = pod_status_phase(pod);
+  const ContainerView container = workspace_container(pod);
+  if (pod_deleting(pod)) {
+    if (phase(ws) == kPhaseStopping && is_disposal_finished(ws, *in.versions)) {
+      set_phase(ws, kPhaseStopped);
+    } else if (phase(ws) != kPhaseStopped) {
+      set_phase(ws, kPhaseStopping);
+    }
+    return;
+  }
+  if (pod_phase == "Pending") {
+    const bool creating =
+        container.state == ContainerState::kWaiting &&
+        (container.reason == "ContainerCreating" || container.reason == "ImagePullBackOff" ||
+         container.reason == "ErrImagePull");
+    set_phase(ws, creating ? kPhaseCreating : kPhasePending);
+    return;
+  }
+  if (pod_phase == "Running") {
+    if (cond_true(ws, kCondEverReady)) {
+      set_phase(ws, kPhaseRunning);  // Sticky.
+    } else if (cond_true(ws, kCondContentReady) && container.ready) {
+      set_phase(ws, kPhaseRunning);
+      set_cond(ws, kCondEverReady, true, "", "", in.now_ms);
+    } else {
+      set_phase(ws, kPhaseInitializing);
+    }
+    return;
+  }
+  if (is_headless(ws) && (pod_phase == "Succeeded" || pod_phase == "Failed")) {
+    if (pod_phase == "Succeeded" && !cond_true(ws, kCondEverReady)) {
+      set_cond(ws, kCondEverReady, true, "", "", in.now_ms);
+    }
+    if (phase(ws) == kPhaseStopping && is_disposal_finished(ws, *in.versions)) {
+      set_phase(ws, kPhaseStopped);
+    } else if (phase(ws) != kPhaseStopped && !in.maintenance) {
+      set_phase(ws, kPhaseStopping);
+    }
+    return;
+  }
+  // pod phase Unknown, and anything else, e.g. a Regular pod in Failed (a rejected pod).
+  set_phase(ws, kPhaseUnknown);
+}
+
+// §3.4 with exactly one pod.
+void status_with_pod(kube::Object& ws, const kube::Object& pod, const StatusInputs& in) {
+  if (!cond_present(ws, kCondDeployed)) set_cond(ws, kCondDeployed, true, "", "", in.now_ms);
+  const std::string node = pod_node(pod);
+  if (status_str(ws, kStatusNodeName).empty() && !node.empty()) ws.status[kStatusNodeName] = node;
+  if (status_str(ws, kStatusPodName).empty()) ws.status[kStatusPodName] = pod.meta.name;
+  if (status_str(ws, kStatusHostIp).empty() && !node.empty()) {
+    ws.status[kStatusHostIp] = "ip-" + node;
+  }
+  if (!node.empty()) check_node_disappeared(ws, in);
+  if (status_str(ws, kStatusUrl).empty()) ws.status[kStatusUrl] = "https://" + ws.meta.name + ".ws";
+  if (status_str(ws, kStatusOwnerToken).empty()) {
+    ws.status[kStatusOwnerToken] = owner_token_for(ws.meta.name);
+  }
+  const Failure failure = extract_failure(ws, pod, *in.versions);
+  if (failure.forced_phase.has_value()) set_phase(ws, *failure.forced_phase);
+  detect_rejection(ws, pod, failure, in);
+  if (!failure.message.empty() && !cond_true(ws, kCondFailed)) {
+    set_cond(ws, kCondFailed, true, "", failure.message, in.now_ms);
+  }
+  if (in.versions->has(Fix::k19411)) {
+    upsert_cond(ws, kCondContainerRunning, container_running(pod), "", "", in.now_ms);
+  }
+  derive_phase(ws, pod, in);
+}
+
+}  // namespace
+
+bool is_disposal_finished(const kube::Object& ws, const Versions& versions) {
+  if (versions.has(Fix::k20243) && cond_true(ws, kCondPodRejected)) {
+    return cond_present(ws, kCondStateWiped);  // Presence counts, True or False (B10).
+  }
+  return cond_true(ws, kCondBackupComplete) || cond_true(ws, kCondBackupFailure) ||
+         cond_true(ws, kCondAborted) || !cond_true(ws, kCondContentReady) ||
+         (versions.has(Fix::k17599) && cond_true(ws, kCondNodeDisappeared)) || is_image_build(ws);
+}
+
+bool is_pod_rejected(const kube::Object& pod) {
+  if (pod_status_phase(pod) != "Failed") return false;
+  const std::string reason = pod.status_or("reason", "");
+  if (reason != "NodeAffinity" && reason != "OutOfcpu" && reason != "OutOfmemory") return false;
+  return starts_with(pod.status_or("message", ""), kRejectPrefix);
+}
+
+Failure extract_failure(const kube::Object& ws, const kube::Object& pod, const Versions& versions) {
+  const kube::Condition* content = ws.condition(kCondContentReady);
+  if (content != nullptr && content->status == "False" && content->reason == kReasonInitFailure) {
+    return {"Content initialization failed: " + content->message, std::nullopt};
+  }
+  if (cond_present(ws, kCondBackupFailure)) {
+    return {"Backup failed: " + cond_message(ws, kCondBackupFailure), std::nullopt};
+  }
+  if (versions.has(Fix::k20243) && cond_false(ws, kCondStateWiped)) {
+    return {"Wiping workspace state failed: " + cond_message(ws, kCondStateWiped), std::nullopt};
+  }
+  const std::string reason = pod.status_or("reason", "");
+  const std::string message = pod.status_or("message", "");
+  if (pod_status_phase(pod) == "Failed" && (!reason.empty() || !message.empty())) {
+    return {reason + ": " + message, std::nullopt};
+  }
+  // Per-container rules. The fake kubelet never fails an image pull; a container terminates
+  // on its own only through exit_container().
+  const ContainerView c = workspace_container(pod);
+  const bool deleting = pod_deleting(pod);
+  if (c.state != ContainerState::kTerminated || deleting) return {};
+  if (c.exit_code != 0 && !c.message.empty()) return {c.message, std::string(kPhaseRunning)};
+  if (c.reason == "Error" && c.exit_code != 137) {
+    return {"container " + std::string(kContainerName) + " ran with an error: exit code " +
+                std::to_string(c.exit_code),
+            std::string(kPhaseRunning)};
+  }
+  if (c.reason == "Completed" && !is_headless(ws)) {
+    return {"container " + std::string(kContainerName) +
+                " completed; containers of a workspace pod"
+                " are not supposed to do that",
+            std::nullopt};
+  }
+  if (c.exit_code == 255) return {"container terminated with exit 255", std::nullopt};
+  return {"container " + std::string(kContainerName) + " terminated unexpectedly",
+          std::string(kPhaseUnknown)};
+}
+
+void update_workspace_status(kube::Object& ws, const std::vector<kube::Object>& pods,
+                             const StatusInputs& inputs) {
+  WSIM_ASSERT(inputs.versions != nullptr);
+  WSIM_ASSERT(inputs.versions->mk2());
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
+  const std::string before = phase(ws);
+  if (pods.empty()) {
+    status_without_pods(ws, inputs);
+  } else if (pods.size() > 1) {
+    if (!cond_true(ws, kCondFailed)) {
+      set_cond(ws, kCondFailed, true, "", "multiple pods exists", inputs.now_ms);
+    }
+  } else {
+    status_with_pod(ws, pods.front(), inputs);
+  }
+  // #20382: a deferred hook stamps podStoppingTime whenever the phase changed to Stopping.
+  if (inputs.versions->has(Fix::k20382) && phase(ws) == kPhaseStopping &&
+      before != kPhaseStopping) {
+    set_status_time(ws, kStatusPodStoppingMs, inputs.now_ms);
+  }
+  WSIM_ASSERT(!phase(ws).empty());
+}
+
+std::string owner_token_for(const std::string& name) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (char ch : name) {
+    hash ^= static_cast<unsigned char>(ch);
+    hash *= 0x100000001b3ULL;
+  }
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string token;
+  for (int i = 0; i < 32; ++i) {
+    token += kAlphabet[hash % 36];
+    hash = hash * 6364136223846793005ULL + 1442695040888963407ULL;
+  }
+  WSIM_ASSERT_EQ(token.size(), 32u);
+  return token;
+}
+
+}  // namespace wsim::gitpod::mk2

@@ -1,0 +1,81 @@
+// A controller-runtime-like work queue on virtual time (research §1.5), used by ws-manager mk2
+// and ws-daemon.
+//
+// Contract (client-go workqueue + controller-runtime's reconcileHandler):
+//  1. A key is queued at most once; add() of a queued key is a no-op.
+//  2. A key is never handed to two workers at once: add() while it is being processed marks it
+//     dirty, and it is queued again when done() is called.
+//  3. add_after(key, d) queues it d later; add_rate_limited(key) after 5 ms·2ⁿ (n = failures
+//     of the key so far) capped at 1000 s (the default controller rate limiter, §1.5
+//     [inferred]); forget(key) resets n.
+//  4. Keys come out FIFO. Workers are actors that call next(); shutdown() makes them stop.
+// Single-threaded, on the event loop. The queue holds no object state, only names.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "sim/core/sim.h"
+#include "sim/core/sync.h"
+#include "sim/core/task.h"
+
+namespace wsim::gitpod {
+
+// The result of one reconcile, as controller-runtime's ctrl.Result plus error.
+struct ReconcileResult {
+  bool error = false;
+  bool requeue = false;
+  DurationMs requeue_after_ms = 0;
+
+  static ReconcileResult done() { return {}; }
+  static ReconcileResult failed() { return {true, false, 0}; }
+  static ReconcileResult again() { return {false, true, 0}; }
+  static ReconcileResult after(DurationMs delay_ms) { return {false, false, delay_ms}; }
+};
+
+class WorkQueue {
+ public:
+  static constexpr DurationMs kBaseDelayMs = 5;
+  static constexpr DurationMs kMaxDelayMs = 1000 * kSecondMs;
+
+  explicit WorkQueue(Sim& sim);
+  ~WorkQueue();
+  WorkQueue(const WorkQueue&) = delete;
+  WorkQueue& operator=(const WorkQueue&) = delete;
+
+  void add(const std::string& key);
+  void add_after(const std::string& key, DurationMs delay_ms);
+  void add_rate_limited(const std::string& key);
+  void forget(const std::string& key);
+  // The delay add_rate_limited would use next for `key` (and the failure count it implies).
+  DurationMs next_backoff_ms(const std::string& key) const;
+
+  // Waits for a key; nullopt after shutdown(). REQUIRES: done(key) is called after processing.
+  Task<std::optional<std::string>> next();
+  void done(const std::string& key);
+  // Applies a reconcile result the way controller-runtime does: error or Requeue → rate
+  // limited; RequeueAfter → forget + add_after; otherwise forget. Then done(key).
+  void finish(const std::string& key, const ReconcileResult& result);
+
+  void shutdown();
+  bool shut_down() const { return shut_down_; }
+  std::size_t queued() const { return order_.size(); }
+  bool processing(const std::string& key) const { return processing_.count(key) > 0; }
+
+ private:
+  Sim& sim_;
+  std::shared_ptr<bool> alive_;  // Timers scheduled by add_after check it (queue destroyed).
+  std::deque<std::string> order_;
+  std::set<std::string> queued_;
+  std::set<std::string> processing_;
+  std::set<std::string> dirty_;
+  std::map<std::string, int> failures_;
+  Signal ready_;
+  bool shut_down_ = false;
+};
+
+}  // namespace wsim::gitpod

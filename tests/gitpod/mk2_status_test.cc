@@ -1,0 +1,221 @@
+// mk2 status derivation and actOnStatus decisions (research §3.2–§3.5, §6.3).
+#include "model/gitpod/mk2/status.h"
+
+#include <gtest/gtest.h>
+
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/mk2/actions.h"
+#include "model/gitpod/names.h"
+
+namespace wsim::gitpod::mk2 {
+namespace {
+
+kube::Object workspace(const std::string& phase_value) {
+  kube::Object ws;
+  ws.kind = kWorkspaceKind;
+  ws.meta.name = "w1";
+  ws.meta.namespace_ = kNamespace;
+  ws.spec[kSpecType] = "Regular";
+  if (!phase_value.empty()) set_phase(ws, phase_value);
+  return ws;
+}
+
+kube::Object pod(const std::string& pod_phase) {
+  kube::Object p;
+  p.kind = "Pod";
+  p.meta.name = "ws-w1";
+  p.meta.namespace_ = kNamespace;
+  p.spec["nodeName"] = "node-1";
+  p.status["phase"] = pod_phase;
+  return p;
+}
+
+kube::Object rejected_pod() {
+  kube::Object p = pod("Failed");
+  p.status["reason"] = "NodeAffinity";
+  p.status["message"] = "Pod was rejected: Predicate NodeAffinity failed";
+  return p;
+}
+
+StatusInputs inputs(const Versions& versions, TimeMs now_ms = 1000) {
+  StatusInputs in;
+  in.versions = &versions;
+  in.now_ms = now_ms;
+  return in;
+}
+
+TEST(Mk2Status, EmptyPhaseBecomesPendingWithoutPods) {
+  Versions v;
+  kube::Object ws = workspace("");
+  update_workspace_status(ws, {}, inputs(v));
+  EXPECT_EQ(phase(ws), kPhasePending);
+}
+
+TEST(Mk2Status, RejectedPodSetsPodRejectedAndFailedAndUnknown) {
+  Versions v;
+  kube::Object ws = workspace(kPhaseCreating);
+  update_workspace_status(ws, {rejected_pod()}, inputs(v));
+  EXPECT_TRUE(cond_true(ws, kCondPodRejected));
+  EXPECT_TRUE(cond_true(ws, kCondFailed));
+  EXPECT_EQ(phase(ws), kPhaseUnknown);
+}
+
+TEST(Mk2Status, Pre20243RejectionIsOnlyAFailure) {
+  Versions v;
+  v.fixes &= ~static_cast<std::uint32_t>(Fix::k20243);
+  kube::Object ws = workspace(kPhaseCreating);
+  update_workspace_status(ws, {rejected_pod()}, inputs(v));
+  EXPECT_FALSE(cond_present(ws, kCondPodRejected));
+  EXPECT_TRUE(cond_true(ws, kCondFailed));
+}
+
+TEST(Mk2Status, EverReadyBlocksPodRejectedOnlyWith20372) {
+  Versions with;
+  Versions without;
+  without.fixes &= ~static_cast<std::uint32_t>(Fix::k20372);
+  for (const Versions* v : {&with, &without}) {
+    kube::Object ws = workspace(kPhaseRunning);
+    set_cond(ws, kCondEverReady, true, "", "", 10);
+    set_cond(ws, kCondContentReady, true, kReasonInitSuccess, "", 10);
+    update_workspace_status(ws, {rejected_pod()}, inputs(*v));
+    EXPECT_EQ(cond_true(ws, kCondPodRejected), v == &without);
+  }
+}
+
+TEST(Mk2Status, DisposalOfRejectedWorkspaceNeedsStateWiped) {
+  Versions v;
+  kube::Object ws = workspace(kPhaseStopping);
+  set_cond(ws, kCondPodRejected, true, "", "", 1);
+  set_cond(ws, kCondBackupComplete, true, "", "", 1);
+  EXPECT_FALSE(is_disposal_finished(ws, v));
+  set_cond(ws, kCondStateWiped, false, "", "wipe failed", 2);
+  EXPECT_TRUE(is_disposal_finished(ws, v));  // B10: presence counts.
+}
+
+TEST(Mk2Status, NeverReadyContentCountsAsDisposed) {
+  Versions v;
+  kube::Object ws = workspace(kPhaseStopping);
+  EXPECT_TRUE(is_disposal_finished(ws, v));
+  set_cond(ws, kCondContentReady, true, kReasonInitSuccess, "", 1);
+  EXPECT_FALSE(is_disposal_finished(ws, v));
+}
+
+TEST(Mk2Status, DeletingPodGoesStoppingThenStopped) {
+  Versions v;
+  kube::Object ws = workspace(kPhaseRunning);
+  set_cond(ws, kCondContentReady, true, kReasonInitSuccess, "", 1);
+  kube::Object p = pod("Running");
+  p.meta.deletion_ms = 500;
+  update_workspace_status(ws, {p}, inputs(v, 1000));
+  EXPECT_EQ(phase(ws), kPhaseStopping);
+  EXPECT_EQ(status_time(ws, kStatusPodStoppingMs), std::optional<TimeMs>(1000));
+  update_workspace_status(ws, {p}, inputs(v, 2000));
+  EXPECT_EQ(phase(ws), kPhaseStopping);  // Backup not done.
+  set_cond(ws, kCondBackupComplete, true, "", "", 2500);
+  update_workspace_status(ws, {p}, inputs(v, 3000));
+  EXPECT_EQ(phase(ws), kPhaseStopped);
+}
+
+TEST(Mk2Status, NodeMissingSetsBackupFailureOnlyWith17599) {
+  Versions v;
+  kube::Object ws = workspace(kPhaseRunning);
+  set_cond(ws, kCondContentReady, true, kReasonInitSuccess, "", 1);
+  set_cond(ws, kCondEverReady, true, "", "", 1);
+  StatusInputs in = inputs(v);
+  in.node_missing = true;
+  update_workspace_status(ws, {pod("Running")}, in);
+  EXPECT_TRUE(cond_true(ws, kCondBackupFailure));
+  EXPECT_TRUE(cond_true(ws, kCondNodeDisappeared));
+  EXPECT_TRUE(cond_true(ws, kCondFailed));  // "Backup failed: ..."
+
+  Versions old;
+  old.fixes &= ~static_cast<std::uint32_t>(Fix::k17599);
+  kube::Object ws2 = workspace(kPhaseRunning);
+  update_workspace_status(ws2, {pod("Running")}, [&] {
+    StatusInputs in2 = inputs(old);
+    in2.node_missing = true;
+    return in2;
+  }());
+  EXPECT_FALSE(cond_present(ws2, kCondNodeDisappeared));
+}
+
+TEST(Mk2Status, RunningNeedsContentReadyAndContainerReady) {
+  Versions v;
+  kube::Object ws = workspace(kPhaseCreating);
+  kube::Object p = pod("Running");
+  p.status["container.state"] = "running";
+  p.status["ready"] = "true";
+  update_workspace_status(ws, {p}, inputs(v));
+  EXPECT_EQ(phase(ws), kPhaseInitializing);
+  set_cond(ws, kCondContentReady, true, kReasonInitSuccess, "", 1);
+  update_workspace_status(ws, {p}, inputs(v));
+  EXPECT_EQ(phase(ws), kPhaseRunning);
+  EXPECT_TRUE(cond_true(ws, kCondEverReady));
+  EXPECT_TRUE(cond_true(ws, kCondContainerRunning));
+}
+
+TEST(Mk2Actions, CreatesPodWhenNoneStarted) {
+  Versions v;
+  ActionInputs in{&v, 0, 3, 0};
+  EXPECT_EQ(decide_action(workspace(kPhasePending), {}, in).kind, ActionKind::kCreatePod);
+}
+
+TEST(Mk2Actions, RecreationWaitsForBackoffThenResets) {
+  Versions v;
+  ActionInputs in{&v, 10'000, 3, 0};
+  kube::Object ws = workspace(kPhaseStopped);
+  set_status_int(ws, kStatusPodStarts, 1);
+  set_cond(ws, kCondPodRejected, true, "", "", 1);
+  EXPECT_EQ(decide_action(ws, {}, in).kind, ActionKind::kRequeueAfter);  // No podDeletionTime.
+  set_status_time(ws, kStatusPodDeletionMs, 5'000);
+  Action wait = decide_action(ws, {}, in);
+  EXPECT_EQ(wait.kind, ActionKind::kRequeueAfter);
+  EXPECT_EQ(wait.requeue_after_ms, 10'000);
+  in.now_ms = 20'000;
+  EXPECT_EQ(decide_action(ws, {}, in).kind, ActionKind::kResetForRecreation);
+  reset_for_recreation(ws, in.now_ms);
+  EXPECT_EQ(phase(ws), kPhasePending);
+  EXPECT_EQ(status_int(ws, kStatusPodRecreated, 0), 1);
+  EXPECT_TRUE(cond_false(ws, kCondPodRejected));
+  EXPECT_EQ(decide_action(ws, {}, in).kind, ActionKind::kCreatePod);
+}
+
+TEST(Mk2Actions, RecreationLimitIsStrictGreater) {
+  Versions v;
+  ActionInputs in{&v, 100'000, 0, 0};
+  kube::Object ws = workspace(kPhaseStopped);
+  set_status_int(ws, kStatusPodStarts, 1);
+  set_status_time(ws, kStatusPodDeletionMs, 1);
+  set_cond(ws, kCondPodRejected, true, "", "", 1);
+  EXPECT_EQ(decide_action(ws, {}, in).kind, ActionKind::kResetForRecreation);  // max=0: 1 allowed
+  set_status_int(ws, kStatusPodStarts, 2);
+  set_status_int(ws, kStatusPodRecreated, 1);
+  EXPECT_EQ(decide_action(ws, {}, in).kind, ActionKind::kRecreationLimit);
+}
+
+TEST(Mk2Actions, StoppedWithoutRejectionFinalizes) {
+  Versions v;
+  ActionInputs in{&v, 0, 3, 0};
+  kube::Object ws = workspace(kPhaseStopped);
+  set_status_int(ws, kStatusPodStarts, 1);
+  EXPECT_EQ(decide_action(ws, {}, in).kind, ActionKind::kFinalizeWorkspace);
+}
+
+TEST(Mk2Actions, StopRequestDeletesPodWithGrace) {
+  Versions v;
+  ActionInputs in{&v, 0, 3, 0};
+  kube::Object ws = workspace(kPhaseRunning);
+  set_cond(ws, kCondStoppedByRequest, true, "", "1s", 1);
+  Action action = decide_action(ws, {pod("Running")}, in);
+  EXPECT_EQ(action.kind, ActionKind::kDeletePod);
+  EXPECT_EQ(action.grace_ms, std::optional<DurationMs>(1000));
+}
+
+TEST(Mk2Actions, ParseGrace) {
+  EXPECT_EQ(parse_grace("30s"), std::optional<DurationMs>(30'000));
+  EXPECT_EQ(parse_grace("x"), std::nullopt);
+  EXPECT_EQ(parse_grace("5"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace wsim::gitpod::mk2
