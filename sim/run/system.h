@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/sim.h"
@@ -63,8 +64,15 @@ class SystemRun {
   virtual std::vector<Violation> check_liveness() = 0;
   // A short multi-line description of the state of every workspace (for verdicts, explain).
   virtual std::string describe_state() const = 0;
+  // Parameters the run drew for itself in create() (workload rates, sizes), as (name, value) in a
+  // stable order. The run layer prints them with the fault swarm on the first lines of a run, so
+  // a reader sees the whole configuration a seed produced. Optional.
+  virtual std::vector<std::pair<std::string, std::string>> swarm_parameters() const { return {}; }
 };
 
+// A system's configuration is the field of proto::Scenario's `system` oneof named like the
+// system (`gitlab { ... }` for name() == "gitlab"); the run layer finds it by reflection, and the
+// command line sets its fields by name (`--agent A0a` sets `agent`).
 class System {
  public:
   virtual ~System() = default;
