@@ -1,0 +1,310 @@
+#include "sim/kube/controllers/deployment_controller.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace wsim::kube {
+
+namespace {
+
+constexpr const char* kTemplatePrefix = "template.";
+constexpr const char* kTemplateLabels = "template.labels.";
+constexpr const char* kTemplateSpec = "template.spec.";
+
+bool starts_with(const std::string& text, std::string_view prefix) {
+  return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string quoted(const std::string& name) { return "\"" + name + "\""; }
+
+}  // namespace
+
+std::string pod_template_hash(const Object& deployment) {
+  // FNV-1a (32 bit) over the template keys in map (sorted) order, then Kubernetes'
+  // SafeEncodeString over the decimal rendering, like pkg/controller.ComputeHash.
+  std::uint32_t hash = 2166136261u;
+  auto mix = [&hash](std::string_view bytes) {
+    for (unsigned char c : bytes) {
+      hash ^= c;
+      hash *= 16777619u;
+    }
+  };
+  for (const auto& [key, value] : deployment.spec) {
+    if (!starts_with(key, kTemplatePrefix)) continue;
+    mix(key);
+    mix("=");
+    mix(value);
+    mix("\n");
+  }
+  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  std::string out;
+  for (char c : std::to_string(hash)) {
+    out += kAlphabet[static_cast<unsigned char>(c) % kAlphabet.size()];
+  }
+  return out;
+}
+
+DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
+                                                 const DeploymentObservation& obs) {
+  DeploymentStatusUpdate update;
+  const std::int64_t spec_replicas = std::max<std::int64_t>(0, int_field(deployment.spec, "replicas", 1));
+  const std::int64_t unavailable = std::max<std::int64_t>(0, spec_replicas - obs.available);
+
+  update.status = deployment.status;
+  update.status["replicas"] = std::to_string(obs.replicas);
+  update.status["updatedReplicas"] = std::to_string(obs.updated);
+  update.status["readyReplicas"] = std::to_string(obs.ready);
+  update.status["availableReplicas"] = std::to_string(obs.available);
+  update.status["unavailableReplicas"] = std::to_string(unavailable);
+  update.status["observedGeneration"] = std::to_string(deployment.meta.generation);
+
+  update.conditions = deployment.conditions;
+  if (obs.available >= spec_replicas) {
+    set_condition(update.conditions,
+                  Condition{"Available", "True", "MinimumReplicasAvailable",
+                            "Deployment has minimum availability.", 0},
+                  obs.now_ms);
+  } else {
+    set_condition(update.conditions,
+                  Condition{"Available", "False", "MinimumReplicasUnavailable",
+                            "Deployment does not have minimum availability.", 0},
+                  obs.now_ms);
+  }
+
+  update.complete = obs.updated == spec_replicas && obs.replicas == spec_replicas &&
+                    obs.available == spec_replicas;
+
+  const std::int64_t prev_replicas = int_field(deployment.status, "replicas", 0);
+  const std::int64_t prev_updated = int_field(deployment.status, "updatedReplicas", 0);
+  const std::int64_t prev_ready = int_field(deployment.status, "readyReplicas", 0);
+  const std::int64_t prev_available = int_field(deployment.status, "availableReplicas", 0);
+  const bool made_progress = obs.updated > prev_updated || obs.ready > prev_ready ||
+                             obs.available > prev_available ||
+                             (obs.replicas - obs.updated) < (prev_replicas - prev_updated);
+  const Condition* progressing = find_condition(deployment.conditions, "Progressing");
+  const std::string rs = quoted(obs.replica_set);
+
+  auto progressing_true = [&](const char* reason, std::string message) {
+    Condition condition{"Progressing", "True", reason, std::move(message), 0};
+    set_condition(update.conditions, std::move(condition), obs.now_ms);
+  };
+
+  if (obs.change == RolloutChange::kNewReplicaSet) {
+    progressing_true("NewReplicaSetCreated", "Created new replica set " + rs);
+    update.progressed = true;
+  } else if (obs.change == RolloutChange::kFoundReplicaSet) {
+    progressing_true("FoundNewReplicaSet", "Found new replica set " + rs);
+    update.progressed = true;
+  } else if (obs.change == RolloutChange::kScaled && obs.scale_marks_progressing) {
+    progressing_true("ReplicaSetUpdated", "ReplicaSet " + rs + " is progressing.");
+    update.progressed = true;
+  } else if (update.complete) {
+    progressing_true("NewReplicaSetAvailable", "ReplicaSet " + rs + " has successfully progressed.");
+  } else if (progressing != nullptr && progressing->reason == "NewReplicaSetAvailable") {
+    // A completed rollout is not re-estimated (Kubernetes' isCompleteDeployment).
+  } else if (made_progress) {
+    progressing_true("ReplicaSetUpdated", "ReplicaSet " + rs + " is progressing.");
+    update.progressed = true;
+  } else if (progressing != nullptr && obs.now_ms - obs.last_progress_ms > obs.progress_deadline_ms) {
+    set_condition(update.conditions,
+                  Condition{"Progressing", "False", "ProgressDeadlineExceeded",
+                            "ReplicaSet " + rs + " has timed out progressing.", 0},
+                  obs.now_ms);
+  }
+
+  update.changed = update.status != deployment.status || update.conditions != deployment.conditions;
+  return update;
+}
+
+DeploymentController::DeploymentController(Sim& sim, ApiServer& api,
+                                           DeploymentControllerOptions options)
+    : sim_(sim),
+      api_(api),
+      options_(options),
+      stream_(sim.stream("kube.controller.deployment")) {}
+
+void DeploymentController::start() {
+  api_.subscribe("Deployment", [this](const WatchEvent& event) { on_deployment(event); });
+  api_.subscribe("Pod", [this](const WatchEvent& event) { on_pod(event); });
+}
+
+void DeploymentController::on_deployment(const WatchEvent& event) {
+  if (event.type == WatchEventType::kDeleted) {
+    memory_.erase(event.object.meta.uid);
+    return;
+  }
+  enqueue(ObjectRef::of(event.object));
+}
+
+void DeploymentController::on_pod(const WatchEvent& event) {
+  const OwnerReference* owner = controller_of(event.object);
+  if (owner == nullptr || owner->kind != "Deployment") return;
+  enqueue(ObjectRef{"Deployment", event.object.meta.namespace_, owner->name});
+}
+
+void DeploymentController::enqueue(const ObjectRef& ref) {
+  if (!queued_.insert(ref).second) return;
+  const DurationMs delay = draw_delay(stream_, options_.step);
+  sim_.loop().schedule(delay, [this, ref] { sync(ref); });
+}
+
+void DeploymentController::sync(const ObjectRef& ref) {
+  queued_.erase(ref);
+  const Object* live = api_.peek(ref);
+  if (live == nullptr || is_deleting(*live)) return;  // The GC removes the pods.
+  const Object deployment = *live;
+  ++counters_.syncs;
+  Memory& memory = memory_[deployment.meta.uid];
+  const std::string hash = pod_template_hash(deployment);
+  const std::string replica_set = deployment.meta.name + "-" + hash;
+  const std::int64_t spec_replicas =
+      std::max<std::int64_t>(0, int_field(deployment.spec, "replicas", 1));
+
+  RolloutChange change = RolloutChange::kNone;
+  if (deployment.meta.generation != int_field(deployment.status, "observedGeneration", 0)) {
+    if (memory.hashes_seen.insert(hash).second) {
+      change = RolloutChange::kNewReplicaSet;
+    } else if (hash == memory.current_hash) {
+      change = RolloutChange::kScaled;
+    } else {
+      change = RolloutChange::kFoundReplicaSet;
+    }
+  }
+
+  auto owned_pods = [&] {
+    std::vector<Object> pods;
+    for (const Object* pod : api_.peek_list("Pod", deployment.meta.namespace_)) {
+      const OwnerReference* owner = controller_of(*pod);
+      if (owner != nullptr && owner->uid == deployment.meta.uid) pods.push_back(*pod);
+    }
+    return pods;
+  };
+  auto delete_pod = [&](const Object& pod, const char* why) {
+    const Status status = api_.server_delete(ObjectRef::of(pod), DeleteOptions{}, kActor);
+    ++counters_.pods_deleted;
+    sim_.record(kActor, "delete-pod", ObjectRef::of(pod).to_string(),
+                status.ok() ? "ok" : code_name(status.code), why);
+  };
+
+  // Recreate strategy: delete active pods of other templates; scale the current template only
+  // once no old pod is still running (terminating ones included).
+  std::vector<Object> pods = owned_pods();
+  bool old_running = false;
+  std::vector<Object> current;
+  for (const Object& pod : pods) {
+    if (pod.meta.labels.count("pod-template-hash") == 0 ||
+        pod.meta.labels.at("pod-template-hash") != hash) {
+      if (pod_is_terminal(pod)) continue;
+      old_running = true;
+      if (!is_deleting(pod)) delete_pod(pod, "old template");
+    } else if (pod_is_active(pod)) {
+      current.push_back(pod);
+    }
+  }
+  if (!old_running) {
+    const auto have = static_cast<std::int64_t>(current.size());
+    for (std::int64_t i = have; i < spec_replicas; ++i) {
+      Object pod;
+      pod.kind = "Pod";
+      pod.meta.namespace_ = deployment.meta.namespace_;
+      for (const auto& [key, value] : deployment.spec) {
+        if (starts_with(key, kTemplateLabels)) {
+          pod.meta.labels[key.substr(std::string_view(kTemplateLabels).size())] = value;
+        } else if (starts_with(key, kTemplateSpec)) {
+          pod.spec[key.substr(std::string_view(kTemplateSpec).size())] = value;
+        }
+      }
+      pod.meta.labels["pod-template-hash"] = hash;
+      pod.meta.owner_references.push_back(OwnerReference{
+          "Deployment", deployment.meta.name, deployment.meta.uid, true, true});
+      Result<Object> created;
+      for (int attempt = 0; attempt < 8; ++attempt) {
+        pod.meta.name = replica_set + "-" + std::to_string(memory.next_pod_index++);
+        created = api_.server_create(pod, kActor);
+        if (!created.status.is(Code::kAlreadyExists)) break;
+      }
+      sim_.record(kActor, "create-pod", "Pod/" + pod.meta.namespace_ + "/" + pod.meta.name,
+                  created.ok() ? "ok" : code_name(created.status.code));
+      if (!created.ok()) break;  // E.g. Forbidden: the namespace is terminating.
+      ++counters_.pods_created;
+    }
+    if (have > spec_replicas) {
+      // Delete not-ready pods first, then the newest (highest index) — like ReplicaSet ranking.
+      std::vector<Object> victims = current;
+      std::sort(victims.begin(), victims.end(), [](const Object& a, const Object& b) {
+        if (pod_is_ready(a) != pod_is_ready(b)) return !pod_is_ready(a);
+        if (a.meta.creation_ms != b.meta.creation_ms) return a.meta.creation_ms > b.meta.creation_ms;
+        return a.meta.name > b.meta.name;
+      });
+      for (std::int64_t i = 0; i < have - spec_replicas; ++i) {
+        delete_pod(victims[static_cast<std::size_t>(i)], "scale down");
+      }
+    }
+  }
+
+  // Status from the pods as they are now.
+  DeploymentObservation obs;
+  for (const Object& pod : owned_pods()) {
+    if (!pod_is_active(pod)) continue;
+    ++obs.replicas;
+    auto it = pod.meta.labels.find("pod-template-hash");
+    if (it != pod.meta.labels.end() && it->second == hash) ++obs.updated;
+    if (pod_is_ready(pod)) {
+      ++obs.ready;
+      ++obs.available;
+    }
+  }
+  obs.replica_set = replica_set;
+  obs.change = change;
+  obs.now_ms = sim_.now_ms();
+  obs.last_progress_ms = memory.last_progress_ms;
+  obs.progress_deadline_ms = int_field(deployment.spec, "progressDeadlineMs",
+                                       options_.default_progress_deadline_ms);
+  obs.scale_marks_progressing = options_.scale_marks_progressing;
+
+  memory.current_hash = hash;
+  const DeploymentStatusUpdate update = compute_deployment_status(deployment, obs);
+  if (update.progressed) memory.last_progress_ms = obs.now_ms;
+
+  if (update.changed) {
+    MergePatch patch;
+    for (const auto& [key, value] : update.status) patch.status[key] = value;
+    for (const auto& [key, value] : deployment.status) {
+      if (update.status.count(key) == 0) patch.status[key] = std::nullopt;
+    }
+    patch.conditions = update.conditions;
+    Result<Object> written =
+        api_.server_patch(ObjectRef::of(deployment), patch, Subresource::kStatus, kActor);
+    ++counters_.status_writes;
+    const Condition* p = find_condition(update.conditions, "Progressing");
+    const Condition* a = find_condition(update.conditions, "Available");
+    std::string detail = "replicas=" + update.status.at("replicas") +
+                         " available=" + update.status.at("availableReplicas") +
+                         " unavailable=" + update.status.at("unavailableReplicas");
+    if (p != nullptr) detail += " Progressing=" + p->reason;
+    if (a != nullptr) detail += " Available=" + a->reason;
+    if (p != nullptr && p->reason == "ProgressDeadlineExceeded") {
+      const Condition* before = find_condition(deployment.conditions, "Progressing");
+      if (before == nullptr || before->reason != "ProgressDeadlineExceeded") {
+        ++counters_.deadline_exceeded;
+      }
+    }
+    sim_.record(kActor, "update-status", ref.to_string(),
+                written.ok() ? "ok" : code_name(written.status.code), detail);
+  }
+
+  // Wake up at the progress deadline while the rollout is incomplete.
+  const Condition* p = find_condition(update.conditions, "Progressing");
+  const bool waiting = !update.complete && p != nullptr && p->reason != "NewReplicaSetAvailable" &&
+                       p->reason != "ProgressDeadlineExceeded";
+  if (waiting) {
+    const TimeMs due = memory.last_progress_ms + obs.progress_deadline_ms + 1;
+    if (memory.deadline_timer_ms < due) {
+      memory.deadline_timer_ms = due;
+      sim_.loop().schedule(std::max<DurationMs>(0, due - sim_.now_ms()),
+                           [this, ref] { enqueue(ref); });
+    }
+  }
+}
+
+}  // namespace wsim::kube

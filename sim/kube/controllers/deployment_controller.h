@@ -1,0 +1,130 @@
+// Deployment controller: Deployment → Pods (the ReplicaSet layer is folded in: pods are named
+// <deployment>-<template hash>-<n> and owned directly by the Deployment, controller=true,
+// blockOwnerDeletion=true). Strategy Recreate: pods of an old template are deleted and the new
+// ones created once the old are gone.
+//
+// Status and conditions are the ones the GitLab ActualStateCalculator reads
+// (research/gitlab-agent.md §4.3, §6), computed like k8s.io/kubernetes/pkg/controller/deployment:
+//   status: replicas (active pods), updatedReplicas, readyReplicas, availableReplicas (= ready,
+//           minReadySeconds 0), unavailableReplicas (= max(spec.replicas - available, 0)),
+//           observedGeneration
+//   Available:   True MinimumReplicasAvailable   if available >= spec.replicas
+//                False MinimumReplicasUnavailable otherwise
+//   Progressing: on a newly observed generation: True NewReplicaSetCreated (new template hash),
+//                FoundNewReplicaSet (a template seen before) or ReplicaSetUpdated (same template,
+//                e.g. a replicas change); then True NewReplicaSetAvailable once complete
+//                (updated == replicas == available == spec.replicas) — sticky afterwards, as in
+//                Kubernetes; True ReplicaSetUpdated on progress; False ProgressDeadlineExceeded
+//                when no progress for spec "progressDeadlineMs" (default 600 s).
+// Every status change is one write (status subresource); an unchanged status is not written.
+//
+// Spec keys read: "replicas" (default 1), "progressDeadlineMs", "template.labels.<k>",
+// "template.spec.<k>" (copied to the pod spec as <k>, e.g. cpuMilli, nodeSelector,
+// restartPolicy, terminationGracePeriodMs, readiness).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/core/sim.h"
+#include "sim/kube/api_server.h"
+#include "sim/kube/controllers/controller_util.h"
+#include "sim/kube/object.h"
+
+namespace wsim::kube {
+
+struct DeploymentControllerOptions {
+  DelayRange step{10, 500};  // Delay of a sync after an event on the Deployment or its pods.
+  DurationMs default_progress_deadline_ms = 600 * kSecondMs;
+  // true: a spec change that keeps the template (a replicas change) sets Progressing
+  // ReplicaSetUpdated like a rollout (what research/gitlab-agent.md §6 asks for).
+  // false: upstream behaviour, a pure scale leaves the Progressing condition as it is.
+  bool scale_marks_progressing = true;
+};
+
+// The pod-template hash of a Deployment: FNV-1a over its "template.*" spec keys, rendered with the
+// Kubernetes SafeEncodeString alphabet (10 characters).
+std::string pod_template_hash(const Object& deployment);
+
+// --- The status computation, as a pure function (unit-tested without a server). ---
+
+enum class RolloutChange {
+  kNone,            // Generation already observed.
+  kNewReplicaSet,   // New generation with a template hash never seen: NewReplicaSetCreated.
+  kFoundReplicaSet, // New generation with a template hash seen before: FoundNewReplicaSet.
+  kScaled,          // New generation, same template: ReplicaSetUpdated (or nothing upstream).
+};
+
+struct DeploymentObservation {
+  std::int64_t replicas = 0;   // Active pods, every template.
+  std::int64_t updated = 0;    // Active pods of the current template.
+  std::int64_t ready = 0;      // Active ready pods.
+  std::int64_t available = 0;  // Active available pods (ready; minReadySeconds is 0).
+  std::string replica_set;     // "<deployment>-<hash>", for messages.
+  RolloutChange change = RolloutChange::kNone;
+  TimeMs now_ms = 0;
+  TimeMs last_progress_ms = 0;  // Last time the rollout made progress.
+  DurationMs progress_deadline_ms = 600 * kSecondMs;
+  bool scale_marks_progressing = true;
+};
+
+struct DeploymentStatusUpdate {
+  Fields status;
+  std::vector<Condition> conditions;
+  bool progressed = false;  // Progress this sync (resets the deadline clock).
+  bool complete = false;
+  bool changed = false;     // Differs from the deployment's current status / conditions.
+};
+
+DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
+                                                 const DeploymentObservation& observation);
+
+// --- The controller. ---
+
+class DeploymentController {
+ public:
+  static constexpr const char* kActor = "deployment-controller";
+
+  DeploymentController(Sim& sim, ApiServer& api, DeploymentControllerOptions options = {});
+  DeploymentController(const DeploymentController&) = delete;
+  DeploymentController& operator=(const DeploymentController&) = delete;
+
+  // Subscribes to Deployment and Pod changes.
+  void start();
+
+  struct Counters {
+    std::uint64_t syncs = 0;
+    std::uint64_t pods_created = 0;
+    std::uint64_t pods_deleted = 0;
+    std::uint64_t status_writes = 0;
+    std::uint64_t deadline_exceeded = 0;
+  };
+  const Counters& counters() const { return counters_; }
+
+ private:
+  struct Memory {
+    std::set<std::string> hashes_seen;  // Template hashes ("ReplicaSets") ever rolled out.
+    std::string current_hash;
+    std::int64_t next_pod_index = 0;
+    TimeMs last_progress_ms = 0;
+    TimeMs deadline_timer_ms = -1;  // Due time of the latest progress-deadline wake-up.
+  };
+
+  void on_deployment(const WatchEvent& event);
+  void on_pod(const WatchEvent& event);
+  void enqueue(const ObjectRef& ref);
+  void sync(const ObjectRef& ref);
+
+  Sim& sim_;
+  ApiServer& api_;
+  DeploymentControllerOptions options_;
+  ChoiceStream stream_;
+  std::set<ObjectRef> queued_;
+  std::map<std::string, Memory> memory_;  // By Deployment uid.
+  Counters counters_;
+};
+
+}  // namespace wsim::kube

@@ -1,0 +1,123 @@
+#include "sim/kube/controllers/node_lifecycle.h"
+
+#include <vector>
+
+namespace wsim::kube {
+
+namespace {
+std::string result_name(const Status& status) { return status.ok() ? "ok" : code_name(status.code); }
+}  // namespace
+
+NodeLifecycleController::NodeLifecycleController(Sim& sim, ApiServer& api,
+                                                 NodeLifecycleOptions options)
+    : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.node_lifecycle")) {}
+
+void NodeLifecycleController::start() {
+  api_.subscribe("Node", [this](const WatchEvent& event) { on_node(event); });
+  api_.subscribe("Pod", [this](const WatchEvent& event) { on_pod(event); });
+}
+
+void NodeLifecycleController::on_node(const WatchEvent& event) {
+  const std::string& name = event.object.meta.name;
+  if (event.type == WatchEventType::kDeleted) {
+    for (const Object* pod : api_.peek_list("Pod", "")) {
+      if (pod->spec_or("nodeName", "") == name) enqueue_pod(ObjectRef::of(*pod));
+    }
+    return;
+  }
+  if (event.object.status_or("ready", "false") != "true") enqueue_node(name);
+}
+
+void NodeLifecycleController::on_pod(const WatchEvent& event) {
+  if (event.type == WatchEventType::kDeleted) return;
+  const Object& pod = event.object;
+  const std::string node = pod.spec_or("nodeName", "");
+  if (node.empty()) {
+    if (is_deleting(pod) && pod.meta.finalizers.empty()) enqueue_pod(ObjectRef::of(pod));
+    return;
+  }
+  if (api_.peek(ObjectRef{"Node", "", node}) == nullptr) enqueue_pod(ObjectRef::of(pod));
+}
+
+void NodeLifecycleController::enqueue_pod(const ObjectRef& ref) {
+  if (!queued_pods_.insert(ref).second) return;
+  sim_.loop().schedule(draw_delay(stream_, options_.step), [this, ref] { gc_pod(ref); });
+}
+
+void NodeLifecycleController::enqueue_node(const std::string& node) {
+  if (!queued_nodes_.insert(node).second) return;
+  sim_.loop().schedule(draw_delay(stream_, options_.step), [this, node] { sync_node(node); });
+}
+
+void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
+  queued_pods_.erase(ref);
+  const Object* live = api_.peek(ref);
+  if (live == nullptr) return;
+  const std::string node = live->spec_or("nodeName", "");
+  if (!node.empty() && api_.peek(ObjectRef{"Node", "", node}) != nullptr) return;  // Kubelet's.
+  const std::string uid = live->meta.uid;
+
+  if (!node.empty()) {
+    if (!pod_is_terminal(*live)) {
+      MergePatch patch;
+      patch.status = {{"phase", "Failed"}, {"reason", "NodeLost"}, {"message", "node deleted"},
+                      {"ready", "false"}};
+      std::vector<Condition> conditions = live->conditions;
+      set_condition(conditions, Condition{"DisruptionTarget", "True", "DeletionByPodGC",
+                                          "PodGC: node no longer exists", 0},
+                    sim_.now_ms());
+      set_condition(conditions, Condition{"Ready", "False", "NodeLost", "", 0}, sim_.now_ms());
+      patch.conditions = conditions;
+      const Result<Object> written = api_.server_patch(ref, patch, Subresource::kStatus, kActor);
+      ++counters_.pods_lost;
+      sim_.record(kActor, "mark-failed", ref.to_string(), result_name(written.status),
+                  "NodeLost: node " + node + " deleted");
+    }
+    live = api_.peek(ref);
+    if (live == nullptr || live->meta.uid != uid) return;
+    if (!is_deleting(*live)) {
+      DeleteOptions options;
+      options.grace_period_ms = 0;
+      options.precondition_uid = uid;
+      const Status status = api_.server_delete(ref, options, kActor);
+      sim_.record(kActor, "delete", ref.to_string(), result_name(status), "orphaned pod (force)");
+    }
+  }
+  live = api_.peek(ref);
+  if (live == nullptr || live->meta.uid != uid) {
+    ++counters_.pods_removed;
+    return;
+  }
+  if (!is_deleting(*live) || !live->meta.finalizers.empty()) return;  // Waits for the finalizers.
+  api_.server_finalize(ref, kActor);
+  live = api_.peek(ref);
+  if (live == nullptr || live->meta.uid != uid) {
+    ++counters_.pods_removed;
+    sim_.record(kActor, "remove", ref.to_string(), "ok", node.empty() ? "never scheduled" : "node gone");
+  }
+}
+
+void NodeLifecycleController::sync_node(const std::string& name) {
+  queued_nodes_.erase(name);
+  const Object* node = api_.peek(ObjectRef{"Node", "", name});
+  if (node == nullptr || node->status_or("ready", "false") == "true") return;
+  std::vector<ObjectRef> pods;
+  for (const Object* pod : api_.peek_list("Pod", "")) {
+    if (pod->spec_or("nodeName", "") == name && pod_is_ready(*pod)) pods.push_back(ObjectRef::of(*pod));
+  }
+  for (const ObjectRef& ref : pods) {
+    const Object* pod = api_.peek(ref);
+    if (pod == nullptr) continue;
+    MergePatch patch;
+    patch.status["ready"] = "false";
+    std::vector<Condition> conditions = pod->conditions;
+    set_condition(conditions, Condition{"Ready", "False", "NodeNotReady", "", 0}, sim_.now_ms());
+    patch.conditions = conditions;
+    const Result<Object> written = api_.server_patch(ref, patch, Subresource::kStatus, kActor);
+    ++counters_.pods_marked_unready;
+    sim_.record(kActor, "mark-unready", ref.to_string(), result_name(written.status),
+                "node " + name + " not ready");
+  }
+}
+
+}  // namespace wsim::kube
