@@ -1,0 +1,111 @@
+#include "model/gitlab/agent/agent.h"
+
+#include <algorithm>
+
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+
+Agent::Agent(Sim& sim, kube::ApiServer& api, RailsLink& link, Versions versions,
+             AgentTimers timers, AgentObserver* observer, const GitlabProbes* probes)
+    : ctx_{sim,
+           api,
+           link,
+           versions,
+           timers,
+           observer,
+           probes,
+           K8sOps(sim, api.client(std::string(kAgentIdentity)), versions, probes),
+           "",
+           1,
+           1,
+           {}} {
+  WSIM_ASSERT_GT(timers.partial_interval_ms, 0);
+  WSIM_ASSERT_GT(timers.full_interval_ms, 0);
+}
+
+Agent::~Agent() = default;
+
+void Agent::start() {
+  WSIM_ASSERT(worker_ == kNoActor);
+  worker_ = ctx_.sim.loop().spawn("agentk/worker", worker());
+}
+
+void Agent::restart() {
+  WSIM_ASSERT(worker_ != kNoActor);
+  ctx_.sim.loop().cancel(worker_);
+  for (ActorId id : ctx_.apply_actors) ctx_.sim.loop().cancel(id);
+  ctx_.apply_actors.clear();
+  if (active_) {
+    active_->stop();
+    if (active_->state()->termination.size() > 0) ctx_.hit(&GitlabProbes::tracker_entry_dropped_by_reset);
+    ctx_.observe().on_reconciler_reset(ctx_.next_generation, /*restart=*/true);
+  }
+  // The cancelled worker unwinds at its next interleaving point and may still reference the old
+  // reconciler until then: keep it alive (full_sync frees it once the worker is gone).
+  retired_.push_back(std::move(active_));
+  retired_worker_ = worker_;
+  ctx_.sim.record("agentk", "restart", "", "ok");
+  worker_ = ctx_.sim.loop().spawn("agentk/worker", worker());
+}
+
+const ReconcilerState* Agent::state() const { return active_ ? active_->state().get() : nullptr; }
+
+std::vector<kube::Object> Agent::cached_deployments() const {
+  return active_ ? active_->cached_deployments() : std::vector<kube::Object>{};
+}
+
+Task<void> Agent::fetch_prerequisites() {
+  // §2.4: GET prerequisites before starting informers; retry every partial interval.
+  for (int attempt = 0;; ++attempt) {
+    WSIM_ASSERT_LT(attempt, 1000000);
+    RailsRequest request;
+    request.endpoint = RailsRequest::Endpoint::kPrerequisites;
+    request.request_id = ctx_.next_request_id++;
+    const net::LinkResult<RailsResponse> result = co_await ctx_.link.call(request);
+    if (result.ok() && result.response.http_status == 201) {
+      ctx_.shared_namespace = result.response.shared_namespace;
+      co_return;
+    }
+    co_await ctx_.sim.loop().sleep(ctx_.timers.partial_interval_ms);
+  }
+}
+
+Task<void> Agent::full_sync() {
+  if (active_) {
+    active_->stop();
+    if (active_->state()->termination.size() > 0) ctx_.hit(&GitlabProbes::tracker_entry_dropped_by_reset);
+    active_.reset();  // Not referenced by any frame: full_sync runs between cycles.
+  }
+  if (!retired_.empty() && !ctx_.sim.loop().alive(retired_worker_)) retired_.clear();
+  const std::uint64_t generation = ctx_.next_generation++;
+  ctx_.observe().on_reconciler_reset(generation, /*restart=*/false);
+  active_ = std::make_unique<Reconciler>(ctx_, generation);
+  Reconciler* reconciler = active_.get();
+  co_await reconciler->start();
+  co_await reconciler->run();
+}
+
+Task<void> Agent::worker() {
+  if (ctx_.versions.agent_reads_settings()) {
+    co_await fetch_prerequisites();
+    // MR !1495: initially full interval 0 (a full reconciliation first), partial 10 s.
+  }
+  EventLoop& loop = ctx_.sim.loop();
+  TimeMs next_full_ms = loop.now_ms();
+  TimeMs next_partial_ms = loop.now_ms() + ctx_.timers.partial_interval_ms;
+  for (;;) {
+    const TimeMs wake_ms = std::min(next_full_ms, next_partial_ms);
+    if (wake_ms > loop.now_ms()) co_await loop.sleep(wake_ms - loop.now_ms());
+    ++cycles_;
+    if (loop.now_ms() >= next_full_ms || !active_) {
+      co_await full_sync();
+      next_full_ms = loop.now_ms() + ctx_.timers.full_interval_ms;
+      continue;
+    }
+    co_await active_->run();
+    next_partial_ms = loop.now_ms() + ctx_.timers.partial_interval_ms;
+  }
+}
+
+}  // namespace wsim::gitlab

@@ -1,0 +1,171 @@
+#include "model/gitlab/agent/reconciler.h"
+
+#include "model/gitlab/agent/applier.h"
+#include "model/gitlab/agent/request_builder.h"
+#include "model/gitlab/agent/termination_handler.h"
+#include "model/gitlab/naming.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+namespace {
+
+kube::InformerOptions informer_options(const AgentContext& ctx) {
+  kube::InformerOptions options;
+  options.identity = std::string(kAgentIdentity);
+  options.kind = "Deployment";
+  // §5.2: all namespaces; A3 shared mode watches only the shared namespace (gitlab#519262).
+  options.namespace_ = ctx.shared_namespace;
+  options.selector.match_labels[std::string(kAgentIdLabel)] = std::string(kAgentId);
+  options.resync_ms = 5 * kMinuteMs;
+  return options;
+}
+
+std::string joined(const std::vector<std::string>& errors) {
+  std::string out;
+  for (const std::string& error : errors) {
+    if (!out.empty()) out += "; ";
+    out += error;
+  }
+  return out;
+}
+
+// The asynchronous half of Apply: runs every inventory group, then reports like
+// watchForLatestErrors (save the joined error, or delete the entry, if the version still
+// matches). Holds the state alive: it may outlive its reconciler.
+Task<void> apply_and_report(AgentContext& ctx, std::shared_ptr<ReconcilerState> state,
+                            WorkspaceKey key, std::uint64_t version,
+                            std::vector<InventoryGroup> groups) {
+  std::vector<std::string> errors;
+  for (InventoryGroup& group : groups) {
+    std::vector<std::string> group_errors =
+        co_await apply_group(ctx.k8s.client(), std::move(group));
+    errors.insert(errors.end(), group_errors.begin(), group_errors.end());
+  }
+  if (!ctx.versions.agent_reports_errors()) co_return;  // A0a: logged only.
+  if (errors.empty()) {
+    state->errors.delete_error_if_version(key, version);
+  } else {
+    state->errors.save_error_if_version(key, version, joined(errors));
+  }
+  ctx.observe().on_operation_done(state->generation, key, version, errors.empty());
+}
+
+}  // namespace
+
+Reconciler::Reconciler(AgentContext& ctx, std::uint64_t generation)
+    : ctx_(ctx),
+      state_(std::make_shared<ReconcilerState>(generation, ctx.versions.synced_flag)),
+      informer_(ctx.sim, ctx.api, informer_options(ctx)) {}
+
+Reconciler::~Reconciler() { informer_.stop(); }
+
+Task<void> Reconciler::start() {
+  informer_.start();
+  co_await informer_.wait_synced();
+}
+
+void Reconciler::stop() { informer_.stop(); }
+
+Task<bool> Reconciler::run() {
+  const ErrorTracker::Snapshot snapshot =
+      ctx_.versions.agent_reports_errors() ? state_->errors.snapshot() : ErrorTracker::Snapshot{};
+  BuiltRequest built = build_request(ctx_.versions, informer_.list(), state_->persisted,
+                                     state_->termination, snapshot,
+                                     state_->has_full_sync_run_before);
+  built.request.request_id = ctx_.next_request_id++;
+  ctx_.observe().on_request_built(state_->generation, built);
+  const bool full = built.request.update_type == UpdateType::kFull;
+  const net::LinkResult<RailsResponse> result = co_await ctx_.link.call(built.request);
+  const bool ok = result.ok() && result.response.http_status == 201;
+  ctx_.observe().on_exchange(state_->generation, built.request, ok, result.response);
+  if (!ok) {
+    ctx_.sim.record("agentk", "reconcile", full ? "full" : "partial", "failed");
+    ctx_.observe().on_cycle_done(state_->generation, full, false);
+    co_return false;
+  }
+  for (const auto& [key, progress] : built.sent_progress) state_->termination.mark_synced(key, progress);
+  process_settings(result.response);
+  for (const WorkspaceRailsInfo& info : result.response.workspace_rails_infos) {
+    co_await apply_workspace_changes(info, snapshot);
+  }
+  state_->has_full_sync_run_before = true;
+  ctx_.observe().on_cycle_done(state_->generation, full, true);
+  co_return true;
+}
+
+void Reconciler::process_settings(const RailsResponse& response) {
+  // MR !1495 (A3-era agents): apply the intervals fetched from Rails; keep the old ones otherwise.
+  if (!ctx_.versions.agent_reads_settings() || !response.settings) return;
+  const RailsSettings& settings = *response.settings;
+  WSIM_ASSERT_GT(settings.partial_reconciliation_interval_s, 0);
+  WSIM_ASSERT_GT(settings.full_reconciliation_interval_s, 0);
+  ctx_.timers.partial_interval_ms = settings.partial_reconciliation_interval_s * kSecondMs;
+  ctx_.timers.full_interval_ms = settings.full_reconciliation_interval_s * kSecondMs;
+}
+
+Task<void> Reconciler::apply_workspace_changes(WorkspaceRailsInfo info,
+                                               const ErrorTracker::Snapshot& snapshot) {
+  ctx_.observe().on_rails_info(state_->generation, info);
+  const WorkspaceKey key{info.name, info.namespace_};
+  state_->persisted.record_version(info.name, info.deployment_resource_version);
+  std::uint64_t version = 0;
+  if (ctx_.versions.agent_reports_errors()) {
+    auto delivered = snapshot.find(key);
+    if (delivered != snapshot.end() && delivered->second.error) {
+      // The error reached Rails: this response is the proof (§5.3).
+      state_->errors.delete_error_if_version(key, delivered->second.version);
+    }
+    version = state_->errors.next_version();
+    state_->errors.mark_entry_with_version(key, version);
+  }
+  if (info.desired_state == State::kTerminated) {
+    const std::vector<std::string> errors =
+        co_await handle_desired_state_is_terminated(ctx_, *state_, info);
+    report(key, version, errors);
+    co_return;
+  }
+  const std::vector<std::string> errors = co_await ensure_namespace_and_apply(info, version);
+  if (!errors.empty()) report(key, version, errors);
+}
+
+Task<std::vector<std::string>> Reconciler::ensure_namespace_and_apply(
+    const WorkspaceRailsInfo& info, std::uint64_t version) {
+  const WorkspaceKey key{info.name, info.namespace_};
+  if (!ctx_.versions.shared()) {
+    const NamespaceCheck check = co_await ctx_.k8s.namespace_exists(info.namespace_);
+    if (check.error) co_return std::vector<std::string>{*check.error};
+    if (!check.exists) {
+      ctx_.observe().on_namespace_create(info.name, info.namespace_);
+      if (auto error = co_await ctx_.k8s.create_namespace(info.namespace_)) {
+        co_return std::vector<std::string>{*error};
+      }
+    }
+  }
+  if (info.config_to_apply.empty()) {
+    report(key, version, {});
+    co_return std::vector<std::string>{};
+  }
+  Grouping grouping = group_config(info.config_to_apply);
+  if (!grouping.errors.empty()) co_return grouping.errors;
+  ctx_.observe().on_apply(info.name, info.config_to_apply, /*termination=*/false);
+  ctx_.apply_actors.push_back(ctx_.sim.loop().spawn(
+      "agentk/apply/" + info.name,
+      apply_and_report(ctx_, state_, key, version, std::move(grouping.groups))));
+  co_return std::vector<std::string>{};
+}
+
+void Reconciler::report(const WorkspaceKey& key, std::uint64_t version,
+                        const std::vector<std::string>& errors) {
+  if (!errors.empty()) {
+    ctx_.sim.record("agentk", "error", key.name, "logged", joined(errors));
+  }
+  if (!ctx_.versions.agent_reports_errors()) return;  // A0a: errors are only logged.
+  if (errors.empty()) {
+    state_->errors.delete_error_if_version(key, version);
+  } else {
+    state_->errors.save_error_if_version(key, version, joined(errors));
+  }
+  ctx_.observe().on_operation_done(state_->generation, key, version, errors.empty());
+}
+
+}  // namespace wsim::gitlab

@@ -1,0 +1,217 @@
+#include "model/gitlab/agent/termination_handler.h"
+
+#include <optional>
+
+#include "model/gitlab/agent/applier.h"
+#include "model/gitlab/naming.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+namespace {
+
+using Errors = std::vector<std::string>;
+
+// The acknowledgement path shared by all versions: forget the workspace.
+void acknowledge(AgentContext& ctx, ReconcilerState& state, const WorkspaceKey& key,
+                 State rails_actual) {
+  if (state.termination.contains(key)) ctx.observe().on_tracker_erase(key, rails_actual);
+  state.termination.erase(key);
+  state.persisted.erase(key.name);
+}
+
+void track(AgentContext& ctx, ReconcilerState& state, const WorkspaceKey& key,
+           TerminationProgress progress) {
+  if (ctx.versions.agent_has_synced_flag()) {
+    state.termination.update_or_set(key, progress);
+  } else {
+    state.termination.add(key, progress);
+  }
+}
+
+Task<Errors> handle_pre_fix(AgentContext& ctx, ReconcilerState& state, WorkspaceRailsInfo info) {
+  const WorkspaceKey key{info.name, info.namespace_};
+  if (state.termination.contains(key) && info.actual_state == State::kTerminated) {
+    acknowledge(ctx, state, key, info.actual_state);
+    co_return Errors{};
+  }
+  const NamespaceCheck check = co_await ctx.k8s.namespace_exists(info.namespace_);
+  WSIM_ASSERT(!check.error.has_value());  // A0 folds errors into "absent".
+  if (!check.exists) {
+    if (!state.termination.contains(key)) ctx.hit(&GitlabProbes::terminated_without_tracker);
+    co_return Errors{};  // §7.1 step 5: nothing tracked.
+  }
+  ctx.observe().on_namespace_delete(info.name, info.namespace_);
+  if (auto error = co_await ctx.k8s.delete_namespace(info.namespace_)) co_return Errors{*error};
+  track(ctx, state, key, TerminationProgress::kTerminating);
+  co_return Errors{};
+}
+
+Task<Errors> handle_post_fix(AgentContext& ctx, ReconcilerState& state, WorkspaceRailsInfo info) {
+  const WorkspaceKey key{info.name, info.namespace_};
+  if (info.actual_state == State::kTerminated) {
+    acknowledge(ctx, state, key, info.actual_state);
+    co_return Errors{};
+  }
+  const NamespaceCheck check = co_await ctx.k8s.namespace_exists(info.namespace_);
+  if (check.error) co_return Errors{*check.error};
+  if (!check.exists) {
+    if (!state.termination.contains(key)) ctx.hit(&GitlabProbes::terminated_without_tracker);
+    track(ctx, state, key, TerminationProgress::kTerminated);  // MR !1080: the fix.
+    co_return Errors{};
+  }
+  ctx.observe().on_namespace_delete(info.name, info.namespace_);
+  if (auto error = co_await ctx.k8s.delete_namespace(info.namespace_)) co_return Errors{*error};
+  track(ctx, state, key, TerminationProgress::kTerminating);
+  co_return Errors{};
+}
+
+// --- A3 [inferred], research §5.8 -------------------------------------------------------------
+
+struct LiveInventory {
+  kube::Object config_map;            // As sent by Rails (no data).
+  std::optional<kube::Object> live;   // nullopt: NotFound.
+};
+
+struct InventoryScan {
+  std::vector<LiveInventory> inventories;
+  std::size_t found = 0;
+  std::size_t tracked_objects = 0;
+  Errors errors;
+};
+
+Task<InventoryScan> scan_inventories(AgentContext& ctx, const WorkspaceRailsInfo& info) {
+  InventoryScan scan;
+  for (const kube::Object& object : info.config_to_apply) {
+    if (object.kind != "ConfigMap" || object.meta.labels.count(std::string(kInventoryIdLabel)) == 0)
+      continue;
+    const kube::Result<kube::Object> got =
+        co_await ctx.k8s.client().get(kube::ObjectRef::of(object));
+    LiveInventory inventory{object, std::nullopt};
+    if (got.ok()) {
+      inventory.live = got.value;
+      ++scan.found;
+      scan.tracked_objects += got.value.data.size();
+    } else if (!got.status.is(kube::Code::kNotFound)) {
+      scan.errors.push_back(render_status(got.status));
+    }
+    scan.inventories.push_back(std::move(inventory));
+  }
+  co_return scan;
+}
+
+// DELETE every object tracked by the live inventories; returns how many may still exist.
+Task<std::size_t> delete_tracked_objects(AgentContext& ctx, const WorkspaceRailsInfo& info,
+                                         const InventoryScan& scan, Errors& errors) {
+  std::size_t remaining = 0;
+  for (const LiveInventory& inventory : scan.inventories) {
+    if (!inventory.live) continue;
+    for (const auto& [key, value] : inventory.live->data) {
+      const std::optional<kube::InventoryKey> parsed = kube::parse_inventory_key(key);
+      if (!parsed) continue;
+      const kube::ObjectRef ref = parsed->ref;
+      ctx.observe().on_object_delete(info.name, ref);
+      const kube::Status status = co_await ctx.k8s.client().remove(ref);
+      if (status.is(kube::Code::kNotFound)) continue;
+      ++remaining;  // It existed when we asked: re-check next cycle.
+      if (!status.ok()) errors.push_back(render_status(status));
+    }
+  }
+  co_return remaining;
+}
+
+// (i) destroy: apply each live inventory with no objects, so the applier prunes them all.
+Task<std::size_t> destroy_by_apply(AgentContext& ctx, const WorkspaceRailsInfo& info,
+                                   const InventoryScan& scan, Errors& errors) {
+  std::size_t remaining = 0;
+  for (const LiveInventory& inventory : scan.inventories) {
+    if (!inventory.live || inventory.live->data.empty()) continue;
+    remaining += inventory.live->data.size();
+    ctx.observe().on_apply(info.name, {inventory.config_map}, /*termination=*/true);
+    Errors group_errors =
+        co_await apply_group(ctx.k8s.client(), InventoryGroup{inventory.config_map, {}});
+    errors.insert(errors.end(), group_errors.begin(), group_errors.end());
+  }
+  co_return remaining;
+}
+
+Task<void> delete_inventories(AgentContext& ctx, const WorkspaceRailsInfo& info,
+                              const InventoryScan& scan, Errors& errors) {
+  for (const LiveInventory& inventory : scan.inventories) {
+    if (!inventory.live) continue;
+    const kube::ObjectRef ref = kube::ObjectRef::of(inventory.config_map);
+    ctx.observe().on_object_delete(info.name, ref);
+    const kube::Status status = co_await ctx.k8s.client().remove(ref);
+    if (!status.ok() && !status.is(kube::Code::kNotFound)) errors.push_back(render_status(status));
+  }
+}
+
+// The final step once nothing tracked is left: returns the progress to record.
+Task<TerminationProgress> finish_a3(AgentContext& ctx, const WorkspaceRailsInfo& info,
+                                    const InventoryScan& scan, Errors& errors) {
+  if (ctx.versions.shared()) {
+    co_await delete_inventories(ctx, info, scan, errors);
+    co_return errors.empty() ? TerminationProgress::kTerminated : TerminationProgress::kTerminating;
+  }
+  const NamespaceCheck check = co_await ctx.k8s.namespace_exists(info.namespace_);
+  if (check.error) {
+    errors.push_back(*check.error);
+    co_return TerminationProgress::kTerminating;
+  }
+  if (!check.exists) co_return TerminationProgress::kTerminated;
+  ctx.observe().on_namespace_delete(info.name, info.namespace_);
+  // A Conflict on a Terminating namespace is expected here: the deletion is under way.
+  if (auto error = co_await ctx.k8s.delete_namespace(info.namespace_)) {
+    if (error->rfind("Conflict", 0) != 0) errors.push_back(*error);
+  }
+  co_return TerminationProgress::kTerminating;
+}
+
+Task<Errors> handle_a3(AgentContext& ctx, ReconcilerState& state, WorkspaceRailsInfo info) {
+  const WorkspaceKey key{info.name, info.namespace_};
+  if (info.actual_state == State::kTerminated) {
+    acknowledge(ctx, state, key, info.actual_state);
+    co_return Errors{};
+  }
+  InventoryScan scan = co_await scan_inventories(ctx, info);
+  Errors errors = scan.errors;
+  const bool have_inventories = !scan.inventories.empty();
+  if (have_inventories && scan.found == 0) {
+    ctx.hit(&GitlabProbes::inventory_missing_on_terminate);
+    if (ctx.versions.missing_inventory == MissingInventoryRule::kTerminatingForever) {
+      track(ctx, state, key, TerminationProgress::kTerminating);
+      co_return errors;
+    }
+    if (ctx.versions.shared()) {
+      track(ctx, state, key, TerminationProgress::kTerminated);
+      co_return errors;
+    }
+  }
+  std::size_t remaining = 0;
+  if (ctx.versions.a3_termination == A3Termination::kDestroyByApply) {
+    remaining = co_await destroy_by_apply(ctx, info, scan, errors);
+  } else {
+    remaining = co_await delete_tracked_objects(ctx, info, scan, errors);
+  }
+  if (remaining > 0) {
+    track(ctx, state, key, TerminationProgress::kTerminating);
+    co_return errors;
+  }
+  const TerminationProgress progress = co_await finish_a3(ctx, info, scan, errors);
+  track(ctx, state, key, progress);
+  co_return errors;
+}
+
+}  // namespace
+
+Task<std::vector<std::string>> handle_desired_state_is_terminated(AgentContext& ctx,
+                                                                  ReconcilerState& state,
+                                                                  WorkspaceRailsInfo info) {
+  WSIM_ASSERT(info.desired_state == State::kTerminated);
+  if (ctx.versions.agent_pre_fix()) co_return co_await handle_pre_fix(ctx, state, std::move(info));
+  if (!ctx.versions.agent_inventory_termination()) {
+    co_return co_await handle_post_fix(ctx, state, std::move(info));
+  }
+  co_return co_await handle_a3(ctx, state, std::move(info));
+}
+
+}  // namespace wsim::gitlab

@@ -1,0 +1,72 @@
+#include "model/gitlab/invariants/catalog.h"
+
+#include <string>
+
+namespace wsim::gitlab {
+namespace {
+
+run::InvariantInfo safety(std::string_view id, std::string description, std::string reference) {
+  return run::InvariantInfo{std::string(id), run::InvariantKind::kSafety, std::move(description),
+                            std::move(reference)};
+}
+
+run::InvariantInfo liveness(std::string_view id, std::string description, std::string reference) {
+  return run::InvariantInfo{std::string(id), run::InvariantKind::kLiveness,
+                            std::move(description), std::move(reference)};
+}
+
+}  // namespace
+
+std::vector<run::InvariantInfo> gitlab_invariants() {
+  return {
+      safety(kS1, "desired and actual states stay in their domains", "research §3, §10.1 S1"),
+      safety(kS2, "once desired = Terminated it never changes (permanent termination)",
+             "research §3 (R2+ validation), §10.1 S2"),
+      safety(kS3,
+             "actual = Terminated only from an info with termination_progress Terminated built "
+             "while the Deployment was absent from the agent cache",
+             "research §10.1 S3, §7.2"),
+      safety(kS4,
+             "after the agent received desired Terminated it never creates the namespace nor "
+             "applies an object of the workspace",
+             "research §5.5, §10.1 S4"),
+      safety(kS5,
+             "shared mode: no namespace create/delete; deletes only objects of the workspace's own "
+             "inventories",
+             "gitlab#519260, gitlab-agent!2351, research §8, §10.1 S5"),
+      safety(kS6, "unique mode: DeleteNamespace only for namespaces of desired-Terminated rows",
+             "research §10.1 S6"),
+      safety(kS7,
+             "a termination tracker entry is removed only when Rails returned actual Terminated",
+             "gitlab-agent!1080, research §10.1 S7"),
+      safety(kS8,
+             "an error of operation version v is never reported after a later version of the same "
+             "workspace completed without error",
+             "tracking_applier_errors design doc, research §5.3, §10.1 S8"),
+      safety(kS9,
+             "responded_to_agent_at never decreases; *_state_updated_at changes only with the state",
+             "research §3, §10.1 S9"),
+      safety(kS10, "R3: a rails info with desired Terminated carries only inventory ConfigMaps",
+             "gitlab!185872, research §4.5, §10.1 S10"),
+      safety(kS11,
+             "when actual = Terminated is persisted no object of the workspace remains (unique: "
+             "namespace gone or Terminating)",
+             "gitlab#519260, research §8 items 2–4, §10.1 S11"),
+      liveness(kL1, "desired = Terminated eventually gives actual = Terminated",
+               "gitlab#411205 (seed 000), research §7, §10.2 L1"),
+      liveness(kL2,
+               "no limbo: desired Terminated, actual not, no Deployment, no tracker entry, no error, "
+               "DSU < RTA, across two FULL cycles",
+               "gitlab#411205 production row, research §7.1, §10.2 L2"),
+      liveness(kL3, "a constant desired Running/Stopped is eventually the actual state",
+               "research §9.4, §10.2 L3"),
+      liveness(kL4, "every termination tracker entry is eventually removed",
+               "research §10.2 L4"),
+      liveness(kL5, "A2+: after convergence partial requests and responses are empty",
+               "gitlab#408844, gitlab-agent!1158, research §10.2 L5"),
+      liveness(kL6, "after heal, convergence within one full-reconciliation interval",
+               "research §9.1–§9.3, §10.2 L6"),
+  };
+}
+
+}  // namespace wsim::gitlab

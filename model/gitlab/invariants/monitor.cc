@@ -1,0 +1,362 @@
+#include "model/gitlab/invariants/monitor.h"
+
+#include "model/gitlab/invariants/catalog.h"
+#include "model/gitlab/naming.h"
+#include "model/gitlab/rails/agent_infos_updater.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+namespace {
+
+std::string name_of(State state) { return std::string(state_name(state)); }
+
+bool at_desired(const WorkspaceRow& row) {
+  switch (row.desired_state) {
+    case State::kTerminated:
+      return row.actual_state == State::kTerminated;
+    case State::kRunning:
+    case State::kStopped:
+      // §10.2 L3: or an explicit failure (Failed / Error).
+      return row.actual_state == row.desired_state || row.actual_state == State::kFailed ||
+             row.actual_state == State::kError;
+    default:
+      return false;  // RestartRequested must have been flipped to Running.
+  }
+}
+
+constexpr std::size_t kRequestsRemembered = 64;
+
+}  // namespace
+
+Monitor::Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
+                 MonitorOptions options, const GitlabProbes* probes)
+    : sim_(sim), api_(api), table_(table), options_(options), probes_(probes) {
+  WSIM_ASSERT_GT(options_.full_interval_ms, 0);
+  WSIM_ASSERT_GT(options_.partial_interval_ms, 0);
+}
+
+void Monitor::violate(std::string_view id, const std::string& object, std::string message) {
+  const std::string key = std::string(id) + "|" + object;
+  if (!reported_.insert(key).second) return;
+  sim_.record("monitor", "violation", object, std::string(id), message);
+  pending_.push_back(run::Violation{std::string(id), object, std::move(message)});
+}
+
+std::optional<run::Violation> Monitor::take_safety_violation() {
+  if (pending_.empty()) return std::nullopt;
+  run::Violation violation = std::move(pending_.front());
+  pending_.pop_front();
+  return violation;
+}
+
+// --- Rails rows -----------------------------------------------------------------------------
+
+void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) {
+  check_row_domains(after);
+  if (before) check_row_transition(*before, after);
+  const bool became_terminated = after.actual_state == State::kTerminated &&
+                                 (!before || before->actual_state != State::kTerminated);
+  if (!became_terminated) return;
+  check_terminated_provenance(after);
+  check_no_leak(after);
+}
+
+void Monitor::check_row_domains(const WorkspaceRow& after) {
+  if (!is_valid_desired(after.desired_state)) {
+    violate(kS1, after.name, "desired_state " + name_of(after.desired_state) + " is not valid");
+  }
+  if (!is_valid_actual(after.actual_state)) {
+    violate(kS1, after.name, "actual_state " + name_of(after.actual_state) + " is not valid");
+  }
+}
+
+void Monitor::check_row_transition(const WorkspaceRow& before, const WorkspaceRow& after) {
+  WSIM_ASSERT_EQ(before.id, after.id);
+  if (before.desired_state == State::kTerminated && after.desired_state != State::kTerminated) {
+    violate(kS2, after.name, "desired_state changed from Terminated to " +
+                                 name_of(after.desired_state));
+  }
+  if (before.responded_to_agent_at &&
+      (!after.responded_to_agent_at || *after.responded_to_agent_at < *before.responded_to_agent_at)) {
+    violate(kS9, after.name, "responded_to_agent_at went back from " +
+                                 std::to_string(*before.responded_to_agent_at));
+  }
+  const bool desired_changed = before.desired_state != after.desired_state;
+  const bool dsu_changed = before.desired_state_updated_at != after.desired_state_updated_at;
+  // With a coarse Rails clock two changes in one tick keep the timestamp: only "timestamp moved
+  // without a state change" and "timestamp went back" are violations.
+  if (dsu_changed && !desired_changed) {
+    violate(kS9, after.name, "desired_state_updated_at changed without a desired_state change");
+  }
+  if (after.desired_state_updated_at < before.desired_state_updated_at) {
+    violate(kS9, after.name, "desired_state_updated_at went back");
+  }
+  if (options_.versions.rails_tracks_actual_updated_at() &&
+      before.actual_state_updated_at != after.actual_state_updated_at &&
+      before.actual_state == after.actual_state) {
+    violate(kS9, after.name, "actual_state_updated_at changed without an actual_state change");
+  }
+}
+
+void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
+  if (!rails_request_) {
+    violate(kS3, after.name, "actual_state set to Terminated outside of a reconcile request");
+    return;
+  }
+  const auto infos = infos_by_name(rails_request_->workspace_agent_infos);
+  auto info = infos.find(after.name);
+  if (info == infos.end() || info->second.termination_progress != TerminationProgress::kTerminated) {
+    violate(kS3, after.name, "actual_state Terminated without termination_progress Terminated");
+    return;
+  }
+  const Versions& v = options_.versions;
+  const bool informer_rule =
+      !v.agent_inventory_termination() || v.a3_termination == A3Termination::kDeploymentAbsence;
+  if (!informer_rule) return;
+  auto present = present_by_request_.find(rails_request_->request_id);
+  if (present != present_by_request_.end() && present->second.count(after.name) > 0) {
+    violate(kS3, after.name, "Terminated reported while the Deployment was in the agent cache");
+  }
+}
+
+bool Monitor::owned_by(const std::string& workspace, const kube::ObjectRef& ref) const {
+  if (ref.kind == "ConfigMap" && workspace_of_inventory(ref.name) == workspace) return true;
+  const kube::Object* live = api_.peek(ref);
+  if (live == nullptr) return true;  // Already gone: deleting it is harmless.
+  auto owner = live->meta.annotations.find(std::string(kOwningInventoryAnnotation));
+  if (owner == live->meta.annotations.end()) return false;
+  return workspace_of_inventory(owner->second) == workspace;
+}
+
+std::vector<kube::ObjectRef> Monitor::live_objects_of(const WorkspaceRow& row) const {
+  std::vector<kube::ObjectRef> out;
+  if (!options_.versions.shared()) {
+    const kube::Object* ns = api_.peek(kube::ObjectRef{"Namespace", "", row.namespace_});
+    if (ns == nullptr || ns->meta.deletion_ms.has_value()) return out;  // Gone or Terminating.
+  }
+  kube::LabelSelector selector;
+  selector.match_labels[std::string(kWorkspaceIdLabel)] = row.name;
+  for (const kube::Object* object : api_.peek_list("", row.namespace_, selector)) {
+    // §10.1 S11: in shared mode strict; in unique mode objects already being deleted are fine.
+    if (!options_.versions.shared() && object->meta.deletion_ms.has_value()) continue;
+    out.push_back(kube::ObjectRef::of(*object));
+  }
+  return out;
+}
+
+void Monitor::check_no_leak(const WorkspaceRow& after) {
+  const std::vector<kube::ObjectRef> leaked = live_objects_of(after);
+  if (leaked.empty()) return;
+  std::string message = "actual Terminated persisted while objects remain:";
+  for (const kube::ObjectRef& ref : leaked) message += " " + ref.to_string();
+  violate(kS11, after.name, message);
+}
+
+void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse& response) {
+  bool any_terminated = false;
+  for (const WorkspaceRailsInfo& info : response.workspace_rails_infos) {
+    if (info.desired_state != State::kTerminated) continue;
+    any_terminated = true;
+    if (options_.versions.rails < RailsVersion::kR3) continue;
+    for (const kube::Object& object : info.config_to_apply) {
+      const bool inventory = object.kind == "ConfigMap" &&
+                             object.meta.labels.count(std::string(kInventoryIdLabel)) > 0;
+      if (!inventory) {
+        violate(kS10, info.name, "Terminated config carries " +
+                                     kube::ObjectRef::of(object).to_string());
+      }
+    }
+  }
+  response_had_terminated_[request.request_id] = any_terminated;
+  while (response_had_terminated_.size() > kRequestsRemembered) {
+    response_had_terminated_.erase(response_had_terminated_.begin());
+  }
+}
+
+// --- Agent side -----------------------------------------------------------------------------
+
+void Monitor::on_reconciler_reset(std::uint64_t generation, bool restart) {
+  if (probes_ == nullptr || restart) return;
+  for (const WorkspaceRow& row : table_.rows()) {
+    if (row.desired_state == State::kTerminated && row.actual_state != State::kTerminated) {
+      sim_.probes().hit(probes_->termination_across_full_sync);
+      return;
+    }
+  }
+}
+
+void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& built) {
+  present_by_request_[built.request.request_id] = built.present;
+  while (present_by_request_.size() > kRequestsRemembered) {
+    present_by_request_.erase(present_by_request_.begin());
+  }
+  if (!options_.versions.agent_reports_errors()) return;
+  for (const auto& [key, version] : built.error_versions) {
+    auto ok = ok_version_.find({generation, key});
+    if (ok != ok_version_.end() && ok->second > version) {
+      violate(kS8, key.name, "error of version " + std::to_string(version) +
+                                 " reported after version " + std::to_string(ok->second) +
+                                 " succeeded");
+    }
+  }
+}
+
+void Monitor::on_exchange(std::uint64_t generation, const RailsRequest& request, bool ok,
+                          const RailsResponse& response) {
+  auto had = response_had_terminated_.find(request.request_id);
+  if (!ok && probes_ != nullptr && had != response_had_terminated_.end() && had->second) {
+    sim_.probes().hit(probes_->lost_response_during_termination);
+  }
+  if (!ok || request.update_type != UpdateType::kPartial || !heal_ms_) return;
+  saw_partial_after_heal_ = true;
+  last_partial_nonempty_ =
+      !request.workspace_agent_infos.empty() || !response.workspace_rails_infos.empty();
+}
+
+void Monitor::on_rails_info(std::uint64_t generation, const WorkspaceRailsInfo& info) {
+  if (info.desired_state == State::kTerminated) terminated_received_.insert(info.name);
+}
+
+void Monitor::on_namespace_create(const std::string& workspace, const std::string& namespace_) {
+  if (options_.versions.shared()) {
+    violate(kS5, workspace, "namespace create issued in shared mode: " + namespace_);
+  }
+  if (terminated_received_.count(workspace) > 0) {
+    violate(kS4, workspace, "namespace " + namespace_ + " created after desired Terminated");
+  }
+}
+
+void Monitor::on_namespace_delete(const std::string& workspace, const std::string& namespace_) {
+  if (options_.versions.shared()) {
+    violate(kS5, workspace, "namespace delete issued in shared mode: " + namespace_);
+    return;
+  }
+  const WorkspaceRow* row = table_.find_by_namespace(namespace_);
+  if (row == nullptr || row->desired_state != State::kTerminated) {
+    violate(kS6, workspace, "DeleteNamespace(" + namespace_ + ") without a desired-Terminated row");
+  }
+}
+
+void Monitor::on_apply(const std::string& workspace, const std::vector<kube::Object>& objects,
+                       bool termination) {
+  if (terminated_received_.count(workspace) == 0) return;
+  for (const kube::Object& object : objects) {
+    const bool inventory = object.kind == "ConfigMap" &&
+                           object.meta.labels.count(std::string(kInventoryIdLabel)) > 0;
+    // The A3 destroy alternative applies bare inventories to prune: not a resurrection.
+    if (termination && inventory) continue;
+    violate(kS4, workspace, "apply of " + kube::ObjectRef::of(object).to_string() +
+                                " issued after desired Terminated");
+    return;
+  }
+}
+
+void Monitor::on_object_delete(const std::string& workspace, const kube::ObjectRef& ref) {
+  if (!options_.versions.shared()) return;
+  if (!owned_by(workspace, ref)) {
+    violate(kS5, workspace, "deleted " + ref.to_string() + " which is not in its inventories");
+  }
+}
+
+void Monitor::on_tracker_erase(const WorkspaceKey& key, State rails_actual) {
+  if (options_.versions.agent_pre_fix()) return;  // S7 is an A1+ property.
+  if (rails_actual != State::kTerminated) {
+    violate(kS7, key.name, "tracker entry removed while Rails said " + name_of(rails_actual));
+  }
+}
+
+void Monitor::on_operation_done(std::uint64_t generation, const WorkspaceKey& key,
+                                std::uint64_t version, bool ok) {
+  if (!ok) return;
+  std::uint64_t& best = ok_version_[{generation, key}];
+  if (version > best) best = version;
+}
+
+void Monitor::on_cycle_done(std::uint64_t generation, bool full, bool ok) {
+  if (!heal_ms_ || !ok) return;
+  track_convergence();
+  if (!full) return;
+  for (const WorkspaceRow& row : table_.rows()) {
+    int& streak = limbo_full_streak_[row.name];
+    streak = in_limbo(row) ? streak + 1 : 0;
+  }
+}
+
+// --- Liveness -------------------------------------------------------------------------------
+
+void Monitor::on_heal(TimeMs now_ms) {
+  heal_ms_ = now_ms;
+  limbo_full_streak_.clear();
+  converged_since_ms_.reset();
+}
+
+bool Monitor::in_limbo(const WorkspaceRow& row) const {
+  if (row.desired_state != State::kTerminated || row.actual_state == State::kTerminated) return false;
+  if (api_.peek(kube::ObjectRef{"Deployment", row.namespace_, row.name}) != nullptr) return false;
+  const ReconcilerState* state = agent_.state ? agent_.state() : nullptr;
+  const WorkspaceKey key{row.name, row.namespace_};
+  if (state != nullptr && state->termination.contains(key)) return false;
+  if (state != nullptr && state->errors.has_error(key)) return false;
+  if (!row.responded_to_agent_at) return false;
+  return row.desired_state_updated_at < *row.responded_to_agent_at;
+}
+
+bool Monitor::converged() const {
+  for (const WorkspaceRow& row : table_.rows()) {
+    if (!at_desired(row)) return false;
+  }
+  const ReconcilerState* state = agent_.state ? agent_.state() : nullptr;
+  return state == nullptr || state->termination.size() == 0;
+}
+
+void Monitor::track_convergence() {
+  if (!converged()) {
+    converged_since_ms_.reset();
+  } else if (!converged_since_ms_) {
+    converged_since_ms_ = sim_.now_ms();
+  }
+}
+
+std::vector<run::Violation> Monitor::check_liveness() const {
+  std::vector<run::Violation> out;
+  auto add = [&](std::string_view id, const std::string& object, std::string message) {
+    out.push_back(run::Violation{std::string(id), object, std::move(message)});
+  };
+  for (const WorkspaceRow& row : table_.rows()) {
+    const std::string states =
+        "desired " + name_of(row.desired_state) + ", actual " + name_of(row.actual_state);
+    if (row.desired_state == State::kTerminated && row.actual_state != State::kTerminated) {
+      add(kL1, row.name, "termination never completed: " + states);
+    }
+    auto streak = limbo_full_streak_.find(row.name);
+    if (streak != limbo_full_streak_.end() && streak->second >= 2) {
+      add(kL2, row.name, "limbo across " + std::to_string(streak->second) +
+                             " FULL cycles: " + states + ", no Deployment, no tracker entry, "
+                             "no error, desired_state_updated_at < responded_to_agent_at");
+    }
+    if (row.desired_state != State::kTerminated && !at_desired(row)) {
+      add(kL3, row.name, "desired state not reached: " + states);
+    }
+  }
+  const ReconcilerState* state = agent_.state ? agent_.state() : nullptr;
+  if (state != nullptr) {
+    for (const auto& [key, entry] : state->termination.entries()) {
+      add(kL4, key.name, std::string("termination tracker entry never removed (progress ") +
+                             std::string(progress_name(entry.progress)) + ")");
+    }
+  }
+  if (options_.versions.agent_has_synced_flag() && saw_partial_after_heal_ &&
+      last_partial_nonempty_ && out.empty()) {
+    add(kL5, "agentk", "partial exchanges still carry workspaces after convergence");
+  }
+  if (out.empty() && heal_ms_ && converged_since_ms_) {
+    const DurationMs bound_ms = options_.full_interval_ms + 6 * options_.partial_interval_ms;
+    if (*converged_since_ms_ - *heal_ms_ > bound_ms) {
+      add(kL6, "system", "converged " + std::to_string(*converged_since_ms_ - *heal_ms_) +
+                             " ms after heal (bound " + std::to_string(bound_ms) + " ms)");
+    }
+  }
+  return out;
+}
+
+}  // namespace wsim::gitlab

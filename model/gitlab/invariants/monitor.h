@@ -1,0 +1,116 @@
+// Monitor: the incremental checker of the GitLab invariants (research/gitlab-agent.md §10;
+// ids in catalog.h). It observes every Rails row write (before, after), every Rails response,
+// and every agent action (AgentObserver), so a safety check costs O(1) per event (S11 peeks the
+// cluster only when a row turns Terminated). Safety violations are queued as they are seen and
+// handed out by take_safety_violation() (SystemRun::check_safety, after every event).
+// Liveness (check_liveness) is judged after heal + settle (design.md §5) from the final state
+// plus a few counters kept since heal (L2 limbo streaks over FULL cycles, L5 last partial
+// exchange, L6 time of convergence).
+// Single-threaded. The monitor never changes the system.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/gitlab/agent/agent_observer.h"
+#include "model/gitlab/agent/reconciler_state.h"
+#include "model/gitlab/probes.h"
+#include "model/gitlab/rails/workspaces_table.h"
+#include "model/gitlab/versions.h"
+#include "sim/core/sim.h"
+#include "sim/kube/api_server.h"
+#include "sim/run/system.h"
+
+namespace wsim::gitlab {
+
+// What the monitor reads of the agent (the Agent implements it in system_run.cc; tests fake it).
+struct AgentView {
+  std::function<const ReconcilerState*()> state;
+  std::function<std::vector<kube::Object>()> cached_deployments;
+};
+
+struct MonitorOptions {
+  Versions versions;
+  DurationMs full_interval_ms = kHourMs;
+  DurationMs partial_interval_ms = 10 * kSecondMs;
+};
+
+class Monitor : public AgentObserver {
+ public:
+  Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table, MonitorOptions options,
+          const GitlabProbes* probes);
+
+  void set_agent_view(AgentView view) { agent_ = std::move(view); }
+
+  // --- Rails side. ---
+  void on_row_written(const std::optional<WorkspaceRow>& before, const WorkspaceRow& after);
+  void on_rails_request_begin(const RailsRequest& request) { rails_request_ = request; }
+  void on_rails_request_end() { rails_request_.reset(); }
+  void on_rails_response(const RailsRequest& request, const RailsResponse& response);
+
+  // --- AgentObserver. ---
+  void on_reconciler_reset(std::uint64_t generation, bool restart) override;
+  void on_request_built(std::uint64_t generation, const BuiltRequest& built) override;
+  void on_exchange(std::uint64_t generation, const RailsRequest& request, bool ok,
+                   const RailsResponse& response) override;
+  void on_rails_info(std::uint64_t generation, const WorkspaceRailsInfo& info) override;
+  void on_namespace_create(const std::string& workspace, const std::string& namespace_) override;
+  void on_namespace_delete(const std::string& workspace, const std::string& namespace_) override;
+  void on_apply(const std::string& workspace, const std::vector<kube::Object>& objects,
+                bool termination) override;
+  void on_object_delete(const std::string& workspace, const kube::ObjectRef& ref) override;
+  void on_tracker_erase(const WorkspaceKey& key, State rails_actual) override;
+  void on_operation_done(std::uint64_t generation, const WorkspaceKey& key, std::uint64_t version,
+                         bool ok) override;
+  void on_cycle_done(std::uint64_t generation, bool full, bool ok) override;
+
+  // --- Phases and verdicts. ---
+  void on_heal(TimeMs now_ms);
+  std::optional<run::Violation> take_safety_violation();
+  std::vector<run::Violation> check_liveness() const;
+
+  // The objects of workspace `row` that exist in the cluster and are not being deleted (S11).
+  std::vector<kube::ObjectRef> live_objects_of(const WorkspaceRow& row) const;
+  // Has the whole system converged (every row at its desired state, trackers empty)?
+  bool converged() const;
+  // The §10.2 L2 signature for one row, judged now.
+  bool in_limbo(const WorkspaceRow& row) const;
+
+ private:
+  void violate(std::string_view id, const std::string& object, std::string message);
+  void check_row_domains(const WorkspaceRow& after);
+  void check_row_transition(const WorkspaceRow& before, const WorkspaceRow& after);
+  void check_terminated_provenance(const WorkspaceRow& after);
+  void check_no_leak(const WorkspaceRow& after);
+  bool owned_by(const std::string& workspace, const kube::ObjectRef& ref) const;
+  void track_convergence();
+
+  Sim& sim_;
+  const kube::ApiServer& api_;
+  const WorkspacesTable& table_;
+  MonitorOptions options_;
+  const GitlabProbes* probes_;
+  AgentView agent_;
+  std::deque<run::Violation> pending_;
+  std::set<std::string> reported_;  // "id|object": report each pair once.
+
+  std::optional<RailsRequest> rails_request_;         // While Rails runs step 1.
+  std::map<std::uint64_t, std::set<std::string>> present_by_request_;  // S3 (recent requests)
+  std::map<std::uint64_t, bool> response_had_terminated_;  // request id → any desired Terminated
+  std::set<std::string> terminated_received_;              // S4
+  std::map<std::pair<std::uint64_t, WorkspaceKey>, std::uint64_t> ok_version_;  // S8
+
+  std::optional<TimeMs> heal_ms_;
+  std::map<std::string, int> limbo_full_streak_;  // L2, FULL cycles since heal.
+  bool last_partial_nonempty_ = false;            // L5
+  bool saw_partial_after_heal_ = false;
+  std::optional<TimeMs> converged_since_ms_;       // L6
+};
+
+}  // namespace wsim::gitlab

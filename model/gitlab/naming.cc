@@ -1,0 +1,34 @@
+#include "model/gitlab/naming.h"
+
+namespace wsim::gitlab {
+namespace {
+
+constexpr std::string_view kWorkspaceInventorySuffix = "-workspace-inventory";
+constexpr std::string_view kSecretsInventorySuffix = "-secrets-inventory";
+
+std::optional<std::string> strip_suffix(std::string_view name, std::string_view suffix) {
+  if (name.size() <= suffix.size()) return std::nullopt;
+  if (name.substr(name.size() - suffix.size()) != suffix) return std::nullopt;
+  return std::string(name.substr(0, name.size() - suffix.size()));
+}
+
+}  // namespace
+
+std::string unique_namespace_for(std::string_view workspace) {
+  return "gl-rd-ns-" + std::string(workspace);
+}
+
+std::string workspace_inventory_name(std::string_view workspace) {
+  return std::string(workspace) + std::string(kWorkspaceInventorySuffix);
+}
+
+std::string secrets_inventory_name(std::string_view workspace) {
+  return std::string(workspace) + std::string(kSecretsInventorySuffix);
+}
+
+std::optional<std::string> workspace_of_inventory(std::string_view inventory_name) {
+  if (auto ws = strip_suffix(inventory_name, kWorkspaceInventorySuffix)) return ws;
+  return strip_suffix(inventory_name, kSecretsInventorySuffix);
+}
+
+}  // namespace wsim::gitlab

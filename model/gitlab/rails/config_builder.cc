@@ -1,0 +1,118 @@
+#include "model/gitlab/rails/config_builder.h"
+
+#include <string>
+
+#include "model/gitlab/naming.h"
+#include "model/gitlab/rails/workspaces_finder.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+namespace {
+
+kube::Object workspace_object(const std::string& kind, const std::string& name,
+                              const WorkspaceRow& row) {
+  kube::Object object;
+  object.kind = kind;
+  object.meta.name = name;
+  object.meta.namespace_ = row.namespace_;
+  object.meta.labels[std::string(kAgentIdLabel)] = std::string(kAgentId);
+  object.meta.labels[std::string(kWorkspaceIdLabel)] = row.name;
+  return object;
+}
+
+kube::Object inventory(const std::string& name, const WorkspaceRow& row) {
+  kube::Object object = workspace_object("ConfigMap", name, row);
+  object.meta.labels[std::string(kInventoryIdLabel)] = name;
+  return object;
+}
+
+kube::Object owned(const std::string& kind, const std::string& name, const std::string& owner,
+                   const WorkspaceRow& row, bool in_partial) {
+  kube::Object object = workspace_object(kind, name, row);
+  object.meta.annotations[std::string(kOwningInventoryAnnotation)] = owner;
+  if (in_partial) object.meta.annotations[std::string(kIncludeInPartialAnnotation)] = "true";
+  return object;
+}
+
+int replicas_for(RailsVersion version, State desired) {
+  if (version >= RailsVersion::kR3) return desired == State::kRunning ? 1 : 0;
+  // R0–R2: 1 iff desired ∈ {CreationRequested, Running}; desired is never CreationRequested.
+  return desired == State::kRunning || desired == State::kCreationRequested ? 1 : 0;
+}
+
+void append_workspace_group(std::vector<kube::Object>& out, RailsVersion version,
+                            const WorkspaceRow& row) {
+  const std::string inv = workspace_inventory_name(row.name);
+  out.push_back(inventory(inv, row));
+  out.back().meta.annotations[std::string(kIncludeInPartialAnnotation)] = "true";
+  kube::Object deployment = owned("Deployment", row.name, inv, row, true);
+  deployment.spec["replicas"] = std::to_string(replicas_for(version, row.desired_state));
+  deployment.spec["template.labels." + std::string(kWorkspaceIdLabel)] = row.name;
+  out.push_back(std::move(deployment));
+  kube::Object service = owned("Service", row.name, inv, row, true);
+  service.spec["selector." + std::string(kWorkspaceIdLabel)] = row.name;
+  out.push_back(std::move(service));
+  kube::Object pvc = owned("PersistentVolumeClaim", row.name + "-gl-workspace-data", inv, row, true);
+  pvc.spec["storage"] = "50Gi";
+  out.push_back(std::move(pvc));
+  kube::Object policy = owned("NetworkPolicy", row.name, inv, row, true);
+  policy.spec["podSelector." + std::string(kWorkspaceIdLabel)] = row.name;
+  out.push_back(std::move(policy));
+}
+
+void append_secrets_group(std::vector<kube::Object>& out, const WorkspaceRow& row) {
+  const std::string inv = secrets_inventory_name(row.name);
+  out.push_back(inventory(inv, row));
+  kube::Object secret = owned("Secret", row.name + "-env-var", inv, row, false);
+  secret.data["GIT_AUTHOR"] = "user";
+  out.push_back(std::move(secret));
+}
+
+}  // namespace
+
+ConfigDecision decide_config(RailsVersion version, UpdateType update_type,
+                             const WorkspaceRow& row) {
+  const bool full = update_type == UpdateType::kFull;
+  const bool force = version >= RailsVersion::kR2 && row.force_include_all_resources;
+  const bool desired_updated = desired_updated_since_response(version, row);
+  ConfigDecision decision;
+  if (version <= RailsVersion::kR1) {
+    decision.include = full || desired_updated;
+    return decision;
+  }
+  if (version == RailsVersion::kR2) {
+    decision.include = full || force || desired_updated;
+    decision.all_resources = full || force || row.actual_state == State::kCreationRequested;
+    return decision;
+  }
+  const bool actual_updated = actual_updated_since_response(version, row);
+  const bool terminating =
+      row.desired_state == State::kTerminated && row.actual_state != State::kTerminated;
+  decision.include = full || force || desired_updated || actual_updated || terminating;
+  decision.all_resources = full || force || actual_updated;
+  if (!decision.include) WSIM_ASSERT(!decision.all_resources);
+  return decision;
+}
+
+std::vector<kube::Object> inventory_config_maps(const WorkspaceRow& row) {
+  std::vector<kube::Object> out;
+  out.push_back(inventory(workspace_inventory_name(row.name), row));
+  out.push_back(inventory(secrets_inventory_name(row.name), row));
+  return out;
+}
+
+std::vector<kube::Object> build_config_to_apply(const Versions& versions, const WorkspaceRow& row,
+                                                const ConfigDecision& decision) {
+  WSIM_ASSERT(decision.include);
+  const RailsVersion version = versions.rails;
+  if (version >= RailsVersion::kR3 && row.desired_state == State::kTerminated) {
+    return inventory_config_maps(row);  // §4.5: select_only_configmaps.
+  }
+  std::vector<kube::Object> out;
+  append_workspace_group(out, version, row);
+  if (version >= RailsVersion::kR2 && decision.all_resources) append_secrets_group(out, row);
+  WSIM_ASSERT_GE(out.size(), 5u);
+  return out;
+}
+
+}  // namespace wsim::gitlab

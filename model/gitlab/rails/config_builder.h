@@ -1,0 +1,48 @@
+// Step 9: what goes into `config_to_apply` for one returned row (research/gitlab-agent.md §4.5;
+// R0/R1 `desired_config_generator.rb`, R3 `output/config_to_apply_builder.rb`,
+// `old_desired_config_generator.rb`).
+//
+// Whether to include config:
+//   R0/R1: FULL ∨ desired updated since the last response (`>=`, old RTA);
+//   R2:    + force_include_all_resources;
+//   R3:    FULL ∨ force ∨ desired updated (`>`) ∨ actual updated (`>`) ∨ (desired Terminated ∧
+//          actual ≠ Terminated).
+// What the config contains (objects stand for the YAML stream, in stream order):
+//   `<name>-workspace-inventory` ConfigMap (labels inventory-id, agent id), then Deployment,
+//   Service, PVC, NetworkPolicy, each annotated `config.k8s.io/owning-inventory`;
+//   R2+: also `<name>-secrets-inventory` + a Secret, only when "all resources" are due
+//   (R2: FULL ∨ force ∨ actual CreationRequested — the include_secrets rule of 0b0a0cceaaf4;
+//   R3: FULL ∨ force ∨ actual updated — objects without include-in-partial-reconciliation).
+//   Deployment replicas: R0–R2 1 iff desired ∈ {CreationRequested, Running}; R3 1 iff Running.
+//   Desired Terminated: R0–R2 still send the full config (replicas 0; the agent ignores it);
+//   R3 sends only the two inventory ConfigMaps (select_only_configmaps).
+// Inventory ConfigMaps are sent without `data` (§5.7): the data lives only in the cluster.
+// Not modelled: devfile parsing failures, ResourceQuota, ServiceAccount, scripts ConfigMap.
+#pragma once
+
+#include <vector>
+
+#include "model/gitlab/rails/workspace_row.h"
+#include "model/gitlab/versions.h"
+#include "model/gitlab/wire.h"
+#include "sim/kube/object.h"
+
+namespace wsim::gitlab {
+
+struct ConfigDecision {
+  bool include = false;        // Send a non-empty config_to_apply.
+  bool all_resources = false;  // Also the secrets inventory group (R2+).
+};
+
+// REQUIRES: `row` as it is after steps 5–7 but with the OLD responded_to_agent_at.
+ConfigDecision decide_config(RailsVersion version, UpdateType update_type,
+                             const WorkspaceRow& row);
+
+// The objects of the config for `row`. REQUIRES: decision.include.
+std::vector<kube::Object> build_config_to_apply(const Versions& versions, const WorkspaceRow& row,
+                                                const ConfigDecision& decision);
+
+// The two inventory ConfigMaps alone (R3 Terminated). Exposed for tests and A3.
+std::vector<kube::Object> inventory_config_maps(const WorkspaceRow& row);
+
+}  // namespace wsim::gitlab

@@ -1,0 +1,24 @@
+// The Rails wall clock, derived from virtual time: `now` truncated to `granularity_ms`.
+//
+// Real Rails stores microseconds; the simulation uses a coarse clock (default: whole seconds) so
+// that a user action and a touch in the same Rails request can carry equal timestamps, which is
+// what separates R0–R2 (`>=`) from R3 (`>`) in the finder (research §4.4, §9.3).
+#pragma once
+
+#include "sim/core/assert.h"
+#include "sim/core/time.h"
+
+namespace wsim::gitlab {
+
+struct RailsClock {
+  DurationMs granularity_ms = kSecondMs;
+
+  // REQUIRES: virtual_now_ms >= 0, granularity_ms > 0.
+  TimeMs now(TimeMs virtual_now_ms) const {
+    WSIM_ASSERT_GT(granularity_ms, 0);
+    WSIM_ASSERT_GE(virtual_now_ms, 0);
+    return virtual_now_ms - virtual_now_ms % granularity_ms;
+  }
+};
+
+}  // namespace wsim::gitlab

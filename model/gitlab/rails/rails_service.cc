@@ -1,0 +1,139 @@
+#include "model/gitlab/rails/rails_service.h"
+
+#include "model/gitlab/naming.h"
+#include "model/gitlab/rails/agent_infos_updater.h"
+#include "model/gitlab/rails/config_builder.h"
+#include "model/gitlab/rails/workspaces_finder.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+
+const char* user_action_result_name(UserActionResult result) {
+  switch (result) {
+    case UserActionResult::kOk:
+      return "ok";
+    case UserActionResult::kNotFound:
+      return "NotFound";
+    case UserActionResult::kAlreadyExists:
+      return "AlreadyExists";
+    case UserActionResult::kInvalid:
+      return "Invalid";
+  }
+  return "?";
+}
+
+RailsService::RailsService(Sim& sim, RailsOptions options, const GitlabProbes* probes)
+    : sim_(sim),
+      options_(options),
+      probes_(probes),
+      table_(options.versions.rails),
+      touch_gap_(sim.stream("gitlab.rails.touch_gap")) {
+  WSIM_ASSERT_GE(options_.touch_gap_max_ms, 0);
+}
+
+std::string RailsService::namespace_for(const std::string& workspace) const {
+  if (options_.versions.shared()) return std::string(kSharedNamespace);
+  return unique_namespace_for(workspace);
+}
+
+UserActionResult RailsService::create_workspace(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
+  if (table_.find_by_name(name) != nullptr) return UserActionResult::kAlreadyExists;
+  table_.insert(name, namespace_for(name), rails_now());
+  return UserActionResult::kOk;
+}
+
+UserActionResult RailsService::set_desired_state(const std::string& name, State desired) {
+  const WorkspaceRow* stored = table_.find_by_name(name);
+  if (stored == nullptr) return UserActionResult::kNotFound;
+  if (!is_valid_desired(desired)) return UserActionResult::kInvalid;
+  if (probes_ != nullptr && selected_not_touched_.count(stored->id) > 0 &&
+      stored->desired_state != desired) {
+    sim_.probes().hit(probes_->desired_change_between_select_and_touch);
+  }
+  WorkspaceRow row = *stored;
+  row.desired_state = desired;
+  if (!table_.save(row, rails_now())) return UserActionResult::kInvalid;
+  return UserActionResult::kOk;
+}
+
+UserActionResult RailsService::update_agent_config() {
+  if (!options_.versions.rails_has_settings()) return UserActionResult::kInvalid;
+  const std::vector<WorkspaceRow> rows = table_.rows();
+  for (WorkspaceRow row : rows) {
+    if (row.desired_state == State::kTerminated && row.actual_state == State::kTerminated) continue;
+    row.force_include_all_resources = true;
+    const bool saved = table_.save(row, rails_now());
+    WSIM_ASSERT(saved);
+  }
+  return UserActionResult::kOk;
+}
+
+Task<RailsResponse> RailsService::handle(RailsRequest request) {
+  if (request.endpoint == RailsRequest::Endpoint::kPrerequisites) co_return prerequisites();
+  StepOneResult step = update_select_and_build(request);
+  for (std::int64_t id : step.returned_ids) selected_not_touched_.insert(id);
+  // §9.3: the finder's SELECT and the touch are separate statements; user actions interleave.
+  co_await sim_.loop().sleep(touch_gap_.range(0, options_.touch_gap_max_ms));
+  for (std::int64_t id : step.returned_ids) {
+    selected_not_touched_.erase(selected_not_touched_.find(id));
+  }
+  touch(step.returned_ids);
+  co_return std::move(step.response);
+}
+
+RailsService::StepOneResult RailsService::update_select_and_build(const RailsRequest& request) {
+  const Versions& versions = options_.versions;
+  const TimeMs now = rails_now();
+  if (hooks_.begin) hooks_.begin(request);
+  std::vector<std::int64_t> updated =
+      update_workspaces_from_agent_infos(table_, request.workspace_agent_infos, now);
+  if (versions.rails_has_lifecycle_manager()) {
+    manage_workspace_lifecycles(table_, updated, options_.limits, now);
+  }
+  StepOneResult result;
+  result.returned_ids = find_workspaces_to_return(table_, request.update_type, updated);
+  for (std::int64_t id : result.returned_ids) {
+    const WorkspaceRow* row = table_.find_by_id(id);
+    WSIM_ASSERT(row != nullptr);
+    WorkspaceRailsInfo info;
+    info.name = row->name;
+    info.namespace_ = row->namespace_;
+    info.desired_state = row->desired_state;
+    info.actual_state = row->actual_state;
+    info.deployment_resource_version = row->deployment_resource_version;
+    const ConfigDecision decision = decide_config(versions.rails, request.update_type, *row);
+    if (decision.include) info.config_to_apply = build_config_to_apply(versions, *row, decision);
+    if (versions.rails_has_settings()) info.image_pull_secrets = {"registry-credentials"};
+    result.response.workspace_rails_infos.push_back(std::move(info));
+  }
+  if (versions.rails_has_settings()) result.response.settings = options_.settings;
+  result.response.http_status = 201;
+  sim_.record("rails", "reconcile",
+              request.update_type == UpdateType::kFull ? "full" : "partial", "201",
+              std::to_string(request.workspace_agent_infos.size()) + " infos in, " +
+                  std::to_string(result.returned_ids.size()) + " returned");
+  if (hooks_.response) hooks_.response(request, result.response);
+  if (hooks_.end) hooks_.end();
+  return result;
+}
+
+void RailsService::touch(const std::vector<std::int64_t>& ids) {
+  const TimeMs now = rails_now();
+  table_.touch_returned(ids, now);
+  if (probes_ == nullptr) return;
+  for (std::int64_t id : ids) {
+    const WorkspaceRow* row = table_.find_by_id(id);
+    if (row->desired_state_updated_at == now) sim_.probes().hit(probes_->timestamp_tie);
+  }
+}
+
+RailsResponse RailsService::prerequisites() const {
+  RailsResponse response;
+  response.http_status = 201;
+  // §2.4: `shared_namespace` from the agent's workspaces config; "" = unique mode.
+  if (options_.versions.shared()) response.shared_namespace = std::string(kSharedNamespace);
+  return response;
+}
+
+}  // namespace wsim::gitlab

@@ -1,0 +1,59 @@
+#include "model/gitlab/rails/workspaces_finder.h"
+
+#include <algorithm>
+
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+namespace {
+
+bool fully_terminated(const WorkspaceRow& row) {
+  return row.desired_state == State::kTerminated && row.actual_state == State::kTerminated;
+}
+
+bool returned_in_full(RailsVersion version, const WorkspaceRow& row) {
+  if (version == RailsVersion::kR0) return true;  // `agent.workspaces.all`
+  return !fully_terminated(row);
+}
+
+bool returned_in_partial(RailsVersion version, const WorkspaceRow& row,
+                         const std::vector<std::int64_t>& updated_ids) {
+  if (desired_updated_since_response(version, row)) return true;  // (a)
+  if (std::binary_search(updated_ids.begin(), updated_ids.end(), row.id)) return true;  // (b)
+  if (version >= RailsVersion::kR2 && row.force_include_all_resources) return true;  // (c)
+  if (actual_updated_since_response(version, row)) return true;                      // (d)
+  return version >= RailsVersion::kR3 && row.desired_state == State::kTerminated &&
+         row.actual_state != State::kTerminated;  // (e)
+}
+
+}  // namespace
+
+bool desired_updated_since_response(RailsVersion version, const WorkspaceRow& row) {
+  if (!row.responded_to_agent_at) return true;
+  if (version >= RailsVersion::kR3) return row.desired_state_updated_at > *row.responded_to_agent_at;
+  return row.desired_state_updated_at >= *row.responded_to_agent_at;
+}
+
+bool actual_updated_since_response(RailsVersion version, const WorkspaceRow& row) {
+  if (version < RailsVersion::kR3) return false;
+  if (!row.responded_to_agent_at) return true;
+  return row.actual_state_updated_at > *row.responded_to_agent_at;
+}
+
+std::vector<std::int64_t> find_workspaces_to_return(const WorkspacesTable& table,
+                                                    UpdateType update_type,
+                                                    const std::vector<std::int64_t>& updated_ids) {
+  WSIM_ASSERT(std::is_sorted(updated_ids.begin(), updated_ids.end()));
+  const RailsVersion version = table.version();
+  std::vector<std::int64_t> out;
+  for (const WorkspaceRow& row : table.rows()) {
+    const bool returned = update_type == UpdateType::kFull
+                              ? returned_in_full(version, row)
+                              : returned_in_partial(version, row, updated_ids);
+    if (returned) out.push_back(row.id);
+  }
+  WSIM_ASSERT_LE(out.size(), table.rows().size());
+  return out;
+}
+
+}  // namespace wsim::gitlab

@@ -1,0 +1,58 @@
+#include "model/gitlab/states.h"
+
+#include <array>
+#include <utility>
+
+namespace wsim::gitlab {
+namespace {
+
+constexpr std::array<std::pair<State, std::string_view>, 11> kNames = {{
+    {State::kCreationRequested, "CreationRequested"},
+    {State::kStarting, "Starting"},
+    {State::kRestartRequested, "RestartRequested"},
+    {State::kRunning, "Running"},
+    {State::kStopping, "Stopping"},
+    {State::kStopped, "Stopped"},
+    {State::kTerminating, "Terminating"},
+    {State::kTerminated, "Terminated"},
+    {State::kFailed, "Failed"},
+    {State::kError, "Error"},
+    {State::kUnknown, "Unknown"},
+}};
+
+}  // namespace
+
+std::string_view state_name(State state) {
+  for (const auto& [value, name] : kNames) {
+    if (value == state) return name;
+  }
+  return "?";
+}
+
+std::optional<State> parse_state(std::string_view text) {
+  for (const auto& [value, name] : kNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+bool is_valid_desired(State state) {
+  return state == State::kRunning || state == State::kRestartRequested ||
+         state == State::kStopped || state == State::kTerminated;
+}
+
+bool is_valid_actual(State state) { return state != State::kRestartRequested; }
+
+std::string_view progress_name(TerminationProgress progress) {
+  switch (progress) {
+    case TerminationProgress::kNone:
+      return "";
+    case TerminationProgress::kTerminating:
+      return "Terminating";
+    case TerminationProgress::kTerminated:
+      return "Terminated";
+  }
+  return "?";
+}
+
+}  // namespace wsim::gitlab

@@ -1,0 +1,240 @@
+#include "model/gitlab/system.h"
+
+#include "model/gitlab/invariants/catalog.h"
+#include "model/gitlab/naming.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+namespace {
+
+constexpr std::uint32_t kWorkspacesMax = 64;
+constexpr DurationMs kIntervalMaxMs = 24 * kHourMs;
+
+kube::ClusterOptions cluster_options(const Versions& versions) {
+  kube::ClusterOptions options;
+  options.nodes = 2;
+  if (versions.shared()) options.namespaces.push_back(std::string(kSharedNamespace));
+  return options;
+}
+
+template <typename T>
+bool check_choice(const std::string& field, const std::string& value,
+                  std::optional<T> (*parse)(std::string_view), std::string& error) {
+  if (value.empty() || parse(value)) return true;
+  error = "gitlab." + field + ": unknown value \"" + value + "\"";
+  return false;
+}
+
+bool check_range(const std::string& field, std::int64_t value, std::int64_t lo, std::int64_t hi,
+                 std::string& error) {
+  if (value >= lo && value <= hi) return true;
+  error = "gitlab." + field + ": " + std::to_string(value) + " is outside [" + std::to_string(lo) +
+          ", " + std::to_string(hi) + "]";
+  return false;
+}
+
+void fill_defaults(proto::GitlabConfig& c) {
+  if (c.agent().empty()) c.set_agent("A3");
+  if (c.rails().empty()) c.set_rails("R3");
+  if (c.namespace_mode().empty()) c.set_namespace_mode("unique");
+  if (c.workspaces() == 0) c.set_workspaces(3);
+  if (c.partial_interval_ms() == 0) c.set_partial_interval_ms(10 * kSecondMs);
+  if (c.full_interval_ms() == 0) c.set_full_interval_ms(kHourMs);
+  if (c.rails_clock_granularity_ms() == 0) c.set_rails_clock_granularity_ms(kSecondMs);
+  if (c.rails_touch_gap_max_ms() == 0) c.set_rails_touch_gap_max_ms(2 * kSecondMs);
+  if (c.a2_synced_flag().empty()) c.set_a2_synced_flag("after_exchange");
+  if (c.a3_termination().empty()) c.set_a3_termination("inventory_delete");
+  if (c.a3_missing_inventory().empty()) c.set_a3_missing_inventory("terminated");
+  if (c.workload_tick_ms() == 0) c.set_workload_tick_ms(20 * kSecondMs);
+  if (c.workload_action_per_mille() == 0) c.set_workload_action_per_mille(100);
+}
+
+bool check_config(const proto::GitlabConfig& c, std::string& error) {
+  if (!check_choice<AgentVersion>("agent", c.agent(), parse_agent, error)) return false;
+  if (!check_choice<RailsVersion>("rails", c.rails(), parse_rails, error)) return false;
+  if (!check_choice<NamespaceMode>("namespace_mode", c.namespace_mode(), parse_mode, error))
+    return false;
+  if (!check_choice<SyncedFlagRule>("a2_synced_flag", c.a2_synced_flag(), parse_synced_flag, error))
+    return false;
+  if (!check_choice<A3Termination>("a3_termination", c.a3_termination(), parse_a3_termination,
+                                   error))
+    return false;
+  if (!check_choice<MissingInventoryRule>("a3_missing_inventory", c.a3_missing_inventory(),
+                                          parse_missing_inventory, error))
+    return false;
+  if (c.namespace_mode() == "shared" && (c.agent() != "A3" || c.rails() != "R3")) {
+    error = "gitlab.namespace_mode: shared needs agent A3 and rails R3 (got " + c.agent() + "+" +
+            c.rails() + ")";
+    return false;
+  }
+  return check_range("workspaces", c.workspaces(), 1, kWorkspacesMax, error) &&
+         check_range("partial_interval_ms", c.partial_interval_ms(), kSecondMs, kIntervalMaxMs,
+                     error) &&
+         check_range("full_interval_ms", c.full_interval_ms(), c.partial_interval_ms(),
+                     kIntervalMaxMs, error) &&
+         check_range("rails_clock_granularity_ms", c.rails_clock_granularity_ms(), 1, kMinuteMs,
+                     error) &&
+         check_range("rails_touch_gap_max_ms", c.rails_touch_gap_max_ms(), 0, kMinuteMs, error) &&
+         check_range("workload_tick_ms", c.workload_tick_ms(), kSecondMs, kHourMs, error) &&
+         check_range("workload_action_per_mille", c.workload_action_per_mille(), 0, 1000, error);
+}
+
+}  // namespace
+
+GitlabRunOptions decode_config(const proto::GitlabConfig& c) {
+  GitlabRunOptions options;
+  options.versions.agent = *parse_agent(c.agent());
+  options.versions.rails = *parse_rails(c.rails());
+  options.versions.mode = *parse_mode(c.namespace_mode());
+  options.versions.synced_flag = *parse_synced_flag(c.a2_synced_flag());
+  options.versions.a3_termination = *parse_a3_termination(c.a3_termination());
+  options.versions.missing_inventory = *parse_missing_inventory(c.a3_missing_inventory());
+  options.timers.partial_interval_ms = c.partial_interval_ms();
+  options.timers.full_interval_ms = c.full_interval_ms();
+  options.clock.granularity_ms = c.rails_clock_granularity_ms();
+  options.touch_gap_max_ms = c.rails_touch_gap_max_ms();
+  options.workload.workspaces_max = c.workspaces();
+  options.workload.tick_ms = c.workload_tick_ms();
+  options.workload.action_per_mille = c.workload_action_per_mille();
+  return options;
+}
+
+// --- GitlabRun ------------------------------------------------------------------------------
+
+GitlabRun::GitlabRun(Sim& sim, GitlabRunOptions options, bool scripted_only)
+    : sim_(sim), options_(options), scripted_only_(scripted_only) {
+  const Versions& v = options_.versions;
+  probes_ = GitlabProbes::declare(sim.probes());
+  cluster_ = std::make_unique<kube::Cluster>(sim, cluster_options(v));
+  RailsOptions rails_options;
+  rails_options.versions = v;
+  rails_options.clock = options_.clock;
+  rails_options.touch_gap_max_ms = options_.touch_gap_max_ms;
+  rails_options.settings.partial_reconciliation_interval_s =
+      options_.timers.partial_interval_ms / kSecondMs;
+  rails_options.settings.full_reconciliation_interval_s = options_.timers.full_interval_ms / kSecondMs;
+  rails_ = std::make_unique<RailsService>(sim, rails_options, &probes_);
+  RailsService* rails = rails_.get();
+  link_ = std::make_unique<RailsLink>(
+      sim, "gitlab.rails", net::LinkOptions{},
+      [rails](RailsRequest request) { return rails->handle(std::move(request)); });
+  MonitorOptions monitor_options{v, options_.timers.full_interval_ms,
+                                 options_.timers.partial_interval_ms};
+  monitor_ = std::make_unique<Monitor>(sim, cluster_->api(), rails_->table(), monitor_options,
+                                       &probes_);
+  Monitor* monitor = monitor_.get();
+  rails_->table().set_observer(
+      [monitor](const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) {
+        monitor->on_row_written(before, after);
+      });
+  rails_->set_hooks(RailsService::Hooks{
+      [monitor](const RailsRequest& request) { monitor->on_rails_request_begin(request); },
+      [monitor]() { monitor->on_rails_request_end(); },
+      [monitor](const RailsRequest& request, const RailsResponse& response) {
+        monitor->on_rails_response(request, response);
+      }});
+  agent_ = std::make_unique<Agent>(sim, cluster_->api(), *link_, v, options_.timers, monitor,
+                                   &probes_);
+  Agent* agent = agent_.get();
+  monitor_->set_agent_view(AgentView{[agent]() { return agent->state(); },
+                                     [agent]() { return agent->cached_deployments(); }});
+  workload_ = std::make_unique<Workload>(sim, *rails_, *cluster_, *agent_, *link_,
+                                         options_.workload, &probes_);
+}
+
+GitlabRun::~GitlabRun() = default;
+
+void GitlabRun::start() {
+  WSIM_ASSERT(!started_);
+  started_ = true;
+  cluster_->start();
+  if (options_.versions.shared()) {
+    // §5.8: in shared mode the agent may not create/update/delete namespaces (RBAC).
+    const std::string identity(kAgentIdentity);
+    for (kube::Verb verb : {kube::Verb::kCreate, kube::Verb::kUpdate, kube::Verb::kPatch,
+                            kube::Verb::kDelete}) {
+      cluster_->api().deny(identity, verb, "Namespace");
+    }
+  }
+  sim_.record("gitlab", "start", "", "ok", describe(options_.versions));
+  agent_->start();
+  if (!scripted_only_) sim_.loop().spawn("gitlab/workload", workload_->run());
+}
+
+bool GitlabRun::perform(const proto::ScriptedEvent& event, std::string& error) {
+  return workload_->perform(event.actor(), event.action(), event.target(), error);
+}
+
+std::optional<run::Violation> GitlabRun::check_safety() { return monitor_->take_safety_violation(); }
+
+void GitlabRun::heal() {
+  workload_->stop();
+  link_->set_partitioned(false);
+  monitor_->on_heal(sim_.now_ms());
+}
+
+std::vector<run::Violation> GitlabRun::check_liveness() { return monitor_->check_liveness(); }
+
+std::string GitlabRun::describe_state() const {
+  std::string out = describe(options_.versions) + "\n";
+  const ReconcilerState* state = agent_->state();
+  for (const WorkspaceRow& row : rails_->table().rows()) {
+    out += row.name + ": desired " + std::string(state_name(row.desired_state)) + ", actual " +
+           std::string(state_name(row.actual_state)) + ", desired_state_updated_at " +
+           std::to_string(row.desired_state_updated_at) + ", responded_to_agent_at " +
+           (row.responded_to_agent_at ? std::to_string(*row.responded_to_agent_at) : "NULL");
+    const bool deployment =
+        cluster_->api().peek(kube::ObjectRef{"Deployment", row.namespace_, row.name}) != nullptr;
+    out += deployment ? ", Deployment present" : ", no Deployment";
+    const bool tracked = state != nullptr && state->termination.contains_name(row.name);
+    out += tracked ? ", tracked" : ", not tracked";
+    out += "\n";
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> GitlabRun::swarm_parameters() const {
+  return {{"gitlab.versions", describe(options_.versions)},
+          {"gitlab.workspaces", std::to_string(options_.workload.workspaces_max)},
+          {"gitlab.workload_action_per_mille", std::to_string(options_.workload.action_per_mille)}};
+}
+
+// --- GitlabSystem ---------------------------------------------------------------------------
+
+std::string GitlabSystem::description() const {
+  return "GitLab Workspaces: Rails reconcile (R0..R3) x agentk remote_development (A0a..A3), "
+         "unique and shared namespace modes";
+}
+
+std::vector<run::VersionAxis> GitlabSystem::axes() const {
+  return {
+      {"agent", {"A0a", "A0b", "A1", "A2", "A3"}, "A3"},
+      {"rails", {"R0", "R1", "R2", "R3"}, "R3"},
+      {"namespace_mode", {"unique", "shared"}, "unique"},
+  };
+}
+
+std::vector<run::InvariantInfo> GitlabSystem::invariants() const { return gitlab_invariants(); }
+
+std::vector<run::ActionInfo> GitlabSystem::actions() const { return Workload::catalog(); }
+
+bool GitlabSystem::normalize(proto::Scenario& scenario, std::string& error) const {
+  proto::GitlabConfig* config = scenario.mutable_gitlab();
+  fill_defaults(*config);
+  if (!check_config(*config, error)) return false;
+  if (scenario.fault_phase_ms() == 0) scenario.set_fault_phase_ms(default_fault_phase_ms());
+  if (scenario.settle_ms() == 0) {
+    // A few full intervals (design.md §5): enough for two FULL cycles after heal (L2) and more.
+    scenario.set_settle_ms(3 * config->full_interval_ms() + 10 * config->partial_interval_ms());
+  }
+  return true;
+}
+
+std::unique_ptr<run::SystemRun> GitlabSystem::create(Sim& sim,
+                                                     const proto::Scenario& scenario) const {
+  WSIM_ASSERT(scenario.has_gitlab());
+  return std::make_unique<GitlabRun>(sim, decode_config(scenario.gitlab()),
+                                     scenario.scripted_only());
+}
+
+}  // namespace wsim::gitlab

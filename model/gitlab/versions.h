@@ -1,0 +1,103 @@
+// Versions and modelling switches of the GitLab Workspaces system under test
+// (research/gitlab-agent.md, version table at the top and §4–§5).
+//
+// Every historical version is a switch so a run can show the bug in the old version and the fix in
+// the new one. The [inferred] alternatives of the research (§5.3 A2 synced flag, §5.8 A3
+// termination) are separate switches: they are modelling choices, not versions.
+//
+// Single-threaded, plain values. Does not model A-1 (the April 2023 boolean `terminated` agent).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wsim::gitlab {
+
+// agentk remote_development module (research table "Version labels").
+enum class AgentVersion {
+  kA0a,  // terminatingTracker set, errors only logged (ea4641ad) — the limbo bug of gitlab#411205.
+  kA0b,  // A0a + applier errors reported to Rails (93f7dd8a).
+  kA1,   // MR !1080: terminationTracker map with progress, NamespaceExists distinguishes errors.
+  kA2,   // MR !1158: tracker remembers whether the progress was synced (behaviour [inferred]).
+  kA3,   // MR !2351: shared namespace support, inventory-based termination ([inferred]).
+};
+
+// Rails reconcile service.
+enum class RailsVersion {
+  kR0,  // ReconcileProcessor (May 2023).
+  kR1,  // Railway pipeline with error_details; FULL excludes (Terminated, Terminated).
+  kR2,  // WorkspaceOperations::Reconcile: settings, force_include_all_resources, lifecycle manager.
+  kR3,  // 2025: actual_state_updated_at, strict `>`, Terminated re-sent every cycle (inventories).
+};
+
+enum class NamespaceMode { kUnique, kShared };
+
+// §5.3 A2: when is a termination tracker entry "synced" (isReconciled) and therefore not re-sent?
+enum class SyncedFlagRule {
+  // Default [inferred]: set after a successful exchange that carried the entry; cleared when the
+  // progress value changes.
+  kAfterExchange,
+  // Seed 001 literally: updateOrSet with the same progress as stored sets isReconciled.
+  kOnRepeatedSet,
+};
+
+// §5.8 A3 alternatives for how a desired-Terminated workspace is deleted and its progress judged.
+enum class A3Termination {
+  // The reconstruction of §5.8: read each live inventory, DELETE every tracked object, then
+  // delete the inventories (shared) or the namespace (unique).
+  kInventoryDelete,
+  // (i) "destroy": apply the inventories from config_to_apply with no objects, so the applier
+  // prunes every tracked object (seed 001 "trigger the deletion ... by applying ConfigToApply").
+  kDestroyByApply,
+  // (ii) progress from Deployment absence in the informer only (the A1 rule) — unsafe in shared
+  // mode: the other tracked objects leak (§8 item 2).
+  kDeploymentAbsence,
+};
+
+// §5.8 (iii): a workspace whose inventory ConfigMaps are all missing.
+enum class MissingInventoryRule {
+  kTerminated,      // The A1-style fix: nothing left to delete → Terminated.
+  kTerminatingForever,  // Treat as not done → limbo analogue (§8 item 4).
+};
+
+struct Versions {
+  AgentVersion agent = AgentVersion::kA3;
+  RailsVersion rails = RailsVersion::kR3;
+  NamespaceMode mode = NamespaceMode::kUnique;
+  SyncedFlagRule synced_flag = SyncedFlagRule::kAfterExchange;
+  A3Termination a3_termination = A3Termination::kInventoryDelete;
+  MissingInventoryRule missing_inventory = MissingInventoryRule::kTerminated;
+
+  // --- Derived feature predicates (one place that knows which version has what). ---
+  bool agent_reports_errors() const { return agent >= AgentVersion::kA0b; }
+  // A0: the tracker is a set and entries need a successful DeleteNamespace (§5.5).
+  bool agent_pre_fix() const { return agent <= AgentVersion::kA0b; }
+  bool agent_has_synced_flag() const { return agent >= AgentVersion::kA2; }
+  bool agent_inventory_termination() const { return agent >= AgentVersion::kA3; }
+  // A3-era agents take their intervals from Rails settings (MR !1495) and call prerequisites.
+  bool agent_reads_settings() const { return agent >= AgentVersion::kA3; }
+  bool rails_has_error_state() const { return rails >= RailsVersion::kR1; }
+  bool rails_full_excludes_terminated() const { return rails >= RailsVersion::kR1; }
+  bool rails_has_settings() const { return rails >= RailsVersion::kR2; }
+  bool rails_has_lifecycle_manager() const { return rails >= RailsVersion::kR2; }
+  bool rails_permanent_termination() const { return rails >= RailsVersion::kR2; }
+  bool rails_strict_greater() const { return rails >= RailsVersion::kR3; }
+  bool rails_tracks_actual_updated_at() const { return rails >= RailsVersion::kR3; }
+  bool shared() const { return mode == NamespaceMode::kShared; }
+};
+
+std::string_view agent_name(AgentVersion version);
+std::string_view rails_name(RailsVersion version);
+std::string_view mode_name(NamespaceMode mode);
+std::optional<AgentVersion> parse_agent(std::string_view text);
+std::optional<RailsVersion> parse_rails(std::string_view text);
+std::optional<NamespaceMode> parse_mode(std::string_view text);
+std::optional<SyncedFlagRule> parse_synced_flag(std::string_view text);
+std::optional<A3Termination> parse_a3_termination(std::string_view text);
+std::optional<MissingInventoryRule> parse_missing_inventory(std::string_view text);
+
+// "A1+R1 unique" — for traces and assertion context.
+std::string describe(const Versions& versions);
+
+}  // namespace wsim::gitlab

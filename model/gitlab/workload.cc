@@ -1,0 +1,193 @@
+#include "model/gitlab/workload.h"
+
+#include "model/gitlab/naming.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+namespace {
+
+struct UserVerb {
+  const char* action;
+  State desired;
+};
+constexpr UserVerb kUserVerbs[] = {
+    {"stop", State::kStopped},
+    {"start", State::kRunning},
+    {"restart", State::kRestartRequested},
+    {"terminate", State::kTerminated},
+};
+
+// Random actions in draw order; index 0 is never drawn (choice 0 = nothing happens).
+enum class RandomAction {
+  kNone, kCreate, kStop, kStart, kRestart, kTerminate, kDeleteNamespace, kDeleteDeployment,
+  kDeleteInventory, kAgentRestart, kCount
+};
+
+}  // namespace
+
+Workload::Workload(Sim& sim, RailsService& rails, kube::Cluster& cluster, Agent& agent,
+                   RailsLink& link, WorkloadOptions options, const GitlabProbes* probes)
+    : sim_(sim),
+      rails_(rails),
+      cluster_(cluster),
+      agent_(agent),
+      link_(link),
+      options_(options),
+      probes_(probes),
+      choices_(sim.stream("gitlab.workload")) {
+  WSIM_ASSERT_GT(options_.tick_ms, 0);
+  WSIM_ASSERT_LE(options_.action_per_mille, 1000u);
+}
+
+std::vector<run::ActionInfo> Workload::catalog() {
+  return {
+      {"user", "create", "create workspace <target> (desired Running)"},
+      {"user", "stop", "set desired Stopped"},
+      {"user", "start", "set desired Running"},
+      {"user", "restart", "set desired RestartRequested"},
+      {"user", "terminate", "set desired Terminated"},
+      {"admin", "update_agent_config", "R2+: force_include_all_resources on every live row"},
+      {"kubectl", "delete_namespace", "delete the namespace of workspace <target>"},
+      {"kubectl", "delete_deployment", "delete the Deployment of workspace <target>"},
+      {"kubectl", "delete_inventory", "delete the <target>-workspace-inventory ConfigMap"},
+      {"agent", "restart", "restart agentk (leader change): all in-memory state is lost"},
+      {"link", "partition_on", "agentk cannot reach Rails (requests time out)"},
+      {"link", "partition_off", "heal the agentk ⇄ Rails link"},
+  };
+}
+
+void Workload::record(const std::string& actor, const std::string& verb,
+                      const std::string& object, const std::string& result) {
+  sim_.record(actor, verb, object, result);
+}
+
+bool Workload::perform(const std::string& actor, const std::string& action,
+                       const std::string& target, std::string& error) {
+  if (actor == "user") return user_action(action, target, error);
+  if (actor == "kubectl") return kubectl_action(action, target, error);
+  if (actor == "admin" && action == "update_agent_config") {
+    record("admin", action, "", user_action_result_name(rails_.update_agent_config()));
+    return true;
+  }
+  if (actor == "agent" && action == "restart") {
+    agent_.restart();
+    return true;
+  }
+  if (actor == "link" && (action == "partition_on" || action == "partition_off")) {
+    link_.set_partitioned(action == "partition_on");
+    record("link", action, link_.name(), "ok");
+    return true;
+  }
+  error = "unknown action " + actor + "/" + action;
+  return false;
+}
+
+bool Workload::user_action(const std::string& action, const std::string& target,
+                           std::string& error) {
+  if (target.empty()) {
+    error = "user/" + action + " needs a target workspace";
+    return false;
+  }
+  if (action == "create") {
+    record("user", "create", target, user_action_result_name(rails_.create_workspace(target)));
+    return true;
+  }
+  for (const UserVerb& verb : kUserVerbs) {
+    if (action != verb.action) continue;
+    const WorkspaceRow* row = rails_.table().find_by_name(target);
+    if (row != nullptr && verb.desired == State::kTerminated && probes_ != nullptr) {
+      const kube::Object* ns =
+          cluster_.api().peek(kube::ObjectRef{"Namespace", "", row->namespace_});
+      if (ns != nullptr && ns->meta.deletion_ms) {
+        sim_.probes().hit(probes_->terminate_while_namespace_terminating);
+      }
+    }
+    record("user", action, target,
+           user_action_result_name(rails_.set_desired_state(target, verb.desired)));
+    return true;
+  }
+  error = "unknown action user/" + action;
+  return false;
+}
+
+bool Workload::kubectl_action(const std::string& action, const std::string& target,
+                              std::string& error) {
+  const WorkspaceRow* row = rails_.table().find_by_name(target);
+  if (row == nullptr) {
+    // A scripted event may name a workspace that is created later; it is then a no-op.
+    record("kubectl", action, target, "NoSuchWorkspace");
+    return action == "delete_namespace" || action == "delete_deployment" ||
+                   action == "delete_inventory"
+               ? true
+               : (error = "unknown action kubectl/" + action, false);
+  }
+  kube::ObjectRef ref;
+  if (action == "delete_namespace") {
+    ref = kube::ObjectRef{"Namespace", "", row->namespace_};
+    if (probes_ != nullptr && row->desired_state == State::kRunning &&
+        cluster_.api().peek(ref) != nullptr) {
+      sim_.probes().hit(probes_->namespace_deleted_while_running);
+    }
+  } else if (action == "delete_deployment") {
+    ref = kube::ObjectRef{"Deployment", row->namespace_, row->name};
+  } else if (action == "delete_inventory") {
+    ref = kube::ObjectRef{"ConfigMap", row->namespace_, workspace_inventory_name(row->name)};
+  } else {
+    error = "unknown action kubectl/" + action;
+    return false;
+  }
+  const kube::Status status = cluster_.remove(ref);
+  record("kubectl", "delete", ref.to_string(), status.ok() ? "ok" : kube::code_name(status.code));
+  return true;
+}
+
+std::string Workload::pick_active_workspace() {
+  std::vector<std::string> names;
+  for (const WorkspaceRow& row : rails_.table().rows()) {
+    if (row.desired_state != State::kTerminated) names.push_back(row.name);
+  }
+  if (names.empty()) return {};
+  return names[choices_.below(names.size())];
+}
+
+void Workload::random_action() {
+  const auto action = static_cast<RandomAction>(
+      1 + choices_.below(static_cast<std::uint64_t>(RandomAction::kCount) - 1));
+  std::string error;
+  if (action == RandomAction::kCreate) {
+    if (created_ >= options_.workspaces_max) return;
+    user_action("create", "ws-" + std::to_string(created_++), error);
+    return;
+  }
+  if (action == RandomAction::kAgentRestart) {
+    perform("agent", "restart", "", error);
+    return;
+  }
+  // Deleting the shared namespace would end every workspace at once: not a workload action.
+  if (action == RandomAction::kDeleteNamespace && rails_.options().versions.shared()) return;
+  const std::string target = pick_active_workspace();
+  if (target.empty()) return;
+  switch (action) {
+    case RandomAction::kStop: user_action("stop", target, error); break;
+    case RandomAction::kStart: user_action("start", target, error); break;
+    case RandomAction::kRestart: user_action("restart", target, error); break;
+    case RandomAction::kTerminate: user_action("terminate", target, error); break;
+    case RandomAction::kDeleteNamespace: kubectl_action("delete_namespace", target, error); break;
+    case RandomAction::kDeleteDeployment: kubectl_action("delete_deployment", target, error); break;
+    case RandomAction::kDeleteInventory: kubectl_action("delete_inventory", target, error); break;
+    default: WSIM_ASSERT_MSG(false, "unhandled workload action"); 
+  }
+  WSIM_ASSERT(error.empty());
+}
+
+Task<void> Workload::run() {
+  EventLoop& loop = sim_.loop();
+  while (!stopped_) {
+    co_await loop.sleep(options_.tick_ms);
+    if (stopped_) break;
+    if (!choices_.chance(Ratio{options_.action_per_mille, 1000})) continue;
+    random_action();
+  }
+}
+
+}  // namespace wsim::gitlab

@@ -1,0 +1,67 @@
+// The external actors of the GitLab system (research/gitlab-agent.md §11 "Events"): users acting
+// through Rails (create, stop, start, restart, terminate), an admin changing the agent config,
+// kubectl (delete namespace, Deployment, inventory ConfigMap), agent restarts / leader changes,
+// and link partitions. The same actions serve scripted scenario events (perform) and the random
+// workload (run), which draws from the "gitlab.workload" stream: every tick, choice 0 = no
+// action; otherwise one action on one workspace.
+// Users never act on a workspace whose desired state is Terminated (the UI offers nothing), so
+// S2 can only be broken by the system itself. Single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/gitlab/agent/agent.h"
+#include "model/gitlab/probes.h"
+#include "model/gitlab/rails/rails_service.h"
+#include "sim/core/sim.h"
+#include "sim/core/task.h"
+#include "sim/kube/cluster.h"
+#include "sim/run/system.h"
+
+namespace wsim::gitlab {
+
+struct WorkloadOptions {
+  std::uint32_t workspaces_max = 3;
+  DurationMs tick_ms = 20 * kSecondMs;
+  std::uint32_t action_per_mille = 100;
+};
+
+class Workload {
+ public:
+  Workload(Sim& sim, RailsService& rails, kube::Cluster& cluster, Agent& agent, RailsLink& link,
+           WorkloadOptions options, const GitlabProbes* probes);
+
+  // Every action, for `wsim list`.
+  static std::vector<run::ActionInfo> catalog();
+
+  // Performs one action now. Returns false with `error` for an unknown action or target.
+  bool perform(const std::string& actor, const std::string& action, const std::string& target,
+               std::string& error);
+
+  // The random workload actor; ends when stop() was called.
+  Task<void> run();
+  void stop() { stopped_ = true; }
+
+ private:
+  bool user_action(const std::string& action, const std::string& target, std::string& error);
+  bool kubectl_action(const std::string& action, const std::string& target, std::string& error);
+  void random_action();
+  std::string pick_active_workspace();
+  void record(const std::string& actor, const std::string& verb, const std::string& object,
+              const std::string& result);
+
+  Sim& sim_;
+  RailsService& rails_;
+  kube::Cluster& cluster_;
+  Agent& agent_;
+  RailsLink& link_;
+  WorkloadOptions options_;
+  const GitlabProbes* probes_;
+  ChoiceStream choices_;
+  std::uint32_t created_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace wsim::gitlab
