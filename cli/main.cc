@@ -1,0 +1,291 @@
+// wsim: the command line of the simulation harness (design.md §6).
+//
+//   wsim run     --scenario FILE | --system S [version flags] [--seed N] [--out DIR] ...
+//   wsim replay  BUNDLE_DIR | SCENARIO_FILE
+//   wsim hunt    [--system S] [version flags] [--time 60s | --runs N] [--jobs N] [--out DIR]
+//   wsim list
+//
+// Version flags are the fields of the selected system's config message (scenario.proto), made
+// from the registered systems by reflection: --agent A0a sets gitlab { agent: "A0a" }. --set
+// FIELD=VALUE sets any scalar field (a config field, a scenario field, or a dotted path).
+//
+// Exit codes: 0 pass, 1 usage or harness error, 2 safety violation, 3 liveness violation,
+// 4 nondeterminism, 5 an expected violation did not happen.
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <google/protobuf/descriptor.h>
+
+#include "cli/wallclock.h"
+#include "sim/run/commands.h"
+#include "sim/run/duration.h"
+#include "sim/run/verdict.h"
+
+#ifdef WSIM_HAVE_TOY
+#include "model/toy/register.h"
+#endif
+#ifdef WSIM_HAVE_GITLAB
+#include "model/gitlab/register.h"
+#endif
+#ifdef WSIM_HAVE_GITPOD
+#include "model/gitpod/register.h"
+#endif
+
+namespace {
+
+namespace pb = google::protobuf;
+using wsim::run::FieldOverride;
+using wsim::run::ScenarioFlags;
+using wsim::DurationMs;
+
+void register_systems() {
+#ifdef WSIM_HAVE_TOY
+  wsim::toy::register_toy_system();
+#endif
+#ifdef WSIM_HAVE_GITLAB
+  wsim::gitlab::register_gitlab_system();
+#endif
+#ifdef WSIM_HAVE_GITPOD
+  wsim::gitpod::register_gitpod_system();
+#endif
+}
+
+// Flags every scenario-selecting subcommand shares, plus one flag per config field of every
+// registered system (--agent, --rails, --namespace-mode, --version, ...).
+struct ScenarioOptions {
+  std::string scenario;
+  std::string system;
+  std::vector<std::string> sets;
+  std::string seed;
+  std::string time_limit;
+  std::string settle;
+  std::uint64_t events_max = wsim::run::kDefaultEventsMax;
+  // field name → (option, value)
+  std::map<std::string, std::pair<CLI::Option*, std::string>> fields;
+};
+
+const std::set<std::string>& reserved_flags() {
+  static const std::set<std::string> names = {
+      "scenario", "system",    "set",        "seed",       "time-limit", "settle",
+      "max-events", "out",     "ignore-expect", "print-hash", "time",     "runs",
+      "jobs",     "seed-start", "keep-going", "seeds",      "help"};
+  return names;
+}
+
+void add_scenario_options(CLI::App& app, ScenarioOptions& options, bool with_seed) {
+  app.add_option("--scenario", options.scenario, "scenario file (text-format protobuf)");
+  std::string names;
+  for (const wsim::run::System* system : wsim::run::systems()) {
+    names += (names.empty() ? "" : ", ") + system->name();
+  }
+  app.add_option("--system", options.system, "system under test (" + names + ")");
+  if (with_seed) app.add_option("--seed", options.seed, "seed of the choice source");
+  app.add_option("--time-limit", options.time_limit,
+                 "virtual length of the fault phase, e.g. 10m (default: the system's)");
+  app.add_option("--settle", options.settle,
+                 "virtual settle time after healing, e.g. 30m (default: the system's)");
+  app.add_option("--max-events", options.events_max,
+                 "event budget of one run (a harness error beyond it)");
+  app.add_option("--set", options.sets, "set any scalar field: FIELD=VALUE (repeatable)")
+      ->type_size(1)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+
+  // One flag per config field, shared between systems that have the same field name.
+  std::map<std::string, std::string> help;
+  for (const wsim::run::System* system : wsim::run::systems()) {
+    wsim::run::LoadedScenario loaded;
+    std::string error;
+    if (!wsim::run::scenario_for_system(system->name(), loaded, error)) continue;
+    const pb::Message* config = wsim::run::config_of(loaded.scenario, *system);
+    std::map<std::string, const wsim::run::VersionAxis*> axes;
+    const std::vector<wsim::run::VersionAxis> axis_list = system->axes();
+    for (const auto& axis : axis_list) axes[axis.field] = &axis;
+    const pb::Descriptor* descriptor = config->GetDescriptor();
+    for (int i = 0; i < descriptor->field_count(); ++i) {
+      const pb::FieldDescriptor* field = descriptor->field(i);
+      if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+      std::string text = system->name() + "." + field->name();
+      auto axis = axes.find(field->name());
+      if (axis != axes.end()) {
+        text += " (";
+        for (std::size_t k = 0; k < axis->second->values.size(); ++k) {
+          text += (k ? ", " : "") + axis->second->values[k];
+        }
+        text += ")";
+      }
+      std::string& entry = help[field->name()];
+      entry += (entry.empty() ? "" : "; ") + text;
+    }
+  }
+  for (const auto& [field, text] : help) {
+    std::string flag = field;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (reserved_flags().count(flag)) continue;  // Reachable with --set FIELD=VALUE.
+    auto& slot = options.fields[field];
+    slot.first = app.add_option("--" + flag, slot.second, "config field " + text);
+    slot.first->group("Version and config flags");
+  }
+}
+
+// Turns the parsed options into ScenarioFlags; false (with a message) on malformed values.
+bool to_flags(const ScenarioOptions& options, ScenarioFlags& flags, std::string& error) {
+  flags.scenario_file = options.scenario;
+  flags.system = options.system;
+  flags.events_max = options.events_max;
+  for (const auto& [field, slot] : options.fields) {
+    if (slot.first->count() == 0) continue;
+    std::string flag = field;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    flags.overrides.push_back(FieldOverride{field, slot.second, "--" + flag + " " + slot.second});
+  }
+  for (const std::string& set : options.sets) {
+    const std::size_t eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      error = "--set " + set + ": expected FIELD=VALUE";
+      return false;
+    }
+    flags.overrides.push_back(
+        FieldOverride{set.substr(0, eq), set.substr(eq + 1), "--set " + set});
+  }
+  if (!options.seed.empty()) {
+    std::uint64_t seed = 0;
+    if (!wsim::run::parse_u64(options.seed, seed)) {
+      error = "--seed " + options.seed + ": expected an unsigned 64-bit integer";
+      return false;
+    }
+    flags.seed = seed;
+  }
+  wsim::DurationMs ms = 0;
+  if (!options.time_limit.empty()) {
+    if (!wsim::run::parse_duration_ms(options.time_limit, ms, error)) {
+      error = "--time-limit: " + error;
+      return false;
+    }
+    flags.fault_phase_ms = ms;
+  }
+  if (!options.settle.empty()) {
+    if (!wsim::run::parse_duration_ms(options.settle, ms, error)) {
+      error = "--settle: " + error;
+      return false;
+    }
+    flags.settle_ms = ms;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_systems();
+
+  CLI::App app{"wsim: deterministic simulation and fuzz harness for workspace reconcilers"};
+  app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 pass, 1 usage or harness error, 2 safety violation, 3 liveness violation,\n"
+      "4 nondeterminism, 5 an expected violation did not happen.");
+
+  // run
+  CLI::App* run = app.add_subcommand("run", "one run of a scenario (or of a system's defaults)");
+  ScenarioOptions run_options;
+  wsim::run::RunCommand run_command;
+  add_scenario_options(*run, run_options, true);
+  CLI::Option* run_out =
+      run->add_option("--out", run_command.out_dir, "where failure bundles go (default wsim-out)");
+  run->add_flag("--ignore-expect", run_command.ignore_expect,
+                "exit with the raw verdict, ignoring the scenario's expectations");
+  run->add_flag("--print-hash", run_command.print_hash,
+                "print 'SEED FINGERPRINT' as the last line");
+
+  // replay
+  CLI::App* replay = app.add_subcommand("replay", "re-execute a failure bundle exactly, or a "
+                                                  "scenario file twice (run, then its record)");
+  wsim::run::ReplayCommand replay_command;
+  replay->add_option("path", replay_command.path, "bundle directory or scenario file")
+      ->required();
+  replay->add_option("--out", replay_command.out_dir, "where failure bundles go");
+  replay->add_flag("--ignore-expect", replay_command.ignore_expect,
+                   "exit with the raw verdict, ignoring the scenario's expectations");
+  replay->add_option("--max-events", replay_command.events_max, "event budget of one run");
+
+  // hunt
+  CLI::App* hunt = app.add_subcommand(
+      "hunt", "swarm over seeds until a failure (with no arguments: every system, latest "
+              "versions, 20s each)");
+  ScenarioOptions hunt_options;
+  wsim::run::HuntCommand hunt_command;
+  add_scenario_options(*hunt, hunt_options, false);
+  std::string hunt_time;
+  hunt->add_option("--time", hunt_time, "wall-clock budget, e.g. 60s, 10m (default 20s)");
+  std::uint64_t hunt_runs = 0;
+  CLI::Option* runs_option = hunt->add_option("--runs", hunt_runs, "run budget");
+  hunt->add_option("--jobs", hunt_command.jobs, "parallel worker processes (default 1)");
+  hunt->add_option("--seed-start", hunt_command.seed_start, "first seed (default 0)");
+  hunt->add_option("--out", hunt_command.out_dir, "where failure bundles go (default wsim-out)");
+  hunt->add_flag("--keep-going", hunt_command.keep_going,
+                 "do not stop at the first failure (one bundle per invariant)");
+
+  // list
+  CLI::App* list = app.add_subcommand("list", "systems, versions, invariants, actions, faults, "
+                                              "probes");
+
+  // fingerprint (hidden): the determinism check's workhorse.
+  CLI::App* fingerprint = app.add_subcommand("fingerprint", "print 'SEED FINGERPRINT' per seed");
+  fingerprint->group("");
+  ScenarioOptions fingerprint_options;
+  wsim::run::FingerprintCommand fingerprint_command;
+  add_scenario_options(*fingerprint, fingerprint_options, false);
+  fingerprint->add_option("--seeds", fingerprint_command.seeds, "seed range A..B (default 0..199)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? wsim::run::kExitPass : wsim::run::kExitUsage;
+  }
+
+  std::string error;
+  if (*run) {
+    if (!to_flags(run_options, run_command.flags, error)) {
+      std::cerr << "wsim run: " << error << "\n";
+      return wsim::run::kExitUsage;
+    }
+    run_command.out_dir_given = run_out->count() > 0;
+    return wsim::run::cmd_run(run_command, std::cout, std::cerr);
+  }
+  if (*replay) return wsim::run::cmd_replay(replay_command, std::cout, std::cerr);
+  if (*hunt) {
+    if (!to_flags(hunt_options, hunt_command.flags, error)) {
+      std::cerr << "wsim hunt: " << error << "\n";
+      return wsim::run::kExitUsage;
+    }
+    if (!hunt_time.empty()) {
+      wsim::DurationMs ms = 0;
+      if (!wsim::run::parse_duration_ms(hunt_time, ms, error)) {
+        std::cerr << "wsim hunt: --time: " << error << "\n";
+        return wsim::run::kExitUsage;
+      }
+      hunt_command.time_ms = ms;
+    }
+    if (runs_option->count() > 0) hunt_command.runs = hunt_runs;
+    hunt_command.make_clock = wsim::cli::make_hunt_clock;
+    hunt_command.progress_tty = ::isatty(2) != 0;
+    return wsim::run::cmd_hunt(hunt_command, std::cout, std::cerr);
+  }
+  if (*list) return wsim::run::cmd_list(std::cout, std::cerr);
+  if (*fingerprint) {
+    if (!to_flags(fingerprint_options, fingerprint_command.flags, error)) {
+      std::cerr << "wsim fingerprint: " << error << "\n";
+      return wsim::run::kExitUsage;
+    }
+    return wsim::run::cmd_fingerprint(fingerprint_command, std::cout, std::cerr);
+  }
+  return wsim::run::kExitUsage;
+}

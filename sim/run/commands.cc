@@ -1,0 +1,507 @@
+#include "sim/run/commands.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <google/protobuf/descriptor.h>
+
+#include "sim/core/sim.h"
+#include "sim/run/bundle.h"
+#include "sim/run/duration.h"
+#include "sim/run/expect.h"
+
+namespace wsim::run {
+
+namespace pb = google::protobuf;
+
+std::string shell_quote(const std::string& text) {
+  const bool safe = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           c == '.' || c == '_' || c == '-' || c == '/' || c == '=' || c == ':' || c == ',' ||
+           c == '+' || c == '@';
+  });
+  if (safe) return text;
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+namespace {
+
+// The system whose config has every (undotted, non-scenario) overridden field, when no
+// --system or --scenario says which: `wsim run --agent A0a` means gitlab.
+const System* system_from_overrides(const std::vector<FieldOverride>& overrides,
+                                    std::string& error) {
+  std::vector<const System*> candidates;
+  for (const System* system : systems()) {
+    LoadedScenario probe;
+    std::string ignored;
+    if (!scenario_for_system(system->name(), probe, ignored)) continue;
+    bool all = true;
+    bool any = false;
+    for (const FieldOverride& o : overrides) {
+      if (o.field.find('.') != std::string::npos) {
+        all = all && o.field.rfind(system->name() + ".", 0) == 0;
+        any = any || o.field.rfind(system->name() + ".", 0) == 0;
+        continue;
+      }
+      const pb::Message* config = config_of(probe.scenario, *system);
+      const bool has = config && config->GetDescriptor()->FindFieldByName(o.field) != nullptr;
+      if (has) {
+        any = true;
+      } else if (proto::Scenario::descriptor()->FindFieldByName(o.field) == nullptr) {
+        all = false;
+      }
+    }
+    if (all && any) candidates.push_back(system);
+  }
+  if (candidates.size() == 1) return candidates.front();
+  std::string names;
+  for (const System* system : (candidates.empty() ? systems() : candidates)) {
+    names += (names.empty() ? "" : ", ") + system->name();
+  }
+  error = candidates.empty()
+              ? "no system has all of the given fields; give --system NAME (systems: " + names +
+                    ") or --scenario FILE"
+              : "the flags fit several systems (" + names + "); give --system NAME";
+  return nullptr;
+}
+
+void print_repro(std::ostream& out, const std::string& bundle, const std::string& command,
+                 std::uint64_t seed) {
+  out << "reproduce with:\n";
+  if (!bundle.empty()) out << "  scripts/wsim replay " << shell_quote(bundle) << "\n";
+  out << "  " << command << " --seed " << seed << "\n";
+}
+
+std::string finding_kind(const RunResult& result) {
+  if (result.violation) return result.violation->invariant_id;
+  return "";
+}
+
+// After a run from the command line: expectation, bundle, repro command. Returns the exit code.
+int finish_run(const LoadedScenario& loaded, const RunResult& result, bool ignore_expect,
+               const std::string& out_dir, bool force_bundle, const std::string& repro,
+               std::ostream& out, std::ostream& err) {
+  int code = exit_code(result.verdict);
+  bool expected = false;
+  if (!ignore_expect) {
+    const ExpectationCheck check =
+        check_expectation(loaded.scenario, *loaded.system, result.verdict, finding_kind(result));
+    if (check.applies) {
+      out << check.message << "\n";
+      expected = check.met;
+      code = expectation_exit_code(check, result.verdict);
+    }
+  }
+  std::string bundle;
+  if (result.verdict != Verdict::kPass && (force_bundle || code != kExitPass)) {
+    std::string error;
+    if (write_bundle(out_dir, *loaded.system, loaded.scenario, result, bundle, error)) {
+      out << "bundle " << bundle << "\n";
+    } else {
+      err << "wsim: cannot write the failure bundle: " << error << "\n";
+    }
+  }
+  if (code != kExitPass || (result.verdict != Verdict::kPass && !expected)) {
+    print_repro(out, bundle, repro, loaded.scenario.seed());
+  }
+  return code;
+}
+
+std::string ratio_text(Ratio ratio) {
+  return std::to_string(ratio.num) + "/" + std::to_string(ratio.den);
+}
+
+}  // namespace
+
+bool build_scenario(const ScenarioFlags& flags, LoadedScenario& loaded, std::string& error) {
+  if (!flags.scenario_file.empty()) {
+    if (!load_scenario_file(flags.scenario_file, loaded, error)) return false;
+    if (!flags.system.empty()) {
+      std::string ignored;
+      const System* selected = selected_system(loaded, ignored);
+      if (selected != nullptr && selected->name() != flags.system) {
+        error = "--system " + flags.system + ": " + flags.scenario_file + " is a " +
+                selected->name() + " scenario";
+        return false;
+      }
+    }
+  } else {
+    std::string name = flags.system;
+    if (name.empty()) {
+      if (flags.overrides.empty()) {
+        error = "give --scenario FILE or --system NAME (`wsim list` shows the systems)";
+        return false;
+      }
+      const System* system = system_from_overrides(flags.overrides, error);
+      if (system == nullptr) return false;
+      name = system->name();
+    }
+    if (!scenario_for_system(name, loaded, error)) return false;
+  }
+  for (const FieldOverride& o : flags.overrides) {
+    if (!set_field(loaded, o.field, o.value, o.flag, error)) return false;
+  }
+  if (flags.seed) {
+    loaded.scenario.set_seed(*flags.seed);
+    loaded.overridden["seed"] = "--seed " + std::to_string(*flags.seed);
+  }
+  if (flags.fault_phase_ms) {
+    loaded.scenario.set_fault_phase_ms(*flags.fault_phase_ms);
+    loaded.overridden["fault_phase_ms"] = "--time-limit " + format_duration_ms(*flags.fault_phase_ms);
+  }
+  if (flags.settle_ms) {
+    loaded.scenario.set_settle_ms(*flags.settle_ms);
+    loaded.overridden["settle_ms"] = "--settle " + format_duration_ms(*flags.settle_ms);
+  }
+  return validate_scenario(loaded, error);
+}
+
+std::string repro_command(const ScenarioFlags& flags) {
+  std::string out = "scripts/wsim run";
+  if (!flags.scenario_file.empty()) out += " --scenario " + shell_quote(flags.scenario_file);
+  if (!flags.system.empty()) out += " --system " + shell_quote(flags.system);
+  for (const FieldOverride& o : flags.overrides) {
+    // The flag as typed: "--agent A0a" or "--set f=v"; re-quote the value part.
+    const std::size_t space = o.flag.find(' ');
+    out += " " + (space == std::string::npos
+                      ? o.flag
+                      : o.flag.substr(0, space) + " " + shell_quote(o.flag.substr(space + 1)));
+  }
+  if (flags.fault_phase_ms) out += " --time-limit " + format_duration_ms(*flags.fault_phase_ms);
+  if (flags.settle_ms) out += " --settle " + format_duration_ms(*flags.settle_ms);
+  if (flags.events_max != kDefaultEventsMax) {
+    out += " --max-events " + std::to_string(flags.events_max);
+  }
+  return out;
+}
+
+int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
+  LoadedScenario loaded;
+  std::string error;
+  if (!build_scenario(command.flags, loaded, error)) {
+    err << "wsim run: " << error << "\n";
+    return kExitUsage;
+  }
+  RunOptions options;
+  options.record_choices = true;
+  options.keep_trace = true;
+  options.log = &out;
+  options.events_max = command.flags.events_max;
+  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  const int code =
+      finish_run(loaded, result, command.ignore_expect, command.out_dir, command.out_dir_given,
+                 repro_command(command.flags), out, err);
+  if (command.print_hash) {
+    out << loaded.scenario.seed() << " " << format_hash(result.fingerprint) << "\n";
+  }
+  return code;
+}
+
+int cmd_replay(const ReplayCommand& command, std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(command.path, ec)) {
+    Bundle bundle;
+    std::string error;
+    if (!read_bundle(command.path, bundle, error) || !validate_scenario(bundle.scenario, error)) {
+      err << "wsim replay: " << error << "\n";
+      return kExitUsage;
+    }
+    RunOptions options;
+    options.tape = tape_of(bundle.record);
+    options.log = &out;
+    options.events_max = command.events_max;
+    const RunResult result = execute_run(*bundle.scenario.system, bundle.scenario.scenario, options);
+    if (result.fingerprint != bundle.fingerprint || result.trace_hash != bundle.trace_hash) {
+      out << "NONDETERMINISM: the replay's fingerprint " << format_hash(result.fingerprint)
+          << " (trace hash " << format_hash(result.trace_hash) << ") differs from the bundle's "
+          << format_hash(bundle.fingerprint) << " (trace hash " << format_hash(bundle.trace_hash)
+          << ").\n"
+          << "Either the simulation is nondeterministic, or the code changed since the bundle "
+             "was written (then run its scenario instead:\n  scripts/wsim run --scenario "
+          << shell_quote((std::filesystem::path(command.path) / "scenario.textproto").string())
+          << ")\n";
+      return kExitNondeterminism;
+    }
+    out << "replayed exactly: fingerprint " << format_hash(result.fingerprint) << ", "
+        << verdict_name(result.verdict);
+    if (result.violation) out << " " << result.violation->invariant_id;
+    if (!bundle.verdict.empty() && bundle.verdict != verdict_name(result.verdict)) {
+      out << " (the bundle recorded " << bundle.verdict
+          << ": the invariants changed since it was written)";
+    }
+    out << "\n";
+    return exit_code(result.verdict);
+  }
+
+  // A scenario file: run it from its seed with recording, replay the record, compare.
+  ScenarioFlags flags;
+  flags.scenario_file = command.path;
+  flags.events_max = command.events_max;
+  LoadedScenario loaded;
+  std::string error;
+  if (!build_scenario(flags, loaded, error)) {
+    err << "wsim replay: " << error << "\n";
+    return kExitUsage;
+  }
+  RunOptions options;
+  options.record_choices = true;
+  options.keep_trace = true;
+  options.log = &out;
+  options.events_max = command.events_max;
+  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  RunOptions again;
+  again.tape = tape_of(result.record);
+  again.events_max = command.events_max;
+  const RunResult replayed = execute_run(*loaded.system, loaded.scenario, again);
+  if (replayed.fingerprint != result.fingerprint) {
+    out << "NONDETERMINISM: replaying the run's own choice record gave fingerprint "
+        << format_hash(replayed.fingerprint) << ", the run gave "
+        << format_hash(result.fingerprint) << "\n";
+    return kExitNondeterminism;
+  }
+  out << "replayed its choice record: same fingerprint " << format_hash(result.fingerprint)
+      << "\n";
+  return finish_run(loaded, result, command.ignore_expect, command.out_dir, false,
+                    repro_command(flags), out, err);
+}
+
+int cmd_fingerprint(const FingerprintCommand& command, std::ostream& out, std::ostream& err) {
+  LoadedScenario loaded;
+  std::string error;
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+  if (!parse_seed_range(command.seeds, first, last, 1'000'000, error) ||
+      !build_scenario(command.flags, loaded, error)) {
+    err << "wsim fingerprint: " << error << "\n";
+    return kExitUsage;
+  }
+  RunOptions options;
+  options.events_max = command.flags.events_max;
+  for (std::uint64_t seed = first;; ++seed) {
+    loaded.scenario.set_seed(seed);
+    const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+    out << seed << " " << format_hash(result.fingerprint) << "\n";
+    if (seed == last) break;
+  }
+  return kExitPass;
+}
+
+int cmd_list(std::ostream& out, std::ostream& err) {
+  const std::vector<const System*> all = systems();
+  if (all.empty()) {
+    out << "no systems are linked into this binary\n";
+    return kExitPass;
+  }
+  for (const System* system : all) {
+    LoadedScenario loaded;
+    std::string error;
+    if (!scenario_for_system(system->name(), loaded, error) || !validate_scenario(loaded, error)) {
+      err << "wsim list: " << system->name() << ": " << error << "\n";
+      return kExitUsage;
+    }
+    out << system->name() << " — " << system->description() << "\n";
+    out << "  defaults: " << describe_config(loaded.scenario, *system) << "\n";
+    out << "  phases: fault " << format_duration_ms(system->default_fault_phase_ms())
+        << ", settle " << format_duration_ms(system->default_settle_ms()) << "\n";
+    out << "  versions (command-line flags):\n";
+    for (const VersionAxis& axis : system->axes()) {
+      std::string flag = axis.field;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      out << "    --" << std::left << std::setw(16) << flag;
+      for (std::size_t i = 0; i < axis.values.size(); ++i) {
+        out << (i ? ", " : "") << axis.values[i] << (axis.values[i] == axis.latest ? " (latest)" : "");
+      }
+      out << "\n";
+    }
+    out << "  invariants:\n";
+    for (const InvariantInfo& info : system->invariants()) {
+      out << "    " << std::left << std::setw(12) << info.id << " "
+          << (info.kind == InvariantKind::kSafety ? "safety  " : "liveness") << "  "
+          << info.description;
+      if (!info.reference.empty()) out << "  [" << info.reference << "]";
+      out << "\n";
+    }
+    out << "  scripted actions (events { actor: ... action: ... target: ... }):\n";
+    for (const ActionInfo& action : system->actions()) {
+      out << "    " << std::left << std::setw(10) << action.actor << " " << std::setw(20)
+          << action.action << " " << action.help << "\n";
+    }
+    Sim dummy(ChoiceSource::from_seed(0));
+    std::unique_ptr<SystemRun> run = system->create(dummy, loaded.scenario);
+    std::map<std::string, FaultId> faults;
+    for (std::size_t i = 0; i < dummy.faults().size(); ++i) {
+      faults.emplace(dummy.faults().point(static_cast<FaultId>(i)).name, static_cast<FaultId>(i));
+    }
+    std::size_t width = 0;
+    for (const auto& [name, id] : faults) width = std::max(width, name.size());
+    out << "  fault points (enabled per run with the first ratio, then fire per evaluation):\n";
+    for (const auto& [name, id] : faults) {
+      const FaultPoint& point = dummy.faults().point(id);
+      out << "    " << std::left << std::setw(static_cast<int>(width)) << name << "  "
+          << std::setw(8) << ratio_text(point.enable) << std::setw(9) << ratio_text(point.fire)
+          << point.description << "\n";
+    }
+    width = 0;
+    const std::vector<Probe> probes = dummy.probes().sorted();
+    for (const Probe& probe : probes) width = std::max(width, probe.name.size());
+    out << "  probes:\n";
+    for (const Probe& probe : probes) {
+      out << "    " << std::left << std::setw(static_cast<int>(width)) << probe.name << "  "
+          << probe.description << "\n";
+    }
+    out << "\n";
+  }
+  out << "exit codes: 0 pass, 1 usage or harness error, 2 safety violation, 3 liveness "
+         "violation, 4 nondeterminism, 5 expected violation did not happen\n";
+  return kExitPass;
+}
+
+namespace {
+
+struct HuntRow {
+  std::string system;
+  std::string config;
+  HuntResult result;
+};
+
+void print_findings(std::ostream& out, const HuntResult& result) {
+  if (result.findings.empty()) {
+    out << "findings: none\n";
+    return;
+  }
+  out << "findings:\n";
+  out << "  " << std::left << std::setw(20) << "verdict" << std::setw(16) << "invariant"
+      << std::setw(8) << "runs" << std::setw(12) << "first seed" << "bundle\n";
+  for (const Finding& f : result.findings) {
+    out << "  " << std::left << std::setw(20) << verdict_name(f.verdict) << std::setw(16)
+        << f.invariant << std::setw(8) << f.count << std::setw(12) << f.seed
+        << (f.bundle.empty() ? "-" : f.bundle) << "\n";
+  }
+}
+
+std::string rate(const HuntResult& result) {
+  if (result.seconds <= 0) return "-";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(0) << static_cast<double>(result.runs) / result.seconds;
+  return out.str();
+}
+
+}  // namespace
+
+int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
+  if (command.jobs < 1 || command.jobs > 256) {
+    err << "wsim hunt: --jobs must be between 1 and 256\n";
+    return kExitUsage;
+  }
+  if (command.runs && *command.runs == 0) {
+    err << "wsim hunt: --runs must be at least 1\n";
+    return kExitUsage;
+  }
+  std::optional<DurationMs> budget = command.time_ms;
+  if (!budget && !command.runs) budget = kDefaultHuntTimeMs;
+  if (budget && !command.make_clock) {
+    err << "wsim hunt: a time budget needs a clock; give --runs N\n";
+    return kExitUsage;
+  }
+
+  // What to hunt: the selected scenario, or every system at its latest versions.
+  std::vector<ScenarioFlags> targets;
+  if (command.flags.selects_something()) {
+    targets.push_back(command.flags);
+  } else {
+    for (const System* system : systems()) {
+      ScenarioFlags flags = command.flags;
+      flags.system = system->name();
+      targets.push_back(flags);
+    }
+    if (targets.empty()) {
+      err << "wsim hunt: no systems are linked into this binary\n";
+      return kExitUsage;
+    }
+  }
+
+  std::vector<HuntRow> rows;
+  int code = kExitPass;
+  for (const ScenarioFlags& flags : targets) {
+    LoadedScenario loaded;
+    std::string error;
+    if (!build_scenario(flags, loaded, error)) {
+      err << "wsim hunt: " << error << "\n";
+      return kExitUsage;
+    }
+    HuntOptions options;
+    options.system = loaded.system;
+    options.scenario = loaded.scenario;
+    options.seed_start = command.seed_start;
+    options.runs = command.runs;
+    options.jobs = command.jobs;
+    options.keep_going = command.keep_going;
+    options.out_dir = command.out_dir;
+    if (command.make_clock) options.clock = command.make_clock(budget);
+    options.progress = &err;
+    options.progress_tty = command.progress_tty;
+    options.log = &out;
+    options.events_max = flags.events_max;
+    options.repro_command = repro_command(flags);
+    const std::string config = describe_config(loaded.scenario, *loaded.system);
+    out << "hunting " << loaded.system->name() << " (" << config << "), seeds from "
+        << command.seed_start << ", " << command.jobs << (command.jobs == 1 ? " job" : " jobs");
+    if (command.runs) out << ", " << *command.runs << " runs";
+    if (budget) out << ", " << format_duration_ms(*budget);
+    out << (command.keep_going ? ", keep going" : ", stop at the first failure") << "\n";
+    out.flush();
+    HuntResult result = hunt(options);
+    out << "\n" << loaded.system->name() << ": " << result.runs << " runs in "
+        << format_duration_ms(static_cast<DurationMs>(result.seconds * 1000)) << " ("
+        << rate(result) << " runs/s), " << result.failures
+        << (result.failures == 1 ? " failing run" : " failing runs") << "\n";
+    print_findings(out, result);
+    out << render_probe_coverage(result.probes);
+    if (code == kExitPass) code = result.exit_code();
+    rows.push_back(HuntRow{loaded.system->name(), config, std::move(result)});
+  }
+
+  if (rows.size() > 1) {
+    out << "\nsummary:\n";
+    std::size_t w_system = 6;
+    std::size_t w_config = 6;
+    for (const HuntRow& row : rows) {
+      w_system = std::max(w_system, row.system.size());
+      w_config = std::max(w_config, std::min<std::size_t>(row.config.size(), 60));
+    }
+    out << "  " << std::left << std::setw(static_cast<int>(w_system)) << "system" << "  "
+        << std::setw(static_cast<int>(w_config)) << "config" << "  " << std::right
+        << std::setw(9) << "runs" << std::setw(9) << "runs/s" << "  found\n";
+    for (const HuntRow& row : rows) {
+      std::string found = "nothing";
+      if (!row.result.findings.empty()) {
+        const Finding& f = row.result.findings.front();
+        found = std::string(verdict_name(f.verdict)) + " " + f.invariant + " (seed " +
+                std::to_string(f.seed) + ")" + (f.bundle.empty() ? "" : " " + f.bundle);
+        if (row.result.findings.size() > 1) {
+          found += " and " + std::to_string(row.result.findings.size() - 1) + " more";
+        }
+      }
+      std::string config = row.config.size() > 60 ? row.config.substr(0, 59) + "~" : row.config;
+      out << "  " << std::left << std::setw(static_cast<int>(w_system)) << row.system << "  "
+          << std::setw(static_cast<int>(w_config)) << config << "  " << std::right
+          << std::setw(9) << row.result.runs << std::setw(9) << rate(row.result) << "  " << found
+          << "\n";
+    }
+  }
+  return code;
+}
+
+}  // namespace wsim::run

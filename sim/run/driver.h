@@ -1,0 +1,77 @@
+// The run driver: one run of a validated scenario, through the phases of design.md §5.
+//
+//   build the Sim (from the scenario's seed, or from a recorded choice tape), recording on if
+//   asked → create the SystemRun (declares fault points and probes) → apply the scenario's fault
+//   overrides → draw the fault swarm on stream "swarm" (skipped for scripted_only scenarios) →
+//   print the seed and every swarm parameter → start → fault phase (workload, faults, scripted
+//   events at their times) → heal (faults off, SystemRun::heal) → settle → liveness check.
+//
+// Safety invariants are checked after every event; a violation stops the run at once. The run
+// also stops (as a harness error) when it exceeds its event budget: a livelock at one instant of
+// virtual time must not hang a hunt.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/core/choice.h"
+#include "sim/core/probe.h"
+#include "sim/core/trace.h"
+#include "sim/proto/scenario.pb.h"
+#include "sim/run/system.h"
+#include "sim/run/verdict.h"
+
+namespace wsim::run {
+
+inline constexpr std::uint64_t kDefaultEventsMax = 50'000'000;
+
+struct RunOptions {
+  // Replays these choices (a recorded run) instead of drawing from the scenario's seed.
+  std::optional<std::vector<std::uint64_t>> tape;
+  bool record_choices = false;  // Keep the choice record (choices.bin of a bundle).
+  bool keep_trace = false;      // Keep the trace events (not only their hash).
+  std::ostream* log = nullptr;  // Banner (seed, swarm), phases and verdict; null = quiet.
+  std::uint64_t events_max = kDefaultEventsMax;
+};
+
+struct RunResult {
+  Verdict verdict = Verdict::kPass;
+  std::optional<Violation> violation;   // The violation that decided the verdict.
+  std::vector<Violation> liveness;      // Every liveness violation (the first is `violation`).
+  std::string harness_error;            // For Verdict::kHarnessError.
+  std::string phase;                    // Where the run ended: "fault", "settle", "liveness".
+
+  std::uint64_t seed = 0;
+  std::uint64_t fingerprint = 0;        // Sim::fingerprint(): trace hash ⊕ schedule hash.
+  std::uint64_t trace_hash = 0;
+  std::uint64_t events = 0;             // Event-loop events run.
+  std::uint64_t trace_events = 0;
+  std::uint64_t choices = 0;            // Choices consumed.
+  bool tape_exhausted = false;          // A replay ran past the end of its tape.
+  TimeMs end_ms = 0;
+
+  // The swarm: every fault point ("on"/"off", "forced on"...) then the system's own parameters.
+  std::vector<std::pair<std::string, std::string>> swarm;
+  std::string state;                    // SystemRun::describe_state() at the end.
+  Probes probes;
+
+  std::vector<Choice> record;           // With record_choices.
+  std::vector<TraceEvent> trace;        // With keep_trace.
+  // Index in `trace` of the event after which the violation was seen (the culprit), if any, and
+  // of the harness's own "violation" marker event.
+  std::optional<std::size_t> culprit_event;
+  std::optional<std::size_t> violation_event;
+};
+
+// Runs `scenario` (validated and normalized: see validate_scenario) of `system`.
+RunResult execute_run(const System& system, const proto::Scenario& scenario,
+                      const RunOptions& options);
+
+// The choice values of a record, for RunOptions::tape.
+std::vector<std::uint64_t> tape_of(const std::vector<Choice>& record);
+
+}  // namespace wsim::run

@@ -1,0 +1,82 @@
+// Hunting: a swarm of runs over consecutive seeds (design.md §6), fast and in parallel.
+//
+// --jobs N forks N worker PROCESSES (no threads anywhere: design.md §2). Worker j runs the seeds
+// seed_start + j, + j + N, + j + 2N, ... with recording and trace storage off, and writes one
+// line per run to its pipe; the parent aggregates, prints progress on stderr, and stops every
+// worker (SIGTERM, honoured between runs) at the first failure — or keeps going. A worker that
+// dies (an assertion: a harness bug) is reported with the seed it was running. Each failure is
+// then re-run in the parent with recording on, which must give the same verdict, and written as
+// a bundle.
+//
+// The hunt never reads a wall clock itself: the caller passes the time budget and the progress
+// rate as callbacks (cli/wallclock.h), so sim/ stays free of clocks (scripts/tidy).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/core/probe.h"
+#include "sim/proto/scenario.pb.h"
+#include "sim/run/driver.h"
+#include "sim/run/system.h"
+#include "sim/run/verdict.h"
+
+namespace wsim::run {
+
+struct HuntClock {
+  std::function<bool()> deadline_reached;   // Null: no time budget.
+  std::function<double()> elapsed_seconds;  // Null: no rates, no timed progress lines.
+};
+
+struct HuntOptions {
+  const System* system = nullptr;
+  proto::Scenario scenario;        // Validated; its seed is replaced by each run's.
+  std::uint64_t seed_start = 0;
+  std::optional<std::uint64_t> runs;  // Run budget (with or without a time budget).
+  int jobs = 1;
+  bool keep_going = false;         // Record every failure (one bundle per invariant) and go on.
+  std::string out_dir = "wsim-out";
+  bool write_bundles = true;
+  HuntClock clock;
+  std::ostream* progress = nullptr;  // Progress lines (stderr).
+  bool progress_tty = false;         // Rewrite one progress line in place.
+  std::ostream* log = nullptr;       // Failure re-runs, bundles, repro commands (stdout).
+  std::uint64_t events_max = kDefaultEventsMax;
+  // How to re-run one seed of this hunt from the command line, without --seed: e.g.
+  // "scripts/wsim run --system toy --version buggy". The hunt appends " --seed N".
+  std::string repro_command;
+};
+
+struct Finding {
+  std::uint64_t seed = 0;      // The first failing seed of this kind.
+  Verdict verdict = Verdict::kPass;
+  std::string invariant;       // Or "crash" for a worker that died.
+  std::string object;
+  std::string message;
+  std::string bundle;          // Bundle directory; empty if none was written.
+  std::uint64_t count = 0;     // Failing runs of this kind.
+};
+
+struct HuntResult {
+  std::uint64_t runs = 0;
+  std::uint64_t failures = 0;
+  double seconds = 0;
+  bool deadline_reached = false;
+  std::vector<Finding> findings;  // One per (verdict, invariant), in the order first seen.
+  // Hits summed over every run, by name; every declared probe is listed, reached or not.
+  std::vector<Probe> probes;
+
+  // 0 when nothing was found; else the exit code of the first finding.
+  int exit_code() const;
+};
+
+HuntResult hunt(const HuntOptions& options);
+
+// "probes: N of M reached" and one line per probe (reached ones with their hits, then never).
+std::string render_probe_coverage(const std::vector<Probe>& probes);
+
+}  // namespace wsim::run

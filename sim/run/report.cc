@@ -1,0 +1,336 @@
+#include "sim/run/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "sim/run/duration.h"
+#include "sim/run/scenario.h"
+
+namespace wsim::run {
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at text[i], or 0 if it is not one.
+std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = byte(i);
+  std::size_t n = 0;
+  std::uint32_t code = 0;
+  if (c < 0x80) return 1;
+  if ((c & 0xe0) == 0xc0) {
+    n = 2;
+    code = c & 0x1f;
+  } else if ((c & 0xf0) == 0xe0) {
+    n = 3;
+    code = c & 0x0f;
+  } else if ((c & 0xf8) == 0xf0) {
+    n = 4;
+    code = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+    code = (code << 6) | (byte(i + k) & 0x3f);
+  }
+  // Overlong forms, surrogates and out-of-range code points are invalid.
+  if ((n == 2 && code < 0x80) || (n == 3 && code < 0x800) || (n == 4 && code < 0x10000) ||
+      code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+    return 0;
+  }
+  return n;
+}
+
+std::string time_column(TimeMs ms) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%lld.%03lld", static_cast<long long>(ms / 1000),
+                static_cast<long long>(ms % 1000));
+  return buffer;
+}
+
+std::string pad(std::string_view text, std::size_t width) {
+  std::string out(text);
+  if (out.size() < width) out.append(width - out.size(), ' ');
+  return out;
+}
+
+std::string clip(std::string_view text, std::size_t width) {
+  if (text.size() <= width) return std::string(text);
+  return std::string(text.substr(0, width - 1)) + "~";
+}
+
+// Replaces newlines and tabs so one event stays on one line of trace.txt.
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+const char* mark_of(const RunResult& result, std::size_t index) {
+  if (result.violation_event && *result.violation_event == index) return "violation";
+  if (result.culprit_event && *result.culprit_event == index) return "culprit";
+  return nullptr;
+}
+
+std::string headline(const System& system, const proto::Scenario& scenario,
+                     const RunResult& result) {
+  std::string out = std::string(verdict_name(result.verdict));
+  if (result.violation) {
+    out += " " + result.violation->invariant_id;
+    if (!result.violation->object.empty()) out += " on " + result.violation->object;
+  }
+  out += " at " + format_duration_ms(result.end_ms) + " (" + result.phase + " phase)";
+  return out;
+}
+
+}  // namespace
+
+std::string json_string(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '"';
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    char buffer[8];
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        ++i;
+        continue;
+      case '\\':
+        out += "\\\\";
+        ++i;
+        continue;
+      case '\n':
+        out += "\\n";
+        ++i;
+        continue;
+      case '\r':
+        out += "\\r";
+        ++i;
+        continue;
+      case '\t':
+        out += "\\t";
+        ++i;
+        continue;
+      default:
+        break;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_sequence(text, i);
+    if (n == 0) {
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);  // Not UTF-8: keep the byte visible.
+      out += buffer;
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, n));
+    i += n;
+  }
+  out += '"';
+  return out;
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_trace_text(const System& system, const proto::Scenario& scenario,
+                              const RunResult& result) {
+  std::ostringstream out;
+  out << "# " << headline(system, scenario, result) << "\n";
+  if (result.violation) out << "# " << one_line(result.violation->message) << "\n";
+  if (result.verdict == Verdict::kHarnessError) out << "# " << result.harness_error << "\n";
+  out << "# seed " << result.seed << ", " << system.name() << " "
+      << describe_config(scenario, system) << ", fingerprint " << format_hash(result.fingerprint)
+      << "\n";
+  out << "# >> the event after which the invariant was found violated; !! the verdict\n";
+  std::size_t w_time = 4;
+  std::size_t w_actor = 5;
+  std::size_t w_verb = 4;
+  std::size_t w_object = 6;
+  std::size_t w_result = 6;
+  for (const TraceEvent& e : result.trace) {
+    w_time = std::max(w_time, time_column(e.time_ms).size());
+    w_actor = std::max(w_actor, std::min<std::size_t>(e.actor.size(), 28));
+    w_verb = std::max(w_verb, std::min<std::size_t>(e.verb.size(), 20));
+    w_object = std::max(w_object, std::min<std::size_t>(e.object.size(), 48));
+    w_result = std::max(w_result, std::min<std::size_t>(e.result.size(), 20));
+  }
+  std::string time_header = "time";
+  time_header.insert(0, w_time - time_header.size(), ' ');
+  out << "   " << time_header << "  " << pad("actor", w_actor) << "  " << pad("verb", w_verb)
+      << "  " << pad("object", w_object) << "  " << pad("result", w_result) << "  detail\n";
+  for (std::size_t i = 0; i < result.trace.size(); ++i) {
+    const TraceEvent& e = result.trace[i];
+    const char* mark = mark_of(result, i);
+    std::string time = time_column(e.time_ms);
+    time.insert(0, w_time - std::min(w_time, time.size()), ' ');
+    std::string line = std::string(mark == nullptr                       ? "   "
+                                   : std::string_view(mark) == "culprit" ? ">> "
+                                                                         : "!! ") +
+                       time + "  " + pad(clip(one_line(e.actor), 28), w_actor) + "  " +
+                       pad(clip(one_line(e.verb), 20), w_verb) + "  " +
+                       pad(clip(one_line(e.object), 48), w_object) + "  " +
+                       pad(clip(one_line(e.result), 20), w_result) + "  " + one_line(e.detail);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+  if (result.trace.size() < result.trace_events) {
+    out << "# (" << result.trace_events - result.trace.size() << " events not kept)\n";
+  }
+  return out.str();
+}
+
+std::string render_trace_jsonl(const RunResult& result) {
+  std::string out;
+  for (std::size_t i = 0; i < result.trace.size(); ++i) {
+    const TraceEvent& e = result.trace[i];
+    out += "{\"i\":" + std::to_string(i) + ",\"time_ms\":" + std::to_string(e.time_ms) +
+           ",\"actor\":" + json_string(e.actor) + ",\"verb\":" + json_string(e.verb) +
+           ",\"object\":" + json_string(e.object) + ",\"result\":" + json_string(e.result) +
+           ",\"detail\":" + json_string(e.detail);
+    if (const char* mark = mark_of(result, i)) out += ",\"mark\":" + json_string(mark);
+    out += "}\n";
+  }
+  return out;
+}
+
+std::string render_verdict_json(const System& system, const proto::Scenario& scenario,
+                                const RunResult& result) {
+  std::ostringstream out;
+  // The hashes come first: `wsim replay` reads them back (bundle.cc).
+  out << "{\n";
+  out << "  \"fingerprint\": " << json_string(format_hash(result.fingerprint)) << ",\n";
+  out << "  \"trace_hash\": " << json_string(format_hash(result.trace_hash)) << ",\n";
+  out << "  \"verdict\": " << json_string(verdict_name(result.verdict)) << ",\n";
+  out << "  \"exit_code\": " << exit_code(result.verdict) << ",\n";
+  out << "  \"invariant\": " << json_string(result.violation ? result.violation->invariant_id : "")
+      << ",\n";
+  out << "  \"object\": " << json_string(result.violation ? result.violation->object : "")
+      << ",\n";
+  out << "  \"message\": "
+      << json_string(result.violation ? result.violation->message : result.harness_error)
+      << ",\n";
+  out << "  \"system\": " << json_string(system.name()) << ",\n";
+  out << "  \"config\": {";
+  {
+    // describe_config is "k=v k=v"; re-read the values field by field for exact JSON.
+    bool first = true;
+    const auto* config = config_of(scenario, system);
+    if (config != nullptr) {
+      const auto* descriptor = config->GetDescriptor();
+      for (int i = 0; i < descriptor->field_count(); ++i) {
+        std::string value;
+        if (!config_value(scenario, system, descriptor->field(i)->name(), value)) continue;
+        out << (first ? "" : ", ") << json_string(descriptor->field(i)->name()) << ": "
+            << json_string(value);
+        first = false;
+      }
+    }
+  }
+  out << "},\n";
+  out << "  \"seed\": " << result.seed << ",\n";
+  out << "  \"events\": " << result.events << ",\n";
+  out << "  \"trace_events\": " << result.trace_events << ",\n";
+  out << "  \"choices\": " << result.choices << ",\n";
+  out << "  \"virtual_time_ms\": " << result.end_ms << ",\n";
+  out << "  \"virtual_time\": " << json_string(format_duration_ms(result.end_ms)) << ",\n";
+  out << "  \"phase\": " << json_string(result.phase) << ",\n";
+  out << "  \"swarm\": {";
+  for (std::size_t i = 0; i < result.swarm.size(); ++i) {
+    out << (i == 0 ? "\n    " : ",\n    ") << json_string(result.swarm[i].first) << ": "
+        << json_string(result.swarm[i].second);
+  }
+  out << (result.swarm.empty() ? "" : "\n  ") << "},\n";
+  out << "  \"liveness\": [";
+  for (std::size_t i = 0; i < result.liveness.size(); ++i) {
+    const Violation& v = result.liveness[i];
+    out << (i == 0 ? "\n    " : ",\n    ") << "{\"invariant\": " << json_string(v.invariant_id)
+        << ", \"object\": " << json_string(v.object) << ", \"message\": "
+        << json_string(v.message) << "}";
+  }
+  out << (result.liveness.empty() ? "" : "\n  ") << "],\n";
+  out << "  \"state\": " << json_string(result.state) << "\n";
+  out << "}\n";
+  return out.str();
+}
+
+std::string render_timeline_html(const System& system, const proto::Scenario& scenario,
+                                 const RunResult& result) {
+  std::ostringstream out;
+  const std::string title = system.name() + " seed " + std::to_string(result.seed) + ": " +
+                            headline(system, scenario, result);
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+      << html_escape(title) << "</title>\n<style>\n"
+      << "body{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;margin:1.5em}\n"
+      << "h1{font-size:16px} p{margin:.3em 0}\n"
+      << "table{border-collapse:collapse} th,td{padding:2px 8px;text-align:left;"
+         "vertical-align:top;border-bottom:1px solid #ddd}\n"
+      << "th{background:#f3f3f3;position:sticky;top:0} td.t{text-align:right;color:#555}\n"
+      << "tr.culprit{background:#fff3cd} tr.violation{background:#f8d7da;font-weight:bold}\n"
+      << "tr.wsim td{color:#0b5394}\n"
+      << "</style>\n</head>\n<body>\n";
+  out << "<h1>" << html_escape(title) << "</h1>\n";
+  if (result.violation) out << "<p>" << html_escape(result.violation->message) << "</p>\n";
+  if (result.verdict == Verdict::kHarnessError) {
+    out << "<p>" << html_escape(result.harness_error) << "</p>\n";
+  }
+  out << "<p>" << html_escape(describe_config(scenario, system)) << " &middot; fingerprint "
+      << format_hash(result.fingerprint) << " &middot; " << result.events << " events</p>\n";
+  out << "<table>\n<thead><tr><th>time</th><th>actor</th><th>verb</th><th>object</th>"
+         "<th>result</th><th>detail</th></tr></thead>\n<tbody>\n";
+  for (std::size_t i = 0; i < result.trace.size(); ++i) {
+    const TraceEvent& e = result.trace[i];
+    std::string css;
+    if (const char* mark = mark_of(result, i)) css = mark;
+    if (e.actor == "wsim") css += css.empty() ? "wsim" : " wsim";
+    out << "<tr" << (css.empty() ? "" : " class=\"" + css + "\"") << "><td class=\"t\">"
+        << time_column(e.time_ms) << "</td><td>" << html_escape(e.actor) << "</td><td>"
+        << html_escape(e.verb) << "</td><td>" << html_escape(e.object) << "</td><td>"
+        << html_escape(e.result) << "</td><td>" << html_escape(e.detail) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n</body>\n</html>\n";
+  return out.str();
+}
+
+}  // namespace wsim::run
