@@ -1,0 +1,59 @@
+// Whole scripted runs: the acceptance targets of issue 3 (limbo of research §7.1, seed 000).
+#include <gtest/gtest.h>
+
+#include "model/gitlab/invariants/catalog.h"
+#include "tests/gitlab/run_helper.h"
+
+namespace wsim::gitlab::testing {
+namespace {
+
+TEST(GitlabScenario, CreatedWorkspaceReachesRunning) {
+  proto::Scenario scenario = scripted("A1", "R1");
+  add_event(scenario, kSecondMs, "user", "create", "ws-0");
+  TestRun run(scenario);
+  const Outcome outcome = run.run();
+  EXPECT_TRUE(outcome.passed()) << outcome.summary() << run.system().describe_state();
+  const WorkspaceRow* row = run.system().rails().table().find_by_name("ws-0");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->actual_state, State::kRunning) << run.system().describe_state();
+}
+
+TEST(GitlabScenario, LimboIsStuckWithPreFixAgent) {
+  TestRun run(limbo("A0a", "R1"));
+  const Outcome outcome = run.run();
+  EXPECT_FALSE(outcome.safety) << outcome.summary();
+  EXPECT_TRUE(outcome.has_liveness(std::string(kL1))) << outcome.summary();
+  EXPECT_TRUE(outcome.has_liveness(std::string(kL2))) << outcome.summary();
+}
+
+TEST(GitlabScenario, LimboEndsInTheProductionSignatureOfSeed000) {
+  TestRun run(limbo("A0a", "R1"));
+  run.run();
+  const WorkspaceRow* row = run.system().rails().table().find_by_name("ws-0");
+  ASSERT_NE(row, nullptr);
+  // gitlab#411205: desired Terminated, actual Running, responded_to_agent_at later than
+  // desired_state_updated_at, no Deployment, no tracker entry.
+  EXPECT_EQ(row->desired_state, State::kTerminated);
+  EXPECT_EQ(row->actual_state, State::kRunning);
+  ASSERT_TRUE(row->responded_to_agent_at.has_value());
+  EXPECT_GT(*row->responded_to_agent_at, row->desired_state_updated_at);
+  EXPECT_EQ(run.system().cluster().api().peek(
+                kube::ObjectRef{"Deployment", row->namespace_, row->name}),
+            nullptr);
+  const ReconcilerState* state = run.system().agent().state();
+  ASSERT_NE(state, nullptr);
+  EXPECT_FALSE(state->termination.contains_name("ws-0"));
+  EXPECT_TRUE(run.system().monitor().in_limbo(*row));
+}
+
+TEST(GitlabScenario, LimboConvergesWithTheFix) {
+  TestRun run(limbo("A1", "R1"));
+  const Outcome outcome = run.run();
+  EXPECT_TRUE(outcome.passed()) << outcome.summary() << run.system().describe_state();
+  const WorkspaceRow* row = run.system().rails().table().find_by_name("ws-0");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->actual_state, State::kTerminated);
+}
+
+}  // namespace
+}  // namespace wsim::gitlab::testing
