@@ -64,6 +64,9 @@ Status Cluster::add_node(const std::string& name, std::int64_t cpu_milli, std::i
   node.status["memoryMiB"] = std::to_string(memory_mib);
   node.status["ready"] = "true";
   const Result<Object> created = api_->server_create(node, raw->actor());
+  sim_.record(raw->actor(), "register", "Node/" + name,
+              created.ok() ? "ok" : code_name(created.status.code),
+              "cpuMilli=" + std::to_string(cpu_milli) + " memoryMiB=" + std::to_string(memory_mib));
   if (!created.ok()) {
     kubelets_.erase(name);
     return created.status;
@@ -86,33 +89,39 @@ Status Cluster::delete_node(const std::string& name) {
   return status;
 }
 
-Status Cluster::patch_node(const std::string& name, MergePatch patch, Subresource subresource) {
-  return api_->server_patch(ObjectRef{"Node", "", name}, patch, subresource, kKubectl).status;
+Status Cluster::patch_node(const std::string& name, MergePatch patch, Subresource subresource,
+                           const char* verb, const std::string& detail) {
+  const Status status =
+      api_->server_patch(ObjectRef{"Node", "", name}, patch, subresource, kKubectl).status;
+  sim_.record(kKubectl, verb, "Node/" + name, status.ok() ? "ok" : code_name(status.code), detail);
+  return status;
 }
 
 Status Cluster::cordon(const std::string& name) {
   MergePatch patch;
   patch.spec["unschedulable"] = "true";
-  return patch_node(name, std::move(patch), Subresource::kMain);
+  return patch_node(name, std::move(patch), Subresource::kMain, "cordon", "");
 }
 
 Status Cluster::uncordon(const std::string& name) {
   MergePatch patch;
   patch.spec["unschedulable"] = std::nullopt;
-  return patch_node(name, std::move(patch), Subresource::kMain);
+  return patch_node(name, std::move(patch), Subresource::kMain, "uncordon", "");
 }
 
 Status Cluster::set_node_ready(const std::string& name, bool ready) {
   MergePatch patch;
   patch.status["ready"] = ready ? "true" : "false";
-  return patch_node(name, std::move(patch), Subresource::kStatus);
+  return patch_node(name, std::move(patch), Subresource::kStatus, "set-ready",
+                    ready ? "ready" : "not ready");
 }
 
 Status Cluster::label_node(const std::string& name, const std::string& key,
                            std::optional<std::string> value) {
   MergePatch patch;
+  const std::string detail = value ? key + "=" + *value : "-" + key;
   patch.labels[key] = std::move(value);
-  return patch_node(name, std::move(patch), Subresource::kMain);
+  return patch_node(name, std::move(patch), Subresource::kMain, "label", detail);
 }
 
 std::vector<std::string> Cluster::node_names() const {
@@ -146,13 +155,18 @@ void Cluster::dispatch_node(const WatchEvent& event) {
 Result<Object> Cluster::create(Object object) { return api_->server_create(std::move(object), kKubectl); }
 
 Status Cluster::remove(const ObjectRef& ref, DeleteOptions options) {
-  return api_->server_delete(ref, options, kKubectl);
+  const Status status = api_->server_delete(ref, options, kKubectl);
+  sim_.record(kKubectl, "delete", ref.to_string(), status.ok() ? "ok" : code_name(status.code));
+  return status;
 }
 
 Result<Object> Cluster::scale(const ObjectRef& deployment, std::int64_t replicas) {
   MergePatch patch;
   patch.spec["replicas"] = std::to_string(replicas);
-  return api_->server_patch(deployment, patch, Subresource::kMain, kKubectl);
+  Result<Object> result = api_->server_patch(deployment, patch, Subresource::kMain, kKubectl);
+  sim_.record(kKubectl, "scale", deployment.to_string(),
+              result.ok() ? "ok" : code_name(result.status.code), "replicas=" + std::to_string(replicas));
+  return result;
 }
 
 Kubelet* Cluster::kubelet_of(const ObjectRef& pod) {

@@ -121,7 +121,8 @@ class Cluster {
   void dispatch_pod(const WatchEvent& event);
   void dispatch_node(const WatchEvent& event);
   Kubelet* kubelet_of(const ObjectRef& pod);
-  Status patch_node(const std::string& name, MergePatch patch, Subresource subresource);
+  Status patch_node(const std::string& name, MergePatch patch, Subresource subresource,
+                    const char* verb, const std::string& detail);
 
   Sim& sim_;
   ClusterOptions options_;

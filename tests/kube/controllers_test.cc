@@ -465,6 +465,42 @@ TEST_F(ControllerTest, DeploymentTemplateChangeRecreatesThePod) {
   EXPECT_EQ(get("Pod", "default", old_pod), nullptr);
 }
 
+TEST_F(ControllerTest, DeploymentScaleWritesReplicaSetUpdatedWithTheNewGeneration) {
+  boot();
+  must_create(make_deployment("default", "web", 1));
+  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
+  std::vector<std::pair<std::string, std::string>> progressing;  // (reason, observedGeneration)
+  api().subscribe("Deployment", [&](const WatchEvent& e) {
+    const Condition* p = e.object.condition("Progressing");
+    progressing.emplace_back(p ? p->reason : "", e.object.status_or("observedGeneration", ""));
+  });
+  const Result<Object> scaled = cluster().scale(ObjectRef{"Deployment", "default", "web"}, 0);
+  ASSERT_TRUE(scaled.ok());
+  const std::string generation = std::to_string(scaled.value.meta.generation);
+  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Stopped"; }));
+  const auto updated = std::find(progressing.begin(), progressing.end(),
+                                 std::make_pair(std::string("ReplicaSetUpdated"), generation));
+  EXPECT_NE(updated, progressing.end());
+  EXPECT_EQ(progressing.back(), std::make_pair(std::string("NewReplicaSetAvailable"), generation));
+}
+
+TEST_F(ControllerTest, DeploymentReplacesARejectedPod) {
+  boot();
+  Object d = make_deployment("default", "web", 1);
+  const std::string first = "web-" + pod_template_hash(d) + "-0";
+  cluster().reject_at_admission(ObjectRef{"Pod", "default", first}, "NodeAffinity");
+  must_create(d);
+  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
+  const Object* rejected = get("Pod", "default", first);
+  ASSERT_NE(rejected, nullptr);  // Failed pods stay (until the pod GC threshold, not modelled).
+  EXPECT_EQ(pod_phase(*rejected), "Failed");
+  EXPECT_EQ(rejected->status_or("reason", ""), "NodeAffinity");
+  const Object* replacement = get("Pod", "default", "web-" + pod_template_hash(d) + "-1");
+  ASSERT_NE(replacement, nullptr);
+  EXPECT_TRUE(pod_is_ready(*replacement));
+  EXPECT_EQ(get("Deployment", "default", "web")->status_or("replicas", ""), "1");
+}
+
 TEST_F(ControllerTest, SchedulerLeavesPodPendingUntilANodeFits) {
   ClusterOptions options;
   options.node_cpu_milli = 1000;
@@ -929,6 +965,34 @@ TEST_F(ControllerTest, DeleteNodeFailsItsPodsWithNodeLost) {
   // A node of the same name can come back.
   ASSERT_TRUE(cluster().add_node("node-1", 4000, 16384).ok());
   EXPECT_NE(cluster().kubelet("node-1"), nullptr);
+}
+
+TEST_F(ControllerTest, KubeletStopsAPodDeletedBeforeItsContainerStarted) {
+  ClusterOptions options;
+  options.kubelet.start = {10 * kSecondMs, 10 * kSecondMs};
+  boot(options);
+  const ObjectRef ref{"Pod", "default", "p"};
+  must_create(make_pod("default", "p"));
+  ASSERT_TRUE(run_until([&] { return api().peek(ref)->status_or("container.state", "") == "waiting"; }));
+  const TimeMs deleted_at = sim().now_ms();
+  ASSERT_TRUE(cluster().remove(ref).ok());  // Default grace 30 s, but nothing runs yet.
+  std::string last_phase;
+  api().subscribe("Pod", [&](const WatchEvent& e) { last_phase = pod_phase(e.object); });
+  ASSERT_TRUE(run_until([&] { return api().peek(ref) == nullptr; }));
+  EXPECT_LT(sim().now_ms() - deleted_at, 2 * kSecondMs);
+  EXPECT_EQ(last_phase, "Failed");
+  EXPECT_EQ(cluster().counters().kubelets.started, 0u);
+}
+
+TEST_F(ControllerTest, PodsBoundToAMissingNodeAreCollected) {
+  boot();
+  Object pod = make_pod("default", "stray");
+  pod.spec["nodeName"] = "node-gone";
+  must_create(pod);
+  advance(5 * kSecondMs);
+  EXPECT_EQ(get("Pod", "default", "stray"), nullptr);
+  EXPECT_EQ(cluster().counters().node_lifecycle.pods_lost, 1u);
+  EXPECT_EQ(cluster().counters().node_lifecycle.pods_removed, 1u);
 }
 
 TEST_F(ControllerTest, NodeNotReadyPausesItsKubeletAndMarksPodsUnready) {

@@ -269,9 +269,6 @@ void DeploymentController::sync(const ObjectRef& ref) {
   if (update.changed) {
     MergePatch patch;
     for (const auto& [key, value] : update.status) patch.status[key] = value;
-    for (const auto& [key, value] : deployment.status) {
-      if (update.status.count(key) == 0) patch.status[key] = std::nullopt;
-    }
     patch.conditions = update.conditions;
     Result<Object> written =
         api_.server_patch(ObjectRef::of(deployment), patch, Subresource::kStatus, kActor);
