@@ -1,0 +1,232 @@
+// Every invariant of the monitor, seen failing on a hand-built violating state (and, where cheap,
+// not reported on the passing twin).
+#include <gtest/gtest.h>
+
+#include "model/gitlab/invariants/catalog.h"
+#include "model/gitlab/invariants/monitor.h"
+#include "model/gitlab/naming.h"
+#include "sim/kube/api_server.h"
+
+namespace wsim::gitlab {
+namespace {
+
+class MonitorTest : public ::testing::Test {
+ protected:
+  void build(AgentVersion agent, RailsVersion rails, NamespaceMode mode = NamespaceMode::kUnique) {
+    versions_.agent = agent;
+    versions_.rails = rails;
+    versions_.mode = mode;
+    table_ = std::make_unique<WorkspacesTable>(rails);
+    monitor_ = std::make_unique<Monitor>(sim_, api_, *table_, MonitorOptions{versions_, kHourMs, 10 * kSecondMs}, nullptr);
+    table_->set_observer([this](const std::optional<WorkspaceRow>& b, const WorkspaceRow& a) {
+      monitor_->on_row_written(b, a);
+    });
+    monitor_->set_agent_view(AgentView{[this]() { return state_.get(); }, []() { return std::vector<kube::Object>{}; }});
+  }
+  std::string first() {
+    auto v = monitor_->take_safety_violation();
+    return v ? v->invariant_id : "";
+  }
+  WorkspaceRow row(const std::string& name) { return *table_->find_by_name(name); }
+  void create(const std::string& name) { table_->insert(name, unique_namespace_for(name), 0); }
+  void set(const std::string& name, State desired, State actual, TimeMs now_ms = 1000) {
+    WorkspaceRow r = row(name);
+    r.desired_state = desired;
+    r.actual_state = actual;
+    ASSERT_TRUE(table_->save(r, now_ms));
+  }
+  RailsRequest request_with(const std::string& name, TerminationProgress tp, std::uint64_t id) {
+    RailsRequest request;
+    request.request_id = id;
+    WorkspaceAgentInfo info;
+    info.name = name;
+    info.termination_progress = tp;
+    request.workspace_agent_infos.push_back(info);
+    return request;
+  }
+  kube::Object object(const std::string& kind, const std::string& ns, const std::string& name,
+                      const std::string& ws) {
+    kube::Object o;
+    o.kind = kind;
+    o.meta.namespace_ = ns;
+    o.meta.name = name;
+    o.meta.labels[std::string(kWorkspaceIdLabel)] = ws;
+    o.meta.annotations[std::string(kOwningInventoryAnnotation)] = workspace_inventory_name(ws);
+    return o;
+  }
+  void namespace_(const std::string& name) {
+    kube::Object ns;
+    ns.kind = "Namespace";
+    ns.meta.name = name;
+    ASSERT_TRUE(api_.server_create(ns, "test").ok());
+  }
+
+  Sim sim_{ChoiceSource::from_seed(1)};
+  kube::ApiServer api_{sim_};
+  Versions versions_;
+  std::unique_ptr<WorkspacesTable> table_;
+  std::unique_ptr<Monitor> monitor_;
+  std::unique_ptr<ReconcilerState> state_;
+};
+
+TEST_F(MonitorTest, S1FlagsAnActualOnlyDesiredState) {
+  build(AgentVersion::kA1, RailsVersion::kR1);
+  create("ws");
+  EXPECT_EQ(first(), "");
+  set("ws", State::kStarting, State::kRunning);
+  EXPECT_EQ(first(), kS1);
+}
+
+TEST_F(MonitorTest, S2FlagsUnterminating) {
+  build(AgentVersion::kA1, RailsVersion::kR1);  // R1 lacks the validation, so the write happens.
+  create("ws");
+  set("ws", State::kTerminated, State::kRunning);
+  EXPECT_EQ(first(), "");
+  set("ws", State::kRunning, State::kRunning);
+  EXPECT_EQ(first(), kS2);
+}
+
+TEST_F(MonitorTest, S3FlagsTerminatedWithoutProgressOrWithCachedDeployment) {
+  build(AgentVersion::kA1, RailsVersion::kR1);
+  create("ws");
+  create("ok");
+  BuiltRequest built;
+  built.request = request_with("ws", TerminationProgress::kTerminated, 7);
+  built.present = {"ws"};  // The Deployment was in the cache when the info was built.
+  monitor_->on_request_built(1, built);
+  monitor_->on_rails_request_begin(built.request);
+  set("ws", State::kTerminated, State::kTerminated);
+  EXPECT_EQ(first(), kS3);
+  monitor_->on_rails_request_end();
+  set("ok", State::kTerminated, State::kTerminated);  // Outside any request.
+  EXPECT_EQ(first(), kS3);
+}
+
+TEST_F(MonitorTest, S4FlagsApplyAfterDesiredTerminated) {
+  build(AgentVersion::kA1, RailsVersion::kR1);
+  monitor_->on_apply("ws", {object("Deployment", "ns", "ws", "ws")}, false);
+  EXPECT_EQ(first(), "");
+  WorkspaceRailsInfo info;
+  info.name = "ws";
+  info.desired_state = State::kTerminated;
+  monitor_->on_rails_info(1, info);
+  monitor_->on_namespace_create("ws", "ns");
+  EXPECT_EQ(first(), kS4);
+}
+
+TEST_F(MonitorTest, S5FlagsNamespaceWritesAndForeignDeletesInSharedMode) {
+  build(AgentVersion::kA3, RailsVersion::kR3, NamespaceMode::kShared);
+  namespace_("shared");
+  ASSERT_TRUE(api_.server_create(object("Service", "shared", "other", "other"), "test").ok());
+  monitor_->on_object_delete("ws", kube::ObjectRef{"ConfigMap", "shared", workspace_inventory_name("ws")});
+  EXPECT_EQ(first(), "");
+  monitor_->on_object_delete("ws", kube::ObjectRef{"Service", "shared", "other"});
+  EXPECT_EQ(first(), kS5);
+  monitor_->on_namespace_delete("ws2", "shared");  // Violations are reported once per object.
+  EXPECT_EQ(first(), kS5);
+}
+
+TEST_F(MonitorTest, S6FlagsDeleteNamespaceOfALiveWorkspace) {
+  build(AgentVersion::kA1, RailsVersion::kR1);
+  create("ws");
+  monitor_->on_namespace_delete("ws", unique_namespace_for("ws"));
+  EXPECT_EQ(first(), kS6);
+  set("ws", State::kTerminated, State::kRunning);
+  monitor_->on_namespace_delete("ws", unique_namespace_for("ws"));
+  EXPECT_EQ(first(), "");
+}
+
+TEST_F(MonitorTest, S7FlagsForgettingBeforeTheAck) {
+  build(AgentVersion::kA1, RailsVersion::kR1);
+  monitor_->on_tracker_erase(WorkspaceKey{"ws", "ns"}, State::kTerminated);
+  EXPECT_EQ(first(), "");
+  monitor_->on_tracker_erase(WorkspaceKey{"ws", "ns"}, State::kTerminating);
+  EXPECT_EQ(first(), kS7);
+}
+
+TEST_F(MonitorTest, S8FlagsAStaleErrorReport) {
+  build(AgentVersion::kA1, RailsVersion::kR1);
+  const WorkspaceKey key{"ws", "ns"};
+  monitor_->on_operation_done(1, key, 5, true);
+  BuiltRequest built;
+  built.error_versions[key] = 6;
+  monitor_->on_request_built(1, built);
+  EXPECT_EQ(first(), "");
+  built.error_versions[key] = 4;
+  monitor_->on_request_built(1, built);
+  EXPECT_EQ(first(), kS8);
+}
+
+TEST_F(MonitorTest, S9FlagsTimestampRegressions) {
+  build(AgentVersion::kA1, RailsVersion::kR1);
+  create("ws");
+  table_->touch_returned({1}, 5000);
+  EXPECT_EQ(first(), "");
+  table_->touch_returned({1}, 4000);
+  EXPECT_EQ(first(), kS9);
+}
+
+TEST_F(MonitorTest, S10FlagsNonInventoryConfigForTerminatedOnR3) {
+  build(AgentVersion::kA3, RailsVersion::kR3);
+  RailsResponse response;
+  WorkspaceRailsInfo info;
+  info.name = "ws";
+  info.desired_state = State::kTerminated;
+  info.config_to_apply.push_back(object("Deployment", "ns", "ws", "ws"));
+  response.workspace_rails_infos.push_back(info);
+  monitor_->on_rails_response(RailsRequest{}, response);
+  EXPECT_EQ(first(), kS10);
+}
+
+TEST_F(MonitorTest, S11FlagsObjectsLeftBehindAtTerminated) {
+  build(AgentVersion::kA3, RailsVersion::kR3, NamespaceMode::kShared);
+  namespace_("shared");
+  table_->insert("ws", "shared", 0);
+  ASSERT_TRUE(api_.server_create(object("Service", "shared", "ws", "ws"), "test").ok());
+  RailsRequest request = request_with("ws", TerminationProgress::kTerminated, 3);
+  monitor_->on_rails_request_begin(request);
+  set("ws", State::kTerminated, State::kTerminated);
+  EXPECT_EQ(first(), kS11);
+}
+
+TEST_F(MonitorTest, L1L2L4OnTheLimboRowAndL3OnAStoppedTarget) {
+  build(AgentVersion::kA0a, RailsVersion::kR1);
+  create("ws");
+  create("idle");
+  set("ws", State::kTerminated, State::kRunning, 1000);
+  set("idle", State::kStopped, State::kRunning, 1000);
+  table_->touch_returned({1, 2}, 2000);
+  state_ = std::make_unique<ReconcilerState>(1, SyncedFlagRule::kAfterExchange);
+  state_->termination.add(WorkspaceKey{"gone", "ns"}, TerminationProgress::kTerminating);
+  monitor_->on_heal(0);
+  EXPECT_TRUE(monitor_->in_limbo(row("ws")));
+  monitor_->on_cycle_done(1, true, true);
+  monitor_->on_cycle_done(1, true, true);
+  std::set<std::string> ids;
+  for (const run::Violation& v : monitor_->check_liveness()) ids.insert(v.invariant_id);
+  EXPECT_EQ(ids, (std::set<std::string>{std::string(kL1), std::string(kL2), std::string(kL3),
+                                        std::string(kL4)}));
+}
+
+TEST_F(MonitorTest, L5FlagsChattyPartialsOnA2AndL6SlowConvergence) {
+  build(AgentVersion::kA2, RailsVersion::kR2);
+  monitor_->on_heal(0);
+  RailsRequest request = request_with("ws", TerminationProgress::kTerminating, 1);
+  monitor_->on_exchange(1, request, true, RailsResponse{});
+  ASSERT_EQ(monitor_->check_liveness().size(), 1u);
+  EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL5);
+
+  build(AgentVersion::kA1, RailsVersion::kR1);
+  create("ws");
+  set("ws", State::kRunning, State::kStarting);
+  monitor_->on_heal(0);
+  monitor_->on_cycle_done(1, false, true);
+  sim_.loop().run_until(2 * kHourMs);
+  set("ws", State::kRunning, State::kRunning);
+  monitor_->on_cycle_done(1, false, true);
+  ASSERT_EQ(monitor_->check_liveness().size(), 1u);
+  EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL6);
+}
+
+}  // namespace
+}  // namespace wsim::gitlab
