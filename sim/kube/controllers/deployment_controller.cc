@@ -121,7 +121,10 @@ DeploymentController::DeploymentController(Sim& sim, ApiServer& api,
     : sim_(sim),
       api_(api),
       options_(options),
-      stream_(sim.stream("kube.controller.deployment")) {}
+      stream_(sim.stream("kube.controller.deployment")) {
+  probe_deadline_ = sim.probes().declare("kube.deployment.progress_deadline_exceeded",
+                                         "a Deployment reported ProgressDeadlineExceeded");
+}
 
 void DeploymentController::start() {
   api_.subscribe("Deployment", [this](const WatchEvent& event) { on_deployment(event); });
@@ -284,6 +287,7 @@ void DeploymentController::sync(const ObjectRef& ref) {
       const Condition* before = find_condition(deployment.conditions, "Progressing");
       if (before == nullptr || before->reason != "ProgressDeadlineExceeded") {
         ++counters_.deadline_exceeded;
+        sim_.probes().hit(probe_deadline_);
       }
     }
     sim_.record(kActor, "update-status", ref.to_string(),

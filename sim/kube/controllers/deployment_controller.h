@@ -122,6 +122,7 @@ class DeploymentController {
   ApiServer& api_;
   DeploymentControllerOptions options_;
   ChoiceStream stream_;
+  ProbeId probe_deadline_ = 0;
   std::set<ObjectRef> queued_;
   std::map<std::string, Memory> memory_;  // By Deployment uid.
   Counters counters_;

@@ -32,6 +32,12 @@ KubeletShared::KubeletShared(Sim& sim, KubeletOptions o)
       kRejectFault,
       "kubelet rejects a bound pod at admission (Failed: NodeAffinity/OutOfcpu/OutOfmemory)",
       o.reject_enable, o.reject_fire);
+  probe_rejected_at_admission =
+      sim.probes().declare("kube.kubelet.rejected_at_admission", "a pod was rejected at admission");
+  probe_rejected_running = sim.probes().declare(
+      "kube.kubelet.rejected_running", "a running pod was rejected (re-admission, #20372)");
+  probe_sigkill_after_grace = sim.probes().declare(
+      "kube.kubelet.sigkill_after_grace", "a container ignored SIGTERM until its grace period ended");
 }
 
 Kubelet::Kubelet(Sim& sim, ApiServer& api, KubeletShared& shared, std::string node)
@@ -218,6 +224,7 @@ void Kubelet::admit(const std::string& uid, const Object& pod) {
     }
     state->stage = Stage::kRejected;
     ++shared_.counters.rejected;
+    sim_.probes().hit(shared_.probe_rejected_at_admission);
     const Result<Object> written =
         write_status(pod, {{"phase", "Failed"}, {"reason", reason}, {"message", message}, {"ready", "false"}},
                      "False", "PodFailed");
@@ -302,6 +309,7 @@ void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
       } else {
         delay = grace;
         state->stop_exit_code = 137;  // Ignores SIGTERM: SIGKILL when the grace period ends.
+        sim_.probes().hit(shared_.probe_sigkill_after_grace);
       }
       sim_.record(actor(), "kill", state->ref.to_string(), "ok",
                   "grace " + std::to_string(grace) + "ms, stops after " + std::to_string(delay) + "ms");
@@ -420,6 +428,7 @@ Status Kubelet::reject_running(const ObjectRef& ref, const std::string& reason) 
   state->stage = Stage::kRejected;
   state->ready = false;
   ++shared_.counters.rejected_running;
+  sim_.probes().hit(shared_.probe_rejected_running);
   const Result<Object> written = write_status(pod,
                                               {{"phase", "Failed"},
                                                {"reason", reason},

@@ -69,6 +69,10 @@ struct KubeletShared {
   ChoiceStream stream;         // "kube.kubelet": delays, stop behaviour.
   ChoiceStream reject_stream;  // "kube.fault.kubelet_reject": the fault and its reason.
   FaultId reject_fault = 0;
+  // Coverage probes (sim.probes()).
+  ProbeId probe_rejected_at_admission = 0;
+  ProbeId probe_rejected_running = 0;
+  ProbeId probe_sigkill_after_grace = 0;
   // Pods (by namespace/name) to reject at their next admission; value = reason ("" = drawn).
   std::map<ObjectRef, std::string> reject_at_admission;
 

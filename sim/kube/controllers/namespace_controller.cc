@@ -30,6 +30,9 @@ NamespaceController::NamespaceController(Sim& sim, ApiServer& api,
   slow_fault_ = sim.faults().declare(
       kSlowFault, "namespace controller steps stretched (slow Terminating namespace)",
       options_.slow_enable, options_.slow_fire);
+  probe_waiting_ = sim.probes().declare(
+      "kube.namespace.waiting_for_content",
+      "a Terminating namespace waited for content still terminating (grace period, finalizers)");
 }
 
 void NamespaceController::start() {
@@ -96,7 +99,11 @@ void NamespaceController::step(const std::string& name) {
     if (left > 0) {
       // More to delete: next step. Only terminating objects left: their removal (a Deleted
       // event) wakes this controller up, no polling.
-      if (undeleted) enqueue(name);
+      if (undeleted) {
+        enqueue(name);
+      } else {
+        sim_.probes().hit(probe_waiting_);
+      }
       return;
     }
   }

@@ -10,7 +10,10 @@ std::string result_name(const Status& status) { return status.ok() ? "ok" : code
 
 NodeLifecycleController::NodeLifecycleController(Sim& sim, ApiServer& api,
                                                  NodeLifecycleOptions options)
-    : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.node_lifecycle")) {}
+    : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.node_lifecycle")) {
+  probe_pod_lost_ =
+      sim.probes().declare("kube.node.pod_lost", "a pod was failed with NodeLost (node deleted)");
+}
 
 void NodeLifecycleController::start() {
   api_.subscribe("Node", [this](const WatchEvent& event) { on_node(event); });
@@ -70,6 +73,7 @@ void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
       patch.conditions = conditions;
       const Result<Object> written = api_.server_patch(ref, patch, Subresource::kStatus, kActor);
       ++counters_.pods_lost;
+      sim_.probes().hit(probe_pod_lost_);
       sim_.record(kActor, "mark-failed", ref.to_string(), result_name(written.status),
                   "NodeLost: node " + node + " deleted");
     }

@@ -56,6 +56,7 @@ class NodeLifecycleController {
   ApiServer& api_;
   NodeLifecycleOptions options_;
   ChoiceStream stream_;
+  ProbeId probe_pod_lost_ = 0;
   std::set<ObjectRef> queued_pods_;
   std::set<std::string> queued_nodes_;
   Counters counters_;
