@@ -50,6 +50,7 @@ std::vector<run::ActionInfo> Workload::catalog() {
       {"kubectl", "delete_namespace", "delete the namespace of workspace <target>"},
       {"kubectl", "delete_deployment", "delete the Deployment of workspace <target>"},
       {"kubectl", "delete_inventory", "delete the <target>-workspace-inventory ConfigMap"},
+      {"kubectl", "delete_inventories", "delete both inventory ConfigMaps of <target>"},
       {"agent", "restart", "restart agentk (leader change): all in-memory state is lost"},
       {"link", "partition_on", "agentk cannot reach Rails (requests time out)"},
       {"link", "partition_off", "heal the agentk ⇄ Rails link"},
@@ -116,10 +117,22 @@ bool Workload::kubectl_action(const std::string& action, const std::string& targ
   if (row == nullptr) {
     // A scripted event may name a workspace that is created later; it is then a no-op.
     record("kubectl", action, target, "NoSuchWorkspace");
-    return action == "delete_namespace" || action == "delete_deployment" ||
-                   action == "delete_inventory"
-               ? true
-               : (error = "unknown action kubectl/" + action, false);
+    if (action == "delete_namespace" || action == "delete_deployment" ||
+        action == "delete_inventory" || action == "delete_inventories") {
+      return true;
+    }
+    error = "unknown action kubectl/" + action;
+    return false;
+  }
+  if (action == "delete_inventories") {
+    for (const std::string& name :
+         {workspace_inventory_name(row->name), secrets_inventory_name(row->name)}) {
+      const kube::ObjectRef inventory{"ConfigMap", row->namespace_, name};
+      const kube::Status status = cluster_.remove(inventory);
+      record("kubectl", "delete", inventory.to_string(),
+             status.ok() ? "ok" : kube::code_name(status.code));
+    }
+    return true;
   }
   kube::ObjectRef ref;
   if (action == "delete_namespace") {

@@ -19,8 +19,9 @@ Grouping group_config(const std::vector<kube::Object>& config) {
 }
 
 Task<std::vector<std::string>> apply_group(kube::Client& client, InventoryGroup group) {
+  std::string field_manager(kFieldManager);
   const kube::InventoryApplyResult result = co_await kube::apply_inventory_group(
-      client, std::move(group.inventory), std::move(group.objects), std::string(kFieldManager));
+      client, std::move(group.inventory), std::move(group.objects), std::move(field_manager));
   std::vector<std::string> errors = result.errors;
   if (!result.inventory_status.ok()) {
     errors.insert(errors.begin(), "inventory: " + render_status(result.inventory_status));

@@ -127,8 +127,11 @@ Task<std::size_t> destroy_by_apply(AgentContext& ctx, const WorkspaceRailsInfo& 
     if (!inventory.live || inventory.live->data.empty()) continue;
     remaining += inventory.live->data.size();
     ctx.observe().on_apply(info.name, {inventory.config_map}, /*termination=*/true);
-    Errors group_errors =
-        co_await apply_group(ctx.k8s.client(), InventoryGroup{inventory.config_map, {}});
+    // A named group, not a braced temporary inside co_await: g++ 12 mis-destroys aggregate
+    // temporaries in co_await expressions.
+    InventoryGroup group;
+    group.inventory = inventory.config_map;
+    Errors group_errors = co_await apply_group(ctx.k8s.client(), std::move(group));
     errors.insert(errors.end(), group_errors.begin(), group_errors.end());
   }
   co_return remaining;
