@@ -633,6 +633,37 @@ TEST_F(ControllerTest, KubeletPromptStopSucceedsAndPodFinalizerHoldsRemoval) {
   EXPECT_EQ(get("Pod", "default", "ws-1"), nullptr);
 }
 
+TEST_F(ControllerTest, KubeletContainerKilledDuringTheGracePeriodEndsTheStop) {
+  ClusterOptions options;
+  options.kubelet.hang_on_sigterm = Ratio::always();
+  boot(options);
+  const ObjectRef ref{"Pod", "default", "ws-1"};
+  Object pod = make_pod("default", "ws-1");
+  pod.meta.finalizers = {"gitpod.io/finalizer"};
+  pod.spec["terminationGracePeriodMs"] = std::to_string(30 * kMinuteMs);
+  pod.spec["restartPolicy"] = "Never";
+  must_create(pod);
+  ASSERT_TRUE(run_until([&] { return pod_is_ready(*api().peek(ref)); }));
+  ASSERT_TRUE(cluster().remove(ref).ok());
+  advance(5 * kMinuteMs);
+  EXPECT_EQ(api().peek(ref)->status_or("container.state", ""), "running");  // Ignores SIGTERM.
+  ASSERT_TRUE(cluster().exit_container(ref, 137, "SIGKILL by ws-daemon").ok());
+  const Object* p = api().peek(ref);
+  ASSERT_NE(p, nullptr);  // Its finalizer holds it.
+  EXPECT_EQ(p->status_or("container.state", ""), "terminated");
+  EXPECT_EQ(p->status_or("container.exitCode", ""), "137");
+  EXPECT_EQ(p->status_or("container.message", ""), "SIGKILL by ws-daemon");
+  EXPECT_EQ(pod_phase(*p), "Failed");
+  EXPECT_TRUE(cluster().exit_container(ref, 137, "again").is(Code::kConflict));
+  advance(10 * kSecondMs);
+  MergePatch patch;
+  patch.finalizers = std::vector<std::string>{};
+  ASSERT_TRUE(api().server_patch(ref, patch, Subresource::kMain, "ws-manager").ok());
+  EXPECT_EQ(api().peek(ref), nullptr);  // The grace period ended with the kill: removed at once.
+  advance(30 * kMinuteMs);
+  EXPECT_EQ(cluster().counters().kubelets.stopped, 1u);
+}
+
 TEST_F(ControllerTest, KubeletForcedAdmissionRejection) {
   boot();
   const ObjectRef ref{"Pod", "default", "ws-1"};

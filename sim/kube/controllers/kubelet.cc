@@ -107,7 +107,7 @@ void Kubelet::run(const std::string& uid, std::uint64_t token) {
     case Action::kStart:
     case Action::kRestart: start_container(uid, pod); break;
     case Action::kReady: become_ready(uid, pod); break;
-    case Action::kStop: stop_container(uid, pod); break;
+    case Action::kStop: stop_container(uid, pod, ""); break;
     case Action::kFinalize: finalize(uid, pod); break;
   }
 }
@@ -329,7 +329,7 @@ void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
   }
 }
 
-void Kubelet::stop_container(const std::string& uid, const Object& pod) {
+void Kubelet::stop_container(const std::string& uid, const Object& pod, const std::string& message) {
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kStopping) return;
   const ObjectRef ref = state->ref;
@@ -344,6 +344,7 @@ void Kubelet::stop_container(const std::string& uid, const Object& pod) {
     status["container.state"] = "terminated";
     status["container.exitCode"] = std::to_string(exit_code);
     status["container.reason"] = exit_code == 0 ? "Completed" : "Error";
+    if (!message.empty()) status["container.message"] = message;
     status["phase"] = exit_code == 0 ? "Succeeded" : "Failed";
   }
   const Result<Object> written = write_status(pod, std::move(status), "False", "PodCompleted");
@@ -375,6 +376,16 @@ Status Kubelet::exit_container(const ObjectRef& ref, int exit_code, const std::s
   const Object* live = ours(ref, uid);
   if (live == nullptr) return Status::Error(Code::kNotFound, ref.to_string() + " not on " + node_);
   PodState* state = find(uid);
+  if (state->stage == Stage::kStopping && state->stop_exit_code >= 0) {
+    // Killed (or exited) while the pod is being deleted, e.g. ws-daemon's SIGKILL after its
+    // wait (#20382): the stop completes now with this exit code.
+    cancel(*state);
+    state->stop_exit_code = exit_code;
+    ++shared_.counters.exited;
+    const Object pod = *live;
+    stop_container(uid, pod, message);
+    return Status::Ok();
+  }
   if (state->stage != Stage::kRunning) {
     return Status::Error(Code::kConflict, ref.to_string() + ": container not running");
   }

@@ -108,7 +108,9 @@ class Kubelet {
 
   // --- Actions a model or test asks for. Return NotFound for a pod this kubelet does not run,
   // Conflict if the pod is not in a state where it applies. ---
-  // The container exits with `exit_code` (restartPolicy decides what follows).
+  // The container exits with `exit_code` (restartPolicy decides what follows). While the pod is
+  // being deleted (container still running in its grace period) this ends the stop at once: the
+  // pod goes terminal with that exit code and is removed (after its finalizers).
   Status exit_container(const ObjectRef& pod, int exit_code, const std::string& message);
   // Rejects a pod whose container runs (re-admission after a kubelet restart): phase Failed,
   // `reason`, message "Pod was rejected: …"; the container is killed.
@@ -149,7 +151,7 @@ class Kubelet {
   void admit(const std::string& uid, const Object& pod);
   void start_container(const std::string& uid, const Object& pod);
   void become_ready(const std::string& uid, const Object& pod);
-  void stop_container(const std::string& uid, const Object& pod);
+  void stop_container(const std::string& uid, const Object& pod, const std::string& message);
   void finalize(const std::string& uid, const Object& pod);
   void begin_deletion(const std::string& uid, const Object& pod);
   // Writes status keys (nullopt removes) and, if ready_status is set, the Ready condition.
