@@ -6,6 +6,7 @@
 // copies.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,6 +29,12 @@ struct InformerOptions {
   std::string namespace_;   // Empty = all namespaces.
   LabelSelector selector;
   DurationMs resync_ms = 0; // 0 = no periodic resync notifications.
+  // Record every cache change in the trace: actor "<identity>/informer", verb "watch", the
+  // object, result "added" / "modified" / "deleted".
+  bool trace_changes = true;
+  // Retry delay after a failed list or watch request, doubled up to 32x (client-go's reflector
+  // backs off likewise).
+  DurationMs retry_backoff_ms = 1 * kSecondMs;
 };
 
 class Informer {
@@ -52,6 +59,11 @@ class Informer {
   // Called after each change is applied to the cache (add/update: deleted=false). Controllers use
   // it to enqueue keys (controller-runtime style).
   void on_change(std::function<void(const Object& object, bool deleted)> handler);
+
+  // Diagnostics (tests, explain): how many times the informer listed (1 + relists), and the
+  // resourceVersion of the newest change in the cache (list or watch event).
+  std::uint64_t list_count() const;
+  std::uint64_t last_resource_version() const;
 
  private:
   struct State;

@@ -24,6 +24,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/time.h"
@@ -83,6 +84,13 @@ struct Object {
 // Identifies an object: kind, namespace (empty for cluster-scoped), name. Ordered by
 // (namespace, name, kind) so lists come out sorted by namespace/name like the real API server.
 struct ObjectRef {
+  // Constructors (not an aggregate) on purpose: g++ 12 destroys a brace-initialised *aggregate*
+  // temporary twice when it lives across a co_await (`co_await client.get(ObjectRef{...})`),
+  // corrupting the heap. With a constructor `ObjectRef{kind, ns, name}` is safe everywhere.
+  ObjectRef() = default;
+  ObjectRef(std::string kind_, std::string namespace__, std::string name_)
+      : kind(std::move(kind_)), namespace_(std::move(namespace__)), name(std::move(name_)) {}
+
   std::string kind;
   std::string namespace_;
   std::string name;

@@ -1,0 +1,213 @@
+// Internals of the fake API server, shared by its .cc files (store.cc, watch.cc, interceptors.cc,
+// api_server.cc, client.cc, informer.cc). Not for use outside sim/kube.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/core/event_loop.h"
+#include "sim/core/fault.h"
+#include "sim/core/sim.h"
+#include "sim/kube/api_server.h"
+
+namespace wsim::kube {
+
+// A value delivered to one awaiting actor at a chosen virtual time (the response of a request
+// arrives after its latency). Copies share the state, so the server callback and the awaiting
+// client each hold one. If the awaiting actor is cancelled meanwhile, the late wake-up is dropped
+// by the event loop (stale ticket).
+template <typename T>
+class Delivery {
+ public:
+  explicit Delivery(EventLoop& loop) : state_(std::make_shared<State>(&loop)) {}
+
+  // Sets the value; the waiter resumes at `due_ms` (>= now).
+  void deliver(T value, TimeMs due_ms) {
+    WSIM_ASSERT_MSG(!state_->value.has_value(), "Delivery set twice");
+    state_->value.emplace(std::move(value));
+    state_->due_ms = due_ms;
+    if (state_->waiter) state_->loop->wake_at(*std::exchange(state_->waiter, std::nullopt), due_ms);
+  }
+
+  auto operator co_await() const {
+    struct Awaiter {
+      std::shared_ptr<State> state;
+      bool await_ready() noexcept {
+        return state->value.has_value() && state->due_ms <= state->loop->now_ms();
+      }
+      void await_suspend(std::coroutine_handle<> handle) {
+        WakeTicket ticket = state->loop->park(handle);
+        if (state->value.has_value()) {
+          state->loop->wake_at(ticket, state->due_ms);
+        } else {
+          state->waiter = ticket;
+        }
+      }
+      T await_resume() {
+        state->loop->throw_if_cancelled();
+        WSIM_ASSERT(state->value.has_value());
+        return std::move(*state->value);
+      }
+    };
+    return Awaiter{state_};
+  }
+
+ private:
+  struct State {
+    explicit State(EventLoop* l) : loop(l) {}
+    EventLoop* loop;
+    std::optional<T> value;
+    TimeMs due_ms = 0;
+    std::optional<WakeTicket> waiter;
+  };
+  std::shared_ptr<State> state_;
+};
+
+// One committed write: the unit of watch events, listener calls and the history window.
+struct Change {
+  std::uint64_t resource_version = 0;
+  WatchEventType type = WatchEventType::kAdded;
+  std::shared_ptr<const Object> object;  // New state; for kDeleted the last state.
+  std::shared_ptr<const Object> old;     // Previous state (null for kAdded).
+};
+
+// What a watch hands its consumer: an event, or the end of the watch with 410 Gone.
+struct WatchDelivery {
+  bool gone = false;
+  WatchEventType type = WatchEventType::kAdded;
+  std::shared_ptr<const Object> object;
+  std::uint64_t resource_version = 0;
+};
+// Returns false to close the watch (its consumer moved on to a newer watch).
+using WatchSink = std::function<bool(const WatchDelivery&)>;
+
+struct Watcher {
+  std::uint64_t id = 0;
+  std::string identity;
+  std::string kind;
+  std::string namespace_;
+  LabelSelector selector;
+  WatchSink sink;
+  TimeMs last_due_ms = 0;  // Deliveries are never earlier than the previous one (order).
+  bool closed = false;     // No further events are scheduled (a 410 may still be in flight).
+};
+
+// A client request as it travels to the server.
+struct Request {
+  Verb verb = Verb::kGet;
+  ObjectRef ref;  // Target; for list/watch: kind and namespace (empty = all).
+  Object object;  // create, update, apply.
+  MergePatch patch;
+  Subresource subresource = Subresource::kMain;
+  DeleteOptions delete_options;
+  std::string field_manager;
+  LabelSelector selector;          // list, watch.
+  std::uint64_t watch_from_rv = 0;  // watch: deliver changes after this resourceVersion.
+  WatchSink watch_sink;
+};
+
+struct Response {
+  Status status;
+  Object object;              // get, create, update, patch, apply.
+  std::vector<Object> items;  // list.
+  std::uint64_t resource_version = 0;  // list: the list's resourceVersion.
+  std::uint64_t watcher_id = 0;        // watch.
+};
+
+struct ApiServer::Impl {
+  Impl(Sim& sim, const ApiServerOptions& options);
+
+  Sim& sim;
+  const ApiServerOptions& options;
+
+  // --- Store (store.cc) ---
+  using KindStore = std::map<ObjectRef, std::shared_ptr<const Object>>;
+  std::map<std::string, KindStore, std::less<>> kinds;
+  std::uint64_t resource_version = 0;
+  std::uint64_t next_uid = 0;
+  std::size_t object_count = 0;
+
+  static ObjectRef normalize(ObjectRef ref);
+  const std::shared_ptr<const Object>* find(const ObjectRef& ref) const;
+  Result<Object> create(Object object);
+  Result<Object> update(Object object, Subresource subresource);
+  Result<Object> patch(const ObjectRef& ref, const MergePatch& patch, Subresource subresource);
+  Status remove(const ObjectRef& ref, const DeleteOptions& options);
+  Result<Object> apply(Object object);
+  void finalize(const ObjectRef& ref);
+  // Writes `updated` over the stored object at `ref` (Modified), or removes it (Deleted) when
+  // it is deleting and nothing holds it any more. Returns the committed state.
+  std::shared_ptr<const Object> commit(const ObjectRef& ref, Object updated);
+  std::shared_ptr<const Object> erase(const ObjectRef& ref, Object last);
+  static bool removable(const Object& object);
+
+  // --- Changes, listeners, watches (watch.cc) ---
+  std::deque<Change> history;
+  std::uint64_t history_floor_rv = 0;  // Changes with rv <= this are no longer in history.
+  std::deque<Change> undispatched;
+  bool dispatching = false;
+  std::vector<std::pair<std::string, Listener>> listeners;
+  std::map<std::uint64_t, Watcher> watchers;
+  std::uint64_t next_watcher_id = 1;
+  ChoiceStream watch_latency;
+  ChoiceStream watch_faults;
+  FaultId fault_watch_expire = 0;
+
+  void emit(WatchEventType type, std::shared_ptr<const Object> object,
+            std::shared_ptr<const Object> old);
+  void dispatch(const Change& change);
+  // Schedules `change` to `watcher` if it concerns it (label-selector transitions become
+  // ADDED / DELETED); `may_expire` evaluates the kube.watch.expire fault.
+  void offer(Watcher& watcher, const Change& change, bool may_expire);
+  void close_gone(Watcher& watcher);
+  void deliver(std::uint64_t watcher_id, const WatchDelivery& delivery);
+  // Registers a watch from `from_rv` (replaying history), or answers Gone.
+  Response start_watch(const std::string& identity, Request& request);
+  void close_watch(std::uint64_t watcher_id);
+
+  // --- RBAC-lite (api_server.cc) ---
+  std::set<std::tuple<std::string, Verb, std::string>> denied;
+  Status authorize(const std::string& identity, const Request& request) const;
+  bool is_denied(const std::string& identity, Verb verb, const std::string& kind) const;
+
+  // --- Interceptor chain (interceptors.cc) ---
+  struct Rule {
+    InterceptorId id = 0;
+    InterceptorRule rule;
+    std::optional<FaultId> fault;
+    int fired = 0;
+  };
+  std::vector<Rule> rules;
+  InterceptorId next_rule_id = 1;
+  ChoiceStream api_faults;
+  struct Intercepted {
+    FaultAction action;
+    Status status;       // For error actions.
+    std::string detail;  // For the trace: which rule / fault point.
+  };
+  std::optional<Intercepted> intercept(const std::string& identity, const Request& request);
+  void install_default_rules();
+
+  // --- Client request path (client.cc) ---
+  ChoiceStream api_latency;
+  DurationMs draw_latency();
+  // Sends `request` now; the returned Delivery resolves with the response after the round trip.
+  Delivery<Response> send(const std::string& identity, std::shared_ptr<Request> request);
+  void arrive(const std::string& identity, Request& request, Delivery<Response> reply,
+              TimeMs sent_ms);
+  Response execute(const std::string& identity, Request& request);
+};
+
+// "Deployment/ns/name", "Deployment/ns" (list in a namespace), "Deployment" (all namespaces).
+std::string request_object(const Request& request);
+
+}  // namespace wsim::kube

@@ -1,0 +1,249 @@
+// The client request path (design.md §3): request latency → interceptor chain → RBAC-lite →
+// apply → response latency. The request is applied by an event-loop callback when it reaches the
+// server, so a client that is cancelled (restarted) while its request is in flight still gets
+// the request applied — the intermediate state a restart leaves behind. One trace event per
+// request, recorded when the request reaches the server.
+#include "sim/kube/client.h"
+
+#include <string>
+
+#include "sim/kube/api_server_impl.h"
+
+namespace wsim::kube {
+
+std::string request_object(const Request& request) {
+  const ObjectRef& ref = request.ref;
+  if (request.verb == Verb::kList || request.verb == Verb::kWatch) {
+    std::string out = ref.kind;
+    if (!ref.namespace_.empty()) out += "/" + ref.namespace_;
+    return out;
+  }
+  return ref.to_string();
+}
+
+DurationMs ApiServer::Impl::draw_latency() {
+  return api_latency.range(options.min_latency_ms, options.max_latency_ms);
+}
+
+Delivery<Response> ApiServer::Impl::send(const std::string& identity,
+                                         std::shared_ptr<Request> request) {
+  Delivery<Response> reply(sim.loop());
+  const TimeMs sent_ms = sim.now_ms();
+  const DurationMs latency = draw_latency();
+  request->ref = normalize(std::move(request->ref));
+  // std::function needs a copyable callable: the (large) request is shared, not copied.
+  sim.loop().schedule(latency, [this, identity, request, reply, sent_ms]() {
+    arrive(identity, *request, reply, sent_ms);
+  });
+  return reply;
+}
+
+void ApiServer::Impl::arrive(const std::string& identity, Request& request,
+                             Delivery<Response> reply, TimeMs sent_ms) {
+  const TimeMs now = sim.now_ms();
+  const TimeMs timeout_at = std::max(now, sent_ms + options.client_timeout_ms);
+  auto timeout = [&]() {
+    Response response;
+    response.status = Status::Error(
+        Code::kTimeout, "no response from the API server within " +
+                            std::to_string(options.client_timeout_ms) +
+                            " ms (the request may or may not have been applied)");
+    return response;
+  };
+  const char* verb = verb_name(request.verb);
+
+  bool lose_response = false;
+  std::string fault_detail;
+  if (auto intercepted = intercept(identity, request)) {
+    switch (intercepted->action) {
+      case FaultAction::kLoseRequest:
+        sim.record(identity, verb, request_object(request), "lost",
+                   intercepted->detail + ": request not applied, client times out");
+        reply.deliver(timeout(), timeout_at);
+        return;
+      case FaultAction::kLoseResponse:
+        lose_response = true;
+        fault_detail = intercepted->detail + ": applied, response lost, client times out";
+        break;
+      default: {
+        Response response;
+        response.status = std::move(intercepted->status);
+        sim.record(identity, verb, request_object(request), code_name(response.status.code),
+                   intercepted->detail);
+        reply.deliver(std::move(response), now + draw_latency());
+        return;
+      }
+    }
+  }
+
+  if (Status allowed = authorize(identity, request); !allowed.ok()) {
+    Response response;
+    response.status = std::move(allowed);
+    sim.record(identity, verb, request_object(request), code_name(response.status.code),
+               response.status.message);
+    reply.deliver(std::move(response), now + draw_latency());
+    return;
+  }
+
+  Response response = execute(identity, request);
+  std::string detail;
+  if (!response.status.ok()) {
+    detail = response.status.message;
+  } else if (request.verb != Verb::kGet && request.verb != Verb::kList) {
+    detail = "rv " + std::to_string(resource_version);
+  }
+  if (lose_response) detail = detail.empty() ? fault_detail : detail + "; " + fault_detail;
+  sim.record(identity, verb, request_object(request), code_name(response.status.code),
+             std::move(detail));
+  if (lose_response) {
+    // A watch whose response is lost never reaches its client: close it at once.
+    if (request.verb == Verb::kWatch && response.watcher_id != 0) close_watch(response.watcher_id);
+    reply.deliver(timeout(), timeout_at);
+    return;
+  }
+  reply.deliver(std::move(response), now + draw_latency());
+}
+
+Response ApiServer::Impl::execute(const std::string& identity, Request& request) {
+  Response response;
+  switch (request.verb) {
+    case Verb::kGet: {
+      const auto* slot = find(normalize(request.ref));
+      if (slot) {
+        response.object = **slot;
+      } else {
+        response.status = Status::Error(
+            Code::kNotFound, request.ref.kind + " \"" + request.ref.name + "\" not found");
+      }
+      break;
+    }
+    case Verb::kList: {
+      auto kind_it = kinds.find(request.ref.kind);
+      if (kind_it != kinds.end()) {
+        const KindStore& store = kind_it->second;
+        const std::string& ns = request.ref.namespace_;
+        auto it = ns.empty() ? store.begin() : store.lower_bound(ObjectRef{"", ns, ""});
+        for (; it != store.end(); ++it) {
+          if (!ns.empty() && it->first.namespace_ != ns) break;
+          if (request.selector.matches(it->second->meta.labels)) {
+            response.items.push_back(*it->second);
+          }
+        }
+      }
+      response.resource_version = resource_version;
+      break;
+    }
+    case Verb::kWatch:
+      response = start_watch(identity, request);
+      break;
+    case Verb::kCreate: {
+      auto result = create(std::move(request.object));
+      response.status = std::move(result.status);
+      response.object = std::move(result.value);
+      break;
+    }
+    case Verb::kUpdate: {
+      auto result = update(std::move(request.object), request.subresource);
+      response.status = std::move(result.status);
+      response.object = std::move(result.value);
+      break;
+    }
+    case Verb::kPatch: {
+      auto result = patch(request.ref, request.patch, request.subresource);
+      response.status = std::move(result.status);
+      response.object = std::move(result.value);
+      break;
+    }
+    case Verb::kDelete:
+      response.status = remove(request.ref, request.delete_options);
+      break;
+    case Verb::kApply: {
+      auto result = apply(std::move(request.object));
+      response.status = std::move(result.status);
+      response.object = std::move(result.value);
+      break;
+    }
+  }
+  return response;
+}
+
+// --- Client ---
+//
+// The Client methods are plain functions that package the request and return a coroutine that
+// sends it when awaited (lazily, like a coroutine would) and awaits the response.
+
+namespace {
+
+using RequestPtr = std::shared_ptr<Request>;
+
+Task<Result<Object>> object_call(ApiServer::Impl* impl, std::string identity, RequestPtr request) {
+  Response response = co_await impl->send(identity, std::move(request));
+  co_return Result<Object>{std::move(response.status), std::move(response.object)};
+}
+
+Task<Result<std::vector<Object>>> list_call(ApiServer::Impl* impl, std::string identity,
+                                            RequestPtr request) {
+  Response response = co_await impl->send(identity, std::move(request));
+  co_return Result<std::vector<Object>>{std::move(response.status), std::move(response.items)};
+}
+
+Task<Status> status_call(ApiServer::Impl* impl, std::string identity, RequestPtr request) {
+  Response response = co_await impl->send(identity, std::move(request));
+  co_return std::move(response.status);
+}
+
+RequestPtr make_request(Verb verb, ObjectRef ref) {
+  auto request = std::make_shared<Request>();
+  request->verb = verb;
+  request->ref = std::move(ref);
+  return request;
+}
+
+}  // namespace
+
+Task<Result<Object>> Client::get(ObjectRef ref) {
+  return object_call(server_->impl_.get(), identity_, make_request(Verb::kGet, std::move(ref)));
+}
+
+Task<Result<std::vector<Object>>> Client::list(std::string kind, std::string namespace_,
+                                               LabelSelector selector) {
+  RequestPtr request =
+      make_request(Verb::kList, ObjectRef{std::move(kind), std::move(namespace_), ""});
+  request->selector = std::move(selector);
+  return list_call(server_->impl_.get(), identity_, std::move(request));
+}
+
+Task<Result<Object>> Client::create(Object object) {
+  RequestPtr request = make_request(Verb::kCreate, ObjectRef::of(object));
+  request->object = std::move(object);
+  return object_call(server_->impl_.get(), identity_, std::move(request));
+}
+
+Task<Result<Object>> Client::update(Object object, Subresource subresource) {
+  RequestPtr request = make_request(Verb::kUpdate, ObjectRef::of(object));
+  request->object = std::move(object);
+  request->subresource = subresource;
+  return object_call(server_->impl_.get(), identity_, std::move(request));
+}
+
+Task<Result<Object>> Client::patch(ObjectRef ref, MergePatch patch, Subresource subresource) {
+  RequestPtr request = make_request(Verb::kPatch, std::move(ref));
+  request->patch = std::move(patch);
+  request->subresource = subresource;
+  return object_call(server_->impl_.get(), identity_, std::move(request));
+}
+
+Task<Status> Client::remove(ObjectRef ref, DeleteOptions options) {
+  RequestPtr request = make_request(Verb::kDelete, std::move(ref));
+  request->delete_options = std::move(options);
+  return status_call(server_->impl_.get(), identity_, std::move(request));
+}
+
+Task<Result<Object>> Client::apply(Object object, std::string field_manager) {
+  RequestPtr request = make_request(Verb::kApply, ObjectRef::of(object));
+  request->object = std::move(object);
+  request->field_manager = std::move(field_manager);
+  return object_call(server_->impl_.get(), identity_, std::move(request));
+}
+
+}  // namespace wsim::kube

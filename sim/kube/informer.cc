@@ -1,0 +1,257 @@
+// Informer: list + watch actor filling a lagging cache (client-go reflector + indexer).
+//
+// The actor lists (a client request: latency, faults, RBAC), replaces the cache, then watches
+// from the list's resourceVersion. Watch events reach the cache in order, each after its own
+// latency (watch.cc). A 410 Gone (kube.watch.expire, expire_watches(), or a watch from before
+// the history window) makes it relist: the events in between are never seen one by one, only
+// their net result (coalescing: Sieve's unobserved state). Failed requests are retried with a
+// doubling backoff. The cache holds shared immutable snapshots; reads return deep copies.
+#include "sim/kube/informer.h"
+
+#include <algorithm>
+
+#include "sim/core/sync.h"
+#include "sim/kube/api_server_impl.h"
+
+namespace wsim::kube {
+
+namespace {
+
+struct InformerCore {
+  InformerCore(Sim& s, ApiServer::Impl* srv, InformerOptions o)
+      : sim(s), server(srv), options(std::move(o)), changed(s.loop()) {
+    trace_actor = options.identity + "/informer";
+  }
+
+  Sim& sim;
+  ApiServer::Impl* server;
+  InformerOptions options;
+  std::string trace_actor;
+  std::map<ObjectRef, std::shared_ptr<const Object>> cache;
+  std::vector<std::function<void(const Object&, bool)>> handlers;
+  Signal changed;  // Synced, or the current watch ended.
+  ActorId actor = kNoActor;
+  bool started = false;
+  bool stopped = false;
+  bool synced = false;
+  std::uint64_t session = 0;  // Current watch; deliveries of older watches are refused.
+  bool watch_gone = false;
+  std::uint64_t watcher_id = 0;
+  std::uint64_t last_rv = 0;
+  std::uint64_t lists = 0;
+
+  void notify(const Object& object, bool deleted) {
+    // Index loop over a snapshot count: a handler may add handlers.
+    const std::size_t n = handlers.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      auto handler = handlers[i];
+      handler(object, deleted);
+    }
+  }
+
+  void trace(const Object& object, const char* what, const char* how) {
+    if (!options.trace_changes) return;
+    sim.record(trace_actor, "watch", ObjectRef::of(object).to_string(), what,
+               std::string(how) + "rv " + std::to_string(object.meta.resource_version));
+  }
+
+  void apply_event(const WatchDelivery& delivery) {
+    if (delivery.resource_version <= last_rv) return;  // Already in the cache (replay).
+    last_rv = delivery.resource_version;
+    const ObjectRef ref = ObjectRef::of(*delivery.object);
+    auto it = cache.find(ref);
+    if (delivery.type == WatchEventType::kDeleted) {
+      if (it == cache.end()) return;
+      cache.erase(it);
+      trace(*delivery.object, "deleted", "");
+      notify(*delivery.object, true);
+      return;
+    }
+    const bool added = it == cache.end();
+    if (added) {
+      cache.emplace(ref, delivery.object);
+    } else {
+      it->second = delivery.object;
+    }
+    trace(*delivery.object, added ? "added" : "modified", "");
+    notify(*delivery.object, false);
+  }
+
+  void replace(std::vector<Object> items, std::uint64_t list_rv) {
+    ++lists;
+    std::map<ObjectRef, std::shared_ptr<const Object>> fresh;
+    for (Object& item : items) {
+      ObjectRef ref = ObjectRef::of(item);
+      fresh.emplace(std::move(ref), std::make_shared<const Object>(std::move(item)));
+    }
+    std::map<ObjectRef, std::shared_ptr<const Object>> old = std::move(cache);
+    cache = fresh;
+    last_rv = std::max(last_rv, list_rv);
+    const char* how = lists == 1 ? "list, " : "relist, ";
+    for (const auto& [ref, object] : old) {
+      if (fresh.count(ref) == 0) {
+        trace(*object, "deleted", how);
+        notify(*object, true);
+      }
+    }
+    for (const auto& [ref, object] : fresh) {
+      auto it = old.find(ref);
+      if (it == old.end()) {
+        trace(*object, "added", how);
+        notify(*object, false);
+      } else if (it->second->meta.resource_version != object->meta.resource_version) {
+        trace(*object, "modified", how);
+        notify(*object, false);
+      }
+    }
+    synced = true;
+    changed.notify_all();
+  }
+};
+
+void schedule_resync(const std::shared_ptr<InformerCore>& core) {
+  if (core->options.resync_ms <= 0) return;
+  std::weak_ptr<InformerCore> weak = core;
+  core->sim.loop().schedule(core->options.resync_ms, [weak]() {
+    auto c = weak.lock();
+    if (!c || c->stopped) return;
+    // Snapshot first: handlers may not change the cache, but stay safe.
+    std::vector<std::shared_ptr<const Object>> objects;
+    objects.reserve(c->cache.size());
+    for (const auto& [ref, object] : c->cache) objects.push_back(object);
+    for (const auto& object : objects) c->notify(*object, false);
+    schedule_resync(c);
+  });
+}
+
+Task<void> run_informer(std::shared_ptr<InformerCore> core) {
+  EventLoop& loop = core->sim.loop();
+  const DurationMs base_backoff = std::max<DurationMs>(1, core->options.retry_backoff_ms);
+  DurationMs backoff = base_backoff;
+  bool need_list = true;
+  while (!core->stopped) {
+    if (need_list) {
+      auto list = std::make_shared<Request>();
+      list->verb = Verb::kList;
+      list->ref = ObjectRef{core->options.kind, core->options.namespace_, ""};
+      list->selector = core->options.selector;
+      Response response = co_await core->server->send(core->options.identity, std::move(list));
+      if (!response.status.ok()) {
+        co_await loop.sleep(backoff);
+        backoff = std::min(backoff * 2, base_backoff * 32);
+        continue;
+      }
+      core->replace(std::move(response.items), response.resource_version);
+      need_list = false;
+    }
+
+    const std::uint64_t session = ++core->session;
+    core->watch_gone = false;
+    core->watcher_id = 0;
+    auto watch = std::make_shared<Request>();
+    watch->verb = Verb::kWatch;
+    watch->ref = ObjectRef{core->options.kind, core->options.namespace_, ""};
+    watch->selector = core->options.selector;
+    watch->watch_from_rv = core->last_rv;
+    std::weak_ptr<InformerCore> weak = core;
+    watch->watch_sink = [weak, session](const WatchDelivery& delivery) -> bool {
+      auto c = weak.lock();
+      if (!c || c->stopped || c->session != session) return false;
+      if (delivery.gone) {
+        c->watch_gone = true;
+        c->changed.notify_all();
+        return false;
+      }
+      c->apply_event(delivery);
+      return true;
+    };
+    Response response = co_await core->server->send(core->options.identity, std::move(watch));
+    if (response.status.is(Code::kGone)) {
+      need_list = true;
+      continue;
+    }
+    if (!response.status.ok()) {
+      if (core->session == session) ++core->session;  // Refuse a watch that did start.
+      co_await loop.sleep(backoff);
+      backoff = std::min(backoff * 2, base_backoff * 32);
+      continue;
+    }
+    backoff = base_backoff;
+    core->watcher_id = response.watcher_id;
+    while (!core->stopped && core->session == session && !core->watch_gone) {
+      co_await core->changed.wait();
+    }
+    if (core->watch_gone) need_list = true;
+  }
+}
+
+}  // namespace
+
+struct Informer::State {
+  std::shared_ptr<InformerCore> core;
+};
+
+Informer::Informer(Sim& sim, ApiServer& server, InformerOptions options)
+    : state_(std::make_unique<State>()) {
+  state_->core = std::make_shared<InformerCore>(sim, server.impl_.get(), std::move(options));
+}
+
+Informer::~Informer() {
+  InformerCore& core = *state_->core;
+  core.stopped = true;
+  ++core.session;
+  // The watch closes itself at its next delivery (the sink refuses it); the actor unwinds at
+  // its next resume and frees the core.
+  if (core.actor != kNoActor && core.sim.loop().alive(core.actor)) core.sim.loop().cancel(core.actor);
+}
+
+void Informer::start() {
+  InformerCore& core = *state_->core;
+  if (core.started) return;
+  core.started = true;
+  core.actor = core.sim.loop().spawn(core.trace_actor + " " + core.options.kind,
+                                     run_informer(state_->core));
+  schedule_resync(state_->core);
+}
+
+void Informer::stop() {
+  InformerCore& core = *state_->core;
+  if (core.stopped) return;
+  core.stopped = true;
+  ++core.session;
+  if (core.watcher_id != 0) core.server->close_watch(core.watcher_id);
+  if (core.actor != kNoActor && core.sim.loop().alive(core.actor)) core.sim.loop().cancel(core.actor);
+  core.changed.notify_all();
+}
+
+bool Informer::synced() const { return state_->core->synced; }
+
+Task<void> Informer::wait_synced() {
+  std::shared_ptr<InformerCore> core = state_->core;
+  while (!core->synced) co_await core->changed.wait();
+}
+
+std::vector<Object> Informer::list() const {
+  std::vector<Object> out;
+  out.reserve(state_->core->cache.size());
+  for (const auto& [ref, object] : state_->core->cache) out.push_back(*object);
+  return out;
+}
+
+std::optional<Object> Informer::get(const std::string& namespace_, const std::string& name) const {
+  const InformerCore& core = *state_->core;
+  ObjectRef ref{core.options.kind, is_cluster_scoped(core.options.kind) ? "" : namespace_, name};
+  auto it = core.cache.find(ref);
+  if (it == core.cache.end()) return std::nullopt;
+  return *it->second;
+}
+
+void Informer::on_change(std::function<void(const Object& object, bool deleted)> handler) {
+  state_->core->handlers.push_back(std::move(handler));
+}
+
+std::uint64_t Informer::list_count() const { return state_->core->lists; }
+
+std::uint64_t Informer::last_resource_version() const { return state_->core->last_rv; }
+
+}  // namespace wsim::kube

@@ -1,0 +1,171 @@
+// The fault interceptor chain of the fake API server (design.md §3 "faults").
+//
+// Every client request passes the rules in insertion order; the first rule that matches, applies
+// to the verb and fires decides the request's fate. Rules tied to a fault point fire through
+// sim.faults().fires() (swarm enable, per-evaluation ratio, heal); scripted rules fire
+// deterministically. After heal() nothing fires. A rule that does not fire consumes at most one
+// choice, and choice 0 always means "does not fire".
+#include <string>
+
+#include "sim/kube/api_server_impl.h"
+
+namespace wsim::kube {
+
+namespace {
+
+// Whether `action` can happen to a request with `verb`. A Conflict needs a write that can
+// conflict: update, patch and delete (apply only when the rule names it explicitly).
+// Every other action can happen to any request, reads and watches included.
+bool applicable(const InterceptorRule& rule, Verb verb) {
+  if (rule.action != FaultAction::kConflict) return true;
+  if (verb == Verb::kApply) return rule.match.verb == Verb::kApply;
+  return verb == Verb::kUpdate || verb == Verb::kPatch || verb == Verb::kDelete;
+}
+
+bool matches(const RequestMatch& match, const std::string& identity, const Request& request) {
+  if (match.verb && *match.verb != request.verb) return false;
+  if (!match.kind.empty() && match.kind != request.ref.kind) return false;
+  if (!match.namespace_.empty() && match.namespace_ != request.ref.namespace_) return false;
+  if (!match.name.empty() && match.name != request.ref.name) return false;
+  if (!match.identity.empty() && match.identity != identity) return false;
+  return true;
+}
+
+std::string conflict_message(const Request& request) {
+  return "Operation cannot be fulfilled on " + request.ref.kind + " \"" + request.ref.name +
+         "\": the object has been modified; please apply your changes to the latest version "
+         "and try again";
+}
+
+}  // namespace
+
+const char* fault_action_name(FaultAction action) {
+  switch (action) {
+    case FaultAction::kConflict:
+      return "conflict";
+    case FaultAction::kError5xx:
+      return "error5xx";
+    case FaultAction::kInternalError:
+      return "internal_error";
+    case FaultAction::kServiceUnavailable:
+      return "service_unavailable";
+    case FaultAction::kThrottle:
+      return "throttle";
+    case FaultAction::kLoseRequest:
+      return "lose_request";
+    case FaultAction::kLoseResponse:
+      return "lose_response";
+  }
+  return "unknown";
+}
+
+std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(
+    const std::string& identity, const Request& request) {
+  if (sim.faults().healed()) return std::nullopt;
+  for (Rule& rule : rules) {
+    const InterceptorRule& r = rule.rule;
+    if (r.times >= 0 && rule.fired >= r.times) continue;
+    if (!matches(r.match, identity, request) || !applicable(r, request.verb)) continue;
+    if (rule.fault) {
+      if (!sim.faults().fires(*rule.fault, api_faults)) continue;
+    }
+    ++rule.fired;
+    Intercepted out;
+    out.action = r.action;
+    out.detail = rule.fault ? "fault " + sim.faults().point(*rule.fault).name
+                            : "scripted fault #" + std::to_string(rule.id) + " (" +
+                                  fault_action_name(r.action) + ")";
+    switch (r.action) {
+      case FaultAction::kConflict:
+        out.status = Status::Error(Code::kConflict,
+                                   r.message.empty() ? conflict_message(request) : r.message);
+        break;
+      case FaultAction::kError5xx:
+      case FaultAction::kInternalError:
+      case FaultAction::kServiceUnavailable: {
+        bool unavailable = r.action == FaultAction::kServiceUnavailable;
+        if (r.action == FaultAction::kError5xx) unavailable = api_faults.below(2) == 1;
+        out.status = unavailable
+                         ? Status::Error(Code::kServiceUnavailable,
+                                         r.message.empty()
+                                             ? "the server is currently unable to handle the "
+                                               "request"
+                                             : r.message)
+                         : Status::Error(Code::kInternalError,
+                                         r.message.empty()
+                                             ? "Internal error occurred: etcdserver: request "
+                                               "timed out"
+                                             : r.message);
+        break;
+      }
+      case FaultAction::kThrottle:
+        out.status = Status::Error(Code::kTooManyRequests,
+                                   r.message.empty()
+                                       ? "the server has received too many requests and has "
+                                         "asked us to try again later"
+                                       : r.message);
+        break;
+      case FaultAction::kLoseRequest:
+      case FaultAction::kLoseResponse:
+        break;
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+void ApiServer::Impl::install_default_rules() {
+  struct Default {
+    const char* fault;
+    FaultAction action;
+  };
+  // Order matters only when several fire on one request: the first wins.
+  static constexpr Default kDefaults[] = {
+      {kFaultConflict, FaultAction::kConflict},
+      {kFaultError5xx, FaultAction::kError5xx},
+      {kFaultThrottle, FaultAction::kThrottle},
+      {kFaultLostRequest, FaultAction::kLoseRequest},
+      {kFaultLostResponse, FaultAction::kLoseResponse},
+  };
+  for (const Default& d : kDefaults) {
+    InterceptorRule rule;
+    rule.action = d.action;
+    rule.fault = d.fault;
+    Rule entry;
+    entry.id = next_rule_id++;
+    FaultId id = 0;
+    WSIM_ASSERT(sim.faults().find(d.fault, id));
+    entry.fault = id;
+    entry.rule = std::move(rule);
+    rules.push_back(std::move(entry));
+  }
+}
+
+InterceptorId ApiServer::add_interceptor(InterceptorRule rule) {
+  Impl::Rule entry;
+  entry.id = impl_->next_rule_id++;
+  if (!rule.fault.empty()) {
+    FaultId id = 0;
+    WSIM_ASSERT_MSG(impl_->sim.faults().find(rule.fault, id),
+                    "interceptor rule names an undeclared fault point: " << rule.fault);
+    entry.fault = id;
+  }
+  entry.rule = std::move(rule);
+  impl_->rules.push_back(std::move(entry));
+  return impl_->rules.back().id;
+}
+
+void ApiServer::remove_interceptor(InterceptorId id) {
+  std::erase_if(impl_->rules, [id](const Impl::Rule& rule) { return rule.id == id; });
+}
+
+void ApiServer::clear_interceptors() { impl_->rules.clear(); }
+
+int ApiServer::interceptor_fired(InterceptorId id) const {
+  for (const Impl::Rule& rule : impl_->rules) {
+    if (rule.id == id) return rule.fired;
+  }
+  return 0;
+}
+
+}  // namespace wsim::kube

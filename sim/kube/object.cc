@@ -1,0 +1,60 @@
+#include "sim/kube/object.h"
+
+namespace wsim::kube {
+
+const Condition* Object::condition(const std::string& type) const {
+  for (const Condition& c : conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+std::string Object::spec_or(const std::string& key, const std::string& fallback) const {
+  auto it = spec.find(key);
+  return it == spec.end() ? fallback : it->second;
+}
+
+std::string Object::status_or(const std::string& key, const std::string& fallback) const {
+  auto it = status.find(key);
+  return it == status.end() ? fallback : it->second;
+}
+
+std::string ObjectRef::to_string() const {
+  std::string out;
+  out.reserve(kind.size() + namespace_.size() + name.size() + 2);
+  out += kind;
+  out += '/';
+  if (!namespace_.empty()) {
+    out += namespace_;
+    out += '/';
+  }
+  out += name;
+  return out;
+}
+
+bool is_cluster_scoped(const std::string& kind) {
+  return kind == "Namespace" || kind == "Node" || kind == "PersistentVolume" ||
+         kind == "ClusterRole" || kind == "ClusterRoleBinding" || kind == "StorageClass" ||
+         kind == "CustomResourceDefinition" || kind == "PriorityClass";
+}
+
+bool LabelSelector::matches(const std::map<std::string, std::string>& labels) const {
+  for (const auto& [key, value] : match_labels) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+std::string LabelSelector::to_string() const {
+  std::string out;
+  for (const auto& [key, value] : match_labels) {
+    if (!out.empty()) out += ',';
+    out += key;
+    out += '=';
+    out += value;
+  }
+  return out;
+}
+
+}  // namespace wsim::kube

@@ -1,0 +1,33 @@
+#include "sim/kube/status.h"
+
+namespace wsim::kube {
+
+const char* code_name(Code code) {
+  switch (code) {
+    case Code::kOk:
+      return "ok";
+    case Code::kNotFound:
+      return "NotFound";
+    case Code::kAlreadyExists:
+      return "AlreadyExists";
+    case Code::kConflict:
+      return "Conflict";
+    case Code::kForbidden:
+      return "Forbidden";
+    case Code::kInvalid:
+      return "Invalid";
+    case Code::kGone:
+      return "Gone";
+    case Code::kTooManyRequests:
+      return "TooManyRequests";
+    case Code::kInternalError:
+      return "InternalError";
+    case Code::kServiceUnavailable:
+      return "ServiceUnavailable";
+    case Code::kTimeout:
+      return "Timeout";
+  }
+  return "Unknown";
+}
+
+}  // namespace wsim::kube

@@ -1,0 +1,452 @@
+// The object store of the fake API server: validation, admission and the write rules of
+// sim/kube/README.md (uid, resourceVersion, generation, finalizers, deletionTimestamp, grace
+// periods, namespace lifecycle). Every write goes through commit()/erase(), which emit exactly
+// one change per resourceVersion.
+#include <algorithm>
+#include <string>
+
+#include "sim/kube/api_server_impl.h"
+
+namespace wsim::kube {
+
+namespace {
+
+constexpr DurationMs kDefaultPodGraceMs = 30 * kSecondMs;
+constexpr const char* kForegroundFinalizer = "foregroundDeletion";
+constexpr const char* kOrphanFinalizer = "orphan";
+constexpr const char* kNamespaceFinalizer = "kubernetes";
+
+std::string quoted(const std::string& kind, const std::string& name) {
+  return kind + " \"" + name + "\"";
+}
+
+Status not_found(const ObjectRef& ref) {
+  return Status::Error(Code::kNotFound, quoted(ref.kind, ref.name) + " not found");
+}
+
+Status stale(const ObjectRef& ref) {
+  return Status::Error(Code::kConflict,
+                       "Operation cannot be fulfilled on " + quoted(ref.kind, ref.name) +
+                           ": the object has been modified; please apply your changes to the "
+                           "latest version and try again");
+}
+
+bool has(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// Finalizers in `wanted` that `current` does not have.
+bool adds_finalizer(const std::vector<std::string>& current,
+                    const std::vector<std::string>& wanted) {
+  for (const std::string& f : wanted) {
+    if (!has(current, f)) return true;
+  }
+  return false;
+}
+
+Status no_new_finalizers(const ObjectRef& ref) {
+  return Status::Error(Code::kInvalid,
+                       quoted(ref.kind, ref.name) +
+                           " is invalid: metadata.finalizers: Forbidden: no new finalizers can "
+                           "be added if the object is being deleted");
+}
+
+void merge_map(Fields& target, const std::map<std::string, std::optional<std::string>>& patch) {
+  for (const auto& [key, value] : patch) {
+    if (value) {
+      target[key] = *value;
+    } else {
+      target.erase(key);
+    }
+  }
+}
+
+// A non-negative decimal number of milliseconds, or `fallback`.
+DurationMs parse_ms(const std::string& text, DurationMs fallback) {
+  if (text.empty() || text.size() > 15) return fallback;
+  DurationMs value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return fallback;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+bool is_pod_in_grace(const Object& object) {
+  return object.kind == "Pod" && object.meta.deletion_ms &&
+         object.meta.deletion_grace_period_ms.value_or(0) > 0;
+}
+
+// Equal up to resourceVersion: a write that would change nothing is not a write.
+bool same_content(const Object& a, const Object& b) {
+  if (a.kind != b.kind || a.spec != b.spec || a.status != b.status ||
+      a.conditions != b.conditions || a.data != b.data) {
+    return false;
+  }
+  ObjectMeta ma = a.meta;
+  ma.resource_version = b.meta.resource_version;
+  return ma == b.meta;
+}
+
+}  // namespace
+
+ObjectRef ApiServer::Impl::normalize(ObjectRef ref) {
+  if (is_cluster_scoped(ref.kind)) ref.namespace_.clear();
+  return ref;
+}
+
+const std::shared_ptr<const Object>* ApiServer::Impl::find(const ObjectRef& ref) const {
+  auto kind_it = kinds.find(ref.kind);
+  if (kind_it == kinds.end()) return nullptr;
+  auto it = kind_it->second.find(ref);
+  if (it == kind_it->second.end()) return nullptr;
+  return &it->second;
+}
+
+bool ApiServer::Impl::removable(const Object& object) {
+  if (!object.meta.deletion_ms || !object.meta.finalizers.empty()) return false;
+  if (object.kind == "Namespace" && !object.spec_or("finalizers", "").empty()) return false;
+  if (is_pod_in_grace(object)) return false;
+  return true;
+}
+
+std::shared_ptr<const Object> ApiServer::Impl::commit(const ObjectRef& ref, Object updated) {
+  if (removable(updated)) return erase(ref, std::move(updated));
+  updated.meta.resource_version = ++resource_version;
+  auto& slot = kinds[ref.kind][ref];
+  std::shared_ptr<const Object> old = std::move(slot);
+  slot = std::make_shared<const Object>(std::move(updated));
+  std::shared_ptr<const Object> now = slot;
+  const WatchEventType type = old ? WatchEventType::kModified : WatchEventType::kAdded;
+  emit(type, now, std::move(old));
+  return now;
+}
+
+std::shared_ptr<const Object> ApiServer::Impl::erase(const ObjectRef& ref, Object last) {
+  auto kind_it = kinds.find(ref.kind);
+  WSIM_ASSERT(kind_it != kinds.end());
+  auto it = kind_it->second.find(ref);
+  WSIM_ASSERT(it != kind_it->second.end());
+  std::shared_ptr<const Object> old = std::move(it->second);
+  kind_it->second.erase(it);
+  --object_count;
+  last.meta.resource_version = ++resource_version;
+  auto gone = std::make_shared<const Object>(std::move(last));
+  emit(WatchEventType::kDeleted, gone, std::move(old));
+  return gone;
+}
+
+Result<Object> ApiServer::Impl::create(Object object) {
+  const ObjectRef ref = normalize(ObjectRef::of(object));
+  object.meta.namespace_ = ref.namespace_;
+  if (ref.kind.empty()) return {Status::Error(Code::kInvalid, "object kind is required"), {}};
+  if (ref.name.empty()) {
+    return {Status::Error(Code::kInvalid, ref.kind + " is invalid: metadata.name: Required value"),
+            {}};
+  }
+  if (!is_cluster_scoped(ref.kind)) {
+    if (ref.namespace_.empty()) {
+      return {Status::Error(Code::kInvalid, quoted(ref.kind, ref.name) +
+                                                " is invalid: metadata.namespace: Required value"),
+              {}};
+    }
+    const auto* ns = find(ObjectRef{"Namespace", "", ref.namespace_});
+    if (!ns) return {Status::Error(Code::kNotFound, "namespaces \"" + ref.namespace_ + "\" not found"), {}};
+    if ((*ns)->meta.deletion_ms) {
+      return {Status::Error(Code::kForbidden,
+                            quoted(ref.kind, ref.name) +
+                                " is forbidden: unable to create new content in namespace " +
+                                ref.namespace_ + " because it is being terminated"),
+              {}};
+    }
+  }
+  if (find(ref)) return {Status::Error(Code::kAlreadyExists, quoted(ref.kind, ref.name) + " already exists"), {}};
+
+  ObjectMeta& meta = object.meta;
+  meta.uid = "uid-" + std::to_string(++next_uid);
+  meta.generation = 1;
+  meta.creation_ms = sim.now_ms();
+  meta.deletion_ms.reset();
+  meta.deletion_grace_period_ms.reset();
+  // Status is the cluster's to write: ignored on create (like the status subresource of
+  // built-in kinds and CRDs), except for Nodes, which register with their status.
+  if (ref.kind != "Node") {
+    object.status.clear();
+    object.conditions.clear();
+  }
+  if (ref.kind == "Namespace") {
+    object.status["phase"] = "Active";
+    if (object.spec_or("finalizers", "").empty()) object.spec["finalizers"] = kNamespaceFinalizer;
+  } else if (ref.kind == "Pod") {
+    object.status["phase"] = "Pending";
+  }
+  ++object_count;
+  auto committed = commit(ref, std::move(object));
+  return {Status::Ok(), *committed};
+}
+
+Result<Object> ApiServer::Impl::update(Object object, Subresource subresource) {
+  const ObjectRef ref = normalize(ObjectRef::of(object));
+  const auto* slot = find(ref);
+  if (!slot) return {not_found(ref), {}};
+  const Object& existing = **slot;
+  if (object.meta.resource_version != 0 &&
+      object.meta.resource_version != existing.meta.resource_version) {
+    return {stale(ref), {}};
+  }
+  if (!object.meta.uid.empty() && object.meta.uid != existing.meta.uid) {
+    return {Status::Error(Code::kConflict, "Precondition failed: UID in precondition: " +
+                                               object.meta.uid + ", UID in object meta: " +
+                                               existing.meta.uid),
+            {}};
+  }
+  Object updated = existing;
+  if (subresource == Subresource::kMain) {
+    // deletionTimestamp is immutable: setting one is Invalid; an existing one is kept whatever
+    // the update says (Kubernetes' rest.BeforeUpdate + ValidateObjectMetaUpdate).
+    if (!existing.meta.deletion_ms && object.meta.deletion_ms) {
+      return {Status::Error(Code::kInvalid,
+                            quoted(ref.kind, ref.name) +
+                                " is invalid: metadata.deletionTimestamp: Invalid value: field "
+                                "is immutable"),
+              {}};
+    }
+    if (existing.meta.deletion_ms &&
+        adds_finalizer(existing.meta.finalizers, object.meta.finalizers)) {
+      return {no_new_finalizers(ref), {}};
+    }
+    updated.meta.labels = std::move(object.meta.labels);
+    updated.meta.annotations = std::move(object.meta.annotations);
+    updated.meta.owner_references = std::move(object.meta.owner_references);
+    updated.meta.finalizers = std::move(object.meta.finalizers);
+    updated.spec = std::move(object.spec);
+    updated.data = std::move(object.data);
+  } else {
+    updated.status = std::move(object.status);
+    updated.conditions = std::move(object.conditions);
+  }
+  if (updated.spec != existing.spec) ++updated.meta.generation;
+  if (same_content(updated, existing)) return {Status::Ok(), existing};
+  auto committed = commit(ref, std::move(updated));
+  return {Status::Ok(), *committed};
+}
+
+Result<Object> ApiServer::Impl::patch(const ObjectRef& raw_ref, const MergePatch& patch,
+                                      Subresource subresource) {
+  const ObjectRef ref = normalize(raw_ref);
+  const auto* slot = find(ref);
+  if (!slot) return {not_found(ref), {}};
+  const Object& existing = **slot;
+  if (patch.precondition_resource_version &&
+      *patch.precondition_resource_version != existing.meta.resource_version) {
+    return {stale(ref), {}};
+  }
+  Object updated = existing;
+  if (subresource == Subresource::kMain) {
+    if (patch.finalizers) {
+      if (existing.meta.deletion_ms && adds_finalizer(existing.meta.finalizers, *patch.finalizers)) {
+        return {no_new_finalizers(ref), {}};
+      }
+      updated.meta.finalizers = *patch.finalizers;
+    }
+    merge_map(updated.meta.labels, patch.labels);
+    merge_map(updated.meta.annotations, patch.annotations);
+    merge_map(updated.spec, patch.spec);
+    merge_map(updated.data, patch.data);
+  } else {
+    merge_map(updated.status, patch.status);
+    if (patch.conditions) updated.conditions = *patch.conditions;
+  }
+  if (updated.spec != existing.spec) ++updated.meta.generation;
+  if (same_content(updated, existing)) return {Status::Ok(), existing};
+  auto committed = commit(ref, std::move(updated));
+  return {Status::Ok(), *committed};
+}
+
+Status ApiServer::Impl::remove(const ObjectRef& raw_ref, const DeleteOptions& options) {
+  const ObjectRef ref = normalize(raw_ref);
+  const auto* slot = find(ref);
+  if (!slot) return not_found(ref);
+  const Object& existing = **slot;
+  if (options.precondition_uid && *options.precondition_uid != existing.meta.uid) {
+    return Status::Error(Code::kConflict, "Precondition failed: UID in precondition: " +
+                                              *options.precondition_uid +
+                                              ", UID in object meta: " + existing.meta.uid);
+  }
+  if (options.precondition_resource_version &&
+      *options.precondition_resource_version != existing.meta.resource_version) {
+    return Status::Error(Code::kConflict,
+                         "Precondition failed: ResourceVersion in precondition: " +
+                             std::to_string(*options.precondition_resource_version) +
+                             ", ResourceVersion in object meta: " +
+                             std::to_string(existing.meta.resource_version));
+  }
+  const TimeMs now = sim.now_ms();
+
+  if (existing.meta.deletion_ms) {
+    if (ref.kind == "Namespace") {
+      return Status::Error(Code::kConflict,
+                           "Operation cannot be fulfilled on namespaces \"" + ref.name +
+                               "\": The system is ensuring all content is removed from this "
+                               "namespace.  Upon completion, this namespace will automatically "
+                               "be purged by the system.");
+    }
+    // A pod in its grace period: a shorter grace period shortens it (0 ends it).
+    if (is_pod_in_grace(existing) && options.grace_period_ms &&
+        (*options.grace_period_ms <= 0 ||
+         now + *options.grace_period_ms < *existing.meta.deletion_ms)) {
+      Object updated = existing;
+      const DurationMs grace = std::max<DurationMs>(0, *options.grace_period_ms);
+      updated.meta.deletion_ms = std::min(*existing.meta.deletion_ms, now + grace);
+      updated.meta.deletion_grace_period_ms = grace;
+      commit(ref, std::move(updated));
+    }
+    return Status::Ok();  // Already being deleted: nothing more to do.
+  }
+
+  Object updated = existing;
+  if (options.propagation == Propagation::kForeground &&
+      !has(updated.meta.finalizers, kForegroundFinalizer)) {
+    updated.meta.finalizers.push_back(kForegroundFinalizer);
+  } else if (options.propagation == Propagation::kOrphan &&
+             !has(updated.meta.finalizers, kOrphanFinalizer)) {
+    updated.meta.finalizers.push_back(kOrphanFinalizer);
+  }
+
+  DurationMs grace_ms = 0;
+  if (ref.kind == "Pod") {
+    grace_ms = kDefaultPodGraceMs;
+    grace_ms = parse_ms(existing.spec_or("terminationGracePeriodMs", ""), grace_ms);
+    if (options.grace_period_ms) grace_ms = *options.grace_period_ms;
+    const std::string phase = existing.status_or("phase", "");
+    // Unscheduled or finished pods have nothing to stop: no grace period.
+    if (existing.spec_or("nodeName", "").empty() || phase == "Succeeded" || phase == "Failed") {
+      grace_ms = 0;
+    }
+    if (grace_ms < 0) grace_ms = 0;
+  }
+
+  updated.meta.deletion_ms = now + grace_ms;
+  updated.meta.deletion_grace_period_ms = grace_ms;
+  // Kubernetes bumps the generation when the deletionTimestamp is first set.
+  ++updated.meta.generation;
+  if (ref.kind == "Namespace") updated.status["phase"] = "Terminating";
+  commit(ref, std::move(updated));
+  return Status::Ok();
+}
+
+Result<Object> ApiServer::Impl::apply(Object object) {
+  const ObjectRef ref = normalize(ObjectRef::of(object));
+  object.meta.namespace_ = ref.namespace_;
+  const auto* slot = find(ref);
+  if (!slot) {
+    if (object.meta.resource_version != 0) return {not_found(ref), {}};
+    return create(std::move(object));
+  }
+  const Object& existing = **slot;
+  if (object.meta.resource_version != 0 &&
+      object.meta.resource_version != existing.meta.resource_version) {
+    return {stale(ref), {}};
+  }
+  if (existing.meta.deletion_ms &&
+      adds_finalizer(existing.meta.finalizers, object.meta.finalizers)) {
+    return {no_new_finalizers(ref), {}};
+  }
+  Object updated = existing;
+  for (auto& [k, v] : object.meta.labels) updated.meta.labels[k] = std::move(v);
+  for (auto& [k, v] : object.meta.annotations) updated.meta.annotations[k] = std::move(v);
+  for (auto& [k, v] : object.spec) updated.spec[k] = std::move(v);
+  for (auto& [k, v] : object.data) updated.data[k] = std::move(v);
+  if (!object.meta.owner_references.empty()) {
+    updated.meta.owner_references = std::move(object.meta.owner_references);
+  }
+  for (std::string& f : object.meta.finalizers) {
+    if (!has(updated.meta.finalizers, f)) updated.meta.finalizers.push_back(std::move(f));
+  }
+  if (updated.spec != existing.spec) ++updated.meta.generation;
+  if (!options.apply_always_writes && same_content(updated, existing)) {
+    return {Status::Ok(), existing};
+  }
+  auto committed = commit(ref, std::move(updated));
+  return {Status::Ok(), *committed};
+}
+
+void ApiServer::Impl::finalize(const ObjectRef& raw_ref) {
+  const ObjectRef ref = normalize(raw_ref);
+  const auto* slot = find(ref);
+  if (!slot || !(*slot)->meta.deletion_ms) return;
+  const Object& existing = **slot;
+  if (is_pod_in_grace(existing)) {
+    // The kubelet's final delete: the grace period is over.
+    Object updated = existing;
+    updated.meta.deletion_grace_period_ms = 0;
+    commit(ref, std::move(updated));
+    return;
+  }
+  if (removable(existing)) erase(ref, existing);
+}
+
+// --- ApiServer: the synchronous server_* surface ---
+
+const Object* ApiServer::peek(const ObjectRef& ref) const {
+  const auto* slot = impl_->find(Impl::normalize(ref));
+  return slot ? slot->get() : nullptr;
+}
+
+std::vector<const Object*> ApiServer::peek_list(const std::string& kind,
+                                                const std::string& namespace_,
+                                                const LabelSelector& selector) const {
+  std::vector<const Object*> out;
+  auto collect = [&](const Impl::KindStore& store) {
+    auto it = namespace_.empty() ? store.begin()
+                                 : store.lower_bound(ObjectRef{"", namespace_, ""});
+    for (; it != store.end(); ++it) {
+      if (!namespace_.empty() && it->first.namespace_ != namespace_) break;
+      if (selector.matches(it->second->meta.labels)) out.push_back(it->second.get());
+    }
+  };
+  if (!kind.empty()) {
+    auto kind_it = impl_->kinds.find(kind);
+    if (kind_it != impl_->kinds.end()) collect(kind_it->second);
+    return out;
+  }
+  for (const auto& [k, store] : impl_->kinds) collect(store);
+  std::sort(out.begin(), out.end(), [](const Object* a, const Object* b) {
+    return ObjectRef::of(*a) < ObjectRef::of(*b);
+  });
+  return out;
+}
+
+std::size_t ApiServer::object_count() const { return impl_->object_count; }
+
+std::uint64_t ApiServer::current_resource_version() const { return impl_->resource_version; }
+
+Result<Object> ApiServer::server_create(Object object, const std::string& actor) {
+  return impl_->create(std::move(object));
+}
+
+Result<Object> ApiServer::server_update(Object object, Subresource subresource,
+                                        const std::string& actor) {
+  return impl_->update(std::move(object), subresource);
+}
+
+Result<Object> ApiServer::server_patch(const ObjectRef& ref, const MergePatch& patch,
+                                       Subresource subresource, const std::string& actor) {
+  return impl_->patch(ref, patch, subresource);
+}
+
+Status ApiServer::server_delete(const ObjectRef& ref, const DeleteOptions& options,
+                                const std::string& actor) {
+  return impl_->remove(ref, options);
+}
+
+Result<Object> ApiServer::server_apply(Object object, const std::string& field_manager,
+                                       const std::string& actor) {
+  return impl_->apply(std::move(object));
+}
+
+void ApiServer::server_finalize(const ObjectRef& ref, const std::string& actor) {
+  impl_->finalize(ref);
+}
+
+}  // namespace wsim::kube

@@ -1,0 +1,154 @@
+// Changes, server-side listeners and client watches of the fake API server.
+//
+// Every committed write is one Change with its own resourceVersion. Changes are dispatched in
+// resourceVersion order: a write made by a listener while a change is being dispatched is queued
+// behind it. Each watch gets each change that concerns it scheduled with a latency drawn from the
+// "kube.watch" stream, never earlier than its previous delivery (per-watch order). A bounded
+// history lets a watch start from an older resourceVersion; before the window it gets 410 Gone.
+#include <string>
+
+#include "sim/kube/api_server_impl.h"
+
+namespace wsim::kube {
+
+namespace {
+
+bool in_scope(const Watcher& watcher, const Object& object) {
+  if (!watcher.namespace_.empty() && object.meta.namespace_ != watcher.namespace_) return false;
+  return watcher.selector.matches(object.meta.labels);
+}
+
+}  // namespace
+
+void ApiServer::Impl::emit(WatchEventType type, std::shared_ptr<const Object> object,
+                           std::shared_ptr<const Object> old) {
+  Change change{object->meta.resource_version, type, std::move(object), std::move(old)};
+  history.push_back(change);
+  while (history.size() > options.watch_history_events && !history.empty()) {
+    history_floor_rv = history.front().resource_version;
+    history.pop_front();
+  }
+  undispatched.push_back(std::move(change));
+  if (dispatching) return;  // A listener wrote: delivered after the current change.
+  dispatching = true;
+  while (!undispatched.empty()) {
+    Change next = std::move(undispatched.front());
+    undispatched.pop_front();
+    dispatch(next);
+  }
+  dispatching = false;
+}
+
+void ApiServer::Impl::dispatch(const Change& change) {
+  for (auto& [id, watcher] : watchers) {
+    if (!watcher.closed) offer(watcher, change, /*may_expire=*/true);
+  }
+  if (listeners.empty()) return;
+  std::optional<WatchEvent> event;
+  // Index loop: a listener may subscribe another listener.
+  for (std::size_t i = 0; i < listeners.size(); ++i) {
+    if (!listeners[i].first.empty() && listeners[i].first != change.object->kind) continue;
+    if (!event) event.emplace(WatchEvent{change.type, *change.object});
+    Listener listener = listeners[i].second;  // The vector may grow while it runs.
+    listener(*event);
+  }
+}
+
+void ApiServer::Impl::offer(Watcher& watcher, const Change& change, bool may_expire) {
+  if (!watcher.kind.empty() && watcher.kind != change.object->kind) return;
+  WatchEventType type = change.type;
+  if (change.type == WatchEventType::kModified) {
+    const bool now_in = in_scope(watcher, *change.object);
+    const bool was_in = change.old && in_scope(watcher, *change.old);
+    if (!now_in && !was_in) return;
+    if (!was_in) type = WatchEventType::kAdded;
+    if (!now_in) type = WatchEventType::kDeleted;
+  } else if (!in_scope(watcher, *change.object)) {
+    return;
+  }
+  if (may_expire && sim.faults().fires(fault_watch_expire, watch_faults)) {
+    sim.record(watcher.identity, "watch", change.object->kind, "Gone",
+               std::string("fault ") + kFaultWatchExpire);
+    close_gone(watcher);
+    return;
+  }
+  const TimeMs now = sim.now_ms();
+  const TimeMs due = std::max(
+      now + watch_latency.range(options.watch_min_latency_ms, options.watch_max_latency_ms),
+      watcher.last_due_ms);
+  watcher.last_due_ms = due;
+  WatchDelivery delivery{false, type, change.object, change.resource_version};
+  const std::uint64_t id = watcher.id;
+  sim.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
+}
+
+void ApiServer::Impl::close_gone(Watcher& watcher) {
+  if (watcher.closed) return;
+  watcher.closed = true;
+  const TimeMs now = sim.now_ms();
+  const TimeMs due = std::max(now, watcher.last_due_ms);
+  watcher.last_due_ms = due;
+  WatchDelivery delivery;
+  delivery.gone = true;
+  delivery.resource_version = resource_version;
+  const std::uint64_t id = watcher.id;
+  sim.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
+}
+
+void ApiServer::Impl::deliver(std::uint64_t watcher_id, const WatchDelivery& delivery) {
+  auto it = watchers.find(watcher_id);
+  if (it == watchers.end()) return;
+  // Copy the sink: it may close (erase) this very watcher.
+  WatchSink sink = it->second.sink;
+  const bool keep = sink(delivery);
+  if (!keep || delivery.gone) close_watch(watcher_id);
+}
+
+Response ApiServer::Impl::start_watch(const std::string& identity, Request& request) {
+  Response response;
+  const std::uint64_t from = request.watch_from_rv;
+  if (from < history_floor_rv) {
+    response.status = Status::Error(
+        Code::kGone, "too old resource version: " + std::to_string(from) + " (" +
+                         std::to_string(history_floor_rv + 1) + ")");
+    return response;
+  }
+  const std::uint64_t id = next_watcher_id++;
+  Watcher& watcher = watchers[id];
+  watcher.id = id;
+  watcher.identity = identity;
+  watcher.kind = request.ref.kind;
+  watcher.namespace_ = request.ref.namespace_;
+  watcher.selector = request.selector;
+  watcher.sink = std::move(request.watch_sink);
+  watcher.last_due_ms = sim.now_ms();
+  // Replay what happened since `from`.
+  auto it = history.begin();
+  while (it != history.end() && it->resource_version <= from) ++it;
+  for (; it != history.end() && !watcher.closed; ++it) offer(watcher, *it, /*may_expire=*/false);
+  response.watcher_id = id;
+  response.resource_version = resource_version;
+  return response;
+}
+
+void ApiServer::Impl::close_watch(std::uint64_t watcher_id) { watchers.erase(watcher_id); }
+
+void ApiServer::subscribe(const std::string& kind, Listener listener) {
+  impl_->listeners.emplace_back(kind, std::move(listener));
+}
+
+void ApiServer::expire_watches(const std::string& identity) {
+  for (auto& [id, watcher] : impl_->watchers) {
+    if (identity.empty() || watcher.identity == identity) impl_->close_gone(watcher);
+  }
+}
+
+std::size_t ApiServer::watch_count() const {
+  std::size_t open = 0;
+  for (const auto& [id, watcher] : impl_->watchers) {
+    if (!watcher.closed) ++open;
+  }
+  return open;
+}
+
+}  // namespace wsim::kube
