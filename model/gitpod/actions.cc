@@ -1,0 +1,215 @@
+// GitpodRun::perform: the scripted actions of run.h, and the upgrade actor (seed 003).
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/daemon/ws_daemon.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/pod_view.h"
+#include "model/gitpod/run.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod {
+namespace {
+
+std::vector<std::string> targets_or_all(const std::string& target,
+                                        const std::vector<std::string>& all) {
+  if (target == "all" || target.empty()) return all;
+  return {target};
+}
+
+}  // namespace
+
+bool GitpodRun::perform(const proto::ScriptedEvent& event, std::string& error) {
+  const std::string& actor = event.actor();
+  if (actor == "user") return perform_user(event.action(), event.target(), error);
+  return perform_cluster(event, error);
+}
+
+bool GitpodRun::perform_user(const std::string& action, const std::string& target,
+                             std::string& error) {
+  if (target.empty()) {
+    error = "user actions need a target workspace id";
+    return false;
+  }
+  if (action == "start") {
+    user_start(target);
+  } else if (action == "stop") {
+    user_stop(target, StopPolicy::kNormal);
+  } else if (action == "stop_immediate") {
+    user_stop(target, StopPolicy::kImmediate);
+  } else if (action == "abort") {
+    user_stop(target, StopPolicy::kAbort);
+  } else if (action == "mark_active") {
+    user_mark_active(target);
+  } else if (action == "write") {
+    if (!user_write(target))
+      sim_.record("user/" + target, "write", target, "refused", "not running");
+  } else {
+    error = "unknown user action '" + action + "'";
+    return false;
+  }
+  return true;
+}
+
+bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& error) {
+  const std::string& actor = event.actor();
+  const std::string& action = event.action();
+  const std::string& target = event.target();
+  auto arg = [&](const std::string& key, const std::string& fallback) {
+    auto it = event.args().find(key);
+    return it == event.args().end() ? fallback : it->second;
+  };
+  const kube::ObjectRef pod_ref{"Pod", kNamespace, pod_name(current_instance(target))};
+  if (actor == "kubelet" && action == "reject") {
+    world_->cluster().reject_at_admission(pod_ref, arg("reason", "NodeAffinity"));
+    return true;
+  }
+  if (actor == "kubelet" && action == "reject_after_ready") {
+    const kube::Status s = world_->cluster().reject_running(pod_ref, arg("reason", "NodeAffinity"));
+    sim_.record("kubelet", "reject-running", pod_ref.to_string(),
+                s.ok() ? "ok" : kube::code_name(s.code));
+    return true;
+  }
+  if (actor == "kubectl" && action == "delete_node") {
+    world_->delete_node(target);
+    return true;
+  }
+  if (actor == "kubectl" && (action == "cordon" || action == "uncordon")) {
+    const kube::Status s =
+        action == "cordon" ? world_->cluster().cordon(target) : world_->cluster().uncordon(target);
+    return s.ok() || (error = s.message, false);
+  }
+  if (actor == "kubectl" && action == "strip_finalizers") {
+    strip_finalizers(current_instance(target));
+    return true;
+  }
+  if (actor == "ws-daemon") {
+    for (const std::string& node : targets_or_all(target, world_->nodes())) {
+      if (world_->daemon(node) == nullptr) {
+        error = "no ws-daemon on node '" + node + "'";
+        return false;
+      }
+      if (action == "down" || action == "restart") world_->daemon_down(node);
+      if (action == "up" || action == "restart") world_->daemon_up(node);
+      if (action != "down" && action != "up" && action != "restart") {
+        error = "unknown ws-daemon action '" + action + "'";
+        return false;
+      }
+    }
+    return true;
+  }
+  if (actor == "manager") {
+    if (action == "restart") {
+      manager_->stop();
+      manager_->start();
+    } else if (action == "down") {
+      manager_->stop();
+    } else if (action == "up") {
+      manager_->start();
+    } else if (action == "maintenance_on" || action == "maintenance_off") {
+      set_maintenance(action == "maintenance_on");
+    } else {
+      error = "unknown manager action '" + action + "'";
+      return false;
+    }
+    return true;
+  }
+  if (actor == "admin") {
+    if (action == "upgrade_naive" || action == "upgrade_drain_first") {
+      upgrade(action == "upgrade_drain_first");
+    } else if (action == "cordon_cluster" || action == "uncordon_cluster") {
+      world_->gate().cordoned = action == "cordon_cluster";
+    } else if (action == "score_zero") {
+      world_->gate().score = 0;
+    } else {
+      error = "unknown admin action '" + action + "'";
+      return false;
+    }
+    return true;
+  }
+  if (actor == "api" && action == "conflict") {
+    const std::size_t slash = target.find('/');
+    if (slash == std::string::npos) {
+      error = "api conflict target must be Kind/name";
+      return false;
+    }
+    kube::InterceptorRule rule;
+    rule.match.kind = target.substr(0, slash);
+    rule.match.name = target.substr(slash + 1);
+    rule.match.namespace_ = kNamespace;
+    rule.match.verb = kube::Verb::kUpdate;
+    if (!arg("identity", "").empty()) rule.match.identity = arg("identity", "");
+    rule.action = kube::FaultAction::kConflict;
+    rule.times = std::stoi(arg("times", "1"));
+    world_->api().add_interceptor(rule);
+    return true;
+  }
+  if (actor == "breaker" && (action == "on" || action == "off")) {
+    world_->set_breaker(action == "on");
+    return true;
+  }
+  error = "unknown action '" + actor + " " + action + "'";
+  return false;
+}
+
+void GitpodRun::upgrade(bool drain_first) {
+  sim_.loop().spawn(drain_first ? "admin/upgrade-drain-first" : "admin/upgrade-naive",
+                    upgrade_actor(drain_first));
+}
+
+// Seed 003 (#13147). naive: the KOTS deploy of Aug 2022 deletes the installation — ws-daemon,
+// ws-manager and the workspace pods — while workspaces run, waits (helm --wait, 10 min) for the
+// deletion, then the admin removes the finalizers of the pods that hang (the documented
+// clean-up), and the new version is deployed. drain-first: cordon the cluster, stop every
+// workspace, wait for them to be gone, then upgrade, then uncordon (§9.3).
+Task<void> GitpodRun::upgrade_actor(bool drain_first) {
+  kube::ApiServer& api = world_->api();
+  auto workspace_pods = [&] {
+    kube::LabelSelector selector;
+    selector.match_labels[kLabelComponent] = "workspace";
+    return api.peek_list("Pod", kNamespace, selector);
+  };
+  if (drain_first) {
+    world_->gate().cordoned = true;
+    sim_.record("admin", "cordon-cluster", "", "ok");
+    for (int round = 0; round < 120; ++round) {
+      std::vector<std::string> live;
+      for (const auto& [id, count] : starts_) live.push_back(current_instance(id));
+      bool any = false;
+      for (const std::string& instance : live) {
+        const bool cr = api.peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance}) != nullptr;
+        const bool pod =
+            api.peek(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)}) != nullptr;
+        if (!cr && !pod) continue;
+        any = true;
+        if (round % 10 == 0) (void)co_await manager_->stop_workspace(instance, StopPolicy::kNormal);
+      }
+      if (!any && workspace_pods().empty()) break;
+      co_await sim_.loop().sleep(30 * kSecondMs);
+    }
+    sim_.record("admin", "drained", "", workspace_pods().empty() ? "ok" : "pods remain");
+  }
+  sim_.record("admin", "upgrade", "", "begin", drain_first ? "drain-first" : "naive");
+  manager_->stop();
+  for (const std::string& node : world_->nodes()) world_->daemon_down(node);
+  for (const kube::Object* pod : workspace_pods()) {
+    (void)api.server_delete(kube::ObjectRef::of(*pod), kube::DeleteOptions{}, "kots");
+  }
+  const TimeMs began_ms = sim_.now_ms();
+  while (!workspace_pods().empty() && sim_.now_ms() < began_ms + 10 * kMinuteMs) {
+    co_await sim_.loop().sleep(5 * kSecondMs);
+  }
+  std::vector<std::string> hanging;
+  for (const kube::Object* pod : workspace_pods()) {
+    auto it = pod->meta.labels.find(kLabelInstanceId);
+    if (it != pod->meta.labels.end()) hanging.push_back(it->second);
+  }
+  for (const std::string& instance : hanging) strip_finalizers(instance);
+  const TimeMs gap_end_ms = began_ms + settings_.upgrade_gap_ms;
+  if (sim_.now_ms() < gap_end_ms) co_await sim_.loop().sleep(gap_end_ms - sim_.now_ms());
+  for (const std::string& node : world_->nodes()) world_->daemon_up(node);
+  manager_->start();
+  sim_.record("admin", "upgrade", "", "done",
+              std::to_string(hanging.size()) + " pod(s) force-removed");
+  if (drain_first) world_->gate().cordoned = false;
+}
+
+}  // namespace wsim::gitpod

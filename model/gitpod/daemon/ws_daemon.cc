@@ -1,0 +1,286 @@
+#include "model/gitpod/daemon/ws_daemon.h"
+
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/world/world.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod {
+namespace {
+
+constexpr const char* kFaultBackupFailure = "gitpod.daemon.backup_failure";
+constexpr const char* kFaultInitFailure = "gitpod.daemon.init_failure";
+constexpr int kConditionWriteAttempts = 8;
+constexpr int kWorkers = 4;
+
+}  // namespace
+
+const char* rpc_code_name(RpcCode code) {
+  switch (code) {
+    case RpcCode::kOk:
+      return "OK";
+    case RpcCode::kUnavailable:
+      return "Unavailable";
+    case RpcCode::kNotFound:
+      return "NotFound";
+    case RpcCode::kDataLoss:
+      return "DataLoss";
+    case RpcCode::kFailedPrecondition:
+      return "FailedPrecondition";
+  }
+  return "?";
+}
+
+WsDaemon::WsDaemon(GitpodWorld& world, std::string node)
+    : world_(world),
+      node_(std::move(node)),
+      client_(world.api().client("ws-daemon/" + node_)),
+      stream_(world.sim().stream("gitpod.daemon")) {
+  Faults& faults = world.sim().faults();
+  backup_fault_ =
+      faults.declare(kFaultBackupFailure, "ws-daemon fails to upload a backup", {1, 4}, {1, 10});
+  init_fault_ = faults.declare(kFaultInitFailure, "ws-daemon content init fails", {1, 8}, {1, 20});
+}
+
+WsDaemon::~WsDaemon() { stop(); }
+
+DurationMs WsDaemon::draw_ms(DurationMs lo_ms, DurationMs hi_ms) {
+  WSIM_ASSERT_LE(lo_ms, hi_ms);
+  return stream_.range(lo_ms, hi_ms);
+}
+
+void WsDaemon::start() {
+  if (up_) return;
+  up_ = true;
+  world_.sim().record(actor(), "start", "", "ok");
+  if (!world_.versions().mk2()) return;  // mk1: RPCs only.
+  queue_ = std::make_shared<WorkQueue>(world_.sim());
+  kube::InformerOptions options;
+  options.identity = actor();
+  options.kind = kWorkspaceKind;
+  options.namespace_ = kNamespace;
+  options.trace_changes = false;
+  informer_ = std::make_unique<kube::Informer>(world_.sim(), world_.api(), options);
+  std::shared_ptr<WorkQueue> queue = queue_;
+  const std::string node = node_;
+  // §5.1: create/update events of CRs on this node; delete events are ignored.
+  informer_->on_change([queue, node](const kube::Object& ws, bool deleted) {
+    if (!deleted && ws.status_or(kStatusNodeName, "") == node) queue->add(ws.meta.name);
+  });
+  informer_->start();
+  for (int i = 0; i < kWorkers; ++i) {
+    actors_.push_back(world_.sim().loop().spawn(actor() + "/worker", worker(queue_)));
+  }
+}
+
+void WsDaemon::stop() {
+  if (!up_) return;
+  up_ = false;
+  world_.sim().record(actor(), "stop", "", "ok");
+  for (ActorId id : actors_) world_.sim().loop().cancel(id);
+  actors_.clear();
+  if (queue_) queue_->shutdown();
+  queue_.reset();
+  if (informer_) informer_->stop();
+  informer_.reset();
+}
+
+Task<void> WsDaemon::worker(std::shared_ptr<WorkQueue> queue) {
+  while (true) {
+    std::optional<std::string> key = co_await queue->next();
+    if (!key.has_value()) co_return;
+    const ReconcileResult result = co_await reconcile(*key);
+    queue->finish(*key, result);
+  }
+}
+
+Task<ReconcileResult> WsDaemon::reconcile(std::string name) {
+  if (!informer_) co_return ReconcileResult::done();
+  std::optional<kube::Object> cached = informer_->get(kNamespace, name);
+  if (!cached.has_value() || cached->status_or(kStatusNodeName, "") != node_) {
+    co_return ReconcileResult::done();
+  }
+  const std::string p = phase(*cached);
+  if (p == kPhaseCreating || p == kPhaseInitializing) {
+    if (cond_present(*cached, kCondContentReady)) co_return ReconcileResult::done();
+    co_return co_await init_content(std::move(*cached));
+  }
+  if (p == kPhaseStopping) co_return co_await handle_stop(std::move(*cached));
+  co_return ReconcileResult::done();
+}
+
+Task<bool> WsDaemon::refresh(const kube::Object& ws) {
+  kube::Object copy = ws;
+  set_cond(copy, kCondRefresh, true, "", "", world_.sim().now_ms());
+  kube::Result<kube::Object> r = co_await client_.update(copy, kube::Subresource::kStatus);
+  co_return r.ok();
+}
+
+Task<bool> WsDaemon::write_condition(std::string name, std::string type, bool status,
+                                     std::string reason, std::string message) {
+  for (int attempt = 0; attempt < kConditionWriteAttempts; ++attempt) {
+    kube::Result<kube::Object> got =
+        co_await client_.get(kube::ObjectRef{kWorkspaceKind, kNamespace, name});
+    if (got.status.is(kube::Code::kNotFound)) co_return false;
+    if (got.ok()) {
+      kube::Object ws = std::move(got.value);
+      set_cond(ws, type, status, reason, message, world_.sim().now_ms());
+      kube::Result<kube::Object> r = co_await client_.update(ws, kube::Subresource::kStatus);
+      if (r.ok()) co_return true;
+      if (!r.status.is(kube::Code::kConflict)) co_return false;
+    }
+    co_await world_.sim().loop().sleep(10 << attempt);
+  }
+  co_return false;
+}
+
+// §5.2 Creating / Initializing.
+Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
+  if (!co_await refresh(ws)) co_return ReconcileResult::after(100);
+  const std::string instance = ws.meta.name;
+  const std::string workspace = workspace_id(ws);
+  co_await world_.sim().loop().sleep(draw_ms(500, 5000));
+  const bool failed = world_.sim().faults().fires(init_fault_, stream_);
+  if (!failed) {
+    Session& session = world_.content().create_session(node_, instance, workspace);
+    session.initialized = true;
+    world_.sim().record(actor(), "init", instance, "ok",
+                        "version " + std::to_string(session.version));
+  }
+  const bool written =
+      failed ? co_await write_condition(instance, kCondContentReady, false, kReasonInitFailure,
+                                        "content initializer failed")
+             : co_await write_condition(instance, kCondContentReady, true, kReasonInitSuccess, "");
+  if (!failed) world_.content_initialized(node_, instance);
+  co_return written ? ReconcileResult::done() : ReconcileResult::failed();
+}
+
+Task<ReconcileResult> WsDaemon::handle_stop(kube::Object ws) {
+  if (world_.versions().has(Fix::k20243) && cond_true(ws, kCondPodRejected)) {
+    co_return co_await wipe(std::move(ws));
+  }
+  co_return co_await backup(std::move(ws));
+}
+
+// §5.3: stop path A, wipe.
+Task<ReconcileResult> WsDaemon::wipe(kube::Object ws) {
+  if (cond_present(ws, kCondStateWiped)) co_return ReconcileResult::done();
+  if (cond_true(ws, kCondContainerRunning)) co_return ReconcileResult::after(500);
+  if (!co_await refresh(ws)) co_return ReconcileResult::after(100);
+  const std::string instance = ws.meta.name;
+  co_await wipe_content(instance);
+  ++wipes_;
+  const bool written = co_await write_condition(instance, kCondStateWiped, true, "", "");
+  co_return written ? ReconcileResult::done() : ReconcileResult::failed();
+}
+
+Task<std::optional<ReconcileResult>> WsDaemon::wait_for_container(const kube::Object& ws) {
+  if (!world_.versions().has(Fix::k19411) || !cond_true(ws, kCondContainerRunning)) {
+    co_return std::nullopt;
+  }
+  const TimeMs now_ms = world_.sim().now_ms();
+  const std::optional<TimeMs> stopping_ms = status_time(ws, kStatusPodStoppingMs);
+  // Before #20382 the wait is unbounded (B7).
+  if (!world_.versions().has(Fix::k20382) || !stopping_ms.has_value() ||
+      now_ms < *stopping_ms + 5 * kMinuteMs) {
+    co_return ReconcileResult::after(500);
+  }
+  const kube::Condition* killed = ws.condition(kCondForceKilledTask);
+  if (killed == nullptr) {
+    const kube::Status s = world_.cluster().exit_container(
+        kube::ObjectRef{"Pod", kNamespace, pod_name(ws.meta.name)}, 137, "SIGKILL by ws-daemon");
+    world_.sim().record(actor(), "force-kill", ws.meta.name,
+                        s.ok() ? "ok" : kube::code_name(s.code));
+    co_await write_condition(ws.meta.name, kCondForceKilledTask, true, "", "");
+    co_return ReconcileResult::after(2000);
+  }
+  if (now_ms < killed->last_transition_ms + 2000) co_return ReconcileResult::after(2000);
+  co_return std::nullopt;  // Proceed even though ContainerRunning may still be True.
+}
+
+// §5.4: stop path B, backup.
+Task<ReconcileResult> WsDaemon::backup(kube::Object ws) {
+  if (!cond_true(ws, kCondContentReady)) co_return ReconcileResult::failed();  // Never ready.
+  if (cond_true(ws, kCondBackupComplete) || cond_true(ws, kCondBackupFailure)) {
+    co_return ReconcileResult::done();
+  }
+  if (cond_true(ws, kCondAborted) || is_image_build(ws)) co_return ReconcileResult::done();
+  std::optional<ReconcileResult> wait = co_await wait_for_container(ws);
+  if (wait.has_value()) co_return *wait;
+  if (!co_await refresh(ws)) co_return ReconcileResult::after(100);
+  const std::string instance = ws.meta.name;
+  const bool uploaded = co_await upload(instance, workspace_id(ws));
+  const bool condition_first = world_.versions().has(Fix::k16997);
+  if (!condition_first) co_await delete_content(instance);  // B0: content gone before the mark.
+  const bool written =
+      uploaded ? co_await write_condition(instance, kCondBackupComplete, true, "", "")
+               : co_await write_condition(instance, kCondBackupFailure, true, "BackupFailed",
+                                          "cannot upload workspace content");
+  if (!written) co_return ReconcileResult::failed();
+  if (condition_first) co_await delete_content(instance);
+  co_return ReconcileResult::done();
+}
+
+Task<bool> WsDaemon::upload(const std::string& instance, const std::string& workspace_id) {
+  co_await world_.sim().loop().sleep(draw_ms(1000, 10000));
+  const Session* session = world_.content().session(node_, instance);
+  if (session == nullptr || world_.sim().faults().fires(backup_fault_, stream_)) {
+    world_.sim().record(actor(), "backup", instance, "failed",
+                        session == nullptr ? "no session" : "fault");
+    co_return false;
+  }
+  world_.content().upload(workspace_id, *session);
+  ++backups_;
+  world_.sim().record(
+      actor(), "backup", instance, "ok",
+      "version " + std::to_string(session->version) + (session->intact ? "" : " (partial)"));
+  co_return true;
+}
+
+Task<void> WsDaemon::delete_content(const std::string& instance) {
+  Session* session = world_.content().session(node_, instance);
+  if (session == nullptr) co_return;
+  session->intact = false;  // Files are being removed from here on.
+  co_await world_.sim().loop().sleep(draw_ms(100, 2000));
+  world_.content().destroy_session(node_, instance, DestroyCause::kDaemonDelete);
+  world_.sim().record(actor(), "delete-content", instance, "ok");
+}
+
+Task<void> WsDaemon::wipe_content(const std::string& instance) {
+  co_await world_.sim().loop().sleep(draw_ms(100, 1000));
+  // "No session on this node → success": the content was never initialized here.
+  world_.content().destroy_session(node_, instance, DestroyCause::kDaemonWipe);
+  world_.sim().record(actor(), "wipe", instance, "ok");
+}
+
+bool WsDaemon::has_session(const std::string& instance) const {
+  return world_.content().session(node_, instance) != nullptr;
+}
+
+Task<RpcReply> WsDaemon::init_workspace(std::string instance, std::string workspace_id) {
+  if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon is down"};
+  co_await world_.sim().loop().sleep(draw_ms(500, 5000));
+  if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon went away"};
+  if (world_.content().session(node_, instance) == nullptr) {
+    Session& session = world_.content().create_session(node_, instance, workspace_id);
+    session.initialized = true;
+  }
+  world_.content_initialized(node_, instance);
+  co_return RpcReply{};
+}
+
+Task<RpcReply> WsDaemon::dispose_workspace(std::string instance, bool backup) {
+  if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon is down"};
+  const Session* session = world_.content().session(node_, instance);
+  if (session == nullptr) co_return RpcReply{RpcCode::kNotFound, "workspace does not exist"};
+  const std::string workspace = session->workspace_id;
+  if (backup) {
+    const bool uploaded = co_await upload(instance, workspace);
+    if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon went away"};
+    if (!uploaded) co_return RpcReply{RpcCode::kDataLoss, "cannot upload workspace content"};
+  }
+  co_await delete_content(instance);
+  co_return RpcReply{};
+}
+
+}  // namespace wsim::gitpod

@@ -1,0 +1,103 @@
+// ws-daemon, one per node (research §5 for mk2; §7.7 and §8.4 for the mk1 gRPC surface).
+//
+// mk2: a Workspace controller over an informer of Workspace CRs, taking only CRs whose
+// status runtime.nodeName is this node, serialised per key by a WorkQueue (§5.1):
+//   Creating / Initializing → content init (Refresh write, InitWorkspace, ContentReady);
+//   Stopping → wipe (PodRejected, #20243) or backup (§5.3, §5.4).
+// mk1: InitWorkspace / DisposeWorkspace RPCs answered while the daemon is up; Unavailable when
+// it is down.
+//
+// The content lives on the node's disk (ContentStore), not in the daemon: a restart (down+up)
+// loses the daemon's in-memory state and its running operations, never the disk. Every disk step
+// is an interleaving point, so a crash between DeleteWorkspace and the condition write (B0) is
+// reachable.
+//
+// Fault points: gitpod.daemon.backup_failure (an upload fails → BackupFailure),
+// gitpod.daemon.init_failure (content init fails → ContentReady=False).
+// Not modelled: throttling to 5 concurrent backups, the dispatch loop (§5.5), snapshots, git
+// status, image info, log upload.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/gitpod/work_queue.h"
+#include "sim/core/sim.h"
+#include "sim/kube/client.h"
+#include "sim/kube/informer.h"
+
+namespace wsim::gitpod {
+
+class GitpodWorld;
+
+// The answer of an mk1 ws-daemon RPC (gRPC codes the mk1 manager branches on).
+enum class RpcCode { kOk, kUnavailable, kNotFound, kDataLoss, kFailedPrecondition };
+const char* rpc_code_name(RpcCode code);
+
+struct RpcReply {
+  RpcCode code = RpcCode::kOk;
+  std::string message;
+  bool ok() const { return code == RpcCode::kOk; }
+};
+
+class WsDaemon {
+ public:
+  WsDaemon(GitpodWorld& world, std::string node);
+  ~WsDaemon();
+  WsDaemon(const WsDaemon&) = delete;
+  WsDaemon& operator=(const WsDaemon&) = delete;
+
+  const std::string& node() const { return node_; }
+  std::string actor() const { return "ws-daemon/" + node_; }
+  bool up() const { return up_; }
+  // Start (mk2: informer + workers). Idempotent while up.
+  void start();
+  // Crash / delete: every actor is cancelled, the informer stops; the disk stays.
+  void stop();
+
+  // --- mk1 RPCs (§7.7 step 4, §8.4). Unavailable while down. ---
+  Task<RpcReply> init_workspace(std::string instance, std::string workspace_id);
+  // backup=false: only delete the local content. NotFound if no session exists.
+  Task<RpcReply> dispose_workspace(std::string instance, bool backup);
+  bool has_session(const std::string& instance) const;
+
+  std::uint64_t backups() const { return backups_; }
+  std::uint64_t wipes() const { return wipes_; }
+
+ private:
+  Task<void> worker(std::shared_ptr<WorkQueue> queue);
+  Task<ReconcileResult> reconcile(std::string name);
+  Task<ReconcileResult> init_content(kube::Object ws);
+  Task<ReconcileResult> handle_stop(kube::Object ws);
+  Task<ReconcileResult> wipe(kube::Object ws);
+  Task<ReconcileResult> backup(kube::Object ws);
+  // Waits for the workspace container to stop (#19411 / #20382); nullopt = proceed.
+  Task<std::optional<ReconcileResult>> wait_for_container(const kube::Object& ws);
+  // Writes the Refresh condition on the cached object; false on Conflict (stale cache).
+  Task<bool> refresh(const kube::Object& ws);
+  // Get + set condition + Status().Update, retried on conflict (bounded).
+  Task<bool> write_condition(std::string name, std::string type, bool status, std::string reason,
+                             std::string message);
+  // The disk operations (§5.3 step 4, §5.4 steps 6 and 8). Each step is an interleaving point.
+  Task<bool> upload(const std::string& instance, const std::string& workspace_id);
+  Task<void> delete_content(const std::string& instance);
+  Task<void> wipe_content(const std::string& instance);
+  DurationMs draw_ms(DurationMs lo_ms, DurationMs hi_ms);
+
+  GitpodWorld& world_;
+  std::string node_;
+  kube::Client client_;
+  ChoiceStream stream_;
+  bool up_ = false;
+  std::unique_ptr<kube::Informer> informer_;
+  std::shared_ptr<WorkQueue> queue_;
+  std::vector<ActorId> actors_;
+  FaultId backup_fault_ = 0;
+  FaultId init_fault_ = 0;
+  std::uint64_t backups_ = 0;
+  std::uint64_t wipes_ = 0;
+};
+
+}  // namespace wsim::gitpod

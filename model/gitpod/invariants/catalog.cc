@@ -1,0 +1,55 @@
+#include "model/gitpod/invariants/catalog.h"
+
+namespace wsim::gitpod {
+
+std::vector<run::InvariantInfo> invariant_catalog() {
+  using run::InvariantKind;
+  return {
+      {kS1, InvariantKind::kSafety, "at most one pod per workspace", "research §11.1 S1"},
+      {kS2, InvariantKind::kSafety,
+       "content destroyed only after an authorizing fact was recorded; pod finalizer removed "
+       "only when Stopped with disposal finished",
+       "research §11.1 S2; B0 pre-#16997"},
+      {kS3, InvariantKind::kSafety,
+       "StateWiped only with PodRejected=True; PodRejected=True only when EverReady is not True",
+       "research §11.1 S3; B9 #20243 without #20372"},
+      {kS4, InvariantKind::kSafety,
+       "counters: podStarts <= pods created <= podStarts+1; podStarts-podRecreated in {0,1}; "
+       "podRecreated <= max+1",
+       "research §6.4, §11.1 S4"},
+      {kS5, InvariantKind::kSafety, "no pod created after Stopped without PodRejected",
+       "research §11.1 S5; B1 pre-#16622, B2"},
+      {kS6, InvariantKind::kSafety, "CR finalizer removed only when Stopped with no pods",
+       "research §11.1 S6"},
+      {kS7, InvariantKind::kSafety,
+       "phase discipline: Stopped absorbing but for the re-creation reset; Stopping only to "
+       "Stopping/Stopped; Stopped only via Stopping",
+       "research §11.1 S7"},
+      {kS8, InvariantKind::kSafety, "never both a backup and a wipe for one pod incarnation",
+       "research §11.1 S8"},
+      {kS9, InvariantKind::kSafety, "at most one non-Stopped workspace per workspace id",
+       "research §11.1 S9"},
+      {kL1, InvariantKind::kLiveness,
+       "stop/timeout/failure/node loss/CR deletion → the pod is being deleted",
+       "research §11.2 L1"},
+      {kL2, InvariantKind::kLiveness, "Stopping → Stopped eventually",
+       "research §11.2 L2; B4, B5, B8; seed 003"},
+      {kL3, InvariantKind::kLiveness, "Stopped without PodRejected → CR gone", "research §11.2 L3"},
+      {kL4, InvariantKind::kLiveness,
+       "a start hit only by kubelet rejections (at most max+1) ends Running; beyond the limit "
+       "it ends failed and cleaned up",
+       "research §11.2 L4; seed 002; B6"},
+      {kL5, InvariantKind::kLiveness,
+       "a successful StopWorkspace leads to the CR's removal and no new pod",
+       "research §11.2 L5; B3"},
+      {kL6, InvariantKind::kLiveness, "no Timeout is added while maintenance is on",
+       "research §11.2 L6"},
+      {kNoSilentLoss, InvariantKind::kSafety,
+       "the last written content version stays recoverable unless the loss is visible",
+       "design.md §4 Data; seed 003"},
+      {kAcknowledgedLoss, InvariantKind::kSafety,
+       "no data loss at all (only with report_acknowledged_loss)", "research §11.1 S2 stronger"},
+  };
+}
+
+}  // namespace wsim::gitpod

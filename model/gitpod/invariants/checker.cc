@@ -1,0 +1,270 @@
+#include "model/gitpod/invariants/checker.h"
+
+#include <sstream>
+
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/invariants/catalog.h"
+#include "model/gitpod/invariants/markers.h"
+#include "model/gitpod/mk2/actions.h"
+#include "model/gitpod/mk2/status.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/pod_view.h"
+#include "model/gitpod/world/world.h"
+#include "sim/core/assert.h"
+#include "sim/kube/controllers/controller_util.h"
+
+namespace wsim::gitpod {
+
+Checker::Checker(GitpodWorld& world) : world_(world), versions_(world.versions()) {
+  ledger_ = std::make_unique<DataLedger>(
+      world.content(), [this](const std::string& instance) { return managed(instance); });
+}
+
+Checker::~Checker() = default;
+
+void Checker::start() {
+  kube::ApiServer& api = world_.api();
+  api.subscribe(kWorkspaceKind, [this](const kube::WatchEvent& e) { on_workspace(e); });
+  api.subscribe("Pod", [this](const kube::WatchEvent& e) { on_pod(e); });
+  api.subscribe("ConfigMap", [this](const kube::WatchEvent& e) { on_configmap(e); });
+  world_.content().set_observer(
+      [this](DestroyCause cause, const std::string& node, const std::string& instance) {
+        on_destroy(cause, node, instance);
+      });
+}
+
+void Checker::violate(const char* id, const std::string& object, std::string message) {
+  if (!reported_.insert(std::string(id) + " " + object).second) return;
+  pending_.push_back(run::Violation{id, object, std::move(message)});
+}
+
+bool Checker::managed(const std::string& instance) const {
+  kube::ApiServer& api = world_.api();
+  if (api.peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance}) != nullptr) return true;
+  if (api.peek(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)}) != nullptr) return true;
+  return api.peek(kube::ObjectRef{"ConfigMap", kNamespace, plis_name(instance)}) != nullptr;
+}
+
+std::string Checker::instance_of_pod(const kube::Object& pod) const {
+  auto it = pod.meta.labels.find(kLabelInstanceId);
+  return it == pod.meta.labels.end() ? std::string() : it->second;
+}
+
+void Checker::user_stop_succeeded(const std::string& instance) {
+  instances_[instance].stop_succeeded = true;
+}
+
+void Checker::user_started(const std::string& instance) { (void)instances_[instance]; }
+
+void Checker::user_wrote(const std::string& workspace_id, const std::string& instance) {
+  instances_[instance].workspace_id = workspace_id;
+  ledger_->on_write(workspace_id, instance);
+}
+
+// --- Workspace CR events (mk2). ---
+
+void Checker::on_workspace(const kube::WatchEvent& event) {
+  const kube::Object& ws = event.object;
+  const std::string& name = ws.meta.name;
+  Instance& inst = instances_[name];
+  inst.workspace_id = workspace_id(ws);
+  if (event.type == kube::WatchEventType::kDeleted) {
+    inst.cr_exists = false;
+    inst.phase = "";
+    ledger_->on_unmanaged(name);
+    check_single_instance(inst.workspace_id);
+    return;
+  }
+  inst.cr_exists = true;
+  // S3.
+  if (cond_present(ws, kCondStateWiped) && !cond_true(ws, kCondPodRejected)) {
+    violate(kS3, name, "StateWiped written while PodRejected is not True");
+  }
+  if (cond_true(ws, kCondPodRejected) && cond_true(ws, kCondEverReady) &&
+      !cond_true(inst.last, kCondPodRejected)) {
+    violate(kS3, name, "PodRejected=True set on an ever-ready workspace (it will be wiped)");
+  }
+  // S8 (per incarnation: the reset clears the conditions).
+  if (cond_present(ws, kCondStateWiped) && cond_true(ws, kCondBackupComplete)) {
+    violate(kS8, name, "both a backup and a wipe for one pod incarnation");
+  }
+  // S6.
+  const bool has_finalizer = kube::has_finalizer(ws, kFinalizer);
+  if (inst.had_finalizer && !has_finalizer && versions_.mk2()) {
+    if (phase(ws) != kPhaseStopped || !inst.live_pods.empty()) {
+      violate(kS6, name,
+              "CR finalizer removed in phase " + phase(ws) + " with " +
+                  std::to_string(inst.live_pods.size()) + " pod(s)");
+    }
+  }
+  inst.had_finalizer = has_finalizer;
+  // L6.
+  if (maintenance_ && cond_true(ws, kCondTimeout) && !cond_true(inst.last, kCondTimeout)) {
+    maintenance_timeouts_.push_back({kL6, name, "Timeout added while maintenance is on"});
+  }
+  if (cond_true(ws, kCondTimeout)) inst.timed_out = true;
+  check_phase_transition(name, inst, ws);
+  check_counters(name, inst, ws);
+  for (const std::string& marker : visible_loss_markers(ws)) ledger_->on_marker(name, marker);
+  inst.last = ws;
+  inst.phase = phase(ws);
+  if (inst.phase == kPhaseStopped && !cond_true(ws, kCondPodRejected)) {
+    inst.stopped_nonrejected = true;
+  }
+  check_single_instance(inst.workspace_id);
+}
+
+// S7.
+void Checker::check_phase_transition(const std::string& name, Instance& inst,
+                                     const kube::Object& ws) {
+  const std::string before = inst.phase;
+  const std::string after = phase(ws);
+  if (before.empty() || before == after) return;
+  if (before == kPhaseStopped) {
+    const kube::Object& prev = inst.last;
+    mk2::ActionInputs in;
+    in.pod_recreation_backoff_ms = world_.settings().pod_recreation_backoff_ms;
+    const std::optional<TimeMs> deleted_ms = status_time(prev, kStatusPodDeletionMs);
+    const bool reset_edge = after == kPhasePending && cond_true(prev, kCondPodRejected) &&
+                            cond_present(prev, kCondStateWiped) && deleted_ms.has_value() &&
+                            world_.sim().now_ms() >= *deleted_ms + mk2::recreation_backoff_ms(in);
+    if (!reset_edge) violate(kS7, name, "Stopped → " + after);
+    return;
+  }
+  if (before == kPhaseStopping) {
+    if (after != kPhaseStopped) violate(kS7, name, "Stopping → " + after);
+    return;
+  }
+  if (after == kPhaseStopped && status_int(ws, kStatusPodStarts, 0) > 0) {
+    violate(kS7, name, before + " → Stopped without passing Stopping");
+  }
+}
+
+// S4 / §6.4, on every CR write.
+void Checker::check_counters(const std::string& name, const Instance& inst,
+                             const kube::Object& ws) {
+  if (!versions_.mk2()) return;
+  const std::int64_t starts = status_int(ws, kStatusPodStarts, 0);
+  const std::int64_t recreated = status_int(ws, kStatusPodRecreated, 0);
+  std::ostringstream facts;
+  facts << "podStarts=" << starts << " podRecreated=" << recreated
+        << " podsCreated=" << inst.pods_created;
+  if (starts > inst.pods_created)
+    violate(kS4, name, "podStarts exceeds pods created: " + facts.str());
+  if (inst.pods_created > starts + 1) {
+    violate(kS4, name, "pods created exceed podStarts+1: " + facts.str());
+  }
+  if (!versions_.has(Fix::k20243)) return;
+  if (starts >= 1 && (starts - recreated < 0 || starts - recreated > 1)) {
+    violate(kS4, name, "podStarts-podRecreated not in {0,1}: " + facts.str());
+  }
+  if (recreated > world_.settings().pod_recreation_max_retries + 1) {
+    violate(kS4, name, "podRecreated exceeds max+1: " + facts.str());
+  }
+}
+
+// S9.
+void Checker::check_single_instance(const std::string& workspace_id) {
+  if (workspace_id.empty() || !versions_.mk2()) return;
+  std::vector<std::string> live;
+  for (const auto& [name, inst] : instances_) {
+    if (inst.workspace_id == workspace_id && inst.cr_exists && inst.phase != kPhaseStopped) {
+      live.push_back(name);
+    }
+  }
+  if (live.size() > 1) {
+    violate(kS9, workspace_id, "non-Stopped instances " + live[0] + " and " + live[1]);
+  }
+}
+
+// --- Pods. ---
+
+void Checker::on_pod(const kube::WatchEvent& event) {
+  const kube::Object& pod = event.object;
+  const std::string instance = instance_of_pod(pod);
+  if (instance.empty()) return;
+  Instance& inst = instances_[instance];
+  const std::string& uid = pod.meta.uid;
+  if (event.type == kube::WatchEventType::kDeleted) {
+    inst.live_pods.erase(uid);
+    pod_finalizer_.erase(uid);
+    if (!managed(instance)) ledger_->on_unmanaged(instance);
+    return;
+  }
+  if (event.type == kube::WatchEventType::kAdded) {
+    ++inst.pods_created;
+    inst.live_pods.insert(uid);
+    if (inst.live_pods.size() > 1) violate(kS1, instance, "two pods for one workspace");
+    if (inst.stopped_nonrejected) {
+      violate(kS5, instance, "pod " + pod.meta.name + " created for a Stopped workspace");
+    }
+    if (inst.stop_succeeded) ++inst.pods_after_stop;
+    if (inst.cr_exists) check_counters(instance, inst, inst.last);
+  }
+  if (mk2::is_pod_rejected(pod)) inst.rejected_pods.insert(uid);
+  for (const std::string& marker : visible_loss_markers(pod)) ledger_->on_marker(instance, marker);
+  check_pod_finalizer_removed(pod);
+}
+
+// S2 corollary (mk2): pod finalizer removed ⇒ phase Stopped ∧ disposal finished.
+void Checker::check_pod_finalizer_removed(const kube::Object& pod) {
+  const bool has = kube::has_finalizer(pod, kFinalizer);
+  auto [it, inserted] = pod_finalizer_.try_emplace(pod.meta.uid, has);
+  const bool had = inserted ? has : it->second;
+  it->second = has;
+  if (!versions_.mk2() || !had || has) return;
+  const std::string instance = instance_of_pod(pod);
+  const kube::Object* ws = world_.api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
+  if (ws == nullptr) return;
+  if (phase(*ws) != kPhaseStopped || !mk2::is_disposal_finished(*ws, versions_)) {
+    violate(kS2, instance,
+            "pod finalizer removed in phase " + phase(*ws) + " before disposal finished");
+  }
+}
+
+void Checker::on_configmap(const kube::WatchEvent& event) {
+  const kube::Object& cm = event.object;
+  if (cm.meta.namespace_ != kNamespace) return;
+  auto id = cm.meta.annotations.find(kAnnId);
+  if (id == cm.meta.annotations.end()) return;
+  if (event.type == kube::WatchEventType::kDeleted) {
+    if (!managed(id->second)) ledger_->on_unmanaged(id->second);
+    return;
+  }
+  for (const std::string& marker : visible_loss_markers(cm)) ledger_->on_marker(id->second, marker);
+}
+
+// S2: ws-daemon destroys content only after an authorizing fact was recorded (mk2).
+void Checker::on_destroy(DestroyCause cause, const std::string& node, const std::string& instance) {
+  ledger_->on_destroy(cause, instance);
+  if (!versions_.mk2()) return;
+  if (cause != DestroyCause::kDaemonDelete && cause != DestroyCause::kDaemonWipe) return;
+  const kube::Object* ws = world_.api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
+  const bool authorized =
+      ws != nullptr && (cond_true(*ws, kCondBackupComplete) || cond_true(*ws, kCondBackupFailure) ||
+                        cond_true(*ws, kCondAborted) || cond_true(*ws, kCondPodRejected));
+  if (!authorized) {
+    violate(kS2, instance,
+            std::string(destroy_cause_name(cause)) + " on " + node +
+                " before BackupComplete/BackupFailure/Aborted/PodRejected was recorded");
+  }
+}
+
+std::optional<run::Violation> Checker::next_violation() {
+  for (const DataLoss& loss : ledger_->evaluate(world_.sim().now_ms())) {
+    const std::string what = "version " + std::to_string(loss.lost_version) + " of " +
+                             loss.workspace_id + " (written by " + loss.instance +
+                             ") lost: " + loss.cause;
+    if (!loss.acknowledged) {
+      violate(kNoSilentLoss, loss.workspace_id, what);
+    } else if (world_.settings().report_acknowledged_loss) {
+      violate(kAcknowledgedLoss, loss.workspace_id, what + "; visible as " + loss.marker);
+    }
+  }
+  if (pending_.empty()) return std::nullopt;
+  run::Violation v = pending_.front();
+  pending_.pop_front();
+  return v;
+}
+
+}  // namespace wsim::gitpod

@@ -1,0 +1,88 @@
+// The Gitpod oracle: checks the safety invariants S1–S9 and the data oracle incrementally on
+// every API write (server-side subscriptions, which see every write in resourceVersion order),
+// and the liveness invariants L1–L6 once, after the settle phase (catalog.h, research §11).
+//
+// The checker only observes: the API store, the content store (via the DataLedger) and the
+// user-side facts the run reports (successful stops). It never changes the world.
+// Violations found during an event are queued; check_safety() hands them out one at a time.
+// Single-threaded.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/gitpod/invariants/data_ledger.h"
+#include "model/gitpod/versions.h"
+#include "sim/kube/api_server.h"
+#include "sim/run/system.h"
+
+namespace wsim::gitpod {
+
+class GitpodWorld;
+
+class Checker {
+ public:
+  explicit Checker(GitpodWorld& world);
+  ~Checker();
+  Checker(const Checker&) = delete;
+  Checker& operator=(const Checker&) = delete;
+
+  // Subscribes to the API and the content store. Before GitpodWorld::start().
+  void start();
+
+  // --- Facts from the run. ---
+  void user_stop_succeeded(const std::string& instance);
+  void user_started(const std::string& instance);
+  void user_wrote(const std::string& workspace_id, const std::string& instance);
+  void maintenance_changed(bool on) { maintenance_ = on; }
+
+  std::optional<run::Violation> next_violation();
+  std::vector<run::Violation> liveness();
+  std::string describe_losses() const;
+  const DataLedger& ledger() const { return *ledger_; }
+
+ private:
+  struct Instance {
+    std::string workspace_id;
+    bool cr_exists = false;
+    std::string phase;
+    kube::Object last;  // Last persisted CR.
+    bool had_finalizer = false;
+    std::set<std::string> live_pods;  // Pod uids not yet removed.
+    int pods_created = 0;
+    std::set<std::string> rejected_pods;  // Pod uids the kubelet rejected.
+    bool stopped_nonrejected = false;
+    bool stop_succeeded = false;
+    bool timed_out = false;
+    int pods_after_stop = 0;
+  };
+
+  void on_workspace(const kube::WatchEvent& event);
+  void on_pod(const kube::WatchEvent& event);
+  void on_configmap(const kube::WatchEvent& event);
+  void on_destroy(DestroyCause cause, const std::string& node, const std::string& instance);
+  void check_phase_transition(const std::string& name, Instance& inst, const kube::Object& ws);
+  void check_counters(const std::string& name, const Instance& inst, const kube::Object& ws);
+  void check_single_instance(const std::string& workspace_id);
+  void check_pod_finalizer_removed(const kube::Object& pod);
+  bool managed(const std::string& instance) const;
+  void violate(const char* id, const std::string& object, std::string message);
+  std::string instance_of_pod(const kube::Object& pod) const;
+
+  GitpodWorld& world_;
+  const Versions versions_;
+  std::unique_ptr<DataLedger> ledger_;
+  std::map<std::string, Instance> instances_;
+  std::map<std::string, bool> pod_finalizer_;  // By pod uid: had the finalizer last time.
+  std::deque<run::Violation> pending_;
+  std::set<std::string> reported_;  // "id object" pairs already reported.
+  bool maintenance_ = false;
+  std::vector<run::Violation> maintenance_timeouts_;
+};
+
+}  // namespace wsim::gitpod

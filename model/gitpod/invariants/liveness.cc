@@ -1,0 +1,92 @@
+// Checker::liveness(): L1–L6 after the settle phase (research §11.2), plus the data losses still
+// waiting for a marker (silent at the end of the run).
+#include <sstream>
+
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/invariants/catalog.h"
+#include "model/gitpod/invariants/checker.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/pod_view.h"
+#include "model/gitpod/world/world.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod {
+namespace {
+
+bool must_stop(const kube::Object& ws) {
+  return cond_true(ws, kCondStoppedByRequest) || cond_true(ws, kCondTimeout) ||
+         cond_true(ws, kCondFailed) || cond_true(ws, kCondNodeDisappeared) ||
+         ws.meta.deletion_ms.has_value();
+}
+
+}  // namespace
+
+std::vector<run::Violation> Checker::liveness() {
+  std::vector<run::Violation> out;
+  kube::ApiServer& api = world_.api();
+  const int max_recreations = world_.settings().pod_recreation_max_retries + 1;
+  for (const auto& [name, inst] : instances_) {
+    const kube::Object* ws = api.peek(kube::ObjectRef{kWorkspaceKind, kNamespace, name});
+    const kube::Object* pod = api.peek(kube::ObjectRef{"Pod", kNamespace, pod_name(name)});
+    if (versions_.mk2() && ws != nullptr) {
+      const std::string p = phase(*ws);
+      if (pod != nullptr && !pod_deleting(*pod) && must_stop(*ws)) {
+        out.push_back({kL1, name, "pod " + pod->meta.name + " not deleted although phase " + p});
+      }
+      if (p == kPhaseStopping) out.push_back({kL2, name, "stuck in Stopping"});
+      if (p == kPhaseStopped && !cond_true(*ws, kCondPodRejected)) {
+        out.push_back({kL3, name, "Stopped but the CR was never removed"});
+      }
+    }
+    if (!versions_.mk2() && pod != nullptr && pod_deleting(*pod)) {
+      out.push_back({kL2, name, "pod stuck Terminating"});
+    }
+    const int rejections = static_cast<int>(inst.rejected_pods.size());
+    if (rejections > 0 && !inst.stop_succeeded && !inst.timed_out) {
+      const bool running = ws != nullptr && phase(*ws) == kPhaseRunning;
+      if (rejections <= max_recreations && !running) {
+        std::ostringstream why;
+        why << "rejected " << rejections << " time(s) by the kubelet (limit " << max_recreations
+            << ") but ended " << (ws == nullptr ? std::string("deleted") : phase(*ws));
+        if (ws != nullptr && cond_true(*ws, kCondFailed))
+          why << ": " << cond_message(*ws, kCondFailed);
+        out.push_back({kL4, name, why.str()});
+      }
+      if (rejections > max_recreations && ws != nullptr) {
+        out.push_back(
+            {kL4, name,
+             "over the re-creation limit but never cleaned up (phase " + phase(*ws) + ")"});
+      }
+    }
+    if (inst.stop_succeeded) {
+      if (ws != nullptr)
+        out.push_back({kL5, name, "stopped by the user but CR remains in " + phase(*ws)});
+      if (inst.pods_after_stop > 0) {
+        out.push_back({kL5, name,
+                       std::to_string(inst.pods_after_stop) +
+                           " pod(s) created after a successful StopWorkspace"});
+      }
+    }
+  }
+  for (const run::Violation& v : maintenance_timeouts_) out.push_back(v);
+  for (const DataLoss& loss : ledger_->finish(world_.sim().now_ms())) {
+    if (!loss.acknowledged) {
+      out.push_back({kNoSilentLoss, loss.workspace_id,
+                     "version " + std::to_string(loss.lost_version) + " lost: " + loss.cause});
+    }
+  }
+  return out;
+}
+
+std::string Checker::describe_losses() const {
+  std::ostringstream out;
+  for (const DataLoss& loss : ledger_->losses()) {
+    out << "  loss " << loss.workspace_id << " v" << loss.lost_version << " by " << loss.instance
+        << " (" << loss.cause << ", "
+        << (loss.acknowledged ? "acknowledged: " + loss.marker : "silent") << ") at " << loss.at_ms
+        << " ms\n";
+  }
+  return out.str();
+}
+
+}  // namespace wsim::gitpod

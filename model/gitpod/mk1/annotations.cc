@@ -1,0 +1,89 @@
+#include "model/gitpod/mk1/annotations.h"
+
+#include <charconv>
+#include <map>
+#include <sstream>
+
+#include "model/gitpod/names.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod::mk1 {
+namespace {
+
+std::map<std::string, std::string> parse_lines(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
+}
+
+std::string get(const std::map<std::string, std::string>& fields, const std::string& key) {
+  auto it = fields.find(key);
+  return it == fields.end() ? std::string() : it->second;
+}
+
+void put(std::string& out, const char* key, const std::string& value) {
+  WSIM_ASSERT(value.find('\n') == std::string::npos);
+  out += key;
+  out += '=';
+  out += value;
+  out += '\n';
+}
+
+}  // namespace
+
+std::string encode_plis(const Plis& plis) {
+  std::string out;
+  put(out, "finalBackupComplete", plis.final_backup_complete ? "true" : "false");
+  put(out, "finalBackupFailure", plis.final_backup_failure);
+  put(out, "stoppingSinceMs",
+      plis.stopping_since_ms.has_value() ? std::to_string(*plis.stopping_since_ms) : "");
+  put(out, "lastPodPhase", plis.last_pod_phase);
+  put(out, "lastPodEverReady", plis.last_pod_ever_ready ? "true" : "false");
+  put(out, "hostIP", plis.host_ip);
+  return out;
+}
+
+std::optional<Plis> read_plis(const kube::Object& config_map) {
+  auto it = config_map.meta.annotations.find(kAnnPlis);
+  if (it == config_map.meta.annotations.end()) return std::nullopt;
+  const std::map<std::string, std::string> fields = parse_lines(it->second);
+  Plis plis;
+  plis.final_backup_complete = get(fields, "finalBackupComplete") == "true";
+  plis.final_backup_failure = get(fields, "finalBackupFailure");
+  const std::string since = get(fields, "stoppingSinceMs");
+  if (!since.empty()) {
+    TimeMs value = 0;
+    auto [ptr, error] = std::from_chars(since.data(), since.data() + since.size(), value);
+    if (error != std::errc() || ptr != since.data() + since.size()) return std::nullopt;
+    plis.stopping_since_ms = value;
+  }
+  plis.last_pod_phase = get(fields, "lastPodPhase");
+  plis.last_pod_ever_ready = get(fields, "lastPodEverReady") == "true";
+  plis.host_ip = get(fields, "hostIP");
+  return plis;
+}
+
+std::string encode_disposal(const DisposalStatus& disposal) {
+  std::string out;
+  put(out, "status", disposal.status);
+  put(out, "backupFailure", disposal.backup_failure);
+  return out;
+}
+
+DisposalStatus read_disposal(const kube::Object& pod) {
+  DisposalStatus out;
+  auto it = pod.meta.annotations.find(kAnnDisposalStatus);
+  if (it == pod.meta.annotations.end()) return out;
+  const std::map<std::string, std::string> fields = parse_lines(it->second);
+  out.status = get(fields, "status");
+  out.backup_failure = get(fields, "backupFailure");
+  return out;
+}
+
+}  // namespace wsim::gitpod::mk1

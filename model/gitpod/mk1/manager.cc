@@ -1,0 +1,184 @@
+// mk1 wiring and the gRPC API (manager.go at 724ed7a92a^ and c8c4c3bda92c; research §7.1,
+// §7.7 step 1, §8.1, §8.5).
+#include "model/gitpod/mk1/manager.h"
+
+#include "model/gitpod/names.h"
+#include "model/gitpod/pod_view.h"
+#include "model/gitpod/world/world.h"
+#include "sim/core/assert.h"
+#include "sim/kube/controllers/controller_util.h"
+
+namespace wsim::gitpod::mk1 {
+namespace {
+
+std::unique_ptr<kube::Informer> make_informer(GitpodWorld& world, const std::string& kind) {
+  kube::InformerOptions options;
+  options.identity = Mk1Manager::kActor;
+  options.kind = kind;
+  options.namespace_ = kNamespace;
+  options.trace_changes = false;
+  return std::make_unique<kube::Informer>(world.sim(), world.api(), options);
+}
+
+}  // namespace
+
+const char* phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::kUnknown:
+      return "UNKNOWN";
+    case Phase::kPending:
+      return "PENDING";
+    case Phase::kCreating:
+      return "CREATING";
+    case Phase::kInitializing:
+      return "INITIALIZING";
+    case Phase::kRunning:
+      return "RUNNING";
+    case Phase::kInterrupted:
+      return "INTERRUPTED";
+    case Phase::kStopping:
+      return "STOPPING";
+    case Phase::kStopped:
+      return "STOPPED";
+  }
+  return "?";
+}
+
+Mk1Manager::Mk1Manager(GitpodWorld& world, Mk1Options options)
+    : world_(world),
+      versions_(world.versions()),
+      options_(options),
+      client_(world.api().client(kActor)) {
+  WSIM_ASSERT(versions_.mk1());
+  WSIM_ASSERT_GT(options_.workers, 0);
+}
+
+Mk1Manager::~Mk1Manager() { stop(); }
+
+bool Mk1Manager::plis_era() const { return versions_.era == ManagerEra::kMk1Plis; }
+
+void Mk1Manager::start() {
+  if (up_) return;
+  up_ = true;
+  world_.sim().record(kActor, "start", "", "ok");
+  queue_ = std::make_shared<WorkQueue>(world_.sim());
+  pods_ = make_informer(world_, "Pod");
+  configmaps_ = make_informer(world_, "ConfigMap");
+  pods_->on_change([this](const kube::Object& o, bool deleted) { on_object(o, deleted); });
+  configmaps_->on_change([this](const kube::Object& o, bool deleted) { on_object(o, deleted); });
+  pods_->start();
+  configmaps_->start();
+  // At startup every existing workspace counts as active, so nobody times out at once (§7.4).
+  for (auto& [instance, at_ms] : activity_ms_) at_ms = world_.sim().now_ms();
+  EventLoop& loop = world_.sim().loop();
+  for (int i = 0; i < options_.workers; ++i)
+    actors_.push_back(loop.spawn("ws-manager/monitor", worker(queue_)));
+  actors_.push_back(loop.spawn("ws-manager/housekeeping", housekeeping()));
+}
+
+void Mk1Manager::stop() {
+  if (!up_) return;
+  up_ = false;
+  world_.sim().record(kActor, "stop", "", "ok");
+  for (ActorId id : actors_) world_.sim().loop().cancel(id);
+  actors_.clear();
+  if (queue_) queue_->shutdown();
+  queue_.reset();
+  for (auto* informer : {&pods_, &configmaps_}) {
+    if (*informer) (*informer)->stop();
+    informer->reset();
+  }
+  initializing_.clear();
+  finalizing_.clear();
+  for (auto& [instance, at_ms] : activity_ms_) at_ms = 0;
+}
+
+void Mk1Manager::on_object(const kube::Object& object, bool deleted) {
+  if (!queue_) return;
+  auto id = object.meta.annotations.find(kAnnId);
+  if (id != object.meta.annotations.end()) queue_->add(id->second);
+}
+
+void Mk1Manager::spawn_once(std::set<std::string>& running, const std::string& instance,
+                            const std::string& what, Task<void> task) {
+  if (!running.insert(instance).second) return;
+  actors_.push_back(
+      world_.sim().loop().spawn("ws-manager/" + what + " " + instance, std::move(task)));
+}
+
+Task<ApiReply> Mk1Manager::start_workspace(StartRequest request) {
+  if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
+  if (maintenance_) co_return ApiReply{ApiCode::kFailedPrecondition, "under maintenance"};
+  kube::LabelSelector selector;
+  selector.match_labels[kLabelWorkspaceId] = request.workspace_id;
+  kube::Result<std::vector<kube::Object>> existing =
+      co_await client_.list("Pod", kNamespace, selector);
+  if (!existing.ok()) co_return ApiReply{ApiCode::kInternal, "cannot list pods"};
+  if (!existing.value.empty()) co_return ApiReply{ApiCode::kAlreadyExists, "workspace exists"};
+  kube::Object pod = world_.workspace_pod_template(request.instance, request.workspace_id);
+  pod.meta.annotations[kAnnId] = request.instance;
+  pod.meta.annotations[kAnnNeverReady] = "true";
+  // Finalizer era: on the pod from creation since 2021-11-24 (8ff614266b, §8.1).
+  if (!plis_era()) pod.meta.finalizers.push_back(kFinalizer);
+  // The pod first, so housekeeping does not treat the rest as dangling (§7.1).
+  kube::Result<kube::Object> created = co_await client_.create(pod);
+  world_.sim().record(kActor, "create-pod", request.instance,
+                      created.ok() ? "ok" : kube::code_name(created.status.code));
+  if (!created.ok()) co_return ApiReply{ApiCode::kInternal, created.status.message};
+  activity_ms_[request.instance] = world_.sim().now_ms();
+  if (plis_era()) {
+    kube::Object cm;
+    cm.kind = "ConfigMap";
+    cm.meta.name = plis_name(request.instance);
+    cm.meta.namespace_ = kNamespace;
+    cm.meta.labels = pod.meta.labels;
+    cm.meta.annotations[kAnnId] = request.instance;
+    cm.meta.annotations[kAnnPlis] = encode_plis(Plis{});
+    kube::Result<kube::Object> plis = co_await client_.create(cm);
+    if (!plis.ok()) co_return ApiReply{ApiCode::kInternal, "cannot create PLIS"};
+  }
+  co_return ApiReply{};
+}
+
+Task<ApiReply> Mk1Manager::stop_workspace(std::string instance, StopPolicy policy) {
+  if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
+  if (maintenance_) co_return ApiReply{ApiCode::kFailedPrecondition, "under maintenance"};
+  const DurationMs grace_ms = policy == StopPolicy::kNormal ? 30 * kSecondMs : kSecondMs;
+  kube::Result<kube::Object> pod =
+      co_await client_.get(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)});
+  if (pod.status.is(kube::Code::kNotFound))
+    co_return ApiReply{ApiCode::kNotFound, "no such workspace"};
+  if (!pod.ok()) co_return ApiReply{ApiCode::kInternal, "cannot get pod"};
+  if (plis_era()) {
+    // §7.7 step 1: no-op if already STOPPING; patch the PLIS (a failure is only a warning), then
+    // delete the pod.
+    if (pod_deleting(pod.value)) co_return ApiReply{};
+    const PodStatus status = status_from_pod(pod.value, false);
+    const std::string node = pod_node(pod.value);
+    const TimeMs now_ms = world_.sim().now_ms();
+    (void)co_await patch_plis(instance, [&](Plis& plis) {
+      if (!plis.stopping_since_ms.has_value()) plis.stopping_since_ms = now_ms;
+      plis.last_pod_phase = phase_name(Phase::kStopping);
+      plis.last_pod_ever_ready = status.ever_ready;
+      plis.host_ip = node;
+      return true;
+    });
+    co_await delete_pod(instance, grace_ms);
+    co_return ApiReply{};
+  }
+  // Finalizer era: the RPC only marks; the monitor deletes (§8.1).
+  const bool marked = co_await mark_pod(instance, [&](kube::Object& p) {
+    p.meta.annotations[kAnnStoppedByRequest] = std::to_string(grace_ms);
+    if (policy == StopPolicy::kAbort) p.meta.annotations[kAnnAbortRequest] = "true";
+    return true;
+  });
+  co_return marked ? ApiReply{} : ApiReply{ApiCode::kInternal, "cannot mark workspace"};
+}
+
+Task<ApiReply> Mk1Manager::mark_active(std::string instance) {
+  if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
+  activity_ms_[instance] = world_.sim().now_ms();
+  co_return ApiReply{};
+}
+
+}  // namespace wsim::gitpod::mk1

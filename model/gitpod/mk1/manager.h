@@ -1,0 +1,131 @@
+// ws-manager mk1 in its two eras (research §7, §8): the PLIS era (pod annotations + the
+// plis-<id> ConfigMap, no pod finalizer, content finalized after the pod is gone) and the
+// finalizer era (pod finalizer gitpod.io/finalizer, disposalStatus annotation, content finalized
+// while the pod is Terminating).
+//
+// Structure follows components/ws-manager/pkg/manager: a monitor over pod (and PLIS) events,
+// serialised per workspace (the EventWorkerPool of §7.4 — modelled with the WorkQueue, which
+// coalesces events of one key instead of replaying each; a stated simplification), goroutines
+// for content init and finalization (actors, lost on restart), housekeeping for timeouts and the
+// dangling-PLIS GC, and the gRPC API.
+//
+// State writes use retry-on-conflict like the original (seed 004: markWorkspace and
+// patchPodLifecycleIndependentState: Get → modify → Update, retried on Conflict with client-go's
+// DefaultBackoff of 4 steps from 10 ms, factor 5; the finalizer era uses 7 steps from 100 ms,
+// factor 2).
+//
+// Not modelled: services, PVCs, snapshots/prebuilds, the readiness probe (the kubelet's ready
+// flag stands for it), the 7-minute unschedulable retry of §8.5, headless specifics.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/gitpod/mk1/annotations.h"
+#include "model/gitpod/versions.h"
+#include "model/gitpod/work_queue.h"
+#include "model/gitpod/world/manager.h"
+#include "sim/kube/client.h"
+#include "sim/kube/informer.h"
+
+namespace wsim::gitpod {
+class GitpodWorld;
+}
+
+namespace wsim::gitpod::mk1 {
+
+// The mk1 API phases (§2.3 plus INTERRUPTED).
+enum class Phase {
+  kUnknown,
+  kPending,
+  kCreating,
+  kInitializing,
+  kRunning,
+  kInterrupted,
+  kStopping,
+  kStopped
+};
+const char* phase_name(Phase phase);
+
+struct PodStatus {
+  Phase phase = Phase::kUnknown;
+  std::string failure;
+  bool ever_ready = false;
+};
+
+// §7.6 / §8.2: the phase of a workspace from its pod.
+PodStatus status_from_pod(const kube::Object& pod, bool finalizer_era);
+
+struct Mk1Options {
+  int workers = 25;
+  DurationMs housekeeping_ms = 15 * kSecondMs;
+  DurationMs regular_timeout_ms = 30 * kMinuteMs;
+  DurationMs startup_timeout_ms = kHourMs;
+  DurationMs content_finalization_ms = kHourMs;
+  DurationMs stopping_timeout_ms = kHourMs;
+  DurationMs lonely_plis_ms = 60 * kMinuteMs;
+  int daemon_attempts = 24;  // wsdaemonMaxAttempts = 120/5.
+  DurationMs daemon_retry_ms = 5 * kSecondMs;
+};
+
+class Mk1Manager : public Manager {
+ public:
+  static constexpr const char* kActor = "ws-manager";
+
+  Mk1Manager(GitpodWorld& world, Mk1Options options = {});
+  ~Mk1Manager() override;
+
+  void start() override;
+  void stop() override;
+  bool up() const override { return up_; }
+  Task<ApiReply> start_workspace(StartRequest request) override;
+  Task<ApiReply> stop_workspace(std::string instance, StopPolicy policy) override;
+  Task<ApiReply> mark_active(std::string instance) override;
+  void set_maintenance(bool on) override { maintenance_ = on; }
+
+ private:
+  bool plis_era() const;
+  // monitor.cc
+  Task<void> worker(std::shared_ptr<WorkQueue> queue);
+  Task<ReconcileResult> handle(std::string instance);
+  Task<ReconcileResult> handle_pod(const std::string& instance, const kube::Object& pod);
+  Task<ReconcileResult> handle_stopping_pod(const std::string& instance, const kube::Object& pod,
+                                            const PodStatus& status);
+  Task<ReconcileResult> handle_plis_only(const std::string& instance, const kube::Object& cm);
+  Task<void> initialize(std::string instance, std::string node, std::string workspace_id);
+  Task<void> finalize_plis(std::string instance);
+  Task<void> finalize_pod(std::string instance, std::string node, bool backup);
+  Task<void> housekeeping();
+  Task<void> housekeep_once();
+  // state.cc: retry-on-conflict writers (seed 004).
+  Task<bool> mark_pod(std::string instance, std::function<bool(kube::Object&)> edit);
+  Task<bool> patch_plis(std::string instance, std::function<bool(Plis&)> edit,
+                        std::map<std::string, std::optional<std::string>> marks = {});
+  Task<void> delete_pod(const std::string& instance, std::optional<DurationMs> grace_ms);
+  Task<bool> delete_plis(const std::string& instance);
+  void spawn_once(std::set<std::string>& running, const std::string& instance,
+                  const std::string& what, Task<void> task);
+  void on_object(const kube::Object& object, bool deleted);
+
+  GitpodWorld& world_;
+  const Versions versions_;
+  Mk1Options options_;
+  kube::Client client_;
+  bool up_ = false;
+  bool maintenance_ = false;
+  std::unique_ptr<kube::Informer> pods_;
+  std::unique_ptr<kube::Informer> configmaps_;
+  std::shared_ptr<WorkQueue> queue_;
+  std::vector<ActorId> actors_;
+  // In-memory state, lost on restart (§7.4).
+  std::set<std::string> initializing_;
+  std::set<std::string> finalizing_;
+  std::map<std::string, TimeMs> activity_ms_;
+};
+
+}  // namespace wsim::gitpod::mk1

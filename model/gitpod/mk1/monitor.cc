@@ -1,0 +1,365 @@
+// The mk1 monitor (monitor.go, status.go at 724ed7a92a^ and c8c4c3bda92c; research §7.4–§7.8,
+// §8.2–§8.4): per-workspace event handling, content init and finalization goroutines,
+// housekeeping (timeouts, dangling PLIS GC).
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/daemon/ws_daemon.h"
+#include "model/gitpod/mk1/manager.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/pod_view.h"
+#include "model/gitpod/world/world.h"
+#include "sim/core/assert.h"
+#include "sim/kube/controllers/controller_util.h"
+
+namespace wsim::gitpod::mk1 {
+namespace {
+
+bool has_ann(const kube::Object& o, const char* key) { return o.meta.annotations.count(key) > 0; }
+
+std::string ann(const kube::Object& o, const char* key) {
+  auto it = o.meta.annotations.find(key);
+  return it == o.meta.annotations.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+PodStatus status_from_pod(const kube::Object& pod, bool finalizer_era) {
+  PodStatus out;
+  out.ever_ready = !has_ann(pod, kAnnNeverReady);
+  if (has_ann(pod, kAnnExplicitFail)) out.failure = ann(pod, kAnnExplicitFail);
+  const std::string p = pod_status_phase(pod);
+  if (out.failure.empty() && p == "Failed") {
+    out.failure = pod.status_or("reason", "") + ": " + pod.status_or("message", "");
+  }
+  if (pod_deleting(pod)) {
+    out.phase = Phase::kStopping;
+    if (finalizer_era) {
+      // §8.2: no gitpod finalizer → STOPPED; disposal finished → STOPPED.
+      if (!kube::has_finalizer(pod, kFinalizer) || read_disposal(pod).status == "finished") {
+        out.phase = Phase::kStopped;
+      }
+    }
+    if (!has_ann(pod, kAnnFailedBeforeStopping)) out.failure.clear();
+    return out;
+  }
+  if (p == "Pending") {
+    out.phase = workspace_container(pod).reason == "ContainerCreating" && !out.ever_ready
+                    ? Phase::kCreating
+                    : Phase::kPending;
+    return out;
+  }
+  if (p == "Running") {
+    if (pod.status_or("ready", "") == "true" || out.ever_ready) {
+      out.phase = Phase::kRunning;
+    } else {
+      out.phase = has_ann(pod, kAnnAlreadyInitializing) ? Phase::kInitializing : Phase::kCreating;
+    }
+    return out;
+  }
+  out.phase = Phase::kUnknown;
+  return out;
+}
+
+Task<void> Mk1Manager::worker(std::shared_ptr<WorkQueue> queue) {
+  while (true) {
+    std::optional<std::string> key = co_await queue->next();
+    if (!key.has_value()) co_return;
+    const ReconcileResult result = co_await handle(*key);
+    queue->finish(*key, result);
+  }
+}
+
+Task<ReconcileResult> Mk1Manager::handle(std::string instance) {
+  if (!pods_ || !configmaps_) co_return ReconcileResult::done();
+  std::optional<kube::Object> pod = pods_->get(kNamespace, pod_name(instance));
+  if (pod.has_value()) co_return co_await handle_pod(instance, *pod);
+  // ConfigMap events are only looked at while no pod exists (§7.4).
+  std::optional<kube::Object> cm = configmaps_->get(kNamespace, plis_name(instance));
+  if (plis_era() && cm.has_value() && !cm->meta.deletion_ms.has_value()) {
+    co_return co_await handle_plis_only(instance, *cm);
+  }
+  co_return ReconcileResult::done();
+}
+
+Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const kube::Object& pod) {
+  const PodStatus status = status_from_pod(pod, !plis_era());
+  const bool deleting = pod_deleting(pod);
+  const bool timed_out = has_ann(pod, kAnnTimedOut);
+  if (plis_era()) {
+    if (status.phase == Phase::kStopping) {
+      // "this may be the last pod-based status we'll ever see" (§7.7 step 2).
+      const std::string node = pod_node(pod);
+      const TimeMs now_ms = world_.sim().now_ms();
+      (void)co_await patch_plis(instance, [&](Plis& plis) {
+        const Plis before = plis;
+        if (!plis.stopping_since_ms.has_value()) plis.stopping_since_ms = now_ms;
+        plis.last_pod_phase = phase_name(Phase::kStopping);
+        plis.last_pod_ever_ready = status.ever_ready;
+        if (!node.empty()) plis.host_ip = node;
+        return !(plis == before);
+      });
+      co_return ReconcileResult::done();
+    }
+    if (!status.failure.empty() || timed_out) {
+      const std::string node = pod_node(pod);
+      const TimeMs now_ms = world_.sim().now_ms();
+      (void)co_await patch_plis(instance, [&](Plis& plis) {
+        if (!plis.stopping_since_ms.has_value()) plis.stopping_since_ms = now_ms;
+        plis.last_pod_phase = phase_name(Phase::kStopping);
+        plis.last_pod_ever_ready = status.ever_ready;
+        plis.host_ip = node;
+        return true;
+      });
+      co_await delete_pod(instance, 30 * kSecondMs);
+      co_return ReconcileResult::done();
+    }
+  } else {
+    if (status.phase == Phase::kStopping || status.phase == Phase::kStopped) {
+      // §8.3: the fix of #4937 — a backup timeout finishes the disposal with a failure.
+      if (ann(pod, kAnnTimedOut).find("backup") != std::string::npos &&
+          read_disposal(pod).status != "finished") {
+        (void)co_await mark_pod(instance, [](kube::Object& p) {
+          p.meta.annotations[kAnnDisposalStatus] =
+              encode_disposal({"finished", "timed out during backup"});
+          return true;
+        });
+        co_return ReconcileResult::done();
+      }
+    } else if (!status.failure.empty() || timed_out) {
+      if (!status.failure.empty() && !has_ann(pod, kAnnFailedBeforeStopping)) {
+        (void)co_await mark_pod(instance, [](kube::Object& p) {
+          p.meta.annotations[kAnnFailedBeforeStopping] = "true";
+          return true;
+        });
+      }
+      co_await delete_pod(instance, 30 * kSecondMs);
+      co_return ReconcileResult::done();
+    } else if (has_ann(pod, kAnnStoppedByRequest) && !deleting) {
+      co_await delete_pod(
+          instance, kube::int_field(pod.meta.annotations, kAnnStoppedByRequest, 30 * kSecondMs));
+      co_return ReconcileResult::done();
+    }
+  }
+  switch (status.phase) {
+    case Phase::kCreating:
+      if (!has_ann(pod, kAnnAlreadyInitializing) && !pod_node(pod).empty() &&
+          container_running(pod)) {
+        spawn_once(initializing_, instance, "init",
+                   initialize(instance, pod_node(pod), pod.meta.labels.at(kLabelWorkspaceId)));
+      }
+      break;
+    case Phase::kRunning:
+      if (has_ann(pod, kAnnNeverReady)) {
+        (void)co_await mark_pod(
+            instance, [](kube::Object& p) { return p.meta.annotations.erase(kAnnNeverReady) > 0; });
+      }
+      break;
+    case Phase::kStopping:
+      if (!plis_era()) co_return co_await handle_stopping_pod(instance, pod, status);
+      break;
+    case Phase::kStopped:
+      if (!plis_era() && kube::has_finalizer(pod, kFinalizer)) {
+        (void)co_await mark_pod(instance, [](kube::Object& p) {
+          p.meta.finalizers = kube::without_finalizer(p.meta.finalizers, kFinalizer);
+          return true;
+        });
+      }
+      break;
+    default:
+      break;
+  }
+  co_return ReconcileResult::done();
+}
+
+// §8.3 STOPPING (finalizer era).
+Task<ReconcileResult> Mk1Manager::handle_stopping_pod(const std::string& instance,
+                                                      const kube::Object& pod,
+                                                      const PodStatus& status) {
+  if (!pod_deleting(pod)) {
+    co_await delete_pod(instance, 30 * kSecondMs);
+    co_return ReconcileResult::done();
+  }
+  bool terminated = !container_running(pod);
+  const std::string node = pod_node(pod);
+  if (!node.empty()) {
+    kube::Result<kube::Object> n = co_await client_.get(kube::ObjectRef{"Node", "", node});
+    if (n.status.is(kube::Code::kNotFound)) terminated = true;
+  }
+  if (!terminated || read_disposal(pod).status == "finished") co_return ReconcileResult::done();
+  const bool never_ready = has_ann(pod, kAnnNeverReady);
+  if ((has_ann(pod, kAnnFailedBeforeStopping) && never_ready) || has_ann(pod, kAnnAbortRequest)) {
+    // #7836 / abort: no backup, remove the finalizer.
+    (void)co_await mark_pod(instance, [](kube::Object& p) {
+      if (p.meta.annotations.count(kAnnExplicitFail) == 0 &&
+          p.meta.annotations.count(kAnnAbortRequest) == 0) {
+        p.meta.annotations[kAnnExplicitFail] = "failed before it was ready";
+      }
+      p.meta.finalizers = kube::without_finalizer(p.meta.finalizers, kFinalizer);
+      return true;
+    });
+    co_return ReconcileResult::done();
+  }
+  spawn_once(finalizing_, instance, "finalize", finalize_pod(instance, node, status.ever_ready));
+  co_return ReconcileResult::done();
+}
+
+// §7.7 steps 3–6 (PLIS era, the pod is gone).
+Task<ReconcileResult> Mk1Manager::handle_plis_only(const std::string& instance,
+                                                   const kube::Object& cm) {
+  const std::optional<Plis> plis = read_plis(cm);
+  if (!plis.has_value() || plis->last_pod_phase.empty()) {
+    co_return ReconcileResult::done();  // errNoPLIS: the status cannot be computed.
+  }
+  if (plis->final_backup_complete || has_ann(cm, kAnnTimedOut)) {
+    // STOPPED (pod gone ∧ finalBackupComplete), or a Stopping timeout: delete the PLIS.
+    co_await delete_plis(instance);
+    co_return ReconcileResult::done();
+  }
+  if (plis->last_pod_phase == phase_name(Phase::kStopping)) {
+    spawn_once(finalizing_, instance, "finalize", finalize_plis(instance));
+  }
+  co_return ReconcileResult::done();
+}
+
+Task<void> Mk1Manager::initialize(std::string instance, std::string node,
+                                  std::string workspace_id) {
+  WsDaemon* daemon = world_.daemon(node);
+  RpcReply reply{RpcCode::kUnavailable, "no ws-daemon"};
+  if (daemon != nullptr) reply = co_await daemon->init_workspace(instance, workspace_id);
+  if (!reply.ok()) {
+    (void)co_await mark_pod(instance, [&](kube::Object& p) {
+      p.meta.annotations[kAnnExplicitFail] = "cannot initialize workspace: " + reply.message;
+      p.meta.annotations[kAnnFailedBeforeStopping] = "true";
+      return true;
+    });
+  } else {
+    (void)co_await mark_pod(instance, [](kube::Object& p) {
+      p.meta.annotations[kAnnAlreadyInitializing] = "true";
+      return true;
+    });
+  }
+  initializing_.erase(instance);
+}
+
+// §7.7 step 4.
+Task<void> Mk1Manager::finalize_plis(std::string instance) {
+  std::optional<kube::Object> cm =
+      configmaps_ ? configmaps_->get(kNamespace, plis_name(instance)) : std::nullopt;
+  const Plis plis = cm.has_value() ? read_plis(*cm).value_or(Plis{}) : Plis{};
+  const bool backup = plis.last_pod_ever_ready;
+  std::string failure;
+  if (backup || !plis.host_ip.empty()) {
+    RpcReply reply{RpcCode::kUnavailable, "ws-daemon unreachable"};
+    for (int attempt = 0; attempt < options_.daemon_attempts; ++attempt) {
+      WsDaemon* daemon = world_.daemon(plis.host_ip);
+      if (daemon != nullptr) reply = co_await daemon->dispose_workspace(instance, backup);
+      if (daemon == nullptr) reply = RpcReply{RpcCode::kUnavailable, "ws-daemon unreachable"};
+      if (reply.code != RpcCode::kUnavailable) break;
+      co_await world_.sim().loop().sleep(options_.daemon_retry_ms);
+    }
+    if (!reply.ok()) {
+      failure = std::string("last backup failed: ") + rpc_code_name(reply.code) + " " +
+                reply.message + ". Please contact support if you need the workspace data.";
+    }
+  }
+  world_.sim().record(kActor, "finalize", instance, failure.empty() ? "ok" : "failed", failure);
+  (void)co_await patch_plis(instance, [&](Plis& p) {
+    p.final_backup_complete = true;
+    p.final_backup_failure = failure;
+    return true;
+  });
+  finalizing_.erase(instance);
+}
+
+// §8.4 (finalizer era).
+Task<void> Mk1Manager::finalize_pod(std::string instance, std::string node, bool backup) {
+  (void)co_await mark_pod(instance, [](kube::Object& p) {
+    p.meta.annotations[kAnnDisposalStatus] = encode_disposal({"started", ""});
+    return true;
+  });
+  RpcReply reply{RpcCode::kUnavailable, "ws-daemon unreachable"};
+  for (int attempt = 0; attempt < options_.daemon_attempts; ++attempt) {
+    WsDaemon* daemon = nullptr;
+    // Poll up to 1 min for a ready ws-daemon on the node.
+    for (int poll = 0; poll < 12; ++poll) {
+      daemon = world_.daemon(node);
+      if (daemon != nullptr && daemon->up()) break;
+      daemon = nullptr;
+      co_await world_.sim().loop().sleep(5 * kSecondMs);
+    }
+    reply = daemon == nullptr ? RpcReply{RpcCode::kUnavailable, "ws-daemon unreachable"}
+                              : co_await daemon->dispose_workspace(instance, backup);
+    if (reply.code == RpcCode::kNotFound) {
+      // Assumes a previous finalization already wrote the status (§8.4): nothing is written.
+      world_.sim().record(kActor, "finalize", instance, "NotFound", "no disposal status written");
+      finalizing_.erase(instance);
+      co_return;
+    }
+    if (reply.code != RpcCode::kUnavailable) break;
+    (void)co_await mark_pod(instance, [](kube::Object& p) {
+      p.meta.annotations[kAnnDisposalStatus] = encode_disposal({"retrying", ""});
+      return true;
+    });
+    co_await world_.sim().loop().sleep(options_.daemon_retry_ms);
+  }
+  const std::string failure =
+      reply.ok() ? "" : std::string(rpc_code_name(reply.code)) + ": " + reply.message;
+  world_.sim().record(kActor, "finalize", instance, failure.empty() ? "ok" : "failed", failure);
+  (void)co_await mark_pod(instance, [&](kube::Object& p) {
+    p.meta.annotations[kAnnDisposalStatus] = encode_disposal({"finished", failure});
+    return true;
+  });
+  finalizing_.erase(instance);
+}
+
+Task<void> Mk1Manager::housekeeping() {
+  while (true) {
+    co_await world_.sim().loop().sleep(options_.housekeeping_ms);
+    co_await housekeep_once();
+  }
+}
+
+Task<void> Mk1Manager::housekeep_once() {
+  if (!pods_ || !configmaps_ || maintenance_) co_return;
+  const TimeMs now_ms = world_.sim().now_ms();
+  for (const kube::Object& pod : pods_->list()) {
+    if (!has_ann(pod, kAnnId) || has_ann(pod, kAnnTimedOut)) continue;  // B14: already timed out.
+    const std::string instance = ann(pod, kAnnId);
+    const PodStatus status = status_from_pod(pod, !plis_era());
+    std::string reason;
+    if (status.phase == Phase::kRunning) {
+      auto it = activity_ms_.find(instance);
+      const TimeMs last_ms = it == activity_ms_.end() || it->second == 0 ? now_ms : it->second;
+      if (it == activity_ms_.end() || it->second == 0) activity_ms_[instance] = now_ms;
+      if (now_ms >= last_ms + options_.regular_timeout_ms) reason = "inactivity";
+    } else if (status.phase == Phase::kCreating || status.phase == Phase::kPending) {
+      if (now_ms >= pod.meta.creation_ms + options_.startup_timeout_ms) reason = "startup";
+    } else if (status.phase == Phase::kStopping && pod.meta.deletion_ms.has_value() &&
+               now_ms >= *pod.meta.deletion_ms + options_.content_finalization_ms) {
+      reason = "backup";
+    }
+    if (reason.empty()) continue;
+    (void)co_await mark_pod(instance, [&](kube::Object& p) {
+      p.meta.annotations[kAnnTimedOut] = "workspace timed out: " + reason;
+      return true;
+    });
+  }
+  if (!plis_era()) co_return;
+  for (const kube::Object& cm : configmaps_->list()) {
+    if (!has_ann(cm, kAnnId) || cm.meta.deletion_ms.has_value()) continue;
+    const std::string instance = ann(cm, kAnnId);
+    if (pods_->get(kNamespace, pod_name(instance)).has_value()) continue;
+    const Plis plis = read_plis(cm).value_or(Plis{});
+    const TimeMs since_ms = plis.stopping_since_ms.value_or(cm.meta.creation_ms);
+    if (now_ms >= since_ms + options_.lonely_plis_ms) {
+      co_await delete_plis(instance);  // Dangling PLIS GC, regardless of backup state.
+    } else if (plis.stopping_since_ms.has_value() && !has_ann(cm, kAnnTimedOut) &&
+               now_ms >= *plis.stopping_since_ms + options_.stopping_timeout_ms) {
+      std::map<std::string, std::optional<std::string>> marks;
+      marks[kAnnTimedOut] = "backup";
+      (void)co_await patch_plis(
+          instance, [](Plis&) { return false; }, std::move(marks));
+    }
+  }
+}
+
+}  // namespace wsim::gitpod::mk1

@@ -1,0 +1,113 @@
+#include "model/gitpod/mk2/manager.h"
+
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/pod_view.h"
+#include "model/gitpod/world/world.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod::mk2 {
+namespace {
+
+std::unique_ptr<kube::Informer> make_informer(GitpodWorld& world, const std::string& kind,
+                                              const std::string& namespace_) {
+  kube::InformerOptions options;
+  options.identity = Mk2Manager::kActor;
+  options.kind = kind;
+  options.namespace_ = namespace_;
+  options.trace_changes = false;
+  return std::make_unique<kube::Informer>(world.sim(), world.api(), options);
+}
+
+}  // namespace
+
+Mk2Manager::Mk2Manager(GitpodWorld& world, ManagerOptions options)
+    : world_(world),
+      versions_(world.versions()),
+      options_(options),
+      client_(world.api().client(kActor)) {
+  WSIM_ASSERT(versions_.mk2());
+  WSIM_ASSERT_GT(options_.workspace_workers, 0);
+}
+
+Mk2Manager::~Mk2Manager() { stop(); }
+
+void Mk2Manager::start() {
+  if (up_) return;
+  up_ = true;
+  world_.sim().record(kActor, "start", "", "ok");
+  queue_ = std::make_shared<WorkQueue>(world_.sim());
+  timeout_queue_ = std::make_shared<WorkQueue>(world_.sim());
+  workspaces_ = make_informer(world_, kWorkspaceKind, kNamespace);
+  pods_ = make_informer(world_, "Pod", kNamespace);
+  nodes_ = make_informer(world_, "Node", "");
+  workspaces_->on_change([this](const kube::Object& o, bool deleted) { on_workspace(o, deleted); });
+  pods_->on_change([this](const kube::Object& o, bool deleted) { on_pod(o, deleted); });
+  nodes_->on_change([this](const kube::Object& o, bool deleted) { on_node(o, deleted); });
+  workspaces_->start();
+  pods_->start();
+  nodes_->start();
+  EventLoop& loop = world_.sim().loop();
+  for (int i = 0; i < options_.workspace_workers; ++i) {
+    actors_.push_back(loop.spawn("ws-manager/worker", workspace_worker(queue_)));
+  }
+  for (int i = 0; i < options_.timeout_workers; ++i) {
+    actors_.push_back(loop.spawn("ws-manager/timeout", timeout_worker(timeout_queue_)));
+  }
+}
+
+void Mk2Manager::stop() {
+  if (!up_) return;
+  up_ = false;
+  world_.sim().record(kActor, "stop", "", "ok");
+  for (ActorId id : actors_) world_.sim().loop().cancel(id);
+  actors_.clear();
+  for (auto* q : {&queue_, &timeout_queue_}) {
+    if (*q) (*q)->shutdown();
+    q->reset();
+  }
+  for (auto* informer : {&workspaces_, &pods_, &nodes_}) {
+    if (*informer) (*informer)->stop();
+    informer->reset();
+  }
+}
+
+void Mk2Manager::on_workspace(const kube::Object& ws, bool deleted) {
+  if (!queue_) return;
+  queue_->add(ws.meta.name);
+  if (!deleted) timeout_queue_->add(ws.meta.name);
+}
+
+void Mk2Manager::on_pod(const kube::Object& pod, bool deleted) {
+  if (!queue_) return;
+  const std::string owner = pod_owner(pod);
+  if (!owner.empty()) queue_->add(owner);
+}
+
+void Mk2Manager::on_node(const kube::Object& node, bool deleted) {
+  if (!queue_ || !deleted || !workspaces_) return;
+  // §3.6: node deletion enqueues every workspace whose runtime.nodeName is that node.
+  for (const kube::Object& ws : workspaces_->list()) {
+    if (ws.status_or(kStatusNodeName, "") == node.meta.name) queue_->add(ws.meta.name);
+  }
+}
+
+std::vector<kube::Object> Mk2Manager::owned_pods(const std::string& name) const {
+  std::vector<kube::Object> out;
+  if (!pods_) return out;
+  for (kube::Object& pod : pods_->list()) {
+    if (pod_owner(pod) == name) out.push_back(std::move(pod));
+  }
+  return out;
+}
+
+ActionInputs Mk2Manager::action_inputs() const {
+  ActionInputs in;
+  in.versions = &versions_;
+  in.now_ms = world_.sim().now_ms();
+  in.pod_recreation_max_retries = world_.settings().pod_recreation_max_retries;
+  in.pod_recreation_backoff_ms = world_.settings().pod_recreation_backoff_ms;
+  return in;
+}
+
+}  // namespace wsim::gitpod::mk2

@@ -1,0 +1,102 @@
+// ws-manager mk2 (research §3, §4): the Workspace controller and the timeout controller, each a
+// controller-runtime-like WorkQueue fed by informers over the fake API, plus the gRPC API
+// (StartWorkspace, StopWorkspace, MarkActive) and maintenance mode.
+//
+// Event sources (§3.6): Workspace CR changes, owned pod changes (by controller owner), node
+// deletion (every CR whose runtime.nodeName is that node).
+//
+// Implementation is split by idea: manager.cc (wiring, restart), workspace_controller.cc
+// (Reconcile + actOnStatus, §3.1/§3.5), timeout_controller.cc (§4.4), api.cc (§4.1–§4.3).
+//
+// Known simplifications: maintenance is an in-memory flag of the manager (the real one watches
+// the ws-manager-mk2-maintenance-mode ConfigMap, §4.5; the #16702 "on until observed" default is
+// not modelled); no metrics, events or subscriber (only its muting is relevant, §3.7, and no
+// invariant reads it); headless workspaces only through spec type.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/gitpod/mk2/actions.h"
+#include "model/gitpod/versions.h"
+#include "model/gitpod/work_queue.h"
+#include "model/gitpod/world/manager.h"
+#include "sim/kube/client.h"
+#include "sim/kube/informer.h"
+
+namespace wsim::gitpod {
+class GitpodWorld;
+}
+
+namespace wsim::gitpod::mk2 {
+
+struct ManagerOptions {
+  int workspace_workers = 25;                    // WorkspaceMaxConcurrentReconciles (installer).
+  int timeout_workers = 15;                      // TimeoutMaxConcurrentReconciles.
+  DurationMs timeout_check_ms = 15 * kSecondMs;  // HeartbeatInterval/2.
+  // Timeouts (installer defaults, §4.4).
+  DurationMs initialization_ms = 30 * kMinuteMs;
+  DurationMs total_startup_ms = kHourMs;
+  DurationMs regular_ms = 30 * kMinuteMs;
+  DurationMs after_close_ms = 2 * kMinuteMs;
+  DurationMs max_lifetime_ms = 36 * kHourMs;
+  DurationMs content_finalization_ms = kHourMs;
+};
+
+// §4.4: which timeout, if any, has expired for `ws` at `now_ms` ("" = none).
+std::string expired_timeout(const kube::Object& ws, TimeMs now_ms, const ManagerOptions& options);
+
+class Mk2Manager : public Manager {
+ public:
+  static constexpr const char* kActor = "ws-manager";
+
+  Mk2Manager(GitpodWorld& world, ManagerOptions options = {});
+  ~Mk2Manager() override;
+
+  void start() override;
+  void stop() override;
+  bool up() const override { return up_; }
+  Task<ApiReply> start_workspace(StartRequest request) override;
+  Task<ApiReply> stop_workspace(std::string instance, StopPolicy policy) override;
+  Task<ApiReply> mark_active(std::string instance) override;
+  void set_maintenance(bool on) override { maintenance_ = on; }
+  bool maintenance() const { return maintenance_; }
+
+ private:
+  // workspace_controller.cc
+  Task<void> workspace_worker(std::shared_ptr<WorkQueue> queue);
+  Task<ReconcileResult> reconcile(std::string name);
+  Task<ReconcileResult> act_on_status(kube::Object& ws, const std::vector<kube::Object>& pods);
+  Task<ReconcileResult> create_pod(kube::Object& ws);
+  Task<ReconcileResult> reset_for_recreation_and_write(kube::Object& ws);
+  Task<ReconcileResult> finalize_workspace(kube::Object& ws);
+  Task<ReconcileResult> delete_pod(const kube::Object& pod, std::optional<DurationMs> grace_ms);
+  Task<ReconcileResult> remove_pod_finalizer(const kube::Object& pod);
+  Task<void> delete_secrets(const std::string& name);
+  std::vector<kube::Object> owned_pods(const std::string& name) const;
+  ActionInputs action_inputs() const;
+  // timeout_controller.cc
+  Task<void> timeout_worker(std::shared_ptr<WorkQueue> queue);
+  Task<ReconcileResult> reconcile_timeout(std::string name);
+  // manager.cc
+  void on_workspace(const kube::Object& ws, bool deleted);
+  void on_pod(const kube::Object& pod, bool deleted);
+  void on_node(const kube::Object& node, bool deleted);
+
+  GitpodWorld& world_;
+  const Versions versions_;
+  ManagerOptions options_;
+  kube::Client client_;
+  bool up_ = false;
+  bool maintenance_ = false;
+  std::unique_ptr<kube::Informer> workspaces_;
+  std::unique_ptr<kube::Informer> pods_;
+  std::unique_ptr<kube::Informer> nodes_;
+  std::shared_ptr<WorkQueue> queue_;
+  std::shared_ptr<WorkQueue> timeout_queue_;
+  std::vector<ActorId> actors_;
+};
+
+}  // namespace wsim::gitpod::mk2

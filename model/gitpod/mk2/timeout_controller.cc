@@ -1,0 +1,77 @@
+// The mk2 timeout controller: components/ws-manager-mk2/controllers/timeout_controller.go
+// (research §4.4).
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/mk2/manager.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/world/world.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod::mk2 {
+
+std::string expired_timeout(const kube::Object& ws, TimeMs now_ms, const ManagerOptions& o) {
+  const TimeMs created_ms = ws.meta.creation_ms;
+  const std::string p = phase(ws);
+  if (p == kPhasePending) {
+    return now_ms >= created_ms + o.initialization_ms ? "initialization" : "";
+  }
+  if (p == kPhaseCreating || p == kPhaseInitializing) {
+    return now_ms >= created_ms + o.total_startup_ms ? "startup" : "";
+  }
+  if (p == kPhaseRunning) {
+    if (now_ms >= created_ms + o.max_lifetime_ms) return "maximum lifetime";
+    const std::optional<TimeMs> activity_ms = status_time(ws, kStatusLastActivityMs);
+    if (!activity_ms.has_value()) {
+      return now_ms >= created_ms + o.total_startup_ms ? "no user activity since start" : "";
+    }
+    if (cond_true(ws, kCondClosed)) {
+      return now_ms >= *activity_ms + o.after_close_ms ? "after close" : "";
+    }
+    const DurationMs custom_ms = kube::int_field(ws.spec, kSpecTimeoutMs, 0);
+    const DurationMs limit_ms = custom_ms > 0 ? custom_ms : o.regular_ms;
+    return now_ms >= *activity_ms + limit_ms ? "inactivity" : "";
+  }
+  if (p == kPhaseStopping && ws.meta.deletion_ms.has_value()) {
+    // Only when the CR itself is being deleted; and even then nothing acts on it (B12).
+    const bool backed_up = cond_true(ws, kCondBackupComplete);
+    if (!backed_up && now_ms >= *ws.meta.deletion_ms + o.content_finalization_ms) return "backup";
+    if (backed_up && now_ms >= *ws.meta.deletion_ms + kHourMs) return "stopping";
+  }
+  return "";
+}
+
+Task<void> Mk2Manager::timeout_worker(std::shared_ptr<WorkQueue> queue) {
+  while (true) {
+    std::optional<std::string> key = co_await queue->next();
+    if (!key.has_value()) co_return;
+    const ReconcileResult result = co_await reconcile_timeout(*key);
+    queue->finish(*key, result);
+  }
+}
+
+Task<ReconcileResult> Mk2Manager::reconcile_timeout(std::string name) {
+  if (!workspaces_) co_return ReconcileResult::done();
+  std::optional<kube::Object> cached = workspaces_->get(kNamespace, name);
+  if (!cached.has_value()) co_return ReconcileResult::done();
+  if (cond_true(*cached, kCondTimeout)) co_return ReconcileResult::done();  // Never again.
+  if (maintenance_) co_return ReconcileResult::after(kMinuteMs);
+  const std::string expired = expired_timeout(*cached, world_.sim().now_ms(), options_);
+  if (expired.empty()) co_return ReconcileResult::after(options_.timeout_check_ms);
+  // Get + Update with the default backoff.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    kube::Result<kube::Object> got =
+        co_await client_.get(kube::ObjectRef{kWorkspaceKind, kNamespace, name});
+    if (got.status.is(kube::Code::kNotFound)) co_return ReconcileResult::done();
+    if (got.ok()) {
+      set_cond(got.value, kCondTimeout, true, kReasonTimedOut, "timed out: " + expired,
+               world_.sim().now_ms());
+      kube::Result<kube::Object> r = co_await client_.update(got.value, kube::Subresource::kStatus);
+      world_.sim().record(kActor, "timeout", name, r.ok() ? "ok" : kube::code_name(r.status.code),
+                          expired);
+      if (r.ok()) co_return ReconcileResult::done();
+    }
+    co_await world_.sim().loop().sleep(10 << attempt);
+  }
+  co_return ReconcileResult::failed();
+}
+
+}  // namespace wsim::gitpod::mk2

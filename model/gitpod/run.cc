@@ -1,0 +1,221 @@
+#include "model/gitpod/run.h"
+
+#include <sstream>
+
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/daemon/ws_daemon.h"
+#include "model/gitpod/mk1/manager.h"
+#include "model/gitpod/mk2/manager.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/pod_view.h"
+#include "model/gitpod/workload.h"
+#include "sim/core/assert.h"
+#include "sim/kube/controllers/controller_util.h"
+
+namespace wsim::gitpod {
+
+Versions versions_of(const proto::GitpodConfig& config) {
+  Versions v;
+  const std::optional<ManagerEra> era =
+      parse_era(config.manager().empty() ? "mk2" : config.manager());
+  WSIM_ASSERT_MSG(era.has_value(), "unnormalized manager " << config.manager());
+  v.era = *era;
+  if (config.fixes_size() == 0) return v;
+  v.fixes = 0;
+  for (const std::string& name : config.fixes()) {
+    if (name == "none") continue;
+    if (name == "all") {
+      v.fixes = kAllFixes;
+      continue;
+    }
+    const std::optional<Fix> fix = parse_fix(name);
+    WSIM_ASSERT_MSG(fix.has_value(), "unnormalized fix " << name);
+    v.fixes |= static_cast<std::uint32_t>(*fix);
+  }
+  return v;
+}
+
+Settings settings_of(const proto::GitpodConfig& config) {
+  Settings s;
+  if (config.nodes() > 0) s.nodes = static_cast<int>(config.nodes());
+  if (config.workspaces() > 0) s.workspaces = static_cast<int>(config.workspaces());
+  if (config.pod_recreation_max_retries_set() || config.pod_recreation_max_retries() > 0) {
+    s.pod_recreation_max_retries = config.pod_recreation_max_retries();
+  }
+  s.pod_recreation_backoff_ms = config.pod_recreation_backoff_ms();
+  s.breaker = config.breaker();
+  s.rejection_per_mille = config.rejection_per_mille();
+  s.report_acknowledged_loss = config.report_acknowledged_loss();
+  if (config.upgrade_gap_ms() > 0) s.upgrade_gap_ms = config.upgrade_gap_ms();
+  if (config.user_action_interval_ms() > 0)
+    s.user_action_interval_ms = config.user_action_interval_ms();
+  if (!config.upgrade().empty()) s.upgrade = config.upgrade();
+  return s;
+}
+
+GitpodRun::GitpodRun(Sim& sim, const proto::Scenario& scenario)
+    : sim_(sim),
+      scenario_(scenario),
+      versions_(versions_of(scenario.gitpod())),
+      settings_(settings_of(scenario.gitpod())) {
+  assert_context().scenario = "gitpod " + describe(versions_);
+  world_ = std::make_unique<GitpodWorld>(sim, versions_, settings_);
+  if (versions_.mk2()) {
+    manager_ = std::make_unique<mk2::Mk2Manager>(*world_);
+  } else {
+    manager_ = std::make_unique<mk1::Mk1Manager>(*world_);
+  }
+  checker_ = std::make_unique<Checker>(*world_);
+  workload_ = std::make_unique<Workload>(*this, settings_);
+  if (settings_.rejection_per_mille > 0) {
+    FaultId id = 0;
+    WSIM_ASSERT(sim.faults().find(kube::KubeletShared::kRejectFault, id));
+    sim.faults().force(id, true, Ratio{settings_.rejection_per_mille, 1000});
+  }
+}
+
+GitpodRun::~GitpodRun() = default;
+
+void GitpodRun::start() {
+  if (started_) return;
+  started_ = true;
+  checker_->start();
+  world_->start();
+  world_->set_breaker(settings_.breaker);
+  manager_->start();
+  if (!scenario_.scripted_only()) workload_->start();
+}
+
+std::string GitpodRun::current_instance(const std::string& workspace_id) const {
+  auto it = starts_.find(workspace_id);
+  if (it == starts_.end()) return "";
+  return workspace_id + "-" + std::to_string(it->second);
+}
+
+Task<void> GitpodRun::user_start_actor(StartRequest request) {
+  const ApiReply reply = co_await manager_->start_workspace(request);
+  sim_.record("user/" + request.workspace_id, "start-reply", request.instance,
+              api_code_name(reply.code), reply.message);
+}
+
+void GitpodRun::user_start(const std::string& workspace_id) {
+  // The Gitpod server picks a workspace cluster: score > 0 and state available (§9.3.5).
+  if (!world_->gate().admits()) {
+    sim_.record("server", "start", workspace_id, "refused", "no available workspace cluster");
+    return;
+  }
+  StartRequest request;
+  request.workspace_id = workspace_id;
+  request.instance = workspace_id + "-" + std::to_string(++starts_[workspace_id]);
+  checker_->user_started(request.instance);
+  sim_.loop().spawn("user/" + workspace_id, user_start_actor(request));
+}
+
+Task<void> GitpodRun::user_stop_actor(std::string instance, StopPolicy policy) {
+  const ApiReply reply = co_await manager_->stop_workspace(instance, policy);
+  sim_.record("user", "stop-reply", instance, api_code_name(reply.code), stop_policy_name(policy));
+  if (reply.ok()) checker_->user_stop_succeeded(instance);
+}
+
+void GitpodRun::user_stop(const std::string& workspace_id, StopPolicy policy) {
+  const std::string instance = current_instance(workspace_id);
+  if (instance.empty()) return;
+  sim_.loop().spawn("user/" + workspace_id, user_stop_actor(instance, policy));
+}
+
+void GitpodRun::user_mark_active(const std::string& workspace_id) {
+  const std::string instance = current_instance(workspace_id);
+  if (instance.empty()) return;
+  Manager* manager = manager_.get();
+  sim_.loop().spawn("user/" + workspace_id, [](Manager* m, std::string i) -> Task<void> {
+    (void)co_await m->mark_active(i);
+  }(manager, instance));
+}
+
+bool GitpodRun::user_write(const std::string& workspace_id) {
+  const std::string instance = current_instance(workspace_id);
+  if (instance.empty()) return false;
+  const kube::Object* pod =
+      world_->api().peek(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)});
+  // The IDE works against a ready, running pod whose content is initialized.
+  if (pod == nullptr || pod_deleting(*pod) || !container_running(*pod) ||
+      pod->status_or("ready", "") != "true") {
+    return false;
+  }
+  const Session* session = world_->content().session(pod_node(*pod), instance);
+  if (session == nullptr || !session->initialized || !session->intact) return false;
+  const std::int64_t version = world_->content().write(pod_node(*pod), instance);
+  checker_->user_wrote(workspace_id, instance);
+  sim_.record("user/" + workspace_id, "write", instance, "ok",
+              "version " + std::to_string(version));
+  return true;
+}
+
+void GitpodRun::set_maintenance(bool on) {
+  manager_->set_maintenance(on);
+  checker_->maintenance_changed(on);
+  sim_.record("admin", on ? "maintenance-on" : "maintenance-off", "", "ok");
+}
+
+void GitpodRun::strip_finalizers(const std::string& instance) {
+  kube::ApiServer& api = world_->api();
+  const kube::ObjectRef ref{"Pod", kNamespace, pod_name(instance)};
+  const kube::Object* pod = api.peek(ref);
+  if (pod == nullptr || pod->meta.finalizers.empty()) return;
+  kube::MergePatch patch;
+  patch.finalizers = std::vector<std::string>{};
+  const kube::Result<kube::Object> r =
+      api.server_patch(ref, patch, kube::Subresource::kMain, "kubectl");
+  sim_.record("kubectl", "strip-finalizers", ref.to_string(),
+              r.ok() ? "ok" : kube::code_name(r.status.code));
+}
+
+std::optional<run::Violation> GitpodRun::check_safety() { return checker_->next_violation(); }
+
+void GitpodRun::heal() {
+  workload_->heal();
+  world_->set_breaker(false);
+  // Components the random workload crashed come back; scripted outages stay as scripted.
+  for (const std::string& node : workload_->crashed_daemons()) world_->daemon_up(node);
+  if (workload_->crashed_manager()) manager_->start();
+}
+
+std::vector<run::Violation> GitpodRun::check_liveness() { return checker_->liveness(); }
+
+std::string GitpodRun::describe_state() const {
+  std::ostringstream out;
+  out << "gitpod " << describe(versions_) << "\n";
+  kube::ApiServer& api = world_->api();
+  for (const kube::Object* ws : api.peek_list(kWorkspaceKind, kNamespace)) {
+    out << "  " << ws->meta.name << " phase=" << phase(*ws)
+        << " podStarts=" << status_str(*ws, kStatusPodStarts)
+        << " podRecreated=" << status_str(*ws, kStatusPodRecreated) << " conditions:";
+    for (const kube::Condition& c : ws->conditions) {
+      if (c.type == kCondRefresh) continue;
+      out << " " << c.type << "=" << c.status;
+    }
+    out << (ws->meta.deletion_ms.has_value() ? " (deleting)" : "") << "\n";
+  }
+  for (const kube::Object* pod : api.peek_list("Pod", kNamespace)) {
+    out << "  " << pod->meta.name << " on " << pod_node(*pod) << " " << pod_status_phase(*pod)
+        << (pod_deleting(*pod) ? " Terminating" : "")
+        << " finalizers=" << pod->meta.finalizers.size() << "\n";
+  }
+  for (const std::string& id : world_->content().workspace_ids()) {
+    const std::optional<Backup> b = world_->content().backup(id);
+    out << "  content " << id << " latest=v" << world_->content().latest_written(id) << " backup="
+        << (b.has_value() ? "v" + std::to_string(b->version) + (b->intact ? "" : " partial")
+                          : "none")
+        << "\n";
+  }
+  out << checker_->describe_losses();
+  return out.str();
+}
+
+std::vector<std::pair<std::string, std::string>> GitpodRun::swarm_parameters() const {
+  std::vector<std::pair<std::string, std::string>> out = workload_->parameters();
+  out.insert(out.begin(), {"gitpod.versions", describe(versions_)});
+  return out;
+}
+
+}  // namespace wsim::gitpod

@@ -1,0 +1,117 @@
+#include "model/gitpod/system.h"
+
+#include "model/gitpod/invariants/catalog.h"
+#include "model/gitpod/run.h"
+#include "model/gitpod/versions.h"
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod {
+
+std::string GitpodSystem::description() const {
+  return "Gitpod ws-manager (mk1-plis, mk1-finalizer, mk2 + fixes), ws-daemon, storage, "
+         "kubelet rejection, upgrades (research/gitpod.md)";
+}
+
+std::vector<run::VersionAxis> GitpodSystem::axes() const {
+  std::vector<std::string> fixes;
+  for (Fix fix : all_fixes()) fixes.emplace_back(fix_name(fix));
+  return {
+      {"manager", {"mk1-plis", "mk1-finalizer", "mk2"}, "mk2"},
+      {"fixes", fixes, "all"},
+      {"upgrade", {"none", "naive", "drain-first"}, "none"},
+  };
+}
+
+std::vector<run::InvariantInfo> GitpodSystem::invariants() const { return invariant_catalog(); }
+
+std::vector<run::ActionInfo> GitpodSystem::actions() const {
+  return {
+      {"user", "start", "start a new instance of workspace <target>"},
+      {"user", "stop", "StopWorkspace NORMALLY (30 s grace) of the latest instance"},
+      {"user", "stop_immediate", "StopWorkspace IMMEDIATELY (1 s grace)"},
+      {"user", "abort", "StopWorkspace ABORT (no backup)"},
+      {"user", "mark_active", "MarkActive"},
+      {"user", "write", "bump the content version (only while running)"},
+      {"kubelet", "reject", "reject the workspace's pod at admission (args reason)"},
+      {"kubelet", "reject_after_ready", "reject the running pod (re-admission, #20372)"},
+      {"kubectl", "delete_node", "delete node <target> with its disk and ws-daemon"},
+      {"kubectl", "cordon", "cordon node <target>"},
+      {"kubectl", "uncordon", "uncordon node <target>"},
+      {"kubectl", "strip_finalizers", "remove the finalizers of the workspace's pod"},
+      {"ws-daemon", "down", "ws-daemon on node <target> (or all) goes away"},
+      {"ws-daemon", "up", "ws-daemon on node <target> (or all) comes back"},
+      {"ws-daemon", "restart", "ws-daemon crash and restart"},
+      {"manager", "restart", "ws-manager restart (memory lost)"},
+      {"manager", "down", "ws-manager goes away"},
+      {"manager", "up", "ws-manager comes back"},
+      {"manager", "maintenance_on", "maintenance mode on"},
+      {"manager", "maintenance_off", "maintenance mode off"},
+      {"admin", "upgrade_naive", "KOTS-style upgrade while workspaces run (seed 003)"},
+      {"admin", "upgrade_drain_first", "cordon, stop, wait, upgrade, uncordon"},
+      {"admin", "cordon_cluster", "gpctl clusters cordon: no new starts"},
+      {"admin", "uncordon_cluster", "undo cordon_cluster"},
+      {"admin", "score_zero", "cluster score 0: no new starts"},
+      {"api", "conflict", "next update(s) of <Kind/name> answer Conflict (args times, identity)"},
+      {"breaker", "on", "PR #20243 rejector: every workspace pod rejected once"},
+      {"breaker", "off", "breaker off"},
+  };
+}
+
+bool GitpodSystem::normalize(proto::Scenario& scenario, std::string& error) const {
+  proto::GitpodConfig* config = scenario.mutable_gitpod();
+  if (config->manager().empty()) config->set_manager("mk2");
+  if (!parse_era(config->manager()).has_value()) {
+    error =
+        "gitpod.manager: unknown era '" + config->manager() + "' (mk1-plis, mk1-finalizer, mk2)";
+    return false;
+  }
+  for (const std::string& fix : config->fixes()) {
+    if (fix != "none" && fix != "all" && !parse_fix(fix).has_value()) {
+      error = "gitpod.fixes: unknown fix '" + fix +
+              "' (16622 16997 17599 19411 20243 20372 20382, all, none)";
+      return false;
+    }
+  }
+  if (config->workspaces() == 0) config->set_workspaces(3);
+  if (config->nodes() == 0) config->set_nodes(2);
+  if (config->workspaces() > 16) {
+    error = "gitpod.workspaces: at most 16";
+    return false;
+  }
+  if (config->nodes() > 8) {
+    error = "gitpod.nodes: at most 8";
+    return false;
+  }
+  if (config->upgrade().empty()) config->set_upgrade("none");
+  if (config->upgrade() != "none" && config->upgrade() != "naive" &&
+      config->upgrade() != "drain-first") {
+    error = "gitpod.upgrade: none, naive or drain-first";
+    return false;
+  }
+  if (config->pod_recreation_max_retries() < 0 || config->pod_recreation_max_retries() > 100) {
+    error = "gitpod.pod_recreation_max_retries: 0..100";
+    return false;
+  }
+  if (config->pod_recreation_backoff_ms() < 0 || config->pod_recreation_backoff_ms() > kHourMs) {
+    error = "gitpod.pod_recreation_backoff_ms: 0..1h";
+    return false;
+  }
+  if (config->rejection_per_mille() > 1000) {
+    error = "gitpod.rejection_per_mille: 0..1000";
+    return false;
+  }
+  if (config->upgrade_gap_ms() < 0 || config->upgrade_gap_ms() > 24 * kHourMs ||
+      config->user_action_interval_ms() < 0 || config->user_action_interval_ms() > 24 * kHourMs) {
+    error = "gitpod: durations must be within 0..24h";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<run::SystemRun> GitpodSystem::create(Sim& sim,
+                                                     const proto::Scenario& scenario) const {
+  WSIM_ASSERT(scenario.has_gitpod());
+  return std::make_unique<GitpodRun>(sim, scenario);
+}
+
+}  // namespace wsim::gitpod

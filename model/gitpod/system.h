@@ -1,0 +1,26 @@
+// The Gitpod system as the run layer sees it (run::System): versions, invariants, actions,
+// defaults, config normalisation, and the factory of GitpodRun.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/run/system.h"
+
+namespace wsim::gitpod {
+
+class GitpodSystem : public run::System {
+ public:
+  std::string name() const override { return "gitpod"; }
+  std::string description() const override;
+  std::vector<run::VersionAxis> axes() const override;
+  std::vector<run::InvariantInfo> invariants() const override;
+  std::vector<run::ActionInfo> actions() const override;
+  DurationMs default_fault_phase_ms() const override { return 2 * kHourMs; }
+  DurationMs default_settle_ms() const override { return kHourMs; }
+  bool normalize(proto::Scenario& scenario, std::string& error) const override;
+  std::unique_ptr<run::SystemRun> create(Sim& sim, const proto::Scenario& scenario) const override;
+};
+
+}  // namespace wsim::gitpod

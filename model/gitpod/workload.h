@@ -1,0 +1,57 @@
+// The random workload of a Gitpod run (research §10.2–§10.3): one user per workspace id who
+// starts, writes, marks active and stops (normal / immediate / abort) at random times, a fault
+// actor (ws-daemon crash and outage, ws-manager restart, node deletion, kubelet rejection of a
+// running pod), and the admin's installer upgrade when GitpodConfig.upgrade asks for one.
+//
+// Every decision is drawn from the "gitpod.workload" / "gitpod.faults" streams; choice 0 is the
+// least eventful (a user writes; no fault). The fault actor's events are fault points, so the
+// swarm enables a different mix per run and heal() ends them. Single-threaded.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/gitpod/versions.h"
+#include "sim/core/sim.h"
+#include "sim/core/task.h"
+
+namespace wsim::gitpod {
+
+class GitpodRun;
+
+class Workload {
+ public:
+  Workload(GitpodRun& run, const Settings& settings);
+
+  void start();
+  // Users and faults stop acting.
+  void heal();
+  const std::set<std::string>& crashed_daemons() const { return crashed_daemons_; }
+  bool crashed_manager() const { return crashed_manager_; }
+  std::vector<std::pair<std::string, std::string>> parameters() const;
+
+ private:
+  Task<void> user(std::string workspace_id);
+  Task<void> faults();
+  Task<void> admin();
+  void user_step(const std::string& workspace_id);
+  void fault_step();
+
+  GitpodRun& run_;
+  Settings settings_;
+  ChoiceStream workload_;
+  ChoiceStream faults_;
+  FaultId daemon_restart_ = 0;
+  FaultId daemon_outage_ = 0;
+  FaultId manager_restart_ = 0;
+  FaultId node_delete_ = 0;
+  FaultId reject_running_ = 0;
+  bool healed_ = false;
+  std::set<std::string> crashed_daemons_;
+  bool crashed_manager_ = false;
+  std::vector<ActorId> actors_;
+};
+
+}  // namespace wsim::gitpod

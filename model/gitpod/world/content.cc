@@ -1,0 +1,135 @@
+#include "model/gitpod/world/content.h"
+
+#include <set>
+
+#include "sim/core/assert.h"
+
+namespace wsim::gitpod {
+
+const char* destroy_cause_name(DestroyCause cause) {
+  switch (cause) {
+    case DestroyCause::kDaemonDelete:
+      return "ws-daemon delete";
+    case DestroyCause::kDaemonWipe:
+      return "ws-daemon wipe";
+    case DestroyCause::kNodeDeleted:
+      return "node deleted";
+    case DestroyCause::kOverwrite:
+      return "backup overwritten";
+  }
+  return "?";
+}
+
+void ContentStore::add_node(const std::string& node) {
+  WSIM_ASSERT(!node.empty());
+  disks_.try_emplace(node);
+}
+
+Session& ContentStore::create_session(const std::string& node, const std::string& instance,
+                                      const std::string& workspace_id) {
+  WSIM_ASSERT_MSG(has_node(node), "no disk for node " << node);
+  WSIM_ASSERT(!workspace_id.empty());
+  Disk& disk = disks_[node];
+  if (disk.count(instance) > 0) destroy_session(node, instance, DestroyCause::kDaemonWipe);
+  Session session;
+  session.workspace_id = workspace_id;
+  session.instance = instance;
+  const std::optional<Backup> restored = backup(workspace_id);
+  if (restored.has_value()) {
+    session.version = restored->version;
+    session.intact = restored->intact;
+  }
+  auto [it, inserted] = disk.emplace(instance, session);
+  WSIM_ASSERT(inserted);
+  return it->second;
+}
+
+Session* ContentStore::session(const std::string& node, const std::string& instance) {
+  auto disk = disks_.find(node);
+  if (disk == disks_.end()) return nullptr;
+  auto it = disk->second.find(instance);
+  return it == disk->second.end() ? nullptr : &it->second;
+}
+
+const Session* ContentStore::session(const std::string& node, const std::string& instance) const {
+  auto disk = disks_.find(node);
+  if (disk == disks_.end()) return nullptr;
+  auto it = disk->second.find(instance);
+  return it == disk->second.end() ? nullptr : &it->second;
+}
+
+void ContentStore::destroy_session(const std::string& node, const std::string& instance,
+                                   DestroyCause cause) {
+  WSIM_ASSERT(cause != DestroyCause::kOverwrite);
+  Session* s = session(node, instance);
+  if (s == nullptr) return;
+  if (observer_) observer_(cause, node, instance);
+  WSIM_ASSERT_EQ(disks_[node].erase(instance), 1u);
+}
+
+void ContentStore::delete_node(const std::string& node) {
+  auto disk = disks_.find(node);
+  if (disk == disks_.end()) return;
+  std::vector<std::string> instances;
+  for (const auto& [instance, session] : disk->second) instances.push_back(instance);
+  for (const std::string& instance : instances) {
+    destroy_session(node, instance, DestroyCause::kNodeDeleted);
+  }
+  disks_.erase(node);
+  WSIM_ASSERT(!has_node(node));
+}
+
+std::vector<std::pair<std::string, const Session*>> ContentStore::sessions_of(
+    const std::string& workspace_id) const {
+  std::vector<std::pair<std::string, const Session*>> out;
+  for (const auto& [node, disk] : disks_) {
+    for (const auto& [instance, session] : disk) {
+      if (session.workspace_id == workspace_id) out.emplace_back(node, &session);
+    }
+  }
+  return out;
+}
+
+std::int64_t ContentStore::write(const std::string& node, const std::string& instance) {
+  Session* s = session(node, instance);
+  WSIM_ASSERT(s != nullptr);
+  WSIM_ASSERT(s->initialized);
+  WSIM_ASSERT(s->intact);
+  std::int64_t& latest = latest_written_[s->workspace_id];
+  // A new instance restores the last backup; a write makes it the newest version there is.
+  s->version = (latest > s->version ? latest : s->version) + 1;
+  latest = s->version;
+  return s->version;
+}
+
+std::int64_t ContentStore::latest_written(const std::string& workspace_id) const {
+  auto it = latest_written_.find(workspace_id);
+  return it == latest_written_.end() ? 0 : it->second;
+}
+
+void ContentStore::upload(const std::string& workspace_id, const Session& session) {
+  WSIM_ASSERT_EQ(session.workspace_id, workspace_id);
+  if (storage_.count(workspace_id) > 0 && observer_) {
+    observer_(DestroyCause::kOverwrite, "", session.instance);
+  }
+  storage_[workspace_id] = Backup{session.version, session.intact, session.instance};
+  ++uploads_;
+}
+
+std::optional<Backup> ContentStore::backup(const std::string& workspace_id) const {
+  auto it = storage_.find(workspace_id);
+  if (it == storage_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> ContentStore::workspace_ids() const {
+  std::set<std::string> ids;
+  for (const auto& [id, backup] : storage_) ids.insert(id);
+  for (const auto& [node, disk] : disks_) {
+    for (const auto& [instance, session] : disk) ids.insert(session.workspace_id);
+  }
+  for (const auto& [id, latest] : latest_written_) ids.insert(id);
+  return std::vector<std::string>(ids.begin(), ids.end());
+}
+
+}  // namespace wsim::gitpod

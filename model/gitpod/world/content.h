@@ -1,0 +1,92 @@
+// Workspace content as data (design.md §4 "Data"): a version counter per workspace that the
+// user bumps while the workspace runs, the sessions holding it on the nodes' disks, and the
+// remote storage holding backups.
+//
+// Invariants kept here (asserted):
+//  1. A session's version never decreases; a backup's version is a version some session had.
+//  2. latest_written(ws) is the highest version any session of `ws` reached by a user write.
+// Destroying a session or overwriting a backup is reported to the Observer (the data-loss
+// oracle, invariants/data_ledger.h) *before* it happens, with who did it.
+//
+// Single-threaded. Not modelled: content size, partial uploads (an upload is atomic: a crash
+// before it completes leaves the old backup), the "full" vs snapshot naming (one slot per
+// workspace id).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wsim::gitpod {
+
+struct Session {
+  std::string workspace_id;
+  std::string instance;
+  std::int64_t version = 0;
+  // False once DeleteWorkspace started removing files: a backup of it is partial (B0, §5.4).
+  bool intact = true;
+  bool initialized = false;  // Content init finished (the supervisor may report ready).
+};
+
+struct Backup {
+  std::int64_t version = 0;
+  bool intact = true;
+  std::string instance;  // Which instance uploaded it.
+};
+
+enum class DestroyCause {
+  kDaemonDelete,  // ws-daemon DeleteWorkspace after a backup (or its failure).
+  kDaemonWipe,    // ws-daemon WipeWorkspace (PodRejected).
+  kNodeDeleted,   // The node and its disk are gone.
+  kOverwrite,     // A backup upload replaced the previous backup.
+};
+const char* destroy_cause_name(DestroyCause cause);
+
+// Sessions on every node's disk plus remote storage. Disks survive ws-daemon restarts; a node's
+// disk goes with the node.
+class ContentStore {
+ public:
+  // Called before a session is destroyed / a backup replaced. `node` is "" for storage.
+  using Observer =
+      std::function<void(DestroyCause cause, const std::string& node, const std::string& instance)>;
+  void set_observer(Observer observer) { observer_ = std::move(observer); }
+
+  // --- Disks. ---
+  void add_node(const std::string& node);
+  bool has_node(const std::string& node) const { return disks_.count(node) > 0; }
+  // Content init: a fresh session restored from the latest backup of the workspace.
+  Session& create_session(const std::string& node, const std::string& instance,
+                          const std::string& workspace_id);
+  Session* session(const std::string& node, const std::string& instance);
+  const Session* session(const std::string& node, const std::string& instance) const;
+  void destroy_session(const std::string& node, const std::string& instance, DestroyCause cause);
+  void delete_node(const std::string& node);
+  // Every session of a workspace on any node, in (node, instance) order.
+  std::vector<std::pair<std::string, const Session*>> sessions_of(
+      const std::string& workspace_id) const;
+
+  // --- The user writes (REQUIRES the session exists, is initialized and intact). ---
+  std::int64_t write(const std::string& node, const std::string& instance);
+  std::int64_t latest_written(const std::string& workspace_id) const;
+
+  // --- Remote storage. ---
+  void upload(const std::string& workspace_id, const Session& session);
+  std::optional<Backup> backup(const std::string& workspace_id) const;
+  std::uint64_t uploads() const { return uploads_; }
+
+  // Workspace ids with content or a backup, sorted.
+  std::vector<std::string> workspace_ids() const;
+
+ private:
+  using Disk = std::map<std::string, Session>;  // By instance.
+  std::map<std::string, Disk> disks_;           // By node.
+  std::map<std::string, Backup> storage_;       // By workspace id.
+  std::map<std::string, std::int64_t> latest_written_;
+  std::uint64_t uploads_ = 0;
+  Observer observer_;
+};
+
+}  // namespace wsim::gitpod

@@ -1,0 +1,35 @@
+#include "model/gitpod/world/manager.h"
+
+namespace wsim::gitpod {
+
+const char* stop_policy_name(StopPolicy policy) {
+  switch (policy) {
+    case StopPolicy::kNormal:
+      return "normal";
+    case StopPolicy::kImmediate:
+      return "immediate";
+    case StopPolicy::kAbort:
+      return "abort";
+  }
+  return "?";
+}
+
+const char* api_code_name(ApiCode code) {
+  switch (code) {
+    case ApiCode::kOk:
+      return "OK";
+    case ApiCode::kAlreadyExists:
+      return "AlreadyExists";
+    case ApiCode::kFailedPrecondition:
+      return "FailedPrecondition";
+    case ApiCode::kNotFound:
+      return "NotFound";
+    case ApiCode::kUnavailable:
+      return "Unavailable";
+    case ApiCode::kInternal:
+      return "Internal";
+  }
+  return "?";
+}
+
+}  // namespace wsim::gitpod
