@@ -101,8 +101,9 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
   EventLoop& loop = sim.loop();
   std::uint64_t trace_count_before_event = 0;
   bool stopped = false;
-  auto stop_with_violation = [&](Violation violation, Verdict verdict) {
-    if (sim.trace().count() > trace_count_before_event && options.keep_trace) {
+  // `culprit`: the trace events of the current loop event caused it (safety); liveness has none.
+  auto stop_with_violation = [&](Violation violation, Verdict verdict, bool culprit) {
+    if (culprit && sim.trace().count() > trace_count_before_event && options.keep_trace) {
       result.culprit_event = sim.trace().events().size() - 1;
     }
     sim.record("wsim", "violation", violation.object, violation.invariant_id, violation.message);
@@ -115,7 +116,7 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
   loop.set_after_event([&] {
     if (stopped) return;
     if (std::optional<Violation> violation = run->check_safety()) {
-      stop_with_violation(std::move(*violation), Verdict::kSafety);
+      stop_with_violation(std::move(*violation), Verdict::kSafety, true);
       return;
     }
     if (loop.events_processed() >= options.events_max) {
@@ -151,7 +152,7 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
 
   // A violation right at the start (before any event).
   if (std::optional<Violation> violation = run->check_safety()) {
-    stop_with_violation(std::move(*violation), Verdict::kSafety);
+    stop_with_violation(std::move(*violation), Verdict::kSafety, true);
   }
   if (!stopped) loop.run_until(scenario.fault_phase_ms());
   if (!stopped) {
@@ -162,7 +163,7 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     run->heal();
     trace_count_before_event = sim.trace().count();
     if (std::optional<Violation> violation = run->check_safety()) {
-      stop_with_violation(std::move(*violation), Verdict::kSafety);
+      stop_with_violation(std::move(*violation), Verdict::kSafety, false);
     }
   }
   if (!stopped) loop.run_until(scenario.fault_phase_ms() + scenario.settle_ms());
@@ -170,12 +171,11 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     result.phase = "liveness";
     result.liveness = run->check_liveness();
     if (!result.liveness.empty()) {
-      trace_count_before_event = sim.trace().count();
+      stop_with_violation(result.liveness.front(), Verdict::kLiveness, false);
       for (std::size_t i = 1; i < result.liveness.size(); ++i) {
         const Violation& v = result.liveness[i];
         sim.record("wsim", "violation", v.object, v.invariant_id, v.message);
       }
-      stop_with_violation(result.liveness.front(), Verdict::kLiveness);
     }
   }
   loop.set_after_event(nullptr);

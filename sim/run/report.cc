@@ -43,10 +43,13 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i) {
   return n;
 }
 
+// "0:02:03.456" (hours:minutes:seconds.milliseconds of virtual time): sortable, and readable for
+// runs of a few hours as well as a few seconds.
 std::string time_column(TimeMs ms) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%lld.%03lld", static_cast<long long>(ms / 1000),
-                static_cast<long long>(ms % 1000));
+  char buffer[48];
+  const long long t = ms < 0 ? 0 : static_cast<long long>(ms);
+  std::snprintf(buffer, sizeof buffer, "%lld:%02lld:%02lld.%03lld", t / 3'600'000,
+                t / 60'000 % 60, t / 1000 % 60, t % 1000);
   return buffer;
 }
 

@@ -1,0 +1,15 @@
+#include "model/toy/register.h"
+
+#include <memory>
+
+#include "model/toy/toy.h"
+#include "sim/run/system.h"
+
+namespace wsim::toy {
+
+void register_toy_system() {
+  if (run::find_system("toy") != nullptr) return;
+  run::register_system(std::make_unique<ToySystem>());
+}
+
+}  // namespace wsim::toy
