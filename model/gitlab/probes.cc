@@ -16,9 +16,9 @@ GitlabProbes GitlabProbes::declare(Probes& probes) {
   ids.lost_response_during_termination = probes.declare(
       "gitlab.lost_response_during_termination",
       "a reconcile response carrying desired Terminated was lost after Rails touched (§9.2)");
-  ids.desired_change_between_select_and_touch = probes.declare(
-      "gitlab.desired_change_between_select_and_touch",
-      "a user changed desired_state between the finder SELECT and the touch (§9.3)");
+  ids.desired_change_between_select_and_touch =
+      probes.declare("gitlab.desired_change_between_select_and_touch",
+                     "a user changed desired_state between the finder SELECT and the touch (§9.3)");
   ids.timestamp_tie = probes.declare(
       "gitlab.timestamp_tie",
       "desired_state_updated_at == responded_to_agent_at after a touch (`>=` vs `>`, §9.3)");

@@ -112,16 +112,16 @@ GitlabRun::GitlabRun(Sim& sim, GitlabRunOptions options, bool scripted_only)
   rails_options.touch_gap_max_ms = options_.touch_gap_max_ms;
   rails_options.settings.partial_reconciliation_interval_s =
       options_.timers.partial_interval_ms / kSecondMs;
-  rails_options.settings.full_reconciliation_interval_s = options_.timers.full_interval_ms / kSecondMs;
+  rails_options.settings.full_reconciliation_interval_s =
+      options_.timers.full_interval_ms / kSecondMs;
   rails_ = std::make_unique<RailsService>(sim, rails_options, &probes_);
-  RailsService* rails = rails_.get();
   link_ = std::make_unique<RailsLink>(
       sim, "gitlab.rails", net::LinkOptions{},
-      [rails](RailsRequest request) { return rails->handle(std::move(request)); });
+      [this](RailsRequest request) { return serve(std::move(request)); });
   MonitorOptions monitor_options{v, options_.timers.full_interval_ms,
                                  options_.timers.partial_interval_ms};
-  monitor_ = std::make_unique<Monitor>(sim, cluster_->api(), rails_->table(), monitor_options,
-                                       &probes_);
+  monitor_ =
+      std::make_unique<Monitor>(sim, cluster_->api(), rails_->table(), monitor_options, &probes_);
   Monitor* monitor = monitor_.get();
   rails_->table().set_observer(
       [monitor](const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) {
@@ -133,13 +133,28 @@ GitlabRun::GitlabRun(Sim& sim, GitlabRunOptions options, bool scripted_only)
       [monitor](const RailsRequest& request, const RailsResponse& response) {
         monitor->on_rails_response(request, response);
       }});
-  agent_ = std::make_unique<Agent>(sim, cluster_->api(), *link_, v, options_.timers, monitor,
-                                   &probes_);
+  agent_ =
+      std::make_unique<Agent>(sim, cluster_->api(), *link_, v, options_.timers, monitor, &probes_);
   Agent* agent = agent_.get();
   monitor_->set_agent_view(AgentView{[agent]() { return agent->state(); },
                                      [agent]() { return agent->cached_deployments(); }});
   workload_ = std::make_unique<Workload>(sim, *rails_, *cluster_, *agent_, *link_,
                                          options_.workload, &probes_);
+  workload_->set_lose_next_response([this] { lose_next_response_ = true; });
+}
+
+Task<RailsResponse> GitlabRun::serve(RailsRequest request) {
+  const bool reconcile = request.endpoint == RailsRequest::Endpoint::kReconcile;
+  RailsResponse response = co_await rails_->handle(std::move(request));
+  if (reconcile && lose_next_response_) {
+    // The link checks its partition when the response leaves the server (now): a partition that
+    // lasts one millisecond loses exactly this response, after Rails committed and touched.
+    lose_next_response_ = false;
+    link_->set_partitioned(true);
+    RailsLink* link = link_.get();
+    sim_.loop().schedule(1, [link] { link->set_partitioned(false); });
+  }
+  co_return response;
 }
 
 GitlabRun::~GitlabRun() = default;
@@ -151,8 +166,8 @@ void GitlabRun::start() {
   if (options_.versions.shared()) {
     // §5.8: in shared mode the agent may not create/update/delete namespaces (RBAC).
     const std::string identity(kAgentIdentity);
-    for (kube::Verb verb : {kube::Verb::kCreate, kube::Verb::kUpdate, kube::Verb::kPatch,
-                            kube::Verb::kDelete}) {
+    for (kube::Verb verb :
+         {kube::Verb::kCreate, kube::Verb::kUpdate, kube::Verb::kPatch, kube::Verb::kDelete}) {
       cluster_->api().deny(identity, verb, "Namespace");
     }
   }
@@ -165,7 +180,9 @@ bool GitlabRun::perform(const proto::ScriptedEvent& event, std::string& error) {
   return workload_->perform(event.actor(), event.action(), event.target(), error);
 }
 
-std::optional<run::Violation> GitlabRun::check_safety() { return monitor_->take_safety_violation(); }
+std::optional<run::Violation> GitlabRun::check_safety() {
+  return monitor_->take_safety_violation();
+}
 
 void GitlabRun::heal() {
   workload_->stop();

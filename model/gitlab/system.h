@@ -67,6 +67,10 @@ class GitlabRun : public run::SystemRun {
   std::unique_ptr<Agent> agent_;
   std::unique_ptr<Workload> workload_;
   bool started_ = false;
+  bool lose_next_response_ = false;  // Scripted "link lose_next_response".
+
+  // The link's server side: Rails, plus the scripted loss of one response after Rails acted.
+  Task<RailsResponse> serve(RailsRequest request);
 };
 
 class GitlabSystem : public run::System {

@@ -57,7 +57,7 @@ enum class A3Termination {
 
 // §5.8 (iii): a workspace whose inventory ConfigMaps are all missing.
 enum class MissingInventoryRule {
-  kTerminated,      // The A1-style fix: nothing left to delete → Terminated.
+  kTerminated,          // The A1-style fix: nothing left to delete → Terminated.
   kTerminatingForever,  // Treat as not done → limbo analogue (§8 item 4).
 };
 

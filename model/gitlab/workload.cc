@@ -19,8 +19,17 @@ constexpr UserVerb kUserVerbs[] = {
 
 // Random actions in draw order; index 0 is never drawn (choice 0 = nothing happens).
 enum class RandomAction {
-  kNone, kCreate, kStop, kStart, kRestart, kTerminate, kDeleteNamespace, kDeleteDeployment,
-  kDeleteInventory, kAgentRestart, kCount
+  kNone,
+  kCreate,
+  kStop,
+  kStart,
+  kRestart,
+  kTerminate,
+  kDeleteNamespace,
+  kDeleteDeployment,
+  kDeleteInventory,
+  kAgentRestart,
+  kCount
 };
 
 }  // namespace
@@ -54,11 +63,12 @@ std::vector<run::ActionInfo> Workload::catalog() {
       {"agent", "restart", "restart agentk (leader change): all in-memory state is lost"},
       {"link", "partition_on", "agentk cannot reach Rails (requests time out)"},
       {"link", "partition_off", "heal the agentk ⇄ Rails link"},
+      {"link", "lose_next_response", "the next reconcile response is lost after Rails acted"},
   };
 }
 
-void Workload::record(const std::string& actor, const std::string& verb,
-                      const std::string& object, const std::string& result) {
+void Workload::record(const std::string& actor, const std::string& verb, const std::string& object,
+                      const std::string& result) {
   sim_.record(actor, verb, object, result);
 }
 
@@ -72,6 +82,11 @@ bool Workload::perform(const std::string& actor, const std::string& action,
   }
   if (actor == "agent" && action == "restart") {
     agent_.restart();
+    return true;
+  }
+  if (actor == "link" && action == "lose_next_response") {
+    if (lose_next_response_) lose_next_response_();
+    record("link", action, link_.name(), "armed");
     return true;
   }
   if (actor == "link" && (action == "partition_on" || action == "partition_off")) {
@@ -181,14 +196,29 @@ void Workload::random_action() {
   const std::string target = pick_active_workspace();
   if (target.empty()) return;
   switch (action) {
-    case RandomAction::kStop: user_action("stop", target, error); break;
-    case RandomAction::kStart: user_action("start", target, error); break;
-    case RandomAction::kRestart: user_action("restart", target, error); break;
-    case RandomAction::kTerminate: user_action("terminate", target, error); break;
-    case RandomAction::kDeleteNamespace: kubectl_action("delete_namespace", target, error); break;
-    case RandomAction::kDeleteDeployment: kubectl_action("delete_deployment", target, error); break;
-    case RandomAction::kDeleteInventory: kubectl_action("delete_inventory", target, error); break;
-    default: WSIM_ASSERT_MSG(false, "unhandled workload action"); 
+    case RandomAction::kStop:
+      user_action("stop", target, error);
+      break;
+    case RandomAction::kStart:
+      user_action("start", target, error);
+      break;
+    case RandomAction::kRestart:
+      user_action("restart", target, error);
+      break;
+    case RandomAction::kTerminate:
+      user_action("terminate", target, error);
+      break;
+    case RandomAction::kDeleteNamespace:
+      kubectl_action("delete_namespace", target, error);
+      break;
+    case RandomAction::kDeleteDeployment:
+      kubectl_action("delete_deployment", target, error);
+      break;
+    case RandomAction::kDeleteInventory:
+      kubectl_action("delete_inventory", target, error);
+      break;
+    default:
+      WSIM_ASSERT_MSG(false, "unhandled workload action");
   }
   WSIM_ASSERT(error.empty());
 }

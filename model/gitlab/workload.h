@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ class Workload {
   // The random workload actor; ends when stop() was called.
   Task<void> run();
   void stop() { stopped_ = true; }
+  // Hook for the scripted "link lose_next_response" (implemented by the run, which owns the
+  // server side of the link).
+  void set_lose_next_response(std::function<void()> arm) { lose_next_response_ = std::move(arm); }
 
  private:
   bool user_action(const std::string& action, const std::string& target, std::string& error);
@@ -62,6 +66,7 @@ class Workload {
   ChoiceStream choices_;
   std::uint32_t created_ = 0;
   bool stopped_ = false;
+  std::function<void()> lose_next_response_;
 };
 
 }  // namespace wsim::gitlab

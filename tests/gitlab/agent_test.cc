@@ -59,16 +59,20 @@ TEST(RequestBuilder, A0aDuplicatesTrackerInfosA1MergesThem) {
   TerminationTracker termination;
   termination.add(WorkspaceKey{"ws", "ns-ws"}, TerminationProgress::kTerminating);
   const std::vector<kube::Object> deployments = {cached("ws", 7)};
-  BuiltRequest a0a = build_request(agent(AgentVersion::kA0a), deployments, persisted, termination, {}, false);
+  BuiltRequest a0a =
+      build_request(agent(AgentVersion::kA0a), deployments, persisted, termination, {}, false);
   EXPECT_EQ(a0a.request.update_type, UpdateType::kFull);
   ASSERT_EQ(a0a.request.workspace_agent_infos.size(), 2u);
   EXPECT_TRUE(a0a.request.workspace_agent_infos[0].latest_k8s_deployment_info.has_value());
-  EXPECT_EQ(a0a.request.workspace_agent_infos[1].termination_progress, TerminationProgress::kTerminating);
-  BuiltRequest a1 = build_request(agent(AgentVersion::kA1), deployments, persisted, termination, {}, true);
+  EXPECT_EQ(a0a.request.workspace_agent_infos[1].termination_progress,
+            TerminationProgress::kTerminating);
+  BuiltRequest a1 =
+      build_request(agent(AgentVersion::kA1), deployments, persisted, termination, {}, true);
   EXPECT_EQ(a1.request.update_type, UpdateType::kPartial);
   ASSERT_EQ(a1.request.workspace_agent_infos.size(), 1u);
   EXPECT_TRUE(a1.request.workspace_agent_infos[0].latest_k8s_deployment_info.has_value());
-  EXPECT_EQ(a1.request.workspace_agent_infos[0].termination_progress, TerminationProgress::kTerminating);
+  EXPECT_EQ(a1.request.workspace_agent_infos[0].termination_progress,
+            TerminationProgress::kTerminating);
 }
 
 TEST(RequestBuilder, PersistedVersionsAreSkippedAndAbsenceMeansTerminated) {
@@ -76,10 +80,12 @@ TEST(RequestBuilder, PersistedVersionsAreSkippedAndAbsenceMeansTerminated) {
   persisted.record_version("ws", "7");
   TerminationTracker termination;
   termination.add(WorkspaceKey{"gone", "ns-gone"}, TerminationProgress::kTerminating);
-  BuiltRequest built = build_request(agent(AgentVersion::kA1), {cached("ws", 7)}, persisted, termination, {}, true);
+  BuiltRequest built =
+      build_request(agent(AgentVersion::kA1), {cached("ws", 7)}, persisted, termination, {}, true);
   ASSERT_EQ(built.request.workspace_agent_infos.size(), 1u);
   EXPECT_EQ(built.request.workspace_agent_infos[0].name, "gone");
-  EXPECT_EQ(built.request.workspace_agent_infos[0].termination_progress, TerminationProgress::kTerminated);
+  EXPECT_EQ(built.request.workspace_agent_infos[0].termination_progress,
+            TerminationProgress::kTerminated);
 }
 
 TEST(RequestBuilder, ErrorsFromSnapshotFromA0bAndA2SkipsSyncedEntries) {
@@ -90,23 +96,27 @@ TEST(RequestBuilder, ErrorsFromSnapshotFromA0bAndA2SkipsSyncedEntries) {
   errors.mark_entry_with_version(key, v);
   errors.save_error_if_version(key, v, "Conflict");
   TerminationTracker termination;
-  BuiltRequest a0b = build_request(agent(AgentVersion::kA0b), {}, persisted, termination, errors.snapshot(), true);
+  BuiltRequest a0b =
+      build_request(agent(AgentVersion::kA0b), {}, persisted, termination, errors.snapshot(), true);
   ASSERT_EQ(a0b.request.workspace_agent_infos.size(), 1u);
   EXPECT_EQ(a0b.request.workspace_agent_infos[0].error_details->error_message, "Conflict");
   EXPECT_EQ(a0b.error_versions.at(key), v);
-  BuiltRequest a0a = build_request(agent(AgentVersion::kA0a), {}, persisted, termination, errors.snapshot(), true);
+  BuiltRequest a0a =
+      build_request(agent(AgentVersion::kA0a), {}, persisted, termination, errors.snapshot(), true);
   EXPECT_TRUE(a0a.request.workspace_agent_infos.empty());
 
   TerminationTracker synced;
   synced.update_or_set(key, TerminationProgress::kTerminating);
   synced.mark_synced(key, TerminationProgress::kTerminating);
-  BuiltRequest a2 = build_request(agent(AgentVersion::kA2), {cached("ws", 9)}, persisted, synced, {}, true);
+  BuiltRequest a2 =
+      build_request(agent(AgentVersion::kA2), {cached("ws", 9)}, persisted, synced, {}, true);
   ASSERT_EQ(a2.request.workspace_agent_infos.size(), 1u);  // Only the Deployment info.
   EXPECT_EQ(a2.request.workspace_agent_infos[0].termination_progress, TerminationProgress::kNone);
   // The Deployment disappears: progress changes, the flag clears, the entry is sent again.
   BuiltRequest later = build_request(agent(AgentVersion::kA2), {}, persisted, synced, {}, true);
   ASSERT_EQ(later.request.workspace_agent_infos.size(), 1u);
-  EXPECT_EQ(later.request.workspace_agent_infos[0].termination_progress, TerminationProgress::kTerminated);
+  EXPECT_EQ(later.request.workspace_agent_infos[0].termination_progress,
+            TerminationProgress::kTerminated);
 }
 
 }  // namespace

@@ -17,11 +17,13 @@ class MonitorTest : public ::testing::Test {
     versions_.rails = rails;
     versions_.mode = mode;
     table_ = std::make_unique<WorkspacesTable>(rails);
-    monitor_ = std::make_unique<Monitor>(sim_, api_, *table_, MonitorOptions{versions_, kHourMs, 10 * kSecondMs}, nullptr);
+    monitor_ = std::make_unique<Monitor>(
+        sim_, api_, *table_, MonitorOptions{versions_, kHourMs, 10 * kSecondMs}, nullptr);
     table_->set_observer([this](const std::optional<WorkspaceRow>& b, const WorkspaceRow& a) {
       monitor_->on_row_written(b, a);
     });
-    monitor_->set_agent_view(AgentView{[this]() { return state_.get(); }, []() { return std::vector<kube::Object>{}; }});
+    monitor_->set_agent_view(
+        AgentView{[this]() { return state_.get(); }, []() { return std::vector<kube::Object>{}; }});
   }
   std::string first() {
     auto v = monitor_->take_safety_violation();
@@ -118,7 +120,8 @@ TEST_F(MonitorTest, S5FlagsNamespaceWritesAndForeignDeletesInSharedMode) {
   build(AgentVersion::kA3, RailsVersion::kR3, NamespaceMode::kShared);
   namespace_("shared");
   ASSERT_TRUE(api_.server_create(object("Service", "shared", "other", "other"), "test").ok());
-  monitor_->on_object_delete("ws", kube::ObjectRef{"ConfigMap", "shared", workspace_inventory_name("ws")});
+  monitor_->on_object_delete(
+      "ws", kube::ObjectRef{"ConfigMap", "shared", workspace_inventory_name("ws")});
   EXPECT_EQ(first(), "");
   monitor_->on_object_delete("ws", kube::ObjectRef{"Service", "shared", "other"});
   EXPECT_EQ(first(), kS5);

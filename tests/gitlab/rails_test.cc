@@ -26,7 +26,8 @@ kube::Object deployment(int replicas, const std::string& progressing, const std:
   return d;
 }
 
-WorkspaceAgentInfo info_with(std::optional<kube::Object> d, TerminationProgress tp = TerminationProgress::kNone,
+WorkspaceAgentInfo info_with(std::optional<kube::Object> d,
+                             TerminationProgress tp = TerminationProgress::kNone,
                              bool error = false) {
   WorkspaceAgentInfo info;
   info.name = "ws-0";
@@ -39,14 +40,30 @@ WorkspaceAgentInfo info_with(std::optional<kube::Object> d, TerminationProgress 
 
 TEST(ActualStateCalculator, DeploymentRulesOfSection43) {
   EXPECT_EQ(actual_state_from_deployment(std::nullopt), State::kUnknown);
-  EXPECT_EQ(actual_state_from_deployment(deployment(1, "ProgressDeadlineExceeded", "MinimumReplicasUnavailable", 0, 1)), State::kFailed);
-  EXPECT_EQ(actual_state_from_deployment(deployment(1, "ReplicaSetUpdated", "MinimumReplicasAvailable", 0, 1)), State::kStarting);
-  EXPECT_EQ(actual_state_from_deployment(deployment(0, "NewReplicaSetCreated", "MinimumReplicasAvailable", 1, 0)), State::kStopping);
-  EXPECT_EQ(actual_state_from_deployment(deployment(0, "NewReplicaSetAvailable", "MinimumReplicasAvailable", 0, 0)), State::kStopped);
-  EXPECT_EQ(actual_state_from_deployment(deployment(1, "NewReplicaSetAvailable", "MinimumReplicasAvailable", 1, 0)), State::kRunning);
-  EXPECT_EQ(actual_state_from_deployment(deployment(0, "NewReplicaSetAvailable", "MinimumReplicasAvailable", 1, 0)), State::kStopping);
-  EXPECT_EQ(actual_state_from_deployment(deployment(1, "NewReplicaSetAvailable", "MinimumReplicasUnavailable", 0, 1)), State::kStarting);
-  EXPECT_EQ(actual_state_from_deployment(deployment(2, "NewReplicaSetAvailable", "MinimumReplicasAvailable", 1, 1)), State::kUnknown);
+  EXPECT_EQ(actual_state_from_deployment(
+                deployment(1, "ProgressDeadlineExceeded", "MinimumReplicasUnavailable", 0, 1)),
+            State::kFailed);
+  EXPECT_EQ(actual_state_from_deployment(
+                deployment(1, "ReplicaSetUpdated", "MinimumReplicasAvailable", 0, 1)),
+            State::kStarting);
+  EXPECT_EQ(actual_state_from_deployment(
+                deployment(0, "NewReplicaSetCreated", "MinimumReplicasAvailable", 1, 0)),
+            State::kStopping);
+  EXPECT_EQ(actual_state_from_deployment(
+                deployment(0, "NewReplicaSetAvailable", "MinimumReplicasAvailable", 0, 0)),
+            State::kStopped);
+  EXPECT_EQ(actual_state_from_deployment(
+                deployment(1, "NewReplicaSetAvailable", "MinimumReplicasAvailable", 1, 0)),
+            State::kRunning);
+  EXPECT_EQ(actual_state_from_deployment(
+                deployment(0, "NewReplicaSetAvailable", "MinimumReplicasAvailable", 1, 0)),
+            State::kStopping);
+  EXPECT_EQ(actual_state_from_deployment(
+                deployment(1, "NewReplicaSetAvailable", "MinimumReplicasUnavailable", 0, 1)),
+            State::kStarting);
+  EXPECT_EQ(actual_state_from_deployment(
+                deployment(2, "NewReplicaSetAvailable", "MinimumReplicasAvailable", 1, 1)),
+            State::kUnknown);
   kube::Object no_conditions = deployment(1, "x", "y", 0, 0);
   no_conditions.conditions.clear();
   EXPECT_EQ(actual_state_from_deployment(no_conditions), State::kUnknown);
@@ -54,11 +71,21 @@ TEST(ActualStateCalculator, DeploymentRulesOfSection43) {
 
 TEST(ActualStateCalculator, TerminatedWinsOverErrorFromR1AndR0IgnoresErrors) {
   const auto running = deployment(1, "NewReplicaSetAvailable", "MinimumReplicasAvailable", 1, 0);
-  EXPECT_EQ(calculate_actual_state(RailsVersion::kR1, info_with(running, TerminationProgress::kTerminated, true)), State::kTerminated);
-  EXPECT_EQ(calculate_actual_state(RailsVersion::kR1, info_with(running, TerminationProgress::kTerminating, true)), State::kError);
-  EXPECT_EQ(calculate_actual_state(RailsVersion::kR1, info_with(running, TerminationProgress::kTerminating)), State::kTerminating);
-  EXPECT_EQ(calculate_actual_state(RailsVersion::kR0, info_with(running, TerminationProgress::kNone, true)), State::kRunning);
-  EXPECT_EQ(calculate_actual_state(RailsVersion::kR0, info_with(std::nullopt, TerminationProgress::kNone, true)), State::kUnknown);
+  EXPECT_EQ(calculate_actual_state(RailsVersion::kR1,
+                                   info_with(running, TerminationProgress::kTerminated, true)),
+            State::kTerminated);
+  EXPECT_EQ(calculate_actual_state(RailsVersion::kR1,
+                                   info_with(running, TerminationProgress::kTerminating, true)),
+            State::kError);
+  EXPECT_EQ(calculate_actual_state(RailsVersion::kR1,
+                                   info_with(running, TerminationProgress::kTerminating)),
+            State::kTerminating);
+  EXPECT_EQ(calculate_actual_state(RailsVersion::kR0,
+                                   info_with(running, TerminationProgress::kNone, true)),
+            State::kRunning);
+  EXPECT_EQ(calculate_actual_state(RailsVersion::kR0,
+                                   info_with(std::nullopt, TerminationProgress::kNone, true)),
+            State::kUnknown);
 }
 
 TEST(AgentInfosUpdater, LaterInfoWithTheSameNameWinsAndRestartFlips) {
@@ -132,8 +159,9 @@ TEST(WorkspacesFinder, FullExcludesTerminatedPairsFromR1AndPartialUnion) {
     EXPECT_EQ(full.size(), version == RailsVersion::kR0 ? 3u : 2u);
     const auto partial = find_workspaces_to_return(table, UpdateType::kPartial, {3});
     // (b) quiet is named by an info; (e) R3 re-sends the limbo row every partial cycle.
-    const std::vector<std::int64_t> expected =
-        version == RailsVersion::kR3 ? std::vector<std::int64_t>{2, 3} : std::vector<std::int64_t>{3};
+    const std::vector<std::int64_t> expected = version == RailsVersion::kR3
+                                                   ? std::vector<std::int64_t>{2, 3}
+                                                   : std::vector<std::int64_t>{3};
     EXPECT_EQ(partial, expected);
   }
 }

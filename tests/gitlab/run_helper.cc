@@ -15,7 +15,8 @@ bool Outcome::has_liveness(const std::string& id) const {
 
 std::string Outcome::summary() const {
   std::string out;
-  if (safety) out += "safety " + safety->invariant_id + " " + safety->object + ": " + safety->message + "\n";
+  if (safety)
+    out += "safety " + safety->invariant_id + " " + safety->object + ": " + safety->message + "\n";
   for (const run::Violation& v : liveness) {
     out += "liveness " + v.invariant_id + " " + v.object + ": " + v.message + "\n";
   }

@@ -37,9 +37,9 @@ TEST(GitlabScenario, LimboEndsInTheProductionSignatureOfSeed000) {
   EXPECT_EQ(row->actual_state, State::kRunning);
   ASSERT_TRUE(row->responded_to_agent_at.has_value());
   EXPECT_GT(*row->responded_to_agent_at, row->desired_state_updated_at);
-  EXPECT_EQ(run.system().cluster().api().peek(
-                kube::ObjectRef{"Deployment", row->namespace_, row->name}),
-            nullptr);
+  EXPECT_EQ(
+      run.system().cluster().api().peek(kube::ObjectRef{"Deployment", row->namespace_, row->name}),
+      nullptr);
   const ReconcilerState* state = run.system().agent().state();
   ASSERT_NE(state, nullptr);
   EXPECT_FALSE(state->termination.contains_name("ws-0"));
@@ -53,6 +53,50 @@ TEST(GitlabScenario, LimboConvergesWithTheFix) {
   const WorkspaceRow* row = run.system().rails().table().find_by_name("ws-0");
   ASSERT_NE(row, nullptr);
   EXPECT_EQ(row->actual_state, State::kTerminated);
+}
+
+}  // namespace
+}  // namespace wsim::gitlab::testing
+
+namespace wsim::gitlab::testing {
+namespace {
+
+TEST(GitlabScenario, SwallowedStopWaitsForTheNextFullSync) {
+  proto::Scenario scenario = scripted("A1", "R1");
+  scenario.mutable_gitlab()->set_rails_touch_gap_max_ms(5000);
+  scenario.set_fault_phase_ms(80 * kMinuteMs);
+  add_event(scenario, kSecondMs, "user", "create", "ws-0");
+  add_event(scenario, 21500, "user", "stop", "ws-0");
+  TestRun run(scenario);
+  run.system().start();
+  GitlabRun* system = &run.system();
+  for (const proto::ScriptedEvent& event : scenario.events()) {
+    run.sim().loop().schedule(event.at_ms(), [system, event] {
+      std::string error;
+      ASSERT_TRUE(system->perform(event, error)) << error;
+    });
+  }
+  run.sim().loop().run_until(30 * kMinuteMs);
+  const Probes& probes = run.sim().probes();
+  EXPECT_EQ(probes.probe(system->probes().desired_change_between_select_and_touch).hits, 1u);
+  EXPECT_EQ(system->rails().table().find_by_name("ws-0")->actual_state, State::kRunning);
+  run.sim().loop().run_until(70 * kMinuteMs);  // Past the hourly FULL.
+  EXPECT_EQ(system->rails().table().find_by_name("ws-0")->actual_state, State::kStopped);
+}
+
+TEST(GitlabScenario, RandomWorkloadRunsAreDeterministic) {
+  for (const char* agent : {"A0a", "A1", "A3"}) {
+    proto::Scenario scenario = scripted(agent, "R3");
+    scenario.set_scripted_only(false);
+    scenario.set_seed(42);
+    scenario.set_fault_phase_ms(30 * kMinuteMs);
+    TestRun first(scenario);
+    first.run();
+    TestRun second(scenario);
+    second.run();
+    EXPECT_EQ(first.sim().fingerprint(), second.sim().fingerprint()) << agent;
+    EXPECT_GT(first.sim().trace().count(), 100u) << agent;
+  }
 }
 
 }  // namespace

@@ -6,20 +6,14 @@
 
 namespace wsim::gitlab {
 
-Agent::Agent(Sim& sim, kube::ApiServer& api, RailsLink& link, Versions versions,
-             AgentTimers timers, AgentObserver* observer, const GitlabProbes* probes)
-    : ctx_{sim,
-           api,
-           link,
-           versions,
-           timers,
-           observer,
-           probes,
-           K8sOps(sim, api.client(std::string(kAgentIdentity)), versions, probes),
-           "",
-           1,
-           1,
-           {}} {
+Agent::Agent(Sim& sim, kube::ApiServer& api, RailsLink& link, Versions versions, AgentTimers timers,
+             AgentObserver* observer, const GitlabProbes* probes)
+    : ctx_{sim,    api,
+           link,   versions,
+           timers, observer,
+           probes, K8sOps(sim, api.client(std::string(kAgentIdentity)), versions, probes),
+           "",     1,
+           1,      {}} {
   WSIM_ASSERT_GT(timers.partial_interval_ms, 0);
   WSIM_ASSERT_GT(timers.full_interval_ms, 0);
 }
@@ -38,7 +32,8 @@ void Agent::restart() {
   ctx_.apply_actors.clear();
   if (active_) {
     active_->stop();
-    if (active_->state()->termination.size() > 0) ctx_.hit(&GitlabProbes::tracker_entry_dropped_by_reset);
+    if (active_->state()->termination.size() > 0)
+      ctx_.hit(&GitlabProbes::tracker_entry_dropped_by_reset);
     ctx_.observe().on_reconciler_reset(ctx_.next_generation, /*restart=*/true);
   }
   // The cancelled worker unwinds at its next interleaving point and may still reference the old
@@ -74,7 +69,8 @@ Task<void> Agent::fetch_prerequisites() {
 Task<void> Agent::full_sync() {
   if (active_) {
     active_->stop();
-    if (active_->state()->termination.size() > 0) ctx_.hit(&GitlabProbes::tracker_entry_dropped_by_reset);
+    if (active_->state()->termination.size() > 0)
+      ctx_.hit(&GitlabProbes::tracker_entry_dropped_by_reset);
     active_.reset();  // Not referenced by any frame: full_sync runs between cycles.
   }
   if (!retired_.empty() && !ctx_.sim.loop().alive(retired_worker_)) retired_.clear();

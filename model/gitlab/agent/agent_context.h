@@ -33,7 +33,7 @@ struct AgentContext {
   RailsLink& link;
   Versions versions;
   AgentTimers timers;
-  AgentObserver* observer = nullptr;  // May be null.
+  AgentObserver* observer = nullptr;     // May be null.
   const GitlabProbes* probes = nullptr;  // May be null.
   K8sOps k8s;
   std::string shared_namespace;  // A3: from the prerequisites API; "" = unique mode.

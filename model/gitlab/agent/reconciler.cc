@@ -69,9 +69,9 @@ void Reconciler::stop() { informer_.stop(); }
 Task<bool> Reconciler::run() {
   const ErrorTracker::Snapshot snapshot =
       ctx_.versions.agent_reports_errors() ? state_->errors.snapshot() : ErrorTracker::Snapshot{};
-  BuiltRequest built = build_request(ctx_.versions, informer_.list(), state_->persisted,
-                                     state_->termination, snapshot,
-                                     state_->has_full_sync_run_before);
+  BuiltRequest built =
+      build_request(ctx_.versions, informer_.list(), state_->persisted, state_->termination,
+                    snapshot, state_->has_full_sync_run_before);
   built.request.request_id = ctx_.next_request_id++;
   ctx_.observe().on_request_built(state_->generation, built);
   const bool full = built.request.update_type == UpdateType::kFull;
@@ -83,7 +83,8 @@ Task<bool> Reconciler::run() {
     ctx_.observe().on_cycle_done(state_->generation, full, false);
     co_return false;
   }
-  for (const auto& [key, progress] : built.sent_progress) state_->termination.mark_synced(key, progress);
+  for (const auto& [key, progress] : built.sent_progress)
+    state_->termination.mark_synced(key, progress);
   process_settings(result.response);
   for (const WorkspaceRailsInfo& info : result.response.workspace_rails_infos) {
     co_await apply_workspace_changes(info, snapshot);

@@ -52,7 +52,7 @@ BuiltRequest build_request(const Versions& versions, const std::vector<kube::Obj
   built.request.update_type = has_full_sync_run_before ? UpdateType::kPartial : UpdateType::kFull;
   for (const kube::Object& d : deployments) built.present.insert(d.meta.name);
   const bool as_list = versions.agent == AgentVersion::kA0a;
-  std::vector<WorkspaceAgentInfo> list;       // A0a
+  std::vector<WorkspaceAgentInfo> list;               // A0a
   std::map<WorkspaceKey, WorkspaceAgentInfo> merged;  // A0b+
   for (const kube::Object& d : deployments) {
     WSIM_ASSERT_EQ(d.kind, std::string("Deployment"));
@@ -65,7 +65,8 @@ BuiltRequest build_request(const Versions& versions, const std::vector<kube::Obj
   }
   const auto entries = termination.entries();  // Copy: A2 may update entries while iterating.
   for (const auto& [key, entry] : entries) {
-    const TerminationProgress progress = progress_to_send(versions, built.present, key, termination);
+    const TerminationProgress progress =
+        progress_to_send(versions, built.present, key, termination);
     if (progress == TerminationProgress::kNone) continue;
     built.sent_progress.emplace_back(key, progress);
     WorkspaceAgentInfo* info = nullptr;

@@ -68,8 +68,8 @@ Task<Errors> handle_post_fix(AgentContext& ctx, ReconcilerState& state, Workspac
 // --- A3 [inferred], research §5.8 -------------------------------------------------------------
 
 struct LiveInventory {
-  kube::Object config_map;            // As sent by Rails (no data).
-  std::optional<kube::Object> live;   // nullopt: NotFound.
+  kube::Object config_map;           // As sent by Rails (no data).
+  std::optional<kube::Object> live;  // nullopt: NotFound.
 };
 
 struct InventoryScan {
@@ -177,6 +177,11 @@ Task<Errors> handle_a3(AgentContext& ctx, ReconcilerState& state, WorkspaceRails
   }
   InventoryScan scan = co_await scan_inventories(ctx, info);
   Errors errors = scan.errors;
+  if (!errors.empty()) {
+    // An unreadable inventory is not a missing one (the A0 NamespaceExists mistake, §7.1).
+    track(ctx, state, key, TerminationProgress::kTerminating);
+    co_return errors;
+  }
   const bool have_inventories = !scan.inventories.empty();
   if (have_inventories && scan.found == 0) {
     ctx.hit(&GitlabProbes::inventory_missing_on_terminate);

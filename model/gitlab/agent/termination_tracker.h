@@ -31,8 +31,7 @@ class TerminationTracker {
     bool synced = false;  // A2+ isReconciled.
   };
 
-  explicit TerminationTracker(SyncedFlagRule rule = SyncedFlagRule::kAfterExchange)
-      : rule_(rule) {}
+  explicit TerminationTracker(SyncedFlagRule rule = SyncedFlagRule::kAfterExchange) : rule_(rule) {}
 
   // A0/A1 `add`: insert or overwrite; clears the synced flag.
   // REQUIRES: progress != kNone.

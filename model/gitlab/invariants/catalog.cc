@@ -11,8 +11,8 @@ run::InvariantInfo safety(std::string_view id, std::string description, std::str
 }
 
 run::InvariantInfo liveness(std::string_view id, std::string description, std::string reference) {
-  return run::InvariantInfo{std::string(id), run::InvariantKind::kLiveness,
-                            std::move(description), std::move(reference)};
+  return run::InvariantInfo{std::string(id), run::InvariantKind::kLiveness, std::move(description),
+                            std::move(reference)};
 }
 
 }  // namespace
@@ -43,9 +43,10 @@ std::vector<run::InvariantInfo> gitlab_invariants() {
              "an error of operation version v is never reported after a later version of the same "
              "workspace completed without error",
              "tracking_applier_errors design doc, research §5.3, §10.1 S8"),
-      safety(kS9,
-             "responded_to_agent_at never decreases; *_state_updated_at changes only with the state",
-             "research §3, §10.1 S9"),
+      safety(
+          kS9,
+          "responded_to_agent_at never decreases; *_state_updated_at changes only with the state",
+          "research §3, §10.1 S9"),
       safety(kS10, "R3: a rails info with desired Terminated carries only inventory ConfigMaps",
              "gitlab!185872, research §4.5, §10.1 S10"),
       safety(kS11,
@@ -54,14 +55,14 @@ std::vector<run::InvariantInfo> gitlab_invariants() {
              "gitlab#519260, research §8 items 2–4, §10.1 S11"),
       liveness(kL1, "desired = Terminated eventually gives actual = Terminated",
                "gitlab#411205 (seed 000), research §7, §10.2 L1"),
-      liveness(kL2,
-               "no limbo: desired Terminated, actual not, no Deployment, no tracker entry, no error, "
-               "DSU < RTA, across two FULL cycles",
-               "gitlab#411205 production row, research §7.1, §10.2 L2"),
+      liveness(
+          kL2,
+          "no limbo: desired Terminated, actual not, no Deployment, no tracker entry, no error, "
+          "DSU < RTA, across two FULL cycles",
+          "gitlab#411205 production row, research §7.1, §10.2 L2"),
       liveness(kL3, "a constant desired Running/Stopped is eventually the actual state",
                "research §9.4, §10.2 L3"),
-      liveness(kL4, "every termination tracker entry is eventually removed",
-               "research §10.2 L4"),
+      liveness(kL4, "every termination tracker entry is eventually removed", "research §10.2 L4"),
       liveness(kL5, "A2+: after convergence partial requests and responses are empty",
                "gitlab#408844, gitlab-agent!1158, research §10.2 L5"),
       liveness(kL6, "after heal, convergence within one full-reconciliation interval",

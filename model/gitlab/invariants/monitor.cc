@@ -73,13 +73,15 @@ void Monitor::check_row_domains(const WorkspaceRow& after) {
 void Monitor::check_row_transition(const WorkspaceRow& before, const WorkspaceRow& after) {
   WSIM_ASSERT_EQ(before.id, after.id);
   if (before.desired_state == State::kTerminated && after.desired_state != State::kTerminated) {
-    violate(kS2, after.name, "desired_state changed from Terminated to " +
-                                 name_of(after.desired_state));
+    violate(kS2, after.name,
+            "desired_state changed from Terminated to " + name_of(after.desired_state));
   }
   if (before.responded_to_agent_at &&
-      (!after.responded_to_agent_at || *after.responded_to_agent_at < *before.responded_to_agent_at)) {
-    violate(kS9, after.name, "responded_to_agent_at went back from " +
-                                 std::to_string(*before.responded_to_agent_at));
+      (!after.responded_to_agent_at ||
+       *after.responded_to_agent_at < *before.responded_to_agent_at)) {
+    violate(
+        kS9, after.name,
+        "responded_to_agent_at went back from " + std::to_string(*before.responded_to_agent_at));
   }
   const bool desired_changed = before.desired_state != after.desired_state;
   const bool dsu_changed = before.desired_state_updated_at != after.desired_state_updated_at;
@@ -105,7 +107,8 @@ void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
   }
   const auto infos = infos_by_name(rails_request_->workspace_agent_infos);
   auto info = infos.find(after.name);
-  if (info == infos.end() || info->second.termination_progress != TerminationProgress::kTerminated) {
+  if (info == infos.end() ||
+      info->second.termination_progress != TerminationProgress::kTerminated) {
     violate(kS3, after.name, "actual_state Terminated without termination_progress Terminated");
     return;
   }
@@ -137,11 +140,23 @@ std::vector<kube::ObjectRef> Monitor::live_objects_of(const WorkspaceRow& row) c
   kube::LabelSelector selector;
   selector.match_labels[std::string(kWorkspaceIdLabel)] = row.name;
   for (const kube::Object* object : api_.peek_list("", row.namespace_, selector)) {
-    // §10.1 S11: in shared mode strict; in unique mode objects already being deleted are fine.
-    if (!options_.versions.shared() && object->meta.deletion_ms.has_value()) continue;
+    // §10.1 S11: objects already being deleted (a Pod in its grace period) are not a leak, nor
+    // are dependents whose owners are all gone (the garbage collector removes them).
+    if (object->meta.deletion_ms.has_value()) continue;
+    if (orphaned_dependent(*object)) continue;
     out.push_back(kube::ObjectRef::of(*object));
   }
   return out;
+}
+
+bool Monitor::orphaned_dependent(const kube::Object& object) const {
+  if (object.meta.owner_references.empty()) return false;
+  for (const kube::OwnerReference& owner : object.meta.owner_references) {
+    const kube::Object* live =
+        api_.peek(kube::ObjectRef{owner.kind, object.meta.namespace_, owner.name});
+    if (live != nullptr && live->meta.uid == owner.uid) return false;
+  }
+  return true;
 }
 
 void Monitor::check_no_leak(const WorkspaceRow& after) {
@@ -162,8 +177,8 @@ void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse
       const bool inventory = object.kind == "ConfigMap" &&
                              object.meta.labels.count(std::string(kInventoryIdLabel)) > 0;
       if (!inventory) {
-        violate(kS10, info.name, "Terminated config carries " +
-                                     kube::ObjectRef::of(object).to_string());
+        violate(kS10, info.name,
+                "Terminated config carries " + kube::ObjectRef::of(object).to_string());
       }
     }
   }
@@ -194,9 +209,9 @@ void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& bui
   for (const auto& [key, version] : built.error_versions) {
     auto ok = ok_version_.find({generation, key});
     if (ok != ok_version_.end() && ok->second > version) {
-      violate(kS8, key.name, "error of version " + std::to_string(version) +
-                                 " reported after version " + std::to_string(ok->second) +
-                                 " succeeded");
+      violate(kS8, key.name,
+              "error of version " + std::to_string(version) + " reported after version " +
+                  std::to_string(ok->second) + " succeeded");
     }
   }
 }
@@ -241,12 +256,13 @@ void Monitor::on_apply(const std::string& workspace, const std::vector<kube::Obj
                        bool termination) {
   if (terminated_received_.count(workspace) == 0) return;
   for (const kube::Object& object : objects) {
-    const bool inventory = object.kind == "ConfigMap" &&
-                           object.meta.labels.count(std::string(kInventoryIdLabel)) > 0;
+    const bool inventory =
+        object.kind == "ConfigMap" && object.meta.labels.count(std::string(kInventoryIdLabel)) > 0;
     // The A3 destroy alternative applies bare inventories to prune: not a resurrection.
     if (termination && inventory) continue;
-    violate(kS4, workspace, "apply of " + kube::ObjectRef::of(object).to_string() +
-                                " issued after desired Terminated");
+    violate(
+        kS4, workspace,
+        "apply of " + kube::ObjectRef::of(object).to_string() + " issued after desired Terminated");
     return;
   }
 }
@@ -291,7 +307,8 @@ void Monitor::on_heal(TimeMs now_ms) {
 }
 
 bool Monitor::in_limbo(const WorkspaceRow& row) const {
-  if (row.desired_state != State::kTerminated || row.actual_state == State::kTerminated) return false;
+  if (row.desired_state != State::kTerminated || row.actual_state == State::kTerminated)
+    return false;
   if (api_.peek(kube::ObjectRef{"Deployment", row.namespace_, row.name}) != nullptr) return false;
   const ReconcilerState* state = agent_.state ? agent_.state() : nullptr;
   const WorkspaceKey key{row.name, row.namespace_};
@@ -330,9 +347,10 @@ std::vector<run::Violation> Monitor::check_liveness() const {
     }
     auto streak = limbo_full_streak_.find(row.name);
     if (streak != limbo_full_streak_.end() && streak->second >= 2) {
-      add(kL2, row.name, "limbo across " + std::to_string(streak->second) +
-                             " FULL cycles: " + states + ", no Deployment, no tracker entry, "
-                             "no error, desired_state_updated_at < responded_to_agent_at");
+      add(kL2, row.name,
+          "limbo across " + std::to_string(streak->second) + " FULL cycles: " + states +
+              ", no Deployment, no tracker entry, "
+              "no error, desired_state_updated_at < responded_to_agent_at");
     }
     if (row.desired_state != State::kTerminated && !at_desired(row)) {
       add(kL3, row.name, "desired state not reached: " + states);
@@ -341,8 +359,9 @@ std::vector<run::Violation> Monitor::check_liveness() const {
   const ReconcilerState* state = agent_.state ? agent_.state() : nullptr;
   if (state != nullptr) {
     for (const auto& [key, entry] : state->termination.entries()) {
-      add(kL4, key.name, std::string("termination tracker entry never removed (progress ") +
-                             std::string(progress_name(entry.progress)) + ")");
+      add(kL4, key.name,
+          std::string("termination tracker entry never removed (progress ") +
+              std::string(progress_name(entry.progress)) + ")");
     }
   }
   if (options_.versions.agent_has_synced_flag() && saw_partial_after_heal_ &&
@@ -352,8 +371,9 @@ std::vector<run::Violation> Monitor::check_liveness() const {
   if (out.empty() && heal_ms_ && converged_since_ms_) {
     const DurationMs bound_ms = options_.full_interval_ms + 6 * options_.partial_interval_ms;
     if (*converged_since_ms_ - *heal_ms_ > bound_ms) {
-      add(kL6, "system", "converged " + std::to_string(*converged_since_ms_ - *heal_ms_) +
-                             " ms after heal (bound " + std::to_string(bound_ms) + " ms)");
+      add(kL6, "system",
+          "converged " + std::to_string(*converged_since_ms_ - *heal_ms_) +
+              " ms after heal (bound " + std::to_string(bound_ms) + " ms)");
     }
   }
   return out;

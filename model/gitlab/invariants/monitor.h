@@ -43,8 +43,8 @@ struct MonitorOptions {
 
 class Monitor : public AgentObserver {
  public:
-  Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table, MonitorOptions options,
-          const GitlabProbes* probes);
+  Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
+          MonitorOptions options, const GitlabProbes* probes);
 
   void set_agent_view(AgentView view) { agent_ = std::move(view); }
 
@@ -89,6 +89,7 @@ class Monitor : public AgentObserver {
   void check_terminated_provenance(const WorkspaceRow& after);
   void check_no_leak(const WorkspaceRow& after);
   bool owned_by(const std::string& workspace, const kube::ObjectRef& ref) const;
+  bool orphaned_dependent(const kube::Object& object) const;
   void track_convergence();
 
   Sim& sim_;
@@ -100,7 +101,7 @@ class Monitor : public AgentObserver {
   std::deque<run::Violation> pending_;
   std::set<std::string> reported_;  // "id|object": report each pair once.
 
-  std::optional<RailsRequest> rails_request_;         // While Rails runs step 1.
+  std::optional<RailsRequest> rails_request_;                          // While Rails runs step 1.
   std::map<std::uint64_t, std::set<std::string>> present_by_request_;  // S3 (recent requests)
   std::map<std::uint64_t, bool> response_had_terminated_;  // request id → any desired Terminated
   std::set<std::string> terminated_received_;              // S4
@@ -110,7 +111,7 @@ class Monitor : public AgentObserver {
   std::map<std::string, int> limbo_full_streak_;  // L2, FULL cycles since heal.
   bool last_partial_nonempty_ = false;            // L5
   bool saw_partial_after_heal_ = false;
-  std::optional<TimeMs> converged_since_ms_;       // L6
+  std::optional<TimeMs> converged_since_ms_;  // L6
 };
 
 }  // namespace wsim::gitlab

@@ -27,8 +27,7 @@ State state_when_new_replica_set_available(const std::string& available_reason, 
   if (minimum_available && replicas == 0 && available == 0) return State::kStopped;
   if (minimum_available && replicas == available && unavailable == 0) return State::kRunning;
   if (minimum_available && replicas == 0 && available == 1) return State::kStopping;
-  const bool minimum_either =
-      minimum_available || available_reason == "MinimumReplicasUnavailable";
+  const bool minimum_either = minimum_available || available_reason == "MinimumReplicasUnavailable";
   if (minimum_either && replicas == 1 && available == 0) return State::kStarting;
   return State::kUnknown;
 }

@@ -10,11 +10,10 @@ namespace {
 
 // §2.2: deployment_resource_version = latest_k8s_deployment_info.metadata.resourceVersion or nil.
 // R0 AgentInfoParser drops it for Terminating/Terminated/Unknown.
-std::optional<std::string> resource_version_of(RailsVersion version,
-                                               const WorkspaceAgentInfo& info, State actual) {
-  if (version == RailsVersion::kR0 &&
-      (actual == State::kTerminating || actual == State::kTerminated ||
-       actual == State::kUnknown)) {
+std::optional<std::string> resource_version_of(RailsVersion version, const WorkspaceAgentInfo& info,
+                                               State actual) {
+  if (version == RailsVersion::kR0 && (actual == State::kTerminating ||
+                                       actual == State::kTerminated || actual == State::kUnknown)) {
     return std::nullopt;
   }
   if (!info.latest_k8s_deployment_info) return std::nullopt;

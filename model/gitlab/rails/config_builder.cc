@@ -52,7 +52,8 @@ void append_workspace_group(std::vector<kube::Object>& out, RailsVersion version
   kube::Object service = owned("Service", row.name, inv, row, true);
   service.spec["selector." + std::string(kWorkspaceIdLabel)] = row.name;
   out.push_back(std::move(service));
-  kube::Object pvc = owned("PersistentVolumeClaim", row.name + "-gl-workspace-data", inv, row, true);
+  kube::Object pvc =
+      owned("PersistentVolumeClaim", row.name + "-gl-workspace-data", inv, row, true);
   pvc.spec["storage"] = "50Gi";
   out.push_back(std::move(pvc));
   kube::Object policy = owned("NetworkPolicy", row.name, inv, row, true);

@@ -109,8 +109,8 @@ RailsService::StepOneResult RailsService::update_select_and_build(const RailsReq
   }
   if (versions.rails_has_settings()) result.response.settings = options_.settings;
   result.response.http_status = 201;
-  sim_.record("rails", "reconcile",
-              request.update_type == UpdateType::kFull ? "full" : "partial", "201",
+  sim_.record("rails", "reconcile", request.update_type == UpdateType::kFull ? "full" : "partial",
+              "201",
               std::to_string(request.workspace_agent_infos.size()) + " infos in, " +
                   std::to_string(result.returned_ids.size()) + " returned");
   if (hooks_.response) hooks_.response(request, result.response);

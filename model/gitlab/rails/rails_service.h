@@ -36,8 +36,8 @@ struct RailsOptions {
   Versions versions;
   RailsClock clock;
   DurationMs touch_gap_max_ms = 2 * kSecondMs;  // Upper bound of the step-1 → touch gap.
-  RailsSettings settings;                        // Returned to the agent (R2+).
-  LifecycleLimits limits;                        // R2+ lifecycle manager.
+  RailsSettings settings;                       // Returned to the agent (R2+).
+  LifecycleLimits limits;                       // R2+ lifecycle manager.
 };
 
 enum class UserActionResult { kOk, kNotFound, kAlreadyExists, kInvalid };

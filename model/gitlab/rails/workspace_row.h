@@ -22,10 +22,10 @@ struct WorkspaceRow {
   State desired_state = State::kRunning;
   TimeMs desired_state_updated_at = 0;
   State actual_state = State::kCreationRequested;
-  TimeMs actual_state_updated_at = 0;              // R3 column; kept (unused) in older versions.
-  std::optional<TimeMs> responded_to_agent_at;      // NULL until the first response (§4.4 (a)).
-  std::string deployment_resource_version;          // "" = NULL.
-  bool force_include_all_resources = false;         // R2+ (§4.4 (c)).
+  TimeMs actual_state_updated_at = 0;           // R3 column; kept (unused) in older versions.
+  std::optional<TimeMs> responded_to_agent_at;  // NULL until the first response (§4.4 (a)).
+  std::string deployment_resource_version;      // "" = NULL.
+  bool force_include_all_resources = false;     // R2+ (§4.4 (c)).
   TimeMs created_at = 0;
   std::int64_t max_hours_before_termination = 24;  // R0/R1 column (§4.2 step 2).
 

@@ -18,10 +18,10 @@ bool returned_in_full(RailsVersion version, const WorkspaceRow& row) {
 
 bool returned_in_partial(RailsVersion version, const WorkspaceRow& row,
                          const std::vector<std::int64_t>& updated_ids) {
-  if (desired_updated_since_response(version, row)) return true;  // (a)
+  if (desired_updated_since_response(version, row)) return true;                        // (a)
   if (std::binary_search(updated_ids.begin(), updated_ids.end(), row.id)) return true;  // (b)
-  if (version >= RailsVersion::kR2 && row.force_include_all_resources) return true;  // (c)
-  if (actual_updated_since_response(version, row)) return true;                      // (d)
+  if (version >= RailsVersion::kR2 && row.force_include_all_resources) return true;     // (c)
+  if (actual_updated_since_response(version, row)) return true;                         // (d)
   return version >= RailsVersion::kR3 && row.desired_state == State::kTerminated &&
          row.actual_state != State::kTerminated;  // (e)
 }
@@ -30,7 +30,8 @@ bool returned_in_partial(RailsVersion version, const WorkspaceRow& row,
 
 bool desired_updated_since_response(RailsVersion version, const WorkspaceRow& row) {
   if (!row.responded_to_agent_at) return true;
-  if (version >= RailsVersion::kR3) return row.desired_state_updated_at > *row.responded_to_agent_at;
+  if (version >= RailsVersion::kR3)
+    return row.desired_state_updated_at > *row.responded_to_agent_at;
   return row.desired_state_updated_at >= *row.responded_to_agent_at;
 }
 
