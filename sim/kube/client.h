@@ -24,7 +24,11 @@ enum class Subresource { kMain, kStatus };
 
 enum class Propagation { kBackground, kForeground, kOrphan };
 
+// DeleteOptions and MergePatch declare a default constructor so they are not aggregates:
+// g++ 12 destroys a brace-initialised aggregate temporary twice when it lives across a co_await
+// (`co_await client.remove(ref, DeleteOptions{})`), corrupting the heap.
 struct DeleteOptions {
+  DeleteOptions() = default;
   Propagation propagation = Propagation::kBackground;
   std::optional<std::string> precondition_uid;
   std::optional<std::uint64_t> precondition_resource_version;
@@ -34,6 +38,7 @@ struct DeleteOptions {
 // A JSON merge patch restricted to the shapes reconcilers use. A key mapped to nullopt is
 // removed. Without a precondition a merge patch never conflicts.
 struct MergePatch {
+  MergePatch() = default;
   std::map<std::string, std::optional<std::string>> labels;
   std::map<std::string, std::optional<std::string>> annotations;
   std::map<std::string, std::optional<std::string>> spec;

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/task.h"
@@ -44,6 +45,10 @@ std::vector<ObjectRef> inventory_object_refs(const Object& inventory);
 bool is_inventory(const Object& object);
 
 struct InventoryGroup {
+  // Not an aggregate (g++ 12 co_await temporaries, see ObjectRef).
+  InventoryGroup() = default;
+  InventoryGroup(Object inventory_, std::vector<Object> objects_)
+      : inventory(std::move(inventory_)), objects(std::move(objects_)) {}
   Object inventory;
   std::vector<Object> objects;  // In input order.
 };

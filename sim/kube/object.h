@@ -112,6 +112,9 @@ bool is_cluster_scoped(const std::string& kind);
 
 // Equality-based label selector (what the models need): every pair must match. Empty = all.
 struct LabelSelector {
+  // Not an aggregate, like ObjectRef (g++ 12 co_await temporaries).
+  LabelSelector() = default;
+  LabelSelector(std::map<std::string, std::string> labels) : match_labels(std::move(labels)) {}
   std::map<std::string, std::string> match_labels;
   bool matches(const std::map<std::string, std::string>& labels) const;
   std::string to_string() const;  // "a=b,c=d"
