@@ -1,4 +1,7 @@
 // GitpodRun::perform: the scripted actions of run.h, and the upgrade actor (seed 003).
+#include <charconv>
+#include <optional>
+
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/daemon/ws_daemon.h"
 #include "model/gitpod/names.h"
@@ -8,6 +11,14 @@
 
 namespace wsim::gitpod {
 namespace {
+
+// A non-negative integer argument; nullopt when malformed (scenario files are untrusted).
+std::optional<std::int64_t> int_arg(const std::string& text) {
+  std::int64_t value = 0;
+  auto [ptr, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || ptr != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
 
 std::vector<std::string> targets_or_all(const std::string& target,
                                         const std::vector<std::string>& all) {
@@ -89,7 +100,16 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
       }
       if (action == "down" || action == "restart") world_->daemon_down(node);
       if (action == "up" || action == "restart") world_->daemon_up(node);
-      if (action != "down" && action != "up" && action != "restart") {
+      if (action == "crash_during_delete") {
+        const std::optional<std::int64_t> after_ms = int_arg(arg("restart_after_ms", "5000"));
+        if (!after_ms.has_value() || *after_ms > kHourMs) {
+          error = "restart_after_ms must be 0..3600000";
+          return false;
+        }
+        world_->daemon(node)->arm_crash_during_delete(*after_ms);
+      }
+      if (action != "down" && action != "up" && action != "restart" &&
+          action != "crash_during_delete") {
         error = "unknown ws-daemon action '" + action + "'";
         return false;
       }
@@ -138,7 +158,12 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
     rule.match.verb = kube::Verb::kUpdate;
     if (!arg("identity", "").empty()) rule.match.identity = arg("identity", "");
     rule.action = kube::FaultAction::kConflict;
-    rule.times = std::stoi(arg("times", "1"));
+    const std::optional<std::int64_t> times = int_arg(arg("times", "1"));
+    if (!times.has_value() || *times > 1000) {
+      error = "times must be 0..1000";
+      return false;
+    }
+    rule.times = static_cast<int>(*times);
     world_->api().add_interceptor(rule);
     return true;
   }

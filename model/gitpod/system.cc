@@ -41,6 +41,9 @@ std::vector<run::ActionInfo> GitpodSystem::actions() const {
       {"ws-daemon", "down", "ws-daemon on node <target> (or all) goes away"},
       {"ws-daemon", "up", "ws-daemon on node <target> (or all) comes back"},
       {"ws-daemon", "restart", "ws-daemon crash and restart"},
+      {"ws-daemon", "crash_during_delete",
+       "arm: crash right after DeleteWorkspace started (B0 window), restart after args "
+       "restart_after_ms"},
       {"manager", "restart", "ws-manager restart (memory lost)"},
       {"manager", "down", "ws-manager goes away"},
       {"manager", "up", "ws-manager comes back"},

@@ -39,6 +39,8 @@ WsDaemon::WsDaemon(GitpodWorld& world, std::string node)
   Faults& faults = world.sim().faults();
   backup_fault_ =
       faults.declare(kFaultBackupFailure, "ws-daemon fails to upload a backup", {1, 4}, {1, 10});
+  crash_fault_ = faults.declare("gitpod.daemon.crash_mid_delete",
+                                "ws-daemon crashes while deleting local content", {1, 6}, {1, 4});
   init_fault_ = faults.declare(kFaultInitFailure, "ws-daemon content init fails", {1, 8}, {1, 20});
 }
 
@@ -241,6 +243,10 @@ Task<void> WsDaemon::delete_content(const std::string& instance) {
   Session* session = world_.content().session(node_, instance);
   if (session == nullptr) co_return;
   session->intact = false;  // Files are being removed from here on.
+  if (crash_restart_ms_.has_value() || world_.sim().faults().fires(crash_fault_, stream_)) {
+    crash_and_restart(crash_restart_ms_.value_or(draw_ms(1000, 30000)));
+    crash_restart_ms_.reset();
+  }
   co_await world_.sim().loop().sleep(draw_ms(100, 2000));
   world_.content().destroy_session(node_, instance, DestroyCause::kDaemonDelete);
   world_.sim().record(actor(), "delete-content", instance, "ok");
@@ -251,6 +257,16 @@ Task<void> WsDaemon::wipe_content(const std::string& instance) {
   // "No session on this node → success": the content was never initialized here.
   world_.content().destroy_session(node_, instance, DestroyCause::kDaemonWipe);
   world_.sim().record(actor(), "wipe", instance, "ok");
+}
+
+void WsDaemon::crash_and_restart(DurationMs restart_after_ms) {
+  // From inside a worker: the crash lands after this event; the worker dies at its next await.
+  GitpodWorld& world = world_;
+  const std::string node = node_;
+  world_.sim().record(actor(), "crash", "", "ok",
+                      "restart in " + std::to_string(restart_after_ms) + " ms");
+  world_.sim().loop().schedule(0, [&world, node] { world.daemon_down(node); });
+  world_.sim().loop().schedule(restart_after_ms, [&world, node] { world.daemon_up(node); });
 }
 
 bool WsDaemon::has_session(const std::string& instance) const {

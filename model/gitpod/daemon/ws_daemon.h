@@ -63,6 +63,12 @@ class WsDaemon {
   Task<RpcReply> dispose_workspace(std::string instance, bool backup);
   bool has_session(const std::string& instance) const;
 
+  // Scripted crash point (buggify-style): the daemon crashes right after DeleteWorkspace started
+  // removing files (the B0 window of §5.4 step 8) and restarts `restart_after_ms` later.
+  void arm_crash_during_delete(DurationMs restart_after_ms) {
+    crash_restart_ms_ = restart_after_ms;
+  }
+
   std::uint64_t backups() const { return backups_; }
   std::uint64_t wipes() const { return wipes_; }
 
@@ -94,7 +100,11 @@ class WsDaemon {
   std::unique_ptr<kube::Informer> informer_;
   std::shared_ptr<WorkQueue> queue_;
   std::vector<ActorId> actors_;
+  void crash_and_restart(DurationMs restart_after_ms);
+
   FaultId backup_fault_ = 0;
+  FaultId crash_fault_ = 0;
+  std::optional<DurationMs> crash_restart_ms_;
   FaultId init_fault_ = 0;
   std::uint64_t backups_ = 0;
   std::uint64_t wipes_ = 0;

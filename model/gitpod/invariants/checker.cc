@@ -104,6 +104,10 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   }
   if (cond_true(ws, kCondTimeout)) inst.timed_out = true;
   check_phase_transition(name, inst, ws);
+  if (cond_true(ws, kCondBackupComplete) || cond_true(ws, kCondBackupFailure) ||
+      cond_true(ws, kCondAborted) || cond_true(ws, kCondPodRejected)) {
+    inst.disposal_authorized = true;
+  }
   check_counters(name, inst, ws);
   for (const std::string& marker : visible_loss_markers(ws)) ledger_->on_marker(name, marker);
   inst.last = ws;
@@ -129,6 +133,7 @@ void Checker::check_phase_transition(const std::string& name, Instance& inst,
                             cond_present(prev, kCondStateWiped) && deleted_ms.has_value() &&
                             world_.sim().now_ms() >= *deleted_ms + mk2::recreation_backoff_ms(in);
     if (!reset_edge) violate(kS7, name, "Stopped → " + after);
+    if (reset_edge) inst.disposal_authorized = false;
     return;
   }
   if (before == kPhaseStopping) {
@@ -201,7 +206,16 @@ void Checker::on_pod(const kube::WatchEvent& event) {
     if (inst.stop_succeeded) ++inst.pods_after_stop;
     if (inst.cr_exists) check_counters(instance, inst, inst.last);
   }
-  if (mk2::is_pod_rejected(pod)) inst.rejected_pods.insert(uid);
+  // L4 counts rejections of a *start*: pods rejected before the workspace was ever ready (mk2:
+  // EverReady; mk1: the never-ready annotation still on the pod).
+  if (mk2::is_pod_rejected(pod)) {
+    const kube::Object* ws =
+        world_.api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
+    const bool ever_ready =
+        ws != nullptr ? cond_true(*ws, kCondEverReady)
+                      : pod.meta.annotations.count(kAnnNeverReady) == 0 && !versions_.mk2();
+    if (!ever_ready) inst.rejected_pods.insert(uid);
+  }
   for (const std::string& marker : visible_loss_markers(pod)) ledger_->on_marker(instance, marker);
   check_pod_finalizer_removed(pod);
 }
@@ -239,11 +253,7 @@ void Checker::on_destroy(DestroyCause cause, const std::string& node, const std:
   ledger_->on_destroy(cause, instance);
   if (!versions_.mk2()) return;
   if (cause != DestroyCause::kDaemonDelete && cause != DestroyCause::kDaemonWipe) return;
-  const kube::Object* ws = world_.api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
-  const bool authorized =
-      ws != nullptr && (cond_true(*ws, kCondBackupComplete) || cond_true(*ws, kCondBackupFailure) ||
-                        cond_true(*ws, kCondAborted) || cond_true(*ws, kCondPodRejected));
-  if (!authorized) {
+  if (!instances_[instance].disposal_authorized) {
     violate(kS2, instance,
             std::string(destroy_cause_name(cause)) + " on " + node +
                 " before BackupComplete/BackupFailure/Aborted/PodRejected was recorded");

@@ -55,11 +55,14 @@ class Checker {
     bool had_finalizer = false;
     std::set<std::string> live_pods;  // Pod uids not yet removed.
     int pods_created = 0;
-    std::set<std::string> rejected_pods;  // Pod uids the kubelet rejected.
+    std::set<std::string> rejected_pods;  // Pods the kubelet rejected during the start.
     bool stopped_nonrejected = false;
     bool stop_succeeded = false;
     bool timed_out = false;
     int pods_after_stop = 0;
+    // S2: an authorizing fact (BackupComplete, BackupFailure, Aborted, PodRejected=True) was
+    // persisted for the current pod incarnation (cleared by the re-creation reset).
+    bool disposal_authorized = false;
   };
 
   void on_workspace(const kube::WatchEvent& event);
