@@ -149,10 +149,14 @@ Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
     world_.sim().record(actor(), "init", instance, "ok",
                         "version " + std::to_string(session.version));
   }
-  const bool written =
-      failed ? co_await write_condition(instance, kCondContentReady, false, kReasonInitFailure,
-                                        "content initializer failed")
-             : co_await write_condition(instance, kCondContentReady, true, kReasonInitSuccess, "");
+  // No conditional expressions around co_await: g++ 12 mis-destroys their temporaries.
+  bool written = false;
+  if (failed) {
+    written = co_await write_condition(instance, kCondContentReady, false, kReasonInitFailure,
+                                       "content initializer failed");
+  } else {
+    written = co_await write_condition(instance, kCondContentReady, true, kReasonInitSuccess, "");
+  }
   if (!failed) world_.content_initialized(node_, instance);
   co_return written ? ReconcileResult::done() : ReconcileResult::failed();
 }
@@ -214,10 +218,13 @@ Task<ReconcileResult> WsDaemon::backup(kube::Object ws) {
   const bool uploaded = co_await upload(instance, workspace_id(ws));
   const bool condition_first = world_.versions().has(Fix::k16997);
   if (!condition_first) co_await delete_content(instance);  // B0: content gone before the mark.
-  const bool written =
-      uploaded ? co_await write_condition(instance, kCondBackupComplete, true, "", "")
-               : co_await write_condition(instance, kCondBackupFailure, true, "BackupFailed",
-                                          "cannot upload workspace content");
+  bool written = false;
+  if (uploaded) {
+    written = co_await write_condition(instance, kCondBackupComplete, true, "", "");
+  } else {
+    written = co_await write_condition(instance, kCondBackupFailure, true, "BackupFailed",
+                                       "cannot upload workspace content");
+  }
   if (!written) co_return ReconcileResult::failed();
   if (condition_first) co_await delete_content(instance);
   co_return ReconcileResult::done();

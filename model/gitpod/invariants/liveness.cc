@@ -34,6 +34,12 @@ std::vector<run::Violation> Checker::liveness() {
         out.push_back({kL1, name, "pod " + pod->meta.name + " not deleted although phase " + p});
       }
       if (p == kPhaseStopping) out.push_back({kL2, name, "stuck in Stopping"});
+      // The workspace must stop (stop request, timeout, failure, CR deletion) but its pod is
+      // gone while the phase was not Stopping (§3.2: "any other phase is left unchanged"): it
+      // can never reach Stopping, and its content is never backed up.
+      if (pod == nullptr && p != kPhaseStopping && p != kPhaseStopped && must_stop(*ws)) {
+        out.push_back({kL2, name, "must stop but stuck in " + p + " without a pod"});
+      }
       if (p == kPhaseStopped && !cond_true(*ws, kCondPodRejected)) {
         out.push_back({kL3, name, "Stopped but the CR was never removed"});
       }

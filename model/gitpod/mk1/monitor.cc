@@ -286,8 +286,12 @@ Task<void> Mk1Manager::finalize_pod(std::string instance, std::string node, bool
       daemon = nullptr;
       co_await world_.sim().loop().sleep(5 * kSecondMs);
     }
-    reply = daemon == nullptr ? RpcReply{RpcCode::kUnavailable, "ws-daemon unreachable"}
-                              : co_await daemon->dispose_workspace(instance, backup);
+    // No conditional expressions around co_await: g++ 12 mis-destroys their temporaries.
+    if (daemon == nullptr) {
+      reply = RpcReply{RpcCode::kUnavailable, "ws-daemon unreachable"};
+    } else {
+      reply = co_await daemon->dispose_workspace(instance, backup);
+    }
     if (reply.code == RpcCode::kNotFound) {
       // Assumes a previous finalization already wrote the status (§8.4): nothing is written.
       world_.sim().record(kActor, "finalize", instance, "NotFound", "no disposal status written");
