@@ -1,5 +1,6 @@
 // GitpodRun::perform: the scripted actions of run.h, and the upgrade actor (seed 003).
 #include <charconv>
+#include <map>
 #include <optional>
 
 #include "model/gitpod/conditions.h"
@@ -143,6 +144,32 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
       error = "unknown admin action '" + action + "'";
       return false;
     }
+    return true;
+  }
+  if (actor == "api" && action == "error") {
+    // A 500 for the next request(s) of one verb on one object: args verb (get, update, patch,
+    // create, delete), times, identity.
+    const std::size_t slash = target.find('/');
+    const std::string verb = arg("verb", "patch");
+    const std::map<std::string, kube::Verb> verbs = {
+        {"get", kube::Verb::kGet},       {"update", kube::Verb::kUpdate},
+        {"patch", kube::Verb::kPatch},   {"create", kube::Verb::kCreate},
+        {"delete", kube::Verb::kDelete}, {"list", kube::Verb::kList}};
+    const std::optional<std::int64_t> times = int_arg(arg("times", "1"));
+    if (slash == std::string::npos || verbs.count(verb) == 0 || !times.has_value() ||
+        *times > 1000) {
+      error = "api error: target Kind/name, args verb (get|list|create|update|patch|delete), times";
+      return false;
+    }
+    kube::InterceptorRule rule;
+    rule.match.kind = target.substr(0, slash);
+    rule.match.name = target.substr(slash + 1);
+    rule.match.namespace_ = kNamespace;
+    rule.match.verb = verbs.at(verb);
+    if (!arg("identity", "").empty()) rule.match.identity = arg("identity", "");
+    rule.action = kube::FaultAction::kInternalError;
+    rule.times = static_cast<int>(*times);
+    world_->api().add_interceptor(rule);
     return true;
   }
   if (actor == "api" && action == "conflict") {

@@ -10,7 +10,8 @@ namespace {
 
 constexpr const char* kFaultBackupFailure = "gitpod.daemon.backup_failure";
 constexpr const char* kFaultInitFailure = "gitpod.daemon.init_failure";
-constexpr int kConditionWriteAttempts = 8;
+// retry.RetryOnConflict(retry.DefaultBackoff): 4 attempts, 10 ms, factor 5.
+constexpr int kConditionWriteAttempts = 4;
 constexpr int kWorkers = 4;
 
 }  // namespace
@@ -120,6 +121,7 @@ Task<bool> WsDaemon::refresh(const kube::Object& ws) {
 
 Task<bool> WsDaemon::write_condition(std::string name, std::string type, bool status,
                                      std::string reason, std::string message) {
+  DurationMs backoff_ms = 10;
   for (int attempt = 0; attempt < kConditionWriteAttempts; ++attempt) {
     kube::Result<kube::Object> got =
         co_await client_.get(kube::ObjectRef{kWorkspaceKind, kNamespace, name});
@@ -131,7 +133,8 @@ Task<bool> WsDaemon::write_condition(std::string name, std::string type, bool st
       if (r.ok()) co_return true;
       if (!r.status.is(kube::Code::kConflict)) co_return false;
     }
-    co_await world_.sim().loop().sleep(10 << attempt);
+    co_await world_.sim().loop().sleep(backoff_ms);
+    backoff_ms *= 5;
   }
   co_return false;
 }

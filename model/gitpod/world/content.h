@@ -42,6 +42,7 @@ enum class DestroyCause {
   kDaemonWipe,    // ws-daemon WipeWorkspace (PodRejected).
   kNodeDeleted,   // The node and its disk are gone.
   kOverwrite,     // A backup upload replaced the previous backup.
+  kReinit,        // Content init again for an instance with a session: a clean slate (§5.2).
 };
 const char* destroy_cause_name(DestroyCause cause);
 

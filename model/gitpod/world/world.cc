@@ -14,7 +14,10 @@ kube::ClusterOptions cluster_options(const Settings& settings) {
   options.namespaces = {"default", kNamespace};
   // ws-daemon is up on every node at start: node-labeler has labelled them.
   options.node_labels[kDaemonReadyLabel] = "true";
-  // Faults of the kubelet are driven by the model (breaker, rejection_per_mille, scripts).
+  // The default interceptor rules inject Conflict on every write verb; Kubernetes answers
+  // Conflict only to a write that carries a stale resourceVersion (Update here; research §1.3:
+  // a merge patch without precondition never conflicts). GitpodWorld installs its own rules.
+  options.api.default_fault_rules = false;
   return options;
 }
 
@@ -27,6 +30,7 @@ GitpodWorld::GitpodWorld(Sim& sim, const Versions& versions, const Settings& set
       cluster_(std::make_unique<kube::Cluster>(sim, cluster_options(settings))),
       stream_(sim.stream("gitpod.world")) {
   WSIM_ASSERT_GE(settings.nodes, 1);
+  install_fault_rules();
   for (int i = 1; i <= settings.nodes; ++i) {
     const std::string node = "node-" + std::to_string(i);
     content_.add_node(node);
@@ -35,6 +39,28 @@ GitpodWorld::GitpodWorld(Sim& sim, const Versions& versions, const Settings& set
 }
 
 GitpodWorld::~GitpodWorld() = default;
+
+void GitpodWorld::install_fault_rules() {
+  struct Rule {
+    const char* fault;
+    kube::FaultAction action;
+    std::optional<kube::Verb> verb;
+  };
+  const Rule rules[] = {
+      {kube::kFaultConflict, kube::FaultAction::kConflict, kube::Verb::kUpdate},
+      {kube::kFaultError5xx, kube::FaultAction::kError5xx, std::nullopt},
+      {kube::kFaultThrottle, kube::FaultAction::kThrottle, std::nullopt},
+      {kube::kFaultLostRequest, kube::FaultAction::kLoseRequest, std::nullopt},
+      {kube::kFaultLostResponse, kube::FaultAction::kLoseResponse, std::nullopt},
+  };
+  for (const Rule& r : rules) {
+    kube::InterceptorRule rule;
+    rule.match.verb = r.verb;
+    rule.action = r.action;
+    rule.fault = r.fault;
+    cluster_->api().add_interceptor(rule);
+  }
+}
 
 void GitpodWorld::start() {
   cluster_->start();

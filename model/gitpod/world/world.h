@@ -14,6 +14,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -78,6 +79,7 @@ class GitpodWorld {
   std::uint64_t breaker_rejections() const { return broken_.size(); }
 
  private:
+  void install_fault_rules();
   void on_pod(const kube::WatchEvent& event);
   void maybe_ready(const kube::Object& pod);
   void label_later(const std::string& node, bool ready);
