@@ -326,8 +326,11 @@ int cmd_list(std::ostream& out, std::ostream& err) {
       out << "\n";
     }
     out << "  invariants:\n";
-    for (const InvariantInfo& info : system->invariants()) {
-      out << "    " << std::left << std::setw(12) << info.id << " "
+    const std::vector<InvariantInfo> invariants = system->invariants();
+    std::size_t id_width = 12;
+    for (const InvariantInfo& info : invariants) id_width = std::max(id_width, info.id.size());
+    for (const InvariantInfo& info : invariants) {
+      out << "    " << std::left << std::setw(static_cast<int>(id_width)) << info.id << " "
           << (info.kind == InvariantKind::kSafety ? "safety  " : "liveness") << "  "
           << info.description;
       if (!info.reference.empty()) out << "  [" << info.reference << "]";

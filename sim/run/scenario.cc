@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -109,6 +110,8 @@ std::string field_at(std::string_view text, int line, int column) {
       advance(1);
     }
   }
+  // At the end of the text (an unclosed message) the enclosing message is the one in question.
+  if (i >= text.size()) current.clear();
   // A field name right at the position (e.g. an unknown field) is the field in question.
   if (i < text.size() && ident_start(text[i])) {
     std::size_t j = i;
@@ -161,8 +164,11 @@ std::string locate(const LoadedScenario& loaded, const FieldPath& path,
   int line = -1;
   int column = -1;
   const pb::TextFormat::ParseInfoTree* tree = loaded.locations.get();
-  for (const auto& [field, index] : path) {
+  for (const auto& [field, path_index] : path) {
     if (tree == nullptr) break;
+    // ParseInfoTree wants an index for repeated fields (-1 is a fatal error there) and -1 for
+    // singular ones; an index past the end just has no location.
+    const int index = field->is_repeated() ? std::max(path_index, 0) : -1;
     const auto location = tree->GetLocation(field, index);
     if (location.line < 0) break;
     line = location.line;
@@ -461,9 +467,13 @@ bool parse_scenario(std::string_view text, const std::string& origin, LoadedScen
     if (!collector.has_error) {
       error = origin + ": field -: not a valid scenario";
     } else {
+      std::string message = collector.message;
+      if (message.size() >= 5 && message.compare(message.size() - 5, 5, "got: ") == 0) {
+        message += "end of file (is a closing '}' missing?)";
+      }
       error = origin + ":" + std::to_string(collector.line + 1) + ":" +
               std::to_string(collector.column + 1) + ": field " +
-              field_at(text, collector.line, collector.column) + ": " + collector.message;
+              field_at(text, collector.line, collector.column) + ": " + message;
     }
     out.scenario.Clear();
     return false;
