@@ -89,6 +89,15 @@ void GitpodRun::start() {
 std::string GitpodRun::current_instance(const std::string& workspace_id) const {
   auto it = starts_.find(workspace_id);
   if (it == starts_.end()) return "";
+  // The newest instance that exists (a refused start leaves none behind), else the newest.
+  kube::ApiServer& api = world_->api();
+  for (int n = it->second; n >= 1 && n > it->second - 64; --n) {
+    const std::string instance = workspace_id + "-" + std::to_string(n);
+    if (api.peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance}) != nullptr ||
+        api.peek(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)}) != nullptr) {
+      return instance;
+    }
+  }
   return workspace_id + "-" + std::to_string(it->second);
 }
 
@@ -162,6 +171,7 @@ void GitpodRun::strip_finalizers(const std::string& instance) {
   const kube::ObjectRef ref{"Pod", kNamespace, pod_name(instance)};
   const kube::Object* pod = api.peek(ref);
   if (pod == nullptr || pod->meta.finalizers.empty()) return;
+  checker_->external_finalizer_removal(instance);
   kube::MergePatch patch;
   patch.finalizers = std::vector<std::string>{};
   const kube::Result<kube::Object> r =

@@ -18,7 +18,8 @@ class GitpodSystem : public run::System {
   std::vector<run::InvariantInfo> invariants() const override;
   std::vector<run::ActionInfo> actions() const override;
   DurationMs default_fault_phase_ms() const override { return 2 * kHourMs; }
-  DurationMs default_settle_ms() const override { return kHourMs; }
+  // Long enough for a timeout (TotalStartup 1 h) plus a 30 min grace period and the backup.
+  DurationMs default_settle_ms() const override { return 2 * kHourMs; }
   bool normalize(proto::Scenario& scenario, std::string& error) const override;
   std::unique_ptr<run::SystemRun> create(Sim& sim, const proto::Scenario& scenario) const override;
 };

@@ -89,6 +89,7 @@ void WsDaemon::stop() {
 }
 
 Task<void> WsDaemon::worker(std::shared_ptr<WorkQueue> queue) {
+  if (informer_) co_await informer_->wait_synced();
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;

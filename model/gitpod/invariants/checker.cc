@@ -228,6 +228,7 @@ void Checker::check_pod_finalizer_removed(const kube::Object& pod) {
   it->second = has;
   if (!versions_.mk2() || !had || has) return;
   const std::string instance = instance_of_pod(pod);
+  if (stripped_.count(instance) > 0) return;
   const kube::Object* ws = world_.api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
   if (ws == nullptr) return;
   if (phase(*ws) != kPhaseStopped || !mk2::is_disposal_finished(*ws, versions_)) {

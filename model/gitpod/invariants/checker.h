@@ -40,6 +40,9 @@ class Checker {
   void user_started(const std::string& instance);
   void user_wrote(const std::string& workspace_id, const std::string& instance);
   void maintenance_changed(bool on) { maintenance_ = on; }
+  // An admin strips the pod's finalizers (the #13147 clean-up): not ws-manager's doing, so the
+  // S2 corollary does not apply to that removal; the data oracle still judges the outcome.
+  void external_finalizer_removal(const std::string& instance) { stripped_.insert(instance); }
 
   std::optional<run::Violation> next_violation();
   std::vector<run::Violation> liveness();
@@ -84,6 +87,7 @@ class Checker {
   std::map<std::string, bool> pod_finalizer_;  // By pod uid: had the finalizer last time.
   std::deque<run::Violation> pending_;
   std::set<std::string> reported_;  // "id object" pairs already reported.
+  std::set<std::string> stripped_;
   bool maintenance_ = false;
   std::vector<run::Violation> maintenance_timeouts_;
 };

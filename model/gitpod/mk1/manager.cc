@@ -17,6 +17,9 @@ std::unique_ptr<kube::Informer> make_informer(GitpodWorld& world, const std::str
   options.kind = kind;
   options.namespace_ = kNamespace;
   options.trace_changes = false;
+  // [inferred] A periodic resync re-delivers every pod, so a failed action is retried on the
+  // next pass (the event pool itself never retries).
+  options.resync_ms = 5 * kMinuteMs;
   return std::make_unique<kube::Informer>(world.sim(), world.api(), options);
 }
 

@@ -1,3 +1,5 @@
+#include <array>
+
 #include "model/gitpod/mk2/manager.h"
 
 #include "model/gitpod/conditions.h"
@@ -69,6 +71,13 @@ void Mk2Manager::stop() {
   for (auto* informer : {&workspaces_, &pods_, &nodes_}) {
     if (*informer) (*informer)->stop();
     informer->reset();
+  }
+}
+
+Task<void> Mk2Manager::wait_for_caches() {
+  const std::array<kube::Informer*, 3> informers = {workspaces_.get(), pods_.get(), nodes_.get()};
+  for (kube::Informer* informer : informers) {
+    if (informer != nullptr) co_await informer->wait_synced();
   }
 }
 

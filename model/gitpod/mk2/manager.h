@@ -81,6 +81,9 @@ class Mk2Manager : public Manager {
   Task<void> timeout_worker(std::shared_ptr<WorkQueue> queue);
   Task<ReconcileResult> reconcile_timeout(std::string name);
   // manager.cc
+  // controller-runtime starts the workers only after every informer synced (WaitForCacheSync);
+  // reconciling against an empty pod cache would see "0 pods" for every workspace.
+  Task<void> wait_for_caches();
   void on_workspace(const kube::Object& ws, bool deleted);
   void on_pod(const kube::Object& pod, bool deleted);
   void on_node(const kube::Object& node, bool deleted);

@@ -40,6 +40,7 @@ std::string expired_timeout(const kube::Object& ws, TimeMs now_ms, const Manager
 }
 
 Task<void> Mk2Manager::timeout_worker(std::shared_ptr<WorkQueue> queue) {
+  co_await wait_for_caches();
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;

@@ -21,6 +21,7 @@ kube::ObjectRef workspace_ref(const std::string& name) {
 }  // namespace
 
 Task<void> Mk2Manager::workspace_worker(std::shared_ptr<WorkQueue> queue) {
+  co_await wait_for_caches();
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;
