@@ -88,8 +88,8 @@ struct ObjectRef {
   // temporary twice when it lives across a co_await (`co_await client.get(ObjectRef{...})`),
   // corrupting the heap. With a constructor `ObjectRef{kind, ns, name}` is safe everywhere.
   ObjectRef() = default;
-  ObjectRef(std::string kind_, std::string namespace__, std::string name_)
-      : kind(std::move(kind_)), namespace_(std::move(namespace__)), name(std::move(name_)) {}
+  ObjectRef(std::string kind_, std::string ns, std::string name_)
+      : kind(std::move(kind_)), namespace_(std::move(ns)), name(std::move(name_)) {}
 
   std::string kind;
   std::string namespace_;
