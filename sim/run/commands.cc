@@ -473,19 +473,21 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
     print_findings(out, result);
     out << render_probe_coverage(result.probes);
     if (code == kExitPass) code = result.exit_code();
-    rows.push_back(HuntRow{loaded.system->name(), config, std::move(result)});
+    rows.push_back(HuntRow{loaded.system->name(),
+                           describe_versions(loaded.scenario, *loaded.system),
+                           std::move(result)});
   }
 
   if (rows.size() > 1) {
     out << "\nsummary:\n";
     std::size_t w_system = 6;
-    std::size_t w_config = 6;
+    std::size_t w_config = 8;
     for (const HuntRow& row : rows) {
       w_system = std::max(w_system, row.system.size());
       w_config = std::max(w_config, std::min<std::size_t>(row.config.size(), 60));
     }
     out << "  " << std::left << std::setw(static_cast<int>(w_system)) << "system" << "  "
-        << std::setw(static_cast<int>(w_config)) << "config" << "  " << std::right
+        << std::setw(static_cast<int>(w_config)) << "versions" << "  " << std::right
         << std::setw(9) << "runs" << std::setw(9) << "runs/s" << "  found\n";
     for (const HuntRow& row : rows) {
       std::string found = "nothing";

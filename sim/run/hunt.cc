@@ -28,6 +28,9 @@ namespace {
 
 volatile std::sig_atomic_t g_worker_stop = 0;
 
+// How long stopped workers may take to finish their current run before they are killed.
+constexpr double kStopGraceSeconds = 30.0;
+
 void on_worker_stop(int) { g_worker_stop = 1; }
 
 bool write_all(int fd, std::string_view bytes) {
@@ -190,9 +193,12 @@ HuntResult hunt(const HuntOptions& options) {
     ::close(fds[1]);
     workers[j] = Worker{pid, fds[0], first_index, false, {}};
   };
+  double stop_requested_at = 0;
+  bool killed = false;
   const auto stop_all = [&] {
     if (stopping) return;
     stopping = true;
+    stop_requested_at = elapsed();
     for (const Worker& worker : workers) {
       if (worker.fd >= 0) ::kill(worker.pid, SIGTERM);
     }
@@ -296,7 +302,13 @@ HuntResult hunt(const HuntOptions& options) {
       int status = 0;
       while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
       }
-      if (!worker.finished) {
+      if (!worker.finished && killed) {
+        if (options.log) {
+          *options.log << "worker " << owner[k] << " did not stop within " << kStopGraceSeconds
+                       << " s and was killed (running seed "
+                       << options.seed_start + worker.next_index << ")\n";
+        }
+      } else if (!worker.finished) {
         const std::uint64_t seed = options.seed_start + worker.next_index;
         record_failure(seed, Verdict::kHarnessError, "crash",
                        "the worker died running this seed: " + describe_status(status));
@@ -307,6 +319,14 @@ HuntResult hunt(const HuntOptions& options) {
     if (!stopping && options.clock.deadline_reached && options.clock.deadline_reached()) {
       result.deadline_reached = true;
       stop_all();
+    }
+    // Workers stop between runs; one stuck inside a single run is killed after a grace period.
+    if (stopping && !killed && options.clock.elapsed_seconds &&
+        elapsed() - stop_requested_at > kStopGraceSeconds) {
+      killed = true;
+      for (const Worker& worker : workers) {
+        if (worker.fd >= 0) ::kill(worker.pid, SIGKILL);
+      }
     }
     print_progress(false);
   }

@@ -566,6 +566,17 @@ std::string describe_config(const proto::Scenario& scenario, const System& syste
   return out;
 }
 
+std::string describe_versions(const proto::Scenario& scenario, const System& system) {
+  std::string out;
+  for (const VersionAxis& axis : system.axes()) {
+    std::string value;
+    if (!config_value(scenario, system, axis.field, value)) continue;
+    if (!out.empty()) out += ' ';
+    out += axis.field + "=" + value;
+  }
+  return out;
+}
+
 std::string version_tag(const proto::Scenario& scenario, const System& system) {
   std::string out;
   for (const VersionAxis& axis : system.axes()) {

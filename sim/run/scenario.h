@@ -79,6 +79,8 @@ bool config_value(const proto::Scenario& scenario, const System& system, const s
                   std::string& value);
 // "agent=A0a rails=R1 namespace_mode=unique workspaces=3": every config field, in number order.
 std::string describe_config(const proto::Scenario& scenario, const System& system);
+// "agent=A0a rails=R1 namespace_mode=unique": the version axes only.
+std::string describe_versions(const proto::Scenario& scenario, const System& system);
 // The values of the system's version axes, joined by '-' ("A0a-R1-unique"): for bundle names.
 std::string version_tag(const proto::Scenario& scenario, const System& system);
 
