@@ -39,9 +39,7 @@ Settings settings_of(const proto::GitpodConfig& config) {
   Settings s;
   if (config.nodes() > 0) s.nodes = static_cast<int>(config.nodes());
   if (config.workspaces() > 0) s.workspaces = static_cast<int>(config.workspaces());
-  if (config.pod_recreation_max_retries_set() || config.pod_recreation_max_retries() > 0) {
-    s.pod_recreation_max_retries = config.pod_recreation_max_retries();
-  }
+  s.pod_recreation_max_retries = config.pod_recreation_max_retries();
   s.pod_recreation_backoff_ms = config.pod_recreation_backoff_ms();
   s.breaker = config.breaker();
   s.rejection_per_mille = config.rejection_per_mille();

@@ -87,6 +87,8 @@ bool GitpodSystem::normalize(proto::Scenario& scenario, std::string& error) cons
     return false;
   }
   if (config->upgrade().empty()) config->set_upgrade("none");
+  if (config->upgrade_gap_ms() == 0) config->set_upgrade_gap_ms(2 * kMinuteMs);
+  if (config->user_action_interval_ms() == 0) config->set_user_action_interval_ms(kMinuteMs);
   if (config->upgrade() != "none" && config->upgrade() != "naive" &&
       config->upgrade() != "drain-first") {
     error = "gitpod.upgrade: none, naive or drain-first";

@@ -67,7 +67,7 @@ struct Settings {
   int nodes = 2;
   int workspaces = 3;
   // §6.3: PodRecreationMaxRetries and PodRecreationBackoff (0 → 15 s fallback in the code).
-  int pod_recreation_max_retries = 3;
+  int pod_recreation_max_retries = 0;  // The public default.
   DurationMs pod_recreation_backoff_ms = 0;
   bool breaker = false;
   std::uint32_t rejection_per_mille = 0;

@@ -1,0 +1,61 @@
+// The corpus through the real run layer (sim/run: scenario file loading and validation with a
+// dry run of the scripted events, the driver's phases, expectation checking) — the path the
+// `wsim run --scenario` CLI takes. Complements corpus_test.cc, which also runs each scenario
+// once per manager named in its expectations.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "model/gitpod/register.h"
+#include "sim/run/driver.h"
+#include "sim/run/expect.h"
+#include "sim/run/scenario.h"
+
+namespace wsim::gitpod {
+namespace {
+
+std::vector<std::string> corpus_files() {
+  std::vector<std::string> out;
+  const std::filesystem::path dir =
+      std::filesystem::path(WSIM_SOURCE_DIR) / "corpus/regressions/gitpod";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".textproto") out.push_back(entry.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(GitpodRunLayer, EveryCorpusScenarioMeetsItsExpectation) {
+  register_gitpod_system();
+  for (const std::string& path : corpus_files()) {
+    SCOPED_TRACE(path);
+    run::LoadedScenario loaded;
+    std::string error;
+    ASSERT_TRUE(run::load_scenario_file(path, loaded, error)) << error;
+    ASSERT_TRUE(run::validate_scenario(loaded, error)) << error;
+    const run::RunResult result = run::execute_run(*loaded.system, loaded.scenario, {});
+    const std::string invariant = result.violation ? result.violation->invariant_id : "";
+    const run::ExpectationCheck check =
+        run::check_expectation(loaded.scenario, *loaded.system, result.verdict, invariant);
+    EXPECT_TRUE(check.applies);
+    EXPECT_TRUE(check.met) << check.message << "\n" << result.state;
+  }
+}
+
+TEST(GitpodRunLayer, RejectsUnknownVersionsAndActions) {
+  register_gitpod_system();
+  run::LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(run::parse_scenario(R"(gitpod { manager: "mk3" })", "inline", loaded, error));
+  EXPECT_FALSE(run::validate_scenario(loaded, error));
+  EXPECT_NE(error.find("mk3"), std::string::npos) << error;
+  run::LoadedScenario bad_action;
+  ASSERT_TRUE(run::parse_scenario(
+      R"(gitpod {} events { at_ms: 0 actor: "user" action: "fly" target: "alice" })", "inline",
+      bad_action, error));
+  EXPECT_FALSE(run::validate_scenario(bad_action, error));
+  EXPECT_NE(error.find("fly"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace wsim::gitpod
