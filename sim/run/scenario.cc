@@ -816,7 +816,15 @@ bool validate_scenario(LoadedScenario& loaded, std::string& error) {
   // The system's own checks and defaults.
   std::string problem;
   if (!system->normalize(scenario, problem)) {
-    error = locate(loaded, path_for_system_error(scenario, *system, problem), problem);
+    const FieldPath path = path_for_system_error(scenario, *system, problem);
+    // Systems often prefix their message with the field ("gitlab.agent: ..."): say it once.
+    for (const std::string& prefix : {path_name(path) + ": ", path.back().first->name() + ": "}) {
+      if (problem.rfind(prefix, 0) == 0) {
+        problem.erase(0, prefix.size());
+        break;
+      }
+    }
+    error = locate(loaded, path, problem);
     return false;
   }
   if (scenario.fault_phase_ms() == 0) scenario.set_fault_phase_ms(system->default_fault_phase_ms());
