@@ -226,7 +226,11 @@ int main(int argc, char** argv) {
   hunt->add_option("--time", hunt_time, "wall-clock budget, e.g. 60s, 10m (default 20s)");
   std::uint64_t hunt_runs = 0;
   CLI::Option* runs_option = hunt->add_option("--runs", hunt_runs, "run budget");
-  hunt->add_option("--jobs", hunt_command.jobs, "parallel worker processes (default 1)");
+  // Default: one worker process per online CPU.
+  hunt_command.jobs = static_cast<int>(std::clamp(::sysconf(_SC_NPROCESSORS_ONLN), 1L, 64L));
+  hunt->add_option("--jobs", hunt_command.jobs,
+                   "parallel worker processes (default: one per CPU, here " +
+                       std::to_string(hunt_command.jobs) + ")");
   hunt->add_option("--seed-start", hunt_command.seed_start, "first seed (default 0)");
   hunt->add_option("--out", hunt_command.out_dir, "where failure bundles go (default wsim-out)");
   hunt->add_flag("--keep-going", hunt_command.keep_going,
