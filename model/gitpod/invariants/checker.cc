@@ -16,6 +16,20 @@
 namespace wsim::gitpod {
 
 Checker::Checker(GitpodWorld& world) : world_(world), versions_(world.versions()) {
+  Probes& p = world.sim().probes();
+  probes_.rejected_before_ready =
+      p.declare("gitpod.rejected_before_ready", "kubelet rejected a pod of a starting workspace");
+  probes_.rejected_after_ready = p.declare("gitpod.rejected_after_ready",
+                                           "kubelet rejected the pod of an ever-ready workspace");
+  probes_.recreated =
+      p.declare("gitpod.recreated", "a rejected workspace was reset for re-creation");
+  probes_.stop_in_rejection_window = p.declare(
+      "gitpod.stop_in_rejection_window", "StopWorkspace landed while PodRejected=True (B3 window)");
+  probes_.wiped = p.declare("gitpod.wiped", "ws-daemon wrote StateWiped");
+  probes_.backed_up = p.declare("gitpod.backed_up", "ws-daemon wrote BackupComplete");
+  probes_.node_disappeared = p.declare("gitpod.node_disappeared", "NodeDisappeared was written");
+  probes_.acknowledged_loss = p.declare("gitpod.acknowledged_loss", "content lost, visibly");
+  probes_.silent_loss = p.declare("gitpod.silent_loss", "content lost silently");
   ledger_ = std::make_unique<DataLedger>(
       world.content(), [this](const std::string& instance) { return managed(instance); });
 }
@@ -103,6 +117,14 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
     maintenance_timeouts_.push_back({kL6, name, "Timeout added while maintenance is on"});
   }
   if (cond_true(ws, kCondTimeout)) inst.timed_out = true;
+  Probes& probes = world_.sim().probes();
+  auto newly = [&](const char* type) { return cond_true(ws, type) && !cond_true(inst.last, type); };
+  probes.sometimes(newly(kCondStateWiped), probes_.wiped);
+  probes.sometimes(newly(kCondBackupComplete), probes_.backed_up);
+  probes.sometimes(newly(kCondNodeDisappeared), probes_.node_disappeared);
+  probes.sometimes(newly(kCondStoppedByRequest) && cond_true(ws, kCondPodRejected),
+                   probes_.stop_in_rejection_window);
+  probes.sometimes(inst.phase == kPhaseStopped && phase(ws) == kPhasePending, probes_.recreated);
   check_phase_transition(name, inst, ws);
   if (cond_true(ws, kCondBackupComplete) || cond_true(ws, kCondBackupFailure) ||
       cond_true(ws, kCondAborted) || cond_true(ws, kCondPodRejected)) {
@@ -214,7 +236,11 @@ void Checker::on_pod(const kube::WatchEvent& event) {
     const bool ever_ready =
         ws != nullptr ? cond_true(*ws, kCondEverReady)
                       : pod.meta.annotations.count(kAnnNeverReady) == 0 && !versions_.mk2();
-    if (!ever_ready) inst.rejected_pods.insert(uid);
+    if (rejected_seen_.insert(uid).second) {
+      if (!ever_ready) inst.rejected_pods.insert(uid);
+      world_.sim().probes().hit(ever_ready ? probes_.rejected_after_ready
+                                           : probes_.rejected_before_ready);
+    }
   }
   for (const std::string& marker : visible_loss_markers(pod)) ledger_->on_marker(instance, marker);
   check_pod_finalizer_removed(pod);
@@ -266,6 +292,7 @@ std::optional<run::Violation> Checker::next_violation() {
     const std::string what = "version " + std::to_string(loss.lost_version) + " of " +
                              loss.workspace_id + " (written by " + loss.instance +
                              ") lost: " + loss.cause;
+    world_.sim().probes().hit(loss.acknowledged ? probes_.acknowledged_loss : probes_.silent_loss);
     if (!loss.acknowledged) {
       violate(kNoSilentLoss, loss.workspace_id, what);
     } else if (world_.settings().report_acknowledged_loss) {

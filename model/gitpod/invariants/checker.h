@@ -18,6 +18,7 @@
 
 #include "model/gitpod/invariants/data_ledger.h"
 #include "model/gitpod/versions.h"
+#include "sim/core/probe.h"
 #include "sim/kube/api_server.h"
 #include "sim/run/system.h"
 
@@ -87,7 +88,20 @@ class Checker {
   std::map<std::string, bool> pod_finalizer_;  // By pod uid: had the finalizer last time.
   std::deque<run::Violation> pending_;
   std::set<std::string> reported_;  // "id object" pairs already reported.
+  // `sometimes` coverage marks (design.md §2), declared by the constructor.
+  struct ProbeIds {
+    ProbeId rejected_before_ready = 0;
+    ProbeId rejected_after_ready = 0;
+    ProbeId recreated = 0;
+    ProbeId stop_in_rejection_window = 0;
+    ProbeId wiped = 0;
+    ProbeId backed_up = 0;
+    ProbeId node_disappeared = 0;
+    ProbeId acknowledged_loss = 0;
+    ProbeId silent_loss = 0;
+  } probes_;
   std::set<std::string> stripped_;
+  std::set<std::string> rejected_seen_;  // Pod uids already counted as rejected.
   bool maintenance_ = false;
   std::vector<run::Violation> maintenance_timeouts_;
 };
