@@ -89,6 +89,12 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
         action == "cordon" ? world_->cluster().cordon(target) : world_->cluster().uncordon(target);
     return s.ok() || (error = s.message, false);
   }
+  if (actor == "kubectl" && action == "delete_workspace") {
+    const kube::ObjectRef ref{kWorkspaceKind, kNamespace, current_instance(target)};
+    const kube::Status s = world_->api().server_delete(ref, kube::DeleteOptions{}, "kubectl");
+    sim_.record("kubectl", "delete", ref.to_string(), s.ok() ? "ok" : kube::code_name(s.code));
+    return true;
+  }
   if (actor == "kubectl" && action == "strip_finalizers") {
     strip_finalizers(current_instance(target));
     return true;
@@ -109,8 +115,9 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
         }
         world_->daemon(node)->arm_crash_during_delete(*after_ms);
       }
+      if (action == "wipe_failure") world_->daemon(node)->arm_wipe_failure();
       if (action != "down" && action != "up" && action != "restart" &&
-          action != "crash_during_delete") {
+          action != "crash_during_delete" && action != "wipe_failure") {
         error = "unknown ws-daemon action '" + action + "'";
         return false;
       }

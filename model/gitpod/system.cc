@@ -37,6 +37,7 @@ std::vector<run::ActionInfo> GitpodSystem::actions() const {
       {"kubectl", "delete_node", "delete node <target> with its disk and ws-daemon"},
       {"kubectl", "cordon", "cordon node <target>"},
       {"kubectl", "uncordon", "uncordon node <target>"},
+      {"kubectl", "delete_workspace", "delete the Workspace CR of <target>'s latest instance"},
       {"kubectl", "strip_finalizers", "remove the finalizers of the workspace's pod"},
       {"ws-daemon", "down", "ws-daemon on node <target> (or all) goes away"},
       {"ws-daemon", "up", "ws-daemon on node <target> (or all) comes back"},
@@ -44,6 +45,7 @@ std::vector<run::ActionInfo> GitpodSystem::actions() const {
       {"ws-daemon", "crash_during_delete",
        "arm: crash right after DeleteWorkspace started (B0 window), restart after args "
        "restart_after_ms"},
+      {"ws-daemon", "wipe_failure", "arm: the next wipe of an existing session fails (B10)"},
       {"manager", "restart", "ws-manager restart (memory lost)"},
       {"manager", "down", "ws-manager goes away"},
       {"manager", "up", "ws-manager comes back"},

@@ -42,6 +42,8 @@ WsDaemon::WsDaemon(GitpodWorld& world, std::string node)
       faults.declare(kFaultBackupFailure, "ws-daemon fails to upload a backup", {1, 4}, {1, 10});
   crash_fault_ = faults.declare("gitpod.daemon.crash_mid_delete",
                                 "ws-daemon crashes while deleting local content", {1, 6}, {1, 4});
+  wipe_fault_ = faults.declare("gitpod.daemon.wipe_failure", "ws-daemon fails to wipe a session",
+                               {1, 6}, {1, 4});
   init_fault_ = faults.declare(kFaultInitFailure, "ws-daemon content init fails", {1, 8}, {1, 20});
 }
 
@@ -178,9 +180,18 @@ Task<ReconcileResult> WsDaemon::wipe(kube::Object ws) {
   if (cond_true(ws, kCondContainerRunning)) co_return ReconcileResult::after(500);
   if (!co_await refresh(ws)) co_return ReconcileResult::after(100);
   const std::string instance = ws.meta.name;
-  co_await wipe_content(instance);
+  const bool wiped = co_await wipe_content(instance);
   ++wipes_;
-  const bool written = co_await write_condition(instance, kCondStateWiped, true, "", "");
+  // Success → StateWiped=True. Error → StateWiped=False, then the error (step 1 short-circuits
+  // the retry: presence counts, B10).
+  bool written = false;
+  if (wiped) {
+    written = co_await write_condition(instance, kCondStateWiped, true, "", "");
+  } else {
+    written = co_await write_condition(instance, kCondStateWiped, false, "WipeFailed",
+                                       "cannot wipe workspace state");
+    co_return ReconcileResult::failed();
+  }
   co_return written ? ReconcileResult::done() : ReconcileResult::failed();
 }
 
@@ -263,11 +274,21 @@ Task<void> WsDaemon::delete_content(const std::string& instance) {
   world_.sim().record(actor(), "delete-content", instance, "ok");
 }
 
-Task<void> WsDaemon::wipe_content(const std::string& instance) {
+Task<bool> WsDaemon::wipe_content(const std::string& instance) {
   co_await world_.sim().loop().sleep(draw_ms(100, 1000));
   // "No session on this node → success": the content was never initialized here.
+  if (world_.content().session(node_, instance) == nullptr) {
+    world_.sim().record(actor(), "wipe", instance, "ok", "no session");
+    co_return true;
+  }
+  if (wipe_fail_armed_ || world_.sim().faults().fires(wipe_fault_, stream_)) {
+    wipe_fail_armed_ = false;
+    world_.sim().record(actor(), "wipe", instance, "failed");
+    co_return false;
+  }
   world_.content().destroy_session(node_, instance, DestroyCause::kDaemonWipe);
   world_.sim().record(actor(), "wipe", instance, "ok");
+  co_return true;
 }
 
 void WsDaemon::crash_and_restart(DurationMs restart_after_ms) {

@@ -63,6 +63,9 @@ class WsDaemon {
   Task<RpcReply> dispose_workspace(std::string instance, bool backup);
   bool has_session(const std::string& instance) const;
 
+  // Scripted: the next wipe of an existing session fails (B10).
+  void arm_wipe_failure() { wipe_fail_armed_ = true; }
+
   // Scripted crash point (buggify-style): the daemon crashes right after DeleteWorkspace started
   // removing files (the B0 window of §5.4 step 8) and restarts `restart_after_ms` later.
   void arm_crash_during_delete(DurationMs restart_after_ms) {
@@ -89,7 +92,7 @@ class WsDaemon {
   // The disk operations (§5.3 step 4, §5.4 steps 6 and 8). Each step is an interleaving point.
   Task<bool> upload(const std::string& instance, const std::string& workspace_id);
   Task<void> delete_content(const std::string& instance);
-  Task<void> wipe_content(const std::string& instance);
+  Task<bool> wipe_content(const std::string& instance);  // false: the wipe failed.
   DurationMs draw_ms(DurationMs lo_ms, DurationMs hi_ms);
 
   GitpodWorld& world_;
@@ -104,6 +107,8 @@ class WsDaemon {
 
   FaultId backup_fault_ = 0;
   FaultId crash_fault_ = 0;
+  FaultId wipe_fault_ = 0;
+  bool wipe_fail_armed_ = false;
   std::optional<DurationMs> crash_restart_ms_;
   FaultId init_fault_ = 0;
   std::uint64_t backups_ = 0;
