@@ -13,13 +13,26 @@ namespace wsim::kube {
 
 namespace {
 
-// Whether `action` can happen to a request with `verb`. A Conflict needs a write that can
-// conflict: update, patch and delete (apply only when the rule names it explicitly).
-// Every other action can happen to any request, reads and watches included.
-bool applicable(const InterceptorRule& rule, Verb verb) {
+// Whether `action` can happen to `request`. A Conflict needs a write the real API server can
+// answer 409: an update (stale resourceVersion), a patch or delete carrying a precondition. A
+// merge patch or a delete without a precondition never conflicts in Kubernetes, so a fault point
+// must not invent one there; a rule that names the verb explicitly (a scripted "the next delete
+// of Namespace X answers Conflict") still applies. Every other action can happen to any request,
+// reads and watches included.
+bool applicable(const InterceptorRule& rule, const Request& request) {
   if (rule.action != FaultAction::kConflict) return true;
-  if (verb == Verb::kApply) return rule.match.verb == Verb::kApply;
-  return verb == Verb::kUpdate || verb == Verb::kPatch || verb == Verb::kDelete;
+  if (rule.match.verb && *rule.match.verb == request.verb) return true;
+  switch (request.verb) {
+    case Verb::kUpdate:
+      return true;
+    case Verb::kPatch:
+      return request.patch.precondition_resource_version.has_value();
+    case Verb::kDelete:
+      return request.delete_options.precondition_uid.has_value() ||
+             request.delete_options.precondition_resource_version.has_value();
+    default:
+      return false;
+  }
 }
 
 bool matches(const RequestMatch& match, const std::string& identity, const Request& request) {
@@ -65,7 +78,7 @@ std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(
   for (Rule& rule : rules) {
     const InterceptorRule& r = rule.rule;
     if (r.times >= 0 && rule.fired >= r.times) continue;
-    if (!matches(r.match, identity, request) || !applicable(r, request.verb)) continue;
+    if (!matches(r.match, identity, request) || !applicable(r, request)) continue;
     if (rule.fault) {
       if (!sim.faults().fires(*rule.fault, api_faults)) continue;
     }

@@ -43,8 +43,11 @@ TEST_F(ApiFaults, ConflictFaultAnswersUpdatesPatchesDeletesWithoutApplying) {
   EXPECT_EQ(run(client.update(changed)).status.code, Code::kConflict);
   MergePatch p;
   p.data["a"] = "3";
+  p.precondition_resource_version = cm.meta.resource_version;
   EXPECT_EQ(run(client.patch(ObjectRef::of(cm), p)).status.code, Code::kConflict);
-  EXPECT_EQ(run(client.remove(ObjectRef::of(cm))).code, Code::kConflict);
+  DeleteOptions guarded;
+  guarded.precondition_uid = cm.meta.uid;
+  EXPECT_EQ(run(client.remove(ObjectRef::of(cm), guarded)).code, Code::kConflict);
   EXPECT_EQ(api.current_resource_version(), rv) << "nothing was applied";
   EXPECT_TRUE(run(client.get(ObjectRef::of(cm))).ok()) << "reads cannot conflict";
   EXPECT_TRUE(run(client.create(make_configmap("ns", "other"))).ok()) << "creates neither";
@@ -52,6 +55,20 @@ TEST_F(ApiFaults, ConflictFaultAnswersUpdatesPatchesDeletesWithoutApplying) {
   EXPECT_EQ(last_conflict.verb, "delete");
   EXPECT_EQ(last_conflict.result, "Conflict");
   EXPECT_EQ(last_conflict.detail, "fault kube.api.conflict");
+}
+
+// Kubernetes never answers 409 to a merge patch or a delete without a precondition, so the
+// fault point must not invent one there (a model would be "caught" by an impossible answer).
+TEST_F(ApiFaults, ConflictFaultSparesWritesThatCannotConflict) {
+  Object cm = must_create(make_configmap("ns", "cm", {{"a", "1"}}));
+  force(kFaultConflict);
+  MergePatch plain;
+  plain.data["a"] = "4";
+  Result<Object> patched = run(client.patch(ObjectRef::of(cm), plain));
+  ASSERT_TRUE(patched.ok());
+  EXPECT_EQ(patched.value.data.at("a"), "4");
+  EXPECT_TRUE(run(client.remove(ObjectRef::of(cm))).ok());
+  EXPECT_EQ(api.peek(ObjectRef::of(cm)), nullptr);
 }
 
 TEST_F(ApiFaults, Error5xxAndThrottleAnswerWithoutApplying) {
@@ -141,7 +158,10 @@ TEST_F(ApiFaults, HealStopsEveryFaultIncludingScriptedRules) {
   InterceptorRule rule;
   rule.action = FaultAction::kThrottle;
   api.add_interceptor(rule);
-  EXPECT_EQ(run(client.remove(ObjectRef::of(cm))).code, Code::kConflict);
+  DeleteOptions guarded;
+  guarded.precondition_uid = cm.meta.uid;
+  EXPECT_EQ(run(client.remove(ObjectRef::of(cm), guarded)).code, Code::kConflict);
+  EXPECT_EQ(run(client.remove(ObjectRef::of(cm))).code, Code::kTooManyRequests);
   sim.faults().heal();
   EXPECT_TRUE(run(client.remove(ObjectRef::of(cm))).ok());
 }
