@@ -26,6 +26,7 @@
 #include "cli/wallclock.h"
 #include "sim/run/commands.h"
 #include "sim/run/duration.h"
+#include "sim/run/explain.h"
 #include "sim/run/verdict.h"
 
 #ifdef WSIM_HAVE_TOY
@@ -236,6 +237,18 @@ int main(int argc, char** argv) {
   hunt->add_flag("--keep-going", hunt_command.keep_going,
                  "do not stop at the first failure (one bundle per invariant)");
 
+  // explain
+  CLI::App* explain = app.add_subcommand(
+      "explain", "a short story of a failure bundle: the invariant, the events that matter, "
+                 "the state before and after");
+  wsim::run::ExplainCommand explain_command;
+  explain->add_option("bundle", explain_command.bundle, "failure bundle directory")->required();
+  explain->add_option("--html", explain_command.html, "also write the timeline diagram to FILE");
+  explain->add_flag("--verbose", explain_command.verbose,
+                    "append every event, unclipped, with its detail in full");
+  explain->add_flag("--original", explain_command.original,
+                    "explain the bundle itself even when BUNDLE-shrunk exists");
+
   // list
   CLI::App* list = app.add_subcommand("list", "systems, versions, invariants, actions, faults, "
                                               "probes");
@@ -283,6 +296,7 @@ int main(int argc, char** argv) {
     hunt_command.progress_tty = ::isatty(2) != 0;
     return wsim::run::cmd_hunt(hunt_command, std::cout, std::cerr);
   }
+  if (*explain) return wsim::run::cmd_explain(explain_command, std::cout, std::cerr);
   if (*list) return wsim::run::cmd_list(std::cout, std::cerr);
   if (*fingerprint) {
     if (!to_flags(fingerprint_options, fingerprint_command.flags, error)) {

@@ -10,6 +10,7 @@
 
 #include "sim/run/duration.h"
 #include "sim/run/report.h"
+#include "sim/run/timeline_html.h"
 
 namespace wsim::run {
 

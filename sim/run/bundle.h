@@ -7,7 +7,7 @@
 //     trace.txt           the same as aligned columns, culprit and violation marked
 //     verdict.json        verdict, invariant, message, seed, fingerprint, trace hash, events,
 //                         virtual time, swarm, liveness violations, final state
-//     timeline.html       a self-contained table of the events (no network)
+//     timeline.html       a self-contained sequence diagram of the run (timeline_html.h)
 //
 // written atomically: everything goes into <out>/.tmp-<name>, which is then rename()d to <name>
 // (an existing bundle of the same name is replaced). A bundle is never half-written, even when

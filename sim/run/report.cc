@@ -43,15 +43,30 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i) {
   return n;
 }
 
-// "0:02:03.456" (hours:minutes:seconds.milliseconds of virtual time): sortable, and readable for
-// runs of a few hours as well as a few seconds.
-std::string time_column(TimeMs ms) {
+}  // namespace
+
+// "1h02m03.456s", "2m03.456s", "3.456s": virtual time as the rest of wsim prints it, with the
+// milliseconds always shown so right-aligned columns line up.
+std::string format_trace_time(TimeMs ms) {
   char buffer[48];
   const long long t = ms < 0 ? 0 : static_cast<long long>(ms);
-  std::snprintf(buffer, sizeof buffer, "%lld:%02lld:%02lld.%03lld", t / 3'600'000,
-                t / 60'000 % 60, t / 1000 % 60, t % 1000);
+  const long long h = t / 3'600'000;
+  const long long m = t / 60'000 % 60;
+  const long long s = t / 1000 % 60;
+  const long long f = t % 1000;
+  if (h > 0) {
+    std::snprintf(buffer, sizeof buffer, "%lldh%02lldm%02lld.%03llds", h, m, s, f);
+  } else if (m > 0) {
+    std::snprintf(buffer, sizeof buffer, "%lldm%02lld.%03llds", m, s, f);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%lld.%03llds", s, f);
+  }
   return buffer;
 }
+
+namespace {
+
+std::string time_column(TimeMs ms) { return format_trace_time(ms); }
 
 std::string pad(std::string_view text, std::size_t width) {
   std::string out(text);
@@ -186,7 +201,8 @@ std::string render_trace_text(const System& system, const proto::Scenario& scena
   out << "# seed " << result.seed << ", " << system.name() << " "
       << describe_config(scenario, system) << ", fingerprint " << format_hash(result.fingerprint)
       << "\n";
-  out << "# >> the event after which the invariant was found violated; !! the verdict\n";
+  out << "# >> the event after which the invariant was found violated; !! the verdict; "
+         "<-- the event that violates the invariant\n";
   std::size_t w_time = 4;
   std::size_t w_actor = 5;
   std::size_t w_verb = 4;
@@ -203,6 +219,11 @@ std::string render_trace_text(const System& system, const proto::Scenario& scena
   time_header.insert(0, w_time - time_header.size(), ' ');
   out << "   " << time_header << "  " << pad("actor", w_actor) << "  " << pad("verb", w_verb)
       << "  " << pad("object", w_object) << "  " << pad("result", w_result) << "  detail\n";
+  // The event the "<-- violates" note goes on: the culprit of a safety violation, else the
+  // harness's violation event (liveness has no culprit).
+  const std::size_t violating = result.culprit_event     ? *result.culprit_event
+                                : result.violation_event ? *result.violation_event
+                                                         : result.trace.size();
   for (std::size_t i = 0; i < result.trace.size(); ++i) {
     const TraceEvent& e = result.trace[i];
     const char* mark = mark_of(result, i);
@@ -216,6 +237,7 @@ std::string render_trace_text(const System& system, const proto::Scenario& scena
                        pad(clip(one_line(e.object), 48), w_object) + "  " +
                        pad(clip(one_line(e.result), 20), w_result) + "  " + one_line(e.detail);
     while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (result.violation && i == violating) line += "  <-- violates " + result.violation->invariant_id;
     out << line << "\n";
   }
   if (result.trace.size() < result.trace_events) {
@@ -295,44 +317,6 @@ std::string render_verdict_json(const System& system, const proto::Scenario& sce
   out << (result.liveness.empty() ? "" : "\n  ") << "],\n";
   out << "  \"state\": " << json_string(result.state) << "\n";
   out << "}\n";
-  return out.str();
-}
-
-std::string render_timeline_html(const System& system, const proto::Scenario& scenario,
-                                 const RunResult& result) {
-  std::ostringstream out;
-  const std::string title = system.name() + " seed " + std::to_string(result.seed) + ": " +
-                            headline(system, scenario, result);
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
-      << html_escape(title) << "</title>\n<style>\n"
-      << "body{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;margin:1.5em}\n"
-      << "h1{font-size:16px} p{margin:.3em 0}\n"
-      << "table{border-collapse:collapse} th,td{padding:2px 8px;text-align:left;"
-         "vertical-align:top;border-bottom:1px solid #ddd}\n"
-      << "th{background:#f3f3f3;position:sticky;top:0} td.t{text-align:right;color:#555}\n"
-      << "tr.culprit{background:#fff3cd} tr.violation{background:#f8d7da;font-weight:bold}\n"
-      << "tr.wsim td{color:#0b5394}\n"
-      << "</style>\n</head>\n<body>\n";
-  out << "<h1>" << html_escape(title) << "</h1>\n";
-  if (result.violation) out << "<p>" << html_escape(result.violation->message) << "</p>\n";
-  if (result.verdict == Verdict::kHarnessError) {
-    out << "<p>" << html_escape(result.harness_error) << "</p>\n";
-  }
-  out << "<p>" << html_escape(describe_config(scenario, system)) << " &middot; fingerprint "
-      << format_hash(result.fingerprint) << " &middot; " << result.events << " events</p>\n";
-  out << "<table>\n<thead><tr><th>time</th><th>actor</th><th>verb</th><th>object</th>"
-         "<th>result</th><th>detail</th></tr></thead>\n<tbody>\n";
-  for (std::size_t i = 0; i < result.trace.size(); ++i) {
-    const TraceEvent& e = result.trace[i];
-    std::string css;
-    if (const char* mark = mark_of(result, i)) css = mark;
-    if (e.actor == "wsim") css += css.empty() ? "wsim" : " wsim";
-    out << "<tr" << (css.empty() ? "" : " class=\"" + css + "\"") << "><td class=\"t\">"
-        << time_column(e.time_ms) << "</td><td>" << html_escape(e.actor) << "</td><td>"
-        << html_escape(e.verb) << "</td><td>" << html_escape(e.object) << "</td><td>"
-        << html_escape(e.result) << "</td><td>" << html_escape(e.detail) << "</td></tr>\n";
-  }
-  out << "</tbody>\n</table>\n</body>\n</html>\n";
   return out.str();
 }
 

@@ -7,6 +7,7 @@
 
 #include "sim/proto/scenario.pb.h"
 #include "sim/run/driver.h"
+#include "sim/core/time.h"
 #include "sim/run/system.h"
 
 namespace wsim::run {
@@ -28,8 +29,9 @@ std::string render_trace_jsonl(const RunResult& result);
 // verdict.json (see bundle.h for the fields).
 std::string render_verdict_json(const System& system, const proto::Scenario& scenario,
                                 const RunResult& result);
-// timeline.html: a self-contained page (no network) with the verdict and a table of the events.
-std::string render_timeline_html(const System& system, const proto::Scenario& scenario,
-                                 const RunResult& result);
+// timeline.html: see timeline_html.h.
+
+// Virtual time as trace columns show it: "1h02m03.456s", "2m03.456s", "3.456s".
+std::string format_trace_time(TimeMs ms);
 
 }  // namespace wsim::run

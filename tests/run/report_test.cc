@@ -1,5 +1,6 @@
 // Reports: JSON escaping, the aligned text trace with its marks, the HTML table.
 #include "sim/run/report.h"
+#include "sim/run/timeline_html.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -72,7 +73,8 @@ TEST(ReportTest, TextTraceIsAlignedAndMarked) {
   }
   EXPECT_EQ(culprits, 1u);
   EXPECT_EQ(verdicts, 1u);
-  EXPECT_THAT(text, HasSubstr("   0:00:00.001  "));
+  EXPECT_THAT(text, HasSubstr("   0.001s  "));
+  EXPECT_THAT(text, HasSubstr("  <-- violates selftest.S1\n"));
 }
 
 TEST(ReportTest, JsonlHasOneValidObjectPerEvent) {
@@ -106,8 +108,8 @@ TEST(ReportTest, VerdictJsonAndTimeline) {
   EXPECT_THAT(json, HasSubstr("\"virtual_time_ms\": " + std::to_string(result.end_ms)));
   const std::string html = render_timeline_html(*loaded.system, loaded.scenario, result);
   EXPECT_THAT(html, HasSubstr("<!DOCTYPE html>"));
-  EXPECT_THAT(html, HasSubstr("class=\"violation wsim\""));
-  EXPECT_THAT(html, HasSubstr("class=\"culprit\""));
+  EXPECT_THAT(html, HasSubstr("class=\"ev violation\""));
+  EXPECT_THAT(html, HasSubstr("class=\"ev culprit"));
   EXPECT_THAT(html, Not(HasSubstr("http")));  // Self-contained: nothing fetched.
 }
 
