@@ -469,13 +469,16 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
     out << "\n" << loaded.system->name() << ": " << result.runs << " runs in "
         << format_duration_ms(static_cast<DurationMs>(result.seconds * 1000)) << " ("
         << rate(result) << " runs/s), " << result.failures
-        << (result.failures == 1 ? " failing run" : " failing runs") << "\n";
+        << (result.failures == 1 ? " failing run" : " failing runs")
+        << (result.interrupted ? " (interrupted)" : "") << "\n";
     print_findings(out, result);
     out << render_probe_coverage(result.probes);
     if (code == kExitPass) code = result.exit_code();
+    const bool interrupted = result.interrupted;
     rows.push_back(HuntRow{loaded.system->name(),
                            describe_versions(loaded.scenario, *loaded.system),
                            std::move(result)});
+    if (interrupted) break;  // Ctrl-C ends the whole hunt, not just this system's part.
   }
 
   if (rows.size() > 1) {

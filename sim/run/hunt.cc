@@ -33,6 +33,12 @@ constexpr double kStopGraceSeconds = 30.0;
 
 void on_worker_stop(int) { g_worker_stop = 1; }
 
+// Ctrl-C in the parent: stop the workers, re-run what was found, print the summary. The handler
+// resets itself, so a second Ctrl-C ends the hunt at once.
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void on_interrupt(int) { g_interrupted = 1; }
+
 bool write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
@@ -62,6 +68,9 @@ std::string token(std::string_view text) {
   action.sa_handler = on_worker_stop;
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGTERM, &action, nullptr);
+  // Ctrl-C reaches the whole process group: the parent decides, workers wait for its SIGTERM
+  // (dying here would look like a harness crash).
+  ::signal(SIGINT, SIG_IGN);
   proto::Scenario scenario = options.scenario;
   RunOptions run_options;
   run_options.events_max = options.events_max;
@@ -221,6 +230,14 @@ HuntResult hunt(const HuntOptions& options) {
     if (!options.keep_going) stop_all();
   };
 
+  g_interrupted = 0;
+  struct sigaction interrupt {};
+  struct sigaction previous_interrupt {};
+  interrupt.sa_handler = on_interrupt;
+  interrupt.sa_flags = SA_RESETHAND;
+  sigemptyset(&interrupt.sa_mask);
+  ::sigaction(SIGINT, &interrupt, &previous_interrupt);
+
   for (std::size_t j = 0; j < workers.size(); ++j) spawn(j, j);
 
   double last_progress = started;
@@ -316,6 +333,10 @@ HuntResult hunt(const HuntOptions& options) {
         if (!stopping && (!options.runs || next < *options.runs)) spawn(owner[k], next);
       }
     }
+    if (!stopping && g_interrupted) {
+      result.interrupted = true;
+      stop_all();
+    }
     if (!stopping && options.clock.deadline_reached && options.clock.deadline_reached()) {
       result.deadline_reached = true;
       stop_all();
@@ -330,6 +351,7 @@ HuntResult hunt(const HuntOptions& options) {
     }
     print_progress(false);
   }
+  ::sigaction(SIGINT, &previous_interrupt, nullptr);
   result.seconds = elapsed() - started;
   print_progress(true);
   for (auto& [name, probe] : probes) result.probes.push_back(std::move(probe));

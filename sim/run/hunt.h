@@ -66,6 +66,7 @@ struct HuntResult {
   std::uint64_t failures = 0;
   double seconds = 0;
   bool deadline_reached = false;
+  bool interrupted = false;       // Stopped by Ctrl-C (SIGINT).
   std::vector<Finding> findings;  // One per (verdict, invariant), in the order first seen.
   // Hits summed over every run, by name; every declared probe is listed, reached or not.
   std::vector<Probe> probes;

@@ -3,6 +3,7 @@
 // callback, probe coverage.
 #include "sim/run/hunt.h"
 
+#include <csignal>
 #include <filesystem>
 #include <sstream>
 
@@ -127,6 +128,22 @@ TEST(HuntTest, TimeBudgetComesFromTheClockCallback) {
   EXPECT_TRUE(result.deadline_reached);
   EXPECT_GE(result.runs, 1u);
   EXPECT_TRUE(result.findings.empty());
+}
+
+TEST(HuntTest, CtrlCStopsTheHuntWithoutCrashReports) {
+  HuntOptions options = options_for("selftest { }\n", testing::scratch_dir("hunt-interrupt"));
+  options.jobs = 2;
+  int polls = 0;
+  // Ctrl-C (SIGINT to the parent) on the third poll; no budget otherwise.
+  options.clock.deadline_reached = [&polls] {
+    if (++polls == 3) std::raise(SIGINT);
+    return false;
+  };
+  const HuntResult result = hunt(options);
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_FALSE(result.deadline_reached);
+  EXPECT_TRUE(result.findings.empty());  // Stopped workers are not crashes.
+  EXPECT_GE(result.runs, 1u);
 }
 
 }  // namespace
