@@ -25,6 +25,9 @@
 
 #include "cli/wallclock.h"
 #include "sim/run/commands.h"
+#include "sim/run/corpus.h"
+#include "sim/run/fuzz_targets.h"
+#include "sim/run/shrink.h"
 #include "sim/run/duration.h"
 #include "sim/run/explain.h"
 #include "sim/run/verdict.h"
@@ -215,6 +218,32 @@ int main(int argc, char** argv) {
   replay->add_flag("--ignore-expect", replay_command.ignore_expect,
                    "exit with the raw verdict, ignoring the scenario's expectations");
   replay->add_option("--max-events", replay_command.events_max, "event budget of one run");
+  std::string replay_fuzz_target;
+  replay->add_option("--fuzz-target", replay_fuzz_target,
+                     "path is a raw libFuzzer input (crash-<sha1>) of this fuzz/ target: run it "
+                     "and write a full bundle");
+
+  // shrink
+  CLI::App* shrink = app.add_subcommand(
+      "shrink", "minimal failing run with the same invariant (choices and scripted events)");
+  wsim::run::ShrinkCommand shrink_command;
+  shrink->add_option("bundle", shrink_command.bundle, "failure bundle directory")->required();
+  shrink->add_option("-o,--out", shrink_command.out, "shrunk bundle directory (default "
+                                                     "BUNDLE-shrunk)");
+  shrink->add_option("--max-runs", shrink_command.max_runs, "candidate runs (default 2000)");
+  shrink->add_option("--max-events", shrink_command.events_max, "event budget of one run");
+
+  // corpus add
+  CLI::App* corpus = app.add_subcommand("corpus", "the regression corpus (corpus/regressions)");
+  corpus->require_subcommand(1);
+  CLI::App* corpus_add = corpus->add_subcommand(
+      "add", "turn a failure bundle into corpus/regressions/<system>/<id>-<slug>.textproto");
+  wsim::run::CorpusAddCommand corpus_add_command;
+  corpus_add->add_option("bundle", corpus_add_command.bundle, "failure bundle directory")
+      ->required();
+  corpus_add->add_option("--name", corpus_add_command.name, "slug of the file name");
+  corpus_add->add_option("--corpus", corpus_add_command.corpus_dir,
+                         "corpus directory (default corpus/regressions)");
 
   // hunt
   CLI::App* hunt = app.add_subcommand(
@@ -277,7 +306,13 @@ int main(int argc, char** argv) {
     run_command.out_dir_given = run_out->count() > 0;
     return wsim::run::cmd_run(run_command, std::cout, std::cerr);
   }
-  if (*replay) return wsim::run::cmd_replay(replay_command, std::cout, std::cerr);
+  if (*replay) {
+    if (!replay_fuzz_target.empty()) {
+      return wsim::run::cmd_replay_fuzz_input(replay_fuzz_target, replay_command, std::cout,
+                                              std::cerr);
+    }
+    return wsim::run::cmd_replay(replay_command, std::cout, std::cerr);
+  }
   if (*hunt) {
     if (!to_flags(hunt_options, hunt_command.flags, error)) {
       std::cerr << "wsim hunt: " << error << "\n";
@@ -296,6 +331,8 @@ int main(int argc, char** argv) {
     hunt_command.progress_tty = ::isatty(2) != 0;
     return wsim::run::cmd_hunt(hunt_command, std::cout, std::cerr);
   }
+  if (*corpus_add) return wsim::run::cmd_corpus_add(corpus_add_command, std::cout, std::cerr);
+  if (*shrink) return wsim::run::cmd_shrink(shrink_command, std::cout, std::cerr);
   if (*explain) return wsim::run::cmd_explain(explain_command, std::cout, std::cerr);
   if (*list) return wsim::run::cmd_list(std::cout, std::cerr);
   if (*fingerprint) {

@@ -66,8 +66,9 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
                       const RunOptions& options) {
   RunResult result;
   result.seed = scenario.seed();
-  ChoiceSource choices = options.tape ? ChoiceSource::from_tape(*options.tape)
-                                      : ChoiceSource::from_seed(scenario.seed());
+  ChoiceSource choices = options.tape    ? ChoiceSource::from_tape(*options.tape)
+                         : options.bytes ? ChoiceSource::from_bytes(*options.bytes)
+                                         : ChoiceSource::from_seed(scenario.seed());
   choices.set_recording(options.record_choices);
   Sim sim(std::move(choices));
   assert_context().seed = scenario.seed();
@@ -82,7 +83,10 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
 
   std::ostream* log = options.log;
   if (log != nullptr) {
-    *log << "SEED=" << scenario.seed() << (options.tape ? " (replaying a choice record)" : "")
+    *log << "SEED=" << scenario.seed()
+         << (options.tape    ? " (replaying a choice record)"
+             : options.bytes ? " (choices from a fuzzer input)"
+                             : "")
          << "\n";
     *log << "system " << system.name() << ": " << describe_config(scenario, system) << "\n";
     *log << "phases: fault " << format_duration_ms(scenario.fault_phase_ms()) << ", settle "

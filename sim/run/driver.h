@@ -32,6 +32,9 @@ inline constexpr std::uint64_t kDefaultEventsMax = 50'000'000;
 struct RunOptions {
   // Replays these choices (a recorded run) instead of drawing from the scenario's seed.
   std::optional<std::vector<std::uint64_t>> tape;
+  // Or draws every choice from these bytes (a libFuzzer input: ChoiceSource::from_bytes; past
+  // the end every choice is 0). Ignored when `tape` is set.
+  std::optional<std::vector<std::uint8_t>> bytes;
   bool record_choices = false;  // Keep the choice record (choices.bin of a bundle).
   bool keep_trace = false;      // Keep the trace events (not only their hash).
   std::ostream* log = nullptr;  // Banner (seed, swarm), phases and verdict; null = quiet.

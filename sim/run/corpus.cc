@@ -1,0 +1,192 @@
+#include "sim/run/corpus.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+
+#include "sim/run/bundle.h"
+#include "sim/run/commands.h"
+#include "sim/run/driver.h"
+#include "sim/run/expect.h"
+#include "sim/run/scenario.h"
+
+namespace wsim::run {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slugify(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_';
+    if (ok) {
+      out += c;
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.substr(0, 60);
+}
+
+// Writes `text` to `path` through a temporary file in the same directory: never half-written.
+// Fails if `path` exists.
+bool write_new_file_atomically(const fs::path& path, const std::string& text, std::string& error) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    error = path.string() + " already exists (choose another --name)";
+    return false;
+  }
+  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp");
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error = tmp.string() + ": cannot create: " + std::strerror(errno);
+    return false;
+  }
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = tmp.string() + ": write failed: " + std::strerror(errno);
+      ::close(fd);
+      fs::remove(tmp, ec);
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    error = tmp.string() + ": cannot flush: " + std::strerror(errno);
+    fs::remove(tmp, ec);
+    return false;
+  }
+  // link() fails if the target exists, so two concurrent adds cannot overwrite each other.
+  if (::link(tmp.c_str(), path.c_str()) != 0) {
+    error = path.string() + ": cannot create: " + std::strerror(errno);
+    fs::remove(tmp, ec);
+    return false;
+  }
+  fs::remove(tmp, ec);
+  return true;
+}
+
+std::string invariant_of(const RunResult& result) {
+  return result.violation ? result.violation->invariant_id : "";
+}
+
+}  // namespace
+
+std::string corpus_stem(const std::string& invariant, std::uint64_t seed, const std::string& slug) {
+  std::string short_id = invariant.substr(invariant.find('.') == std::string::npos
+                                              ? 0
+                                              : invariant.find('.') + 1);
+  return slugify(short_id) + "-s" + std::to_string(seed) + "-" +
+         (slug.empty() ? std::string("regression") : slugify(slug));
+}
+
+int cmd_corpus_add(const CorpusAddCommand& command, std::ostream& out, std::ostream& err) {
+  Bundle bundle;
+  std::string error;
+  if (!read_bundle(command.bundle, bundle, error) || !validate_scenario(bundle.scenario, error)) {
+    err << "wsim corpus add: " << error << "\n";
+    return kExitUsage;
+  }
+  const System& system = *bundle.scenario.system;
+  proto::Scenario scenario = bundle.scenario.scenario;
+  scenario.clear_expect();
+
+  // 1. From the seed alone.
+  const RunResult result = execute_run(system, scenario, RunOptions{});
+  const std::string invariant = invariant_of(result);
+  if (result.verdict != Verdict::kSafety && result.verdict != Verdict::kLiveness) {
+    err << "wsim corpus add: " << command.bundle << ": its scenario run from seed "
+        << scenario.seed() << " gives " << verdict_name(result.verdict)
+        << ", so the failure only reproduces through the bundle's choices.bin (a fuzzer input "
+           "or a shrunk bundle). A corpus file has no choice record: write a scripted scenario "
+           "(scripted_only: true, events {...}) from the bundle's external events (shrink.txt, "
+           "trace.txt) and add that file by hand.\n";
+    return kExitUsage;
+  }
+  if (!bundle.invariant.empty() && bundle.invariant != invariant) {
+    err << "wsim corpus add: " << command.bundle << ": run from its seed it violates " << invariant
+        << ", the bundle recorded " << bundle.invariant
+        << " (the bundle is from a choice record, or the code changed)\n";
+    return kExitUsage;
+  }
+
+  // 2. Expectations: the bundle's versions fail; the latest versions give what they give.
+  proto::Expectation* failing = scenario.add_expect();
+  for (const VersionAxis& axis : system.axes()) {
+    std::string value;
+    if (config_value(scenario, system, axis.field, value)) (*failing->mutable_when())[axis.field] = value;
+  }
+  failing->set_verdict(to_proto(result.verdict));
+  failing->set_invariant(invariant);
+
+  LoadedScenario latest;
+  latest.scenario = scenario;
+  latest.scenario.clear_expect();
+  latest.system = &system;
+  bool latest_differs = false;
+  proto::Expectation latest_expect;
+  for (const VersionAxis& axis : system.axes()) {
+    std::string value;
+    if (!config_value(scenario, system, axis.field, value) || value == axis.latest) continue;
+    if (!set_field(latest, axis.field, axis.latest, "--" + axis.field, error)) continue;
+    latest_differs = true;
+    (*latest_expect.mutable_when())[axis.field] = axis.latest;
+  }
+  std::string latest_note;
+  if (latest_differs && validate_scenario(latest, error)) {
+    const RunResult fixed = execute_run(system, latest.scenario, RunOptions{});
+    latest_expect.set_verdict(to_proto(fixed.verdict));
+    if (fixed.violation) latest_expect.set_invariant(fixed.violation->invariant_id);
+    if (fixed.verdict == Verdict::kPass || fixed.violation) {
+      *scenario.add_expect() = latest_expect;
+      latest_note = std::string("latest versions: ") + verdict_name(fixed.verdict) +
+                    (fixed.violation ? " " + fixed.violation->invariant_id : "");
+    }
+  } else if (latest_differs) {
+    latest_note = "latest versions not checked: " + error;
+  }
+
+  const std::string slug = command.name.empty() ? std::string("regression") : command.name;
+  if (scenario.name().empty() || scenario.name().rfind("fuzz-", 0) == 0) scenario.set_name(slug);
+  if (scenario.description().empty()) {
+    scenario.set_description("found by wsim (bundle " +
+                             fs::path(command.bundle).lexically_normal().filename().string() +
+                             "): " + (result.violation ? result.violation->message : ""));
+  }
+
+  // 3. The file.
+  const fs::path dir = fs::path(command.corpus_dir) / system.name();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path path = dir / (corpus_stem(invariant, scenario.seed(), slug) + ".textproto");
+  std::string text = "# " + std::string(verdict_name(result.verdict)) + " " + invariant + " on " +
+                     describe_versions(scenario, system) + ", seed " +
+                     std::to_string(scenario.seed()) + "; added by `wsim corpus add " +
+                     command.bundle + "`\n";
+  if (result.violation) text += "# " + result.violation->object + ": " + result.violation->message + "\n";
+  if (!latest_note.empty()) text += "# " + latest_note + "\n";
+  text += scenario_to_text(scenario);
+  if (!write_new_file_atomically(path, text, error)) {
+    err << "wsim corpus add: " << error << "\n";
+    return kExitUsage;
+  }
+  out << "added " << path.string() << "\n"
+      << "  " << verdict_name(result.verdict) << " " << invariant << " on "
+      << describe_versions(scenario, system) << "\n";
+  if (!latest_note.empty()) out << "  " << latest_note << "\n";
+  out << "ctest replays it (corpus_replay_test); check it with:\n  scripts/wsim run --scenario "
+      << shell_quote(path.string()) << "\n";
+  return kExitPass;
+}
+
+}  // namespace wsim::run

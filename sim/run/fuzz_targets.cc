@@ -1,0 +1,164 @@
+#include "sim/run/fuzz_targets.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "sim/run/bundle.h"
+#include "sim/run/duration.h"
+
+namespace wsim::run {
+
+namespace {
+
+// Shorter phases than the systems' defaults: one execution must cost milliseconds. The gitlab
+// full-sync interval shrinks with them so the settle (3 full + 10 partial intervals) still spans
+// several FULL cycles, which L2 (limbo across FULL cycles) needs.
+const std::vector<std::pair<std::string, std::string>> kGitlabFast = {
+    {"fault_phase_ms", "20m"}, {"full_interval_ms", "10m"}};
+const std::vector<std::pair<std::string, std::string>> kGitpodFast = {
+    {"fault_phase_ms", "30m"}, {"settle_ms", "40m"}};
+
+// The toy's actors think 30 ms at least: a 2 min fault phase is ~360 000 events.
+const std::vector<std::pair<std::string, std::string>> kToyFast = {{"fault_phase_ms", "10s"}};
+
+std::vector<std::pair<std::string, std::string>> with(
+    std::vector<std::pair<std::string, std::string>> base,
+    std::vector<std::pair<std::string, std::string>> more) {
+  for (auto& field : more) base.push_back(std::move(field));
+  return base;
+}
+
+std::vector<FuzzTarget> make_targets() {
+  std::vector<FuzzTarget> targets = {
+      {"gitlab_limbo_canary", true, "gitlab",
+       with({{"agent", "A0a"}, {"rails", "R1"}}, kGitlabFast), {"gitlab.L1", "gitlab.L2"}, {},
+       "gitlab#411205 (seed 000): corpus/regressions/gitlab/limbo-411205.textproto"},
+      {"gitlab_guard", false, "gitlab",
+       with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "unique"}}, kGitlabFast), {},
+       {}, "latest agent and Rails, unique namespaces"},
+      {"gitlab_shared_guard", false, "gitlab",
+       with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "shared"}}, kGitlabFast), {},
+       {}, "latest agent and Rails, one shared namespace (gitlab#519260)"},
+      // Every fix but #20372: B9, an ever-ready workspace rejected by the kubelet gets
+      // PodRejected (S3). Not "fixes: none": that trips S2 with an empty input, testing nothing.
+      {"gitpod_canary", true, "gitpod",
+       with({{"manager", "mk2"}, {"fixes", "16622,16997,17599,19411,20243,20382"}}, kGitpodFast),
+       {"gitpod.S3"}, {},
+       "B9 #20243 without #20372 "
+       "(corpus/regressions/gitpod/reject-after-ready-20243-without-20372.textproto)"},
+      {"gitpod_guard", false, "gitpod", with({{"manager", "mk2"}}, kGitpodFast), {},
+       // B2 (corpus/gitpod-findings.md): a failed PodStarts patch resurrects a stopped
+       // workspace (S5), or re-creates a rejected pod at once (S4). Confirmed on latest mk2.
+       {"gitpod.S4", "gitpod.S5"}, "latest mk2 with every fix; B2 known (S4/S5)"},
+      {"toy_canary", true, "toy", with({{"version", "buggy"}}, kToyFast), {"toy.S1"}, {},
+       "planted lost update (model/toy/toy.h)"},
+      {"toy_guard", false, "toy", with({{"version", "T1"}}, kToyFast), {}, {},
+       "toy T1 (correct)"},
+  };
+  std::sort(targets.begin(), targets.end(),
+            [](const FuzzTarget& a, const FuzzTarget& b) { return a.name < b.name; });
+  return targets;
+}
+
+}  // namespace
+
+const std::vector<FuzzTarget>& fuzz_targets() {
+  static const std::vector<FuzzTarget> targets = make_targets();
+  return targets;
+}
+
+const FuzzTarget* find_fuzz_target(const std::string& name) {
+  for (const FuzzTarget& target : fuzz_targets()) {
+    if (target.name == name) return &target;
+  }
+  return nullptr;
+}
+
+bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std::string& error) {
+  if (!scenario_for_system(target.system, loaded, error)) return false;
+  loaded.scenario.set_name("fuzz-" + target.name);
+  loaded.scenario.set_description("libFuzzer target " + target.name + " (" +
+                                  (target.canary ? "canary" : "guard") + "): " +
+                                  target.reference);
+  for (const auto& [field, value] : target.fields) {
+    if (!set_field(loaded, field, value, "fuzz target " + target.name, error)) return false;
+  }
+  return validate_scenario(loaded, error);
+}
+
+RunOptions fuzz_run_options(std::span<const std::uint8_t> bytes) {
+  RunOptions options;
+  options.bytes = std::vector<std::uint8_t>(bytes.begin(), bytes.end());
+  options.events_max = kFuzzEventsMax;
+  return options;
+}
+
+bool fuzz_finding(const FuzzTarget& target, const RunResult& result) {
+  if (result.verdict == Verdict::kHarnessError) return true;
+  if (result.verdict != Verdict::kSafety && result.verdict != Verdict::kLiveness) return false;
+  const std::string id = result.violation ? result.violation->invariant_id : "";
+  return std::find(target.known.begin(), target.known.end(), id) == target.known.end();
+}
+
+int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& command,
+                          std::ostream& out, std::ostream& err) {
+  const FuzzTarget* target = find_fuzz_target(target_name);
+  if (target == nullptr) {
+    std::string names;
+    for (const FuzzTarget& t : fuzz_targets()) names += (names.empty() ? "" : ", ") + t.name;
+    err << "wsim replay: unknown fuzz target '" << target_name << "' (targets: " << names << ")\n";
+    return kExitUsage;
+  }
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(command.path, ec);
+  if (ec || std::filesystem::is_directory(command.path, ec)) {
+    err << "wsim replay: " << command.path << ": not a readable file\n";
+    return kExitUsage;
+  }
+  if (size > kFuzzInputBytesMax) {
+    err << "wsim replay: " << command.path << ": " << size << " bytes, more than the "
+        << kFuzzInputBytesMax << " a fuzzer input may have\n";
+    return kExitUsage;
+  }
+  std::ifstream in(command.path, std::ios::binary);
+  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in),
+                                        std::istreambuf_iterator<char>()};
+  if (!in.good() && !in.eof()) {
+    err << "wsim replay: " << command.path << ": read error\n";
+    return kExitUsage;
+  }
+  LoadedScenario loaded;
+  std::string error;
+  if (!fuzz_target_scenario(*target, loaded, error)) {
+    err << "wsim replay: fuzz target " << target->name << ": " << error << "\n";
+    return kExitUsage;
+  }
+  out << "fuzz target " << target->name << " (" << (target->canary ? "canary" : "guard")
+      << "), input " << command.path << " (" << bytes.size() << " bytes)\n";
+  RunOptions options = fuzz_run_options(bytes);
+  options.record_choices = true;
+  options.keep_trace = true;
+  options.log = &out;
+  options.events_max = std::min(options.events_max, command.events_max);
+  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  if (result.verdict != Verdict::kPass) {
+    if (result.violation && !fuzz_finding(*target, result)) {
+      out << "known bug of this target (" << result.violation->invariant_id
+          << "): the target does not report it\n";
+    }
+    std::string bundle;
+    if (write_bundle(command.out_dir, *loaded.system, loaded.scenario, result, bundle, error)) {
+      out << "bundle " << bundle << "\n"
+          << "reproduce with:\n  scripts/wsim replay " << shell_quote(bundle) << "\n"
+          << "  scripts/wsim replay --fuzz-target " << target->name << " "
+          << shell_quote(command.path) << "\n";
+    } else {
+      err << "wsim replay: cannot write the failure bundle: " << error << "\n";
+    }
+  }
+  return exit_code(result.verdict);
+}
+
+}  // namespace wsim::run

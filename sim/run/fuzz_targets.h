@@ -1,0 +1,67 @@
+// The libFuzzer targets of fuzz/ as data (design.md §7), shared by the targets themselves and by
+// `wsim replay --fuzz-target NAME FILE`, so a crash file replays into a full failure bundle with
+// exactly the scenario the target ran.
+//
+// A target's input bytes are the choice stream of one run (ChoiceSource::from_bytes): the first
+// bytes draw the fault swarm (stream "swarm" is the first one a run uses), the rest the workload,
+// latencies and faults; past the end every choice is 0, "nothing more happens". Coverage guidance
+// therefore steers swarm configuration and interleavings directly.
+//
+//   canary  a historical buggy version: the target MUST find its bug within the CI budget
+//           (scripts/fuzz pr fails if it does not: the pipeline is broken);
+//   guard   the current versions: any violation is a new bug, except the invariants listed in
+//           `known` (bugs that are confirmed, documented and not fixed upstream).
+//
+// Phases are shortened (and the gitlab full-sync interval with them) so one execution stays cheap.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/run/commands.h"
+#include "sim/run/driver.h"
+#include "sim/run/scenario.h"
+
+namespace wsim::run {
+
+struct FuzzTarget {
+  std::string name;         // [A-Za-z0-9_]; the binary is fuzz/<name>.
+  bool canary = false;
+  std::string system;
+  std::vector<std::pair<std::string, std::string>> fields;  // set_field(path, value)
+  std::vector<std::string> bugs;   // canary: the invariant ids the planted/historical bug trips.
+  std::vector<std::string> known;  // guard: confirmed open bugs that do not fail the target.
+  std::string reference;           // Where the bug / the versions are described.
+};
+
+// Every target, in name order.
+const std::vector<FuzzTarget>& fuzz_targets();
+const FuzzTarget* find_fuzz_target(const std::string& name);
+
+// The validated scenario of a target (seed 0, the system registered beforehand).
+bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std::string& error);
+
+// Options for one fuzzing execution of `bytes`: no recording, no trace, a small event budget.
+inline constexpr std::uint64_t kFuzzEventsMax = 2'000'000;
+RunOptions fuzz_run_options(std::span<const std::uint8_t> bytes);
+
+// True when `result` is a finding of `target`: a safety or liveness violation not in `known`, or
+// a harness error (an event budget hit is a livelock worth keeping).
+bool fuzz_finding(const FuzzTarget& target, const RunResult& result);
+
+// Hard cap of a fuzzer input read by `wsim replay --fuzz-target` (the targets' max_len is far
+// smaller).
+inline constexpr std::size_t kFuzzInputBytesMax = 1u << 20;
+
+// `wsim replay --fuzz-target NAME FILE`: runs the raw libFuzzer input FILE (a crash-<sha1>, or any
+// corpus file) through target NAME with recording and trace on, prints the run, and writes a
+// failure bundle for any violation (also for `known` ones) into command.out_dir. The bundle's
+// choices.bin is the run's choice record, so `wsim replay BUNDLE` and `wsim shrink BUNDLE` work
+// on it like on any hunted failure. Returns the verdict's exit code.
+int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& command,
+                          std::ostream& out, std::ostream& err);
+
+}  // namespace wsim::run
