@@ -429,6 +429,10 @@ void draw_row(std::string& out, const Page& page, const Row& row, int y) {
   }
   if (auto message = message_of(e)) arrow(out, message->first, message->second, mid, row.fault, lost);
   const int x = lane_x(lane);
+  if (row.first == page.violating && !page.violates.empty()) {
+    out += "<text class=\"vt\" x=\"" + num(x - 12) + "\" y=\"" + num(base) + "\">violates " +
+           html_escape(page.violates) + "</text>";
+  }
   if (violation) {
     out += "<path class=\"vm\" d=\"M" + num(x) + " " + num(mid - 7) + "l7 7l-7 7l-7 -7z\"/>";
   } else if (row.kind == RowKind::kRepeat) {
@@ -506,6 +510,7 @@ svg{display:block}
 .vl{stroke:#d00;stroke-width:1;stroke-dasharray:2 2}
 .vm{fill:#d00}
 .vn{fill:#d00;font-weight:bold}
+.vt{fill:#d00;font-weight:bold;text-anchor:end;paint-order:stroke;stroke:#f8d7da;stroke-width:4px}
 .gap rect{fill:#f0f4fa}.gap line{stroke:#7a93b8;stroke-dasharray:6 4}.gap text{fill:#3d5a85;font-style:italic}
 .eli rect{fill:#f6f0e6}.eli line{stroke:#b08a4a;stroke-dasharray:1 3}.eli text{fill:#7a5a20;font-style:italic}
 .bR{fill:#8fd18a}.bS{fill:#bbb}.bT{fill:#a98bd6}
