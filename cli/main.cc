@@ -233,6 +233,15 @@ int main(int argc, char** argv) {
   shrink->add_option("--max-runs", shrink_command.max_runs, "candidate runs (default 2000)");
   shrink->add_option("--max-events", shrink_command.events_max, "event budget of one run");
 
+  // fuzz-seeds (hidden): seed inputs of a fuzz target from passing seed runs.
+  CLI::App* fuzz_seeds = app.add_subcommand("fuzz-seeds", "fuzzer inputs from passing seed runs");
+  fuzz_seeds->group("");
+  wsim::run::FuzzSeedsCommand fuzz_seeds_command;
+  fuzz_seeds->add_option("--fuzz-target", fuzz_seeds_command.target, "fuzz target")->required();
+  fuzz_seeds->add_option("--seeds", fuzz_seeds_command.seeds, "seed range A..B (default 0..19)");
+  fuzz_seeds->add_option("--out", fuzz_seeds_command.out_dir, "output directory")->required();
+  fuzz_seeds->add_option("--max-bytes", fuzz_seeds_command.max_bytes, "cut inputs (default 4096)");
+
   // corpus add
   CLI::App* corpus = app.add_subcommand("corpus", "the regression corpus (corpus/regressions)");
   corpus->require_subcommand(1);
@@ -331,6 +340,7 @@ int main(int argc, char** argv) {
     hunt_command.progress_tty = ::isatty(2) != 0;
     return wsim::run::cmd_hunt(hunt_command, std::cout, std::cerr);
   }
+  if (*fuzz_seeds) return wsim::run::cmd_fuzz_seeds(fuzz_seeds_command, std::cout, std::cerr);
   if (*corpus_add) return wsim::run::cmd_corpus_add(corpus_add_command, std::cout, std::cerr);
   if (*shrink) return wsim::run::cmd_shrink(shrink_command, std::cout, std::cerr);
   if (*explain) return wsim::run::cmd_explain(explain_command, std::cout, std::cerr);

@@ -64,4 +64,19 @@ inline constexpr std::size_t kFuzzInputBytesMax = 1u << 20;
 int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& command,
                           std::ostream& out, std::ostream& err);
 
+// The fuzzer input that makes the bytes backend hand out exactly the values of `record` (each
+// value little-endian in as many bytes as its bound needs), cut at `max_bytes`.
+std::vector<std::uint8_t> bytes_of_record(const std::vector<Choice>& record, std::size_t max_bytes);
+
+// `wsim fuzz-seeds --fuzz-target NAME --seeds A..B --out DIR` (hidden): the target's scenario run
+// from each seed; the runs that PASS (so a canary must still find its bug by mutation) are
+// written as fuzzer inputs DIR/seed-<n>. corpus/fuzz/<target>/ starts from these.
+struct FuzzSeedsCommand {
+  std::string target;
+  std::string seeds = "0..19";
+  std::string out_dir;
+  std::size_t max_bytes = 4096;
+};
+int cmd_fuzz_seeds(const FuzzSeedsCommand& command, std::ostream& out, std::ostream& err);
+
 }  // namespace wsim::run

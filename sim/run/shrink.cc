@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
-#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -178,13 +177,32 @@ class Shrinker {
 
 std::vector<TraceEvent> external_events(const System& system,
                                         const std::vector<TraceEvent>& trace) {
-  std::set<std::string> actors;
-  for (const ActionInfo& action : system.actions()) actors.insert(action.actor);
+  // (actor, action) of the catalog; a trace event matches when its actor (up to '/') is the
+  // actor and its verb is the action, the action's first word ("delete" of delete_namespace), or
+  // the action with a suffix ("start-reply" of start).
+  const std::vector<ActionInfo> catalog = system.actions();
+  auto matches = [&](const TraceEvent& event) {
+    const std::string actor = event.actor.substr(0, event.actor.find('/'));
+    for (const ActionInfo& info : catalog) {
+      if (info.actor != actor) continue;
+      const std::string& action = info.action;
+      const std::string& verb = event.verb;
+      if (verb == action) return true;
+      if (action.size() > verb.size() && action.compare(0, verb.size(), verb) == 0 &&
+          action[verb.size()] == '_') {
+        return true;
+      }
+      if (verb.size() > action.size() && verb.compare(0, action.size(), action) == 0 &&
+          verb[action.size()] == '-') {
+        return true;
+      }
+    }
+    return false;
+  };
   std::vector<TraceEvent> out;
   for (const TraceEvent& event : trace) {
     if (event.result == "scripted") continue;
-    const std::string actor = event.actor.substr(0, event.actor.find('/'));
-    if (actors.count(actor) != 0) out.push_back(event);
+    if (matches(event)) out.push_back(event);
   }
   return out;
 }

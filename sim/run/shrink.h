@@ -14,7 +14,7 @@
 //   lower      halve / decrement single values.
 //
 // Nothing here knows a system: "external events" are the trace events whose actor is one of the
-// system's scripted-action actors (user, kubectl, admin, link, ...), counted for the report.
+// system's scripted-action catalog (user, kubectl, admin, link, ...), counted for the report.
 #pragma once
 
 #include <cstdint>
@@ -56,8 +56,10 @@ struct ShrinkResult {
 ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
                         const std::vector<std::uint64_t>& tape, const ShrinkOptions& options);
 
-// The external events of a trace: actor (up to the first '/') among the system's scripted-action
-// actors; the driver's own "scripted" marker of a scripted event is not counted twice.
+// The external events of a trace: those whose actor (up to the first '/') and verb match an entry
+// of the system's scripted-action catalog (verb = action, its first word, or action-suffix); the
+// driver's own "scripted" marker of a scripted event is not counted twice. A heuristic for the
+// report: it needs no help from the system.
 std::vector<TraceEvent> external_events(const System& system,
                                         const std::vector<TraceEvent>& trace);
 

@@ -1,0 +1,20 @@
+#!/bin/bash -eu
+# ClusterFuzzLite / OSS-Fuzz build: compiles every fuzz/ target with $CC $CXX $CFLAGS $CXXFLAGS,
+# links the engine with $LIB_FUZZING_ENGINE, and copies each binary with its .dict and .options
+# into $OUT (names [A-Za-z0-9_], no extension). $WORK holds the build tree.
+# Checked locally by scripts/check-clusterfuzzlite.
+src="${SRC}/wsim"
+[[ -d "${src}" ]] || src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${WORK}/wsim-build"
+cmake -S "${src}" -B "${build}" -G Ninja \
+  -DCMAKE_C_COMPILER="${CC}" -DCMAKE_CXX_COMPILER="${CXX}" \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_FLAGS="${CFLAGS}" -DCMAKE_CXX_FLAGS="${CXXFLAGS}" \
+  -DCMAKE_CXX_FLAGS_RELEASE="-O1" \
+  -DWSIM_BUILD_TESTS=OFF -DWSIM_BUILD_FUZZ=ON \
+  -DWSIM_FUZZ_ENGINE="${LIB_FUZZING_ENGINE}"
+cmake --build "${build}" --target wsim_fuzz_all -j "${WSIM_JOBS:-$(nproc)}"
+for options in "${build}"/fuzz/*.options; do
+  name="$(basename "${options}" .options)"
+  cp "${build}/fuzz/${name}" "${build}/fuzz/${name}.dict" "${options}" "${OUT}/"
+done
