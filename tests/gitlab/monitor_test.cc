@@ -231,5 +231,64 @@ TEST_F(MonitorTest, L5FlagsChattyPartialsOnA2AndL6SlowConvergence) {
   EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL6);
 }
 
+// Hunt finding (A3+R3 unique, seed 1770): a FULL re-applies every config, the apply bumps the
+// Deployment's resourceVersion, and the second partial after the FULL reports it. That echo is
+// not chatter; a partial still non-empty well after the FULL is.
+TEST_F(MonitorTest, L5IgnoresTheEchoOfAFullButNotLaterChatter) {
+  build(AgentVersion::kA3, RailsVersion::kR3);
+  monitor_->on_heal(0);
+  RailsRequest full;
+  full.request_id = 1;
+  full.update_type = UpdateType::kFull;
+  monitor_->on_exchange(1, full, true, RailsResponse{});
+  RailsRequest empty;
+  empty.request_id = 2;
+  monitor_->on_exchange(1, empty, true, RailsResponse{});
+  RailsRequest echo = request_with("ws", TerminationProgress::kNone, 3);
+  monitor_->on_exchange(1, echo, true, RailsResponse{});
+  EXPECT_TRUE(monitor_->check_liveness().empty());
+
+  for (std::uint64_t id = 4; id <= 5; ++id) {
+    monitor_->on_exchange(1, request_with("ws", TerminationProgress::kNone, id), true,
+                          RailsResponse{});
+  }
+  ASSERT_EQ(monitor_->check_liveness().size(), 1u);
+  EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL5);
+}
+
+// Hunt finding (A3+R3 unique, seed 26406): the first FULL after heal repairs a RestartRequested
+// workspace; Rails flips it to Running (§4.2) in the same Rails-clock tick as the FULL's touch,
+// so R3's strict `>` does not send the config (§9.3) and the next FULL, one interval later,
+// delivers it. L6 counts from that desired_state change, not from heal.
+TEST_F(MonitorTest, L6CountsFromTheLastDesiredChangeAfterHeal) {
+  build(AgentVersion::kA3, RailsVersion::kR3);
+  create("ws");
+  set("ws", State::kRestartRequested, State::kUnknown);
+  monitor_->on_heal(0);
+  monitor_->on_cycle_done(1, true, true);
+  sim_.loop().run_until(2 * kMinuteMs);
+  set("ws", State::kRunning, State::kStopped, 2 * kMinuteMs);  // Rails' own flip.
+  monitor_->on_cycle_done(1, false, true);
+  sim_.loop().run_until(2 * kMinuteMs + kHourMs + 30 * kSecondMs);
+  set("ws", State::kRunning, State::kRunning, 2 * kMinuteMs + kHourMs + 30 * kSecondMs);
+  monitor_->on_cycle_done(1, false, true);
+  EXPECT_TRUE(monitor_->check_liveness().empty());
+
+  // Still a bound: one full interval plus slack from the change.
+  build(AgentVersion::kA3, RailsVersion::kR3);
+  create("ws");
+  set("ws", State::kRestartRequested, State::kUnknown);
+  monitor_->on_heal(sim_.now_ms());
+  const TimeMs flip_ms = sim_.now_ms() + 2 * kMinuteMs;
+  sim_.loop().run_until(flip_ms);
+  set("ws", State::kRunning, State::kStopped, flip_ms);
+  monitor_->on_cycle_done(1, false, true);
+  sim_.loop().run_until(flip_ms + kHourMs + 2 * kMinuteMs);
+  set("ws", State::kRunning, State::kRunning, flip_ms + kHourMs + 2 * kMinuteMs);
+  monitor_->on_cycle_done(1, false, true);
+  ASSERT_EQ(monitor_->check_liveness().size(), 1u);
+  EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL6);
+}
+
 }  // namespace
 }  // namespace wsim::gitlab

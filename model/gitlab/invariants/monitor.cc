@@ -26,6 +26,19 @@ bool at_desired(const WorkspaceRow& row) {
 
 constexpr std::size_t kRequestsRemembered = 64;
 
+// L5: a FULL cycle re-applies every workspace's config; server-side apply bumps the Deployment's
+// resourceVersion (sim/kube apply_always_writes, the Rails comment "Kubernetes updates the
+// deployment_resource_version every time a new config is applied"), so one of the next partial
+// exchanges reports the new version and Rails returns the row (§4.4 (b)). That echo is bounded
+// (the partial timer is not aligned with the full one and the apply runs after the response, so
+// it can land in the first or the second partial); only a non-empty partial beyond this many
+// after the last FULL is chatter.
+constexpr int kPartialsEchoingAFull = 3;
+
+// L6 slack beyond one full interval: the full timer restarts only after Run returns (§5.1), the
+// repairing FULL's apply and rollout take seconds, and the next partial reports the result.
+constexpr int kL6SlackPartialIntervals = 6;
+
 }  // namespace
 
 Monitor::Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
@@ -53,6 +66,13 @@ std::optional<run::Violation> Monitor::take_safety_violation() {
 
 void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) {
   check_row_domains(after);
+  // §10.2 L6 counts from the last disturbance. After heal no user acts, but Rails still changes
+  // desired_state itself (RestartRequested → Running in step 5, §4.2; the R2+ lifecycle manager),
+  // and such a change can be swallowed like a user action (§9.3: an R3 timestamp tie), so it
+  // restarts the L6 clock.
+  if (heal_ms_ && before && before->desired_state != after.desired_state) {
+    last_desired_change_ms_ = sim_.now_ms();
+  }
   if (before) check_row_transition(*before, after);
   const bool became_terminated = after.actual_state == State::kTerminated &&
                                  (!before || before->actual_state != State::kTerminated);
@@ -222,8 +242,13 @@ void Monitor::on_exchange(std::uint64_t generation, const RailsRequest& request,
   if (!ok && probes_ != nullptr && had != response_had_terminated_.end() && had->second) {
     sim_.probes().hit(probes_->lost_response_during_termination);
   }
-  if (!ok || request.update_type != UpdateType::kPartial || !heal_ms_) return;
+  if (!ok || !heal_ms_) return;
+  if (request.update_type == UpdateType::kFull) {
+    partials_since_full_ = 0;
+    return;
+  }
   saw_partial_after_heal_ = true;
+  if (partials_since_full_) ++*partials_since_full_;
   last_partial_nonempty_ =
       !request.workspace_agent_infos.empty() || !response.workspace_rails_infos.empty();
 }
@@ -304,6 +329,8 @@ void Monitor::on_heal(TimeMs now_ms) {
   heal_ms_ = now_ms;
   limbo_full_streak_.clear();
   converged_since_ms_.reset();
+  last_desired_change_ms_.reset();
+  partials_since_full_.reset();
 }
 
 bool Monitor::in_limbo(const WorkspaceRow& row) const {
@@ -366,14 +393,19 @@ std::vector<run::Violation> Monitor::check_liveness() const {
   }
   if (options_.versions.agent_has_synced_flag() && saw_partial_after_heal_ &&
       last_partial_nonempty_ && out.empty()) {
-    add(kL5, "agentk", "partial exchanges still carry workspaces after convergence");
+    const bool echo = partials_since_full_ && *partials_since_full_ <= kPartialsEchoingAFull;
+    if (!echo) add(kL5, "agentk", "partial exchanges still carry workspaces after convergence");
   }
   if (out.empty() && heal_ms_ && converged_since_ms_) {
-    const DurationMs bound_ms = options_.full_interval_ms + 6 * options_.partial_interval_ms;
-    if (*converged_since_ms_ - *heal_ms_ > bound_ms) {
+    const DurationMs bound_ms =
+        options_.full_interval_ms + kL6SlackPartialIntervals * options_.partial_interval_ms;
+    const bool after_change = last_desired_change_ms_ && *last_desired_change_ms_ > *heal_ms_;
+    const TimeMs from_ms = after_change ? *last_desired_change_ms_ : *heal_ms_;
+    if (*converged_since_ms_ - from_ms > bound_ms) {
       add(kL6, "system",
-          "converged " + std::to_string(*converged_since_ms_ - *heal_ms_) +
-              " ms after heal (bound " + std::to_string(bound_ms) + " ms)");
+          "converged " + std::to_string(*converged_since_ms_ - from_ms) + " ms after " +
+              (after_change ? "the last desired_state change" : "heal") + " (bound " +
+              std::to_string(bound_ms) + " ms)");
     }
   }
   return out;

@@ -5,7 +5,8 @@
 // handed out by take_safety_violation() (SystemRun::check_safety, after every event).
 // Liveness (check_liveness) is judged after heal + settle (design.md §5) from the final state
 // plus a few counters kept since heal (L2 limbo streaks over FULL cycles, L5 last partial
-// exchange, L6 time of convergence).
+// exchange and how many partials followed the last FULL, L6 time of convergence and of the last
+// desired_state change after heal).
 // Single-threaded. The monitor never changes the system.
 #pragma once
 
@@ -111,7 +112,9 @@ class Monitor : public AgentObserver {
   std::map<std::string, int> limbo_full_streak_;  // L2, FULL cycles since heal.
   bool last_partial_nonempty_ = false;            // L5
   bool saw_partial_after_heal_ = false;
-  std::optional<TimeMs> converged_since_ms_;  // L6
+  std::optional<int> partials_since_full_;        // L5: ok partials since the last ok FULL (after heal)
+  std::optional<TimeMs> converged_since_ms_;      // L6
+  std::optional<TimeMs> last_desired_change_ms_;  // L6: a desired_state change after heal
 };
 
 }  // namespace wsim::gitlab
