@@ -71,6 +71,12 @@ std::string token(std::string_view text) {
   // Ctrl-C reaches the whole process group: the parent decides, workers wait for its SIGTERM
   // (dying here would look like a harness crash).
   ::signal(SIGINT, SIG_IGN);
+  // The parent forked with SIGTERM blocked, so a stop sent before the handler above existed is
+  // pending rather than fatal; it is delivered (and sets the flag) now.
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  ::sigprocmask(SIG_UNBLOCK, &term, nullptr);
   proto::Scenario scenario = options.scenario;
   RunOptions run_options;
   run_options.events_max = options.events_max;
@@ -190,8 +196,14 @@ HuntResult hunt(const HuntOptions& options) {
     if (options.progress) options.progress->flush();
     if (options.log) options.log->flush();
     std::fflush(nullptr);
+    sigset_t term;
+    sigset_t previous_mask;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    ::sigprocmask(SIG_BLOCK, &term, &previous_mask);
     const pid_t pid = ::fork();
     WSIM_ASSERT_MSG(pid >= 0, "fork: " << std::strerror(errno));
+    if (pid != 0) ::sigprocmask(SIG_SETMASK, &previous_mask, nullptr);
     if (pid == 0) {
       ::close(fds[0]);
       for (const Worker& other : workers) {
@@ -319,8 +331,10 @@ HuntResult hunt(const HuntOptions& options) {
       int status = 0;
       while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
       }
-      if (!worker.finished && killed) {
-        if (options.log) {
+      const bool stopped_by_us = stopping && WIFSIGNALED(status) &&
+                                 (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL);
+      if (!worker.finished && (killed || stopped_by_us)) {
+        if (killed && options.log) {
           *options.log << "worker " << owner[k] << " did not stop within " << kStopGraceSeconds
                        << " s and was killed (running seed "
                        << options.seed_start + worker.next_index << ")\n";
