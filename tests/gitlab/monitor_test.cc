@@ -290,5 +290,32 @@ TEST_F(MonitorTest, L6CountsFromTheLastDesiredChangeAfterHeal) {
   EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL6);
 }
 
+// Hunt finding (A3+R3 unique, seed 30151): kubectl deleted a Running workspace's namespace just
+// before heal and slow termination removed it only after the first FULL after heal; partials
+// never report it (§9.4), so the next FULL repairs it. L6 counts from when a cycle first saw
+// the namespace gone.
+TEST_F(MonitorTest, L6CountsFromANamespaceVanishingAfterHeal) {
+  build(AgentVersion::kA3, RailsVersion::kR3);
+  create("ws");
+  set("ws", State::kRunning, State::kRunning);
+  namespace_(unique_namespace_for("ws"));
+  monitor_->on_heal(0);
+  monitor_->on_cycle_done(1, true, true);
+  sim_.loop().run_until(2 * kMinuteMs);
+  const kube::ObjectRef ns{"Namespace", "", unique_namespace_for("ws")};
+  ASSERT_TRUE(api_.server_delete(ns, kube::DeleteOptions{}, "test").ok());
+  kube::MergePatch empty;  // What the namespace controller does once the content is gone.
+  empty.spec["finalizers"] = std::nullopt;
+  ASSERT_TRUE(api_.server_patch(ns, empty, kube::Subresource::kMain, "test").ok());
+  ASSERT_EQ(api_.peek(ns), nullptr);
+  set("ws", State::kRunning, State::kUnknown, 2 * kMinuteMs);
+  monitor_->on_cycle_done(1, false, true);
+  sim_.loop().run_until(2 * kMinuteMs + kHourMs + 30 * kSecondMs);
+  namespace_(unique_namespace_for("ws"));
+  set("ws", State::kRunning, State::kRunning, 2 * kMinuteMs + kHourMs + 30 * kSecondMs);
+  monitor_->on_cycle_done(1, false, true);
+  EXPECT_TRUE(monitor_->check_liveness().empty());
+}
+
 }  // namespace
 }  // namespace wsim::gitlab

@@ -92,6 +92,7 @@ class Monitor : public AgentObserver {
   bool owned_by(const std::string& workspace, const kube::ObjectRef& ref) const;
   bool orphaned_dependent(const kube::Object& object) const;
   void track_convergence();
+  void note_vanished_namespaces();
 
   Sim& sim_;
   const kube::ApiServer& api_;
@@ -114,7 +115,8 @@ class Monitor : public AgentObserver {
   bool saw_partial_after_heal_ = false;
   std::optional<int> partials_since_full_;        // L5: ok partials since the last ok FULL (after heal)
   std::optional<TimeMs> converged_since_ms_;      // L6
-  std::optional<TimeMs> last_desired_change_ms_;  // L6: a desired_state change after heal
+  std::optional<TimeMs> last_disturbance_ms_;  // L6: last disturbance after heal (see .cc)
+  std::set<std::string> namespace_gone_;          // L6: live rows whose namespace is absent
 };
 
 }  // namespace wsim::gitlab
