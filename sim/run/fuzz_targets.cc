@@ -13,11 +13,14 @@ namespace wsim::run {
 
 namespace {
 
-// Shorter phases than the systems' defaults: one execution must cost milliseconds. The gitlab
-// full-sync interval shrinks with them so the settle (3 full + 10 partial intervals) still spans
-// several FULL cycles, which L2 (limbo across FULL cycles) needs.
+// Shorter phases than the systems' defaults: one execution must cost milliseconds. The canary
+// also shrinks the gitlab full-sync interval (1 h → 10 min; the settle is 3 full + 10 partial
+// intervals, so it still spans the FULL cycles L2 needs). The guards keep the real 1 h interval:
+// with 10 min, A3+R3 shows gitlab.L5 in 4 of 400 seeds (0 of 300 at 1 h) — an artifact of the
+// shortened interval or a rare real bug, untriaged (corpus/README.md); guards must not fail on it.
 const std::vector<std::pair<std::string, std::string>> kGitlabFast = {
     {"fault_phase_ms", "20m"}, {"full_interval_ms", "10m"}};
+const std::vector<std::pair<std::string, std::string>> kGitlabGuard = {{"fault_phase_ms", "20m"}};
 const std::vector<std::pair<std::string, std::string>> kGitpodFast = {
     {"fault_phase_ms", "30m"}, {"settle_ms", "40m"}};
 
@@ -37,10 +40,10 @@ std::vector<FuzzTarget> make_targets() {
        with({{"agent", "A0a"}, {"rails", "R1"}}, kGitlabFast), {"gitlab.L1", "gitlab.L2"}, {},
        "gitlab#411205 (seed 000): corpus/regressions/gitlab/limbo-411205.textproto"},
       {"gitlab_guard", false, "gitlab",
-       with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "unique"}}, kGitlabFast), {},
+       with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "unique"}}, kGitlabGuard), {},
        {}, "latest agent and Rails, unique namespaces"},
       {"gitlab_shared_guard", false, "gitlab",
-       with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "shared"}}, kGitlabFast), {},
+       with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "shared"}}, kGitlabGuard), {},
        // kubectl deleting a workspace's inventory ConfigMap(s) in shared mode: Terminated is
        // persisted while the workspace's objects remain (gitlab#519260 class, corpus
        // shared-missing-inventory / shared-partial-inventory-loss). Found in < 1 s.
@@ -51,15 +54,21 @@ std::vector<FuzzTarget> make_targets() {
        with({{"manager", "mk2"}, {"fixes", "16622,16997,17599,19411,20243,20382"}}, kGitpodFast),
        {"gitpod.S3"}, {},
        "B9 #20243 without #20372 "
-       "(corpus/regressions/gitpod/reject-after-ready-20243-without-20372.textproto)"},
+       "(corpus/regressions/gitpod/reject-after-ready-20243-without-20372.textproto)",
+       // Forced on (the swarm enables it in 1 run of N): the fuzzer still has to make it fire
+       // on a running pod, and the manager take the wrong branch.
+       {"gitpod.kubelet.reject_after_ready"}},
       {"gitpod_guard", false, "gitpod", with({{"manager", "mk2"}}, kGitpodFast), {},
        // B2 (corpus/gitpod-findings.md): a failed PodStarts patch resurrects a stopped
        // workspace (S5), or re-creates a rejected pod at once (S4). Confirmed on latest mk2.
        // S9 (two non-Stopped instances of one workspace id): found by this target within seconds
        // and by `wsim hunt` (seed 79 of 100) on 2026-11-22; NOT yet triaged (model or real?):
        // corpus/README.md lists it. Known here so that CI keeps guarding everything else.
-       {"gitpod.S4", "gitpod.S5", "gitpod.S9"},
-       "latest mk2 with every fix; B2 known (S4/S5), S9 untriaged"},
+       // B3 (a stop in the rejection window is forgotten: L5) and B6 (the public default
+       // PodRecreationMaxRetries=0 hits the re-creation limit on the 2nd rejection and the CR is
+       // never cleaned up: L4) are confirmed on latest mk2 too (corpus/gitpod-findings.md).
+       {"gitpod.L4", "gitpod.L5", "gitpod.S4", "gitpod.S5", "gitpod.S9"},
+       "latest mk2 with every fix; B2 (S4/S5), B3 (L5), B6 (L4) known, S9 untriaged"},
       {"toy_canary", true, "toy", with({{"version", "buggy"}}, kToyFast), {"toy.S1"}, {},
        "planted lost update (model/toy/toy.h)"},
       {"toy_guard", false, "toy", with({{"version", "T1"}}, kToyFast), {}, {},
@@ -92,6 +101,11 @@ bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std:
                                   target.reference);
   for (const auto& [field, value] : target.fields) {
     if (!set_field(loaded, field, value, "fuzz target " + target.name, error)) return false;
+  }
+  for (const std::string& fault : target.forced_faults) {
+    proto::FaultOverride* override = loaded.scenario.add_faults();
+    override->set_name(fault);
+    override->set_enabled(true);
   }
   return validate_scenario(loaded, error);
 }

@@ -35,6 +35,7 @@ struct FuzzTarget {
   std::vector<std::string> bugs;   // canary: the invariant ids the planted/historical bug trips.
   std::vector<std::string> known;  // guard: confirmed open bugs that do not fail the target.
   std::string reference;           // Where the bug / the versions are described.
+  std::vector<std::string> forced_faults;  // Fault points forced on (their fire ratio is drawn).
 };
 
 // Every target, in name order.
