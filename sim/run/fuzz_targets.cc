@@ -38,16 +38,16 @@ std::vector<FuzzTarget> make_targets() {
   std::vector<FuzzTarget> targets = {
       {"gitlab_limbo_canary", true, "gitlab",
        with({{"agent", "A0a"}, {"rails", "R1"}}, kGitlabFast), {"gitlab.L1", "gitlab.L2"}, {},
-       "gitlab#411205 (seed 000): corpus/regressions/gitlab/limbo-411205.textproto"},
+       "gitlab#411205 (seed 000): corpus/regressions/gitlab/limbo-411205.textproto", {}},
       {"gitlab_guard", false, "gitlab",
        with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "unique"}}, kGitlabGuard), {},
-       {}, "latest agent and Rails, unique namespaces"},
+       {}, "latest agent and Rails, unique namespaces", {}},
       {"gitlab_shared_guard", false, "gitlab",
        with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "shared"}}, kGitlabGuard), {},
        // kubectl deleting a workspace's inventory ConfigMap(s) in shared mode: Terminated is
        // persisted while the workspace's objects remain (gitlab#519260 class, corpus
        // shared-missing-inventory / shared-partial-inventory-loss). Found in < 1 s.
-       {"gitlab.S11"}, "latest agent and Rails, one shared namespace; S11 known"},
+       {"gitlab.S11"}, "latest agent and Rails, one shared namespace; S11 known", {}},
       // Every fix but #20372: B9, an ever-ready workspace rejected by the kubelet gets
       // PodRejected (S3). Not "fixes: none": that trips S2 with an empty input, testing nothing.
       {"gitpod_canary", true, "gitpod",
@@ -68,11 +68,11 @@ std::vector<FuzzTarget> make_targets() {
        // PodRecreationMaxRetries=0 hits the re-creation limit on the 2nd rejection and the CR is
        // never cleaned up: L4) are confirmed on latest mk2 too (corpus/gitpod-findings.md).
        {"gitpod.L4", "gitpod.L5", "gitpod.S4", "gitpod.S5", "gitpod.S9"},
-       "latest mk2 with every fix; B2 (S4/S5), B3 (L5), B6 (L4) known, S9 untriaged"},
+       "latest mk2 with every fix; B2 (S4/S5), B3 (L5), B6 (L4) known, S9 untriaged", {}},
       {"toy_canary", true, "toy", with({{"version", "buggy"}}, kToyFast), {"toy.S1"}, {},
-       "planted lost update (model/toy/toy.h)"},
+       "planted lost update (model/toy/toy.h)", {}},
       {"toy_guard", false, "toy", with({{"version", "T1"}}, kToyFast), {}, {},
-       "toy T1 (correct)"},
+       "toy T1 (correct)", {}},
   };
   std::sort(targets.begin(), targets.end(),
             [](const FuzzTarget& a, const FuzzTarget& b) { return a.name < b.name; });
