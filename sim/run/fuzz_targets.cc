@@ -15,9 +15,9 @@ namespace {
 
 // Shorter phases than the systems' defaults: one execution must cost milliseconds. The canary
 // also shrinks the gitlab full-sync interval (1 h → 10 min; the settle is 3 full + 10 partial
-// intervals, so it still spans the FULL cycles L2 needs). The guards keep the real 1 h interval:
-// with 10 min, A3+R3 shows gitlab.L5 in 4 of 400 seeds (0 of 300 at 1 h) — an artifact of the
-// shortened interval or a rare real bug, untriaged (corpus/README.md); guards must not fail on it.
+// intervals, so it still spans the FULL cycles L2 needs). The guards keep the real 1 h interval
+// (with 10 min they tripped gitlab.L5 in 4 of 400 seeds: a checker flaw since fixed, eae60cd,
+// corpus/README.md; the 1 h interval keeps them closest to production timing).
 const std::vector<std::pair<std::string, std::string>> kGitlabFast = {
     {"fault_phase_ms", "20m"}, {"full_interval_ms", "10m"}};
 const std::vector<std::pair<std::string, std::string>> kGitlabGuard = {{"fault_phase_ms", "20m"}};
