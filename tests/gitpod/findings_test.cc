@@ -56,6 +56,23 @@ TEST(GitpodFindings, B11AbortLeavesContentOnDisk) {
   EXPECT_NE(o.state.find("acknowledged: Aborted"), std::string::npos) << o.describe();
 }
 
+TEST(GitpodFindings, B10FailedWipeCountsAsDisposedAndIsRecreated) {
+  const Outcome o = run_gitpod(load_scenario(corpus("wipe-failure-recreated")), true);
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+  bool wipe_failed = false;
+  bool recreated_after = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.verb == "wipe" && e.result == "failed") wipe_failed = true;
+    if (wipe_failed && e.verb == "recreate" && e.result == "ok") recreated_after = true;
+  }
+  EXPECT_TRUE(wipe_failed) << o.describe();
+  EXPECT_TRUE(recreated_after) << o.describe();
+  // The reset erased Failed; the workspace ends Running on the re-created pod.
+  EXPECT_NE(o.state.find("phase=Running podStarts=2 podRecreated=1"), std::string::npos)
+      << o.describe();
+  EXPECT_EQ(o.state.find("Failed=True"), std::string::npos) << o.describe();
+}
+
 TEST(GitpodFindings, SameSeedSameFingerprint) {
   const proto::Scenario s = parse_scenario_text(R"(
     seed: 21 fault_phase_ms: 1800000 settle_ms: 1800000
