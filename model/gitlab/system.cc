@@ -228,6 +228,8 @@ std::vector<run::VersionAxis> GitlabSystem::axes() const {
       {"agent", {"A0a", "A0b", "A1", "A2", "A3"}, "A3"},
       {"rails", {"R0", "R1", "R2", "R3"}, "R3"},
       {"namespace_mode", {"unique", "shared"}, "unique"},
+      // [inferred] §5.8 alternatives and the naive §8 variants (items 1–3); not versions.
+      {"a3_termination", a3_termination_names(), "inventory_delete"},
   };
 }
 

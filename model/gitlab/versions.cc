@@ -32,8 +32,21 @@ constexpr std::array<std::pair<std::string_view, NamespaceMode>, 2> kModes = {{
     {"unique", NamespaceMode::kUnique},
     {"shared", NamespaceMode::kShared},
 }};
+constexpr std::array<std::pair<std::string_view, A3Termination>, 5> kA3Terminations = {{
+    {"inventory_delete", A3Termination::kInventoryDelete},
+    {"destroy_by_apply", A3Termination::kDestroyByApply},
+    {"deployment_absence", A3Termination::kDeploymentAbsence},
+    {"namespace_delete", A3Termination::kNamespaceDelete},
+    {"inventory_first", A3Termination::kInventoryFirst},
+}};
 
 }  // namespace
+
+std::vector<std::string> a3_termination_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : kA3Terminations) out.emplace_back(name);
+  return out;
+}
 
 std::string_view agent_name(AgentVersion version) {
   for (const auto& [name, value] : kAgents) {
@@ -66,12 +79,7 @@ std::optional<SyncedFlagRule> parse_synced_flag(std::string_view text) {
 }
 
 std::optional<A3Termination> parse_a3_termination(std::string_view text) {
-  constexpr std::array<std::pair<std::string_view, A3Termination>, 3> kTable = {{
-      {"inventory_delete", A3Termination::kInventoryDelete},
-      {"destroy_by_apply", A3Termination::kDestroyByApply},
-      {"deployment_absence", A3Termination::kDeploymentAbsence},
-  }};
-  return lookup(kTable, text);
+  return lookup(kA3Terminations, text);
 }
 
 std::optional<MissingInventoryRule> parse_missing_inventory(std::string_view text) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wsim::gitlab {
 
@@ -53,6 +54,17 @@ enum class A3Termination {
   // (ii) progress from Deployment absence in the informer only (the A1 rule) — unsafe in shared
   // mode: the other tracked objects leak (§8 item 2).
   kDeploymentAbsence,
+  // §8 item 1, naive: the unique-mode finish in every mode — once the tracked objects are gone,
+  // DeleteNamespace instead of deleting the inventories. In shared mode this is catastrophic
+  // (every workspace of the shared namespace) unless RBAC denies it, and is an S5 violation either
+  // way. Identical to kInventoryDelete in unique mode.
+  kNamespaceDelete,
+  // §8 item 3, naive: the first pass over a workspace deletes its inventory ConfigMaps (and waits
+  // for them to be gone) before deleting what they list; the next pass finds no inventory, so the
+  // tracked objects are never deleted and the §5.8 (iii) missing-inventory rule decides the
+  // outcome (Terminated with a leak, S11, or Terminating forever, L1). Unique mode is saved by
+  // the namespace deletion of the finish step.
+  kInventoryFirst,
 };
 
 // §5.8 (iii): a workspace whose inventory ConfigMaps are all missing.
@@ -95,6 +107,8 @@ std::optional<RailsVersion> parse_rails(std::string_view text);
 std::optional<NamespaceMode> parse_mode(std::string_view text);
 std::optional<SyncedFlagRule> parse_synced_flag(std::string_view text);
 std::optional<A3Termination> parse_a3_termination(std::string_view text);
+// Every a3_termination value, the default (inventory_delete) first.
+std::vector<std::string> a3_termination_names();
 std::optional<MissingInventoryRule> parse_missing_inventory(std::string_view text);
 
 // "A1+R1 unique" — for traces and assertion context.

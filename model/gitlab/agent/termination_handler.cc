@@ -151,7 +151,8 @@ Task<void> delete_inventories(AgentContext& ctx, const WorkspaceRailsInfo& info,
 // The final step once nothing tracked is left: returns the progress to record.
 Task<TerminationProgress> finish_a3(AgentContext& ctx, const WorkspaceRailsInfo& info,
                                     const InventoryScan& scan, Errors& errors) {
-  if (ctx.versions.shared()) {
+  // The naive namespace_delete variant (§8 item 1) finishes as in unique mode in every mode.
+  if (ctx.versions.shared() && ctx.versions.a3_termination != A3Termination::kNamespaceDelete) {
     co_await delete_inventories(ctx, info, scan, errors);
     co_return errors.empty() ? TerminationProgress::kTerminated : TerminationProgress::kTerminating;
   }
@@ -193,6 +194,12 @@ Task<Errors> handle_a3(AgentContext& ctx, ReconcilerState& state, WorkspaceRails
       track(ctx, state, key, TerminationProgress::kTerminated);
       co_return errors;
     }
+  }
+  if (ctx.versions.a3_termination == A3Termination::kInventoryFirst && scan.found > 0) {
+    // §8 item 3, naive: drop the record first; the tracked objects were to be deleted "next".
+    co_await delete_inventories(ctx, info, scan, errors);
+    track(ctx, state, key, TerminationProgress::kTerminating);
+    co_return errors;
   }
   std::size_t remaining = 0;
   if (ctx.versions.a3_termination == A3Termination::kDestroyByApply) {
