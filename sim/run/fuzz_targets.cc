@@ -67,8 +67,13 @@ std::vector<FuzzTarget> make_targets() {
        // B3 (a stop in the rejection window is forgotten: L5) and B6 (the public default
        // PodRecreationMaxRetries=0 hits the re-creation limit on the 2nd rejection and the CR is
        // never cleaned up: L4) are confirmed on latest mk2 too (corpus/gitpod-findings.md).
-       {"gitpod.L4", "gitpod.L5", "gitpod.S4", "gitpod.S5", "gitpod.S9"},
-       "latest mk2 with every fix; B2 (S4/S5), B3 (L5), B6 (L4) known, S9 untriaged", {}},
+       // L2 (stuck, e.g. "stuck in Stopping"): B4 (rejected + node deleted), B5 (rejected +
+       // ws-daemon down) and B12 (CR deleted while stuck) give L2 on latest mk2 (corpus files
+       // rejected-and-node-deleted, rejected-and-daemon-down, rejected-daemon-down-cr-deleted).
+       // This target found an L2 in a CI run on 2026-11-22 not yet triaged against them.
+       {"gitpod.L2", "gitpod.L4", "gitpod.L5", "gitpod.S4", "gitpod.S5", "gitpod.S9"},
+       "latest mk2 with every fix; B2 (S4/S5), B3 (L5), B4/B5/B12 (L2), B6 (L4) known, S9 "
+       "untriaged", {}},
       {"toy_canary", true, "toy", with({{"version", "buggy"}}, kToyFast), {"toy.S1"}, {},
        "planted lost update (model/toy/toy.h)", {}},
       {"toy_guard", false, "toy", with({{"version", "T1"}}, kToyFast), {}, {},
