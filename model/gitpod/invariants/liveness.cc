@@ -52,7 +52,7 @@ std::vector<run::Violation> Checker::liveness() {
       const bool running = ws != nullptr && phase(*ws) == kPhaseRunning;
       if (rejections <= max_recreations && !running) {
         std::ostringstream why;
-        why << "rejected " << rejections << " time(s) by the kubelet (limit " << max_recreations
+        why << "kubelet rejections: " << rejections << " (limit " << max_recreations
             << ") but ended " << (ws == nullptr ? std::string("deleted") : phase(*ws));
         if (ws != nullptr && cond_true(*ws, kCondFailed))
           why << ": " << cond_message(*ws, kCondFailed);
