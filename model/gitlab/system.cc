@@ -147,12 +147,9 @@ Task<RailsResponse> GitlabRun::serve(RailsRequest request) {
   const bool reconcile = request.endpoint == RailsRequest::Endpoint::kReconcile;
   RailsResponse response = co_await rails_->handle(std::move(request));
   if (reconcile && lose_next_response_) {
-    // The link checks its partition when the response leaves the server (now): a partition that
-    // lasts one millisecond loses exactly this response, after Rails committed and touched.
+    // Lose exactly this response, after Rails committed and touched (research §9.2).
     lose_next_response_ = false;
-    link_->set_partitioned(true);
-    RailsLink* link = link_.get();
-    sim_.loop().schedule(1, [link] { link->set_partitioned(false); });
+    link_->lose_next_response();
   }
   co_return response;
 }

@@ -62,6 +62,9 @@ class Link {
 
   const std::string& name() const { return name_; }
   void set_partitioned(bool partitioned) { partitioned_ = partitioned; }
+  // Scripted fault: the next response to leave the server is lost (after the server acted).
+  // Call it from the server handler to lose that very response.
+  void lose_next_response() { lose_next_response_ = true; }
   bool partitioned() const { return partitioned_; }
   std::uint64_t calls() const { return calls_; }
   std::uint64_t lost() const { return lost_; }
@@ -80,9 +83,11 @@ class Link {
     OneShot<Response> reply(loop);
     loop.spawn(name_ + "/server", serve(std::move(request), reply));
     Response response = co_await reply;
-    if (partitioned_ || sim_.faults().fires(lost_response_, faults_)) {
+    const bool scripted = std::exchange(lose_next_response_, false);
+    if (scripted || partitioned_ || sim_.faults().fires(lost_response_, faults_)) {
       ++lost_;
-      sim_.record(name_, "response", "", "lost", partitioned_ ? "partition" : "fault");
+      sim_.record(name_, "response", "", "lost",
+                  scripted ? "scripted" : (partitioned_ ? "partition" : "fault"));
       co_await loop.sleep(options_.timeout_ms);
       co_return LinkResult<Response>{LinkStatus::kTimeout, {}};
     }
@@ -107,6 +112,7 @@ class Link {
   FaultId lost_request_ = 0;
   FaultId lost_response_ = 0;
   bool partitioned_ = false;
+  bool lose_next_response_ = false;
   std::uint64_t calls_ = 0;
   std::uint64_t lost_ = 0;
 };

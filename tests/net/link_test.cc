@@ -75,6 +75,23 @@ TEST(Link, LostResponseTimesOutAfterTheServerActed) {
   EXPECT_EQ(f.sim.trace().events().back().result, "lost");
 }
 
+TEST(Link, ScriptedLossDropsExactlyTheNextResponse) {
+  Fixture f(ChoiceSource::from_seed(1));
+  f.link.lose_next_response();
+  LinkResult<int> first;
+  LinkResult<int> second;
+  TimeMs done_ms = 0;
+  f.sim.loop().spawn("agent", caller(f.link, 1, first, done_ms, f.sim.loop()));
+  f.sim.loop().run_until_idle(kHourMs);
+  f.sim.loop().spawn("agent", caller(f.link, 2, second, done_ms, f.sim.loop()));
+  f.sim.loop().run_until_idle(2 * kHourMs);
+  EXPECT_FALSE(first.ok());
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second.response, 20);
+  EXPECT_EQ(f.handled, (std::vector<int>{1, 2}));  // The server acted on both.
+  EXPECT_EQ(f.link.lost(), 1u);
+}
+
 TEST(Link, PartitionDropsEverythingUntilHealed) {
   Fixture f(ChoiceSource::from_seed(3));
   f.link.set_partitioned(true);
