@@ -30,24 +30,24 @@
 namespace wsim::run {
 
 struct ShrinkOptions {
-  std::uint64_t max_runs = 2000;                // Candidate runs, at most.
+  std::uint64_t max_runs = 2000;                 // Candidate runs, at most.
   std::uint64_t events_max = kDefaultEventsMax;  // Event budget of one run.
   std::ostream* progress = nullptr;              // One line per improving pass.
 };
 
 struct ShrinkResult {
   bool ok = false;
-  std::string error;           // Why nothing could be shrunk (e.g. the run does not fail).
+  std::string error;  // Why nothing could be shrunk (e.g. the run does not fail).
   Verdict verdict = Verdict::kPass;
-  std::string invariant;       // The invariant every kept candidate violated.
-  proto::Scenario scenario;    // Shrunk scenario (scripted events dropped).
+  std::string invariant;            // The invariant every kept candidate violated.
+  proto::Scenario scenario;         // Shrunk scenario (scripted events dropped).
   std::vector<std::uint64_t> tape;  // Shrunk choice tape.
-  RunResult run;               // The shrunk run, with its choice record and trace.
+  RunResult run;                    // The shrunk run, with its choice record and trace.
 
-  std::uint64_t runs = 0;      // Candidates tried.
+  std::uint64_t runs = 0;  // Candidates tried.
   bool budget_exhausted = false;
-  std::size_t choices_before = 0, choices_after = 0;   // Normalized tape length.
-  std::size_t nonzero_before = 0, nonzero_after = 0;   // Non-zero choices.
+  std::size_t choices_before = 0, choices_after = 0;  // Normalized tape length.
+  std::size_t nonzero_before = 0, nonzero_after = 0;  // Non-zero choices.
   int scripted_before = 0, scripted_after = 0;
   std::size_t external_before = 0, external_after = 0;
 };
@@ -60,20 +60,84 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
 // of the system's scripted-action catalog (verb = action, its first word, or action-suffix); the
 // driver's own "scripted" marker of a scripted event is not counted twice. A heuristic for the
 // report: it needs no help from the system.
-std::vector<TraceEvent> external_events(const System& system,
-                                        const std::vector<TraceEvent>& trace);
+std::vector<TraceEvent> external_events(const System& system, const std::vector<TraceEvent>& trace);
 
 // "  2m00.000s  kubectl  delete  Namespace/gl-rd-ws-0  ok" lines.
 std::string render_events(const std::vector<TraceEvent>& events);
 
+// The short readable scenario of a shrunk run (design.md §6: "the result is rendered as a short
+// readable scenario"): a scripted_only scenario whose events are the run's external actions, at
+// their virtual times, in the scripted-action catalog's terms, plus FaultOverride entries for the
+// fault points that fired. Rendering reads only the trace and the catalog (sim/ knows no system):
+//
+//   action   a trace event of a catalog actor ("user", "user/ws0", "agentk" for "agent") whose verb
+//            is the action, its first word, or the action with a suffix ("start-reply" → start;
+//            '-' reads as '_'; "stop"/"start" also read as "down"/"up"). Ties between actions are
+//            broken by the words of the action found in the object and detail ("delete
+//            Namespace/..." → delete_namespace; "IMMEDIATELY" → stop_immediate).
+//   target   the actor's "/suffix", else the longest known target (actor suffixes, plain objects of
+//            catalog events) found at a '-'/'/' boundary in the object, else the object's last
+//            path component.
+//   fault    a fault point of the run's swarm named in a trace event ("fault kube.api.error5xx")
+//            or a link loss ("<link> request|response lost" for "<link>.lost_request|response").
+//
+// Known limitations: the mapping is a heuristic (an action the system does not trace at the time
+// it happens, e.g. a Gitpod start traced only by its reply, is rendered at the trace time; a
+// random fault the system applies without tracing it is missed). So a rendered scenario is never
+// trusted: verify_scripted runs it (from its own seed, as `wsim run --scenario` would, through
+// its text form) and tries a few variants; the first form that fails with the same invariant is
+// then shrunk again on its events and faults. `reproduces` is set only from a checked run.
+struct ScriptedOptions {
+  std::uint64_t max_runs = 300;                  // Verification + variants + event shrinking.
+  std::uint64_t events_max = kDefaultEventsMax;  // Event budget of one run.
+  std::ostream* progress = nullptr;
+};
+
+struct ScriptedResult {
+  proto::Scenario scenario;  // The scripted scenario (the reproducing form, if any).
+  bool reproduces = false;   // Checked: the scenario's text, run from its seed, fails the same.
+  std::string form;          // Which variant reproduced ("as rendered", "seed 4", ...).
+  std::vector<std::string> tried;  // Every variant tried, with what it gave.
+  int events_rendered = 0;         // Events rendered from the trace (before shrinking them).
+  int faults_rendered = 0;
+  int events_kept = 0;  // Events of `scenario`.
+  std::uint64_t runs = 0;
+  Verdict verdict = Verdict::kPass;  // What the final `scenario` gives (checked).
+  std::string invariant;
+};
+
+// The scripted events of a trace (see above), sorted by time. Events the system's dry run refuses
+// are not filtered here (render_scripted does that).
+std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
+                                                     const std::vector<TraceEvent>& trace);
+
+// Renders the shrunk run `shrunk` of `source` (the bundle's scenario: versions, phases, seed) as a
+// scripted_only scenario expecting (verdict, invariant), verifies it and shrinks its events.
+// REQUIRES: verdict is kSafety or kLiveness; shrunk.trace was kept.
+ScriptedResult render_scripted(const System& system, const proto::Scenario& source,
+                               const RunResult& shrunk, Verdict verdict,
+                               const std::string& invariant, const ScriptedOptions& options);
+
+// The text of a scripted scenario as a reader wants it (the corpus style): scalars, the system's
+// config on one line (version axes and non-default values only), then one line per fault
+// override, event and expectation. Parses back to the same run.
+std::string scripted_to_text(const proto::Scenario& scenario, const System& system);
+
+// Runs a scenario the way `wsim run --scenario FILE` does: its text is parsed and validated, then
+// run from its seed. Returns false with `error` when the text does not load.
+bool run_scenario_text(const std::string& text, RunResult& result, std::string& error,
+                       std::uint64_t events_max = kDefaultEventsMax);
+
 // `wsim shrink BUNDLE [-o DIR] [--max-runs N]`: shrinks a failure bundle, prints the summary and
 // the external events of the shrunk run, and writes the shrunk bundle (scenario + choices.bin +
-// trace + shrink.txt) to DIR (default BUNDLE-shrunk), atomically. Exit code: the verdict's.
+// trace + shrink.txt + scripted.textproto, the verified readable form) to DIR (default
+// BUNDLE-shrunk), atomically, then prints scripted.textproto. Exit code: the verdict's.
 struct ShrinkCommand {
   std::string bundle;
   std::string out;
   std::uint64_t max_runs = 2000;
   std::uint64_t events_max = kDefaultEventsMax;
+  std::uint64_t scripted_max_runs = 300;  // --scripted-max-runs; 0 = no scripted form.
 };
 int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& err);
 
