@@ -65,7 +65,6 @@ void register_systems() {
 // registered system (--agent, --rails, --namespace-mode, --version, ...).
 struct ScenarioOptions {
   std::string scenario;
-  std::string bug;
   std::string system;
   std::vector<std::string> sets;
   std::string seed;
@@ -78,7 +77,7 @@ struct ScenarioOptions {
 
 const std::set<std::string>& reserved_flags() {
   static const std::set<std::string> names = {
-      "scenario", "bug", "system",    "set",        "seed",       "time-limit", "settle",
+      "scenario", "system",    "set",        "seed",       "time-limit", "settle",
       "max-events", "out",     "ignore-expect", "print-hash", "time",     "runs",
       "jobs",     "seed-start", "keep-going", "seeds",      "help"};
   return names;
@@ -86,9 +85,6 @@ const std::set<std::string>& reserved_flags() {
 
 void add_scenario_options(CLI::App& app, ScenarioOptions& options, bool with_seed) {
   app.add_option("--scenario", options.scenario, "scenario file (text-format protobuf)");
-  app.add_option("--bug", options.bug,
-                 "a known bug of the corpus, FILE#N (expect block N of a regression file): its "
-                 "versions with a random workload; hunt stops at that invariant");
   std::string names;
   for (const wsim::run::System* system : wsim::run::systems()) {
     names += (names.empty() ? "" : ", ") + system->name();
@@ -146,7 +142,6 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& options, bool with_see
 // Turns the parsed options into ScenarioFlags; false (with a message) on malformed values.
 bool to_flags(const ScenarioOptions& options, ScenarioFlags& flags, std::string& error) {
   flags.scenario_file = options.scenario;
-  flags.bug = options.bug;
   flags.system = options.system;
   flags.events_max = options.events_max;
   for (const auto& [field, slot] : options.fields) {
