@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "model/gitlab/register.h"
 #include "model/toy/register.h"
+#include "sim/core/trace.h"
 #include "sim/run/driver.h"
 #include "sim/run/scenario.h"
 #include "sim/run/shrink.h"
@@ -95,6 +97,116 @@ TEST(Shrink, ShrinksARandomChoiceRecord) {
   EXPECT_LE(result.runs, options.max_runs + 2);
   ASSERT_TRUE(result.run.violation);
   EXPECT_EQ(result.run.violation->invariant_id, "toy.S1");
+}
+
+// A random GitLab run (A0a+R1, the workload's own actions) that ends in the limbo of
+// gitlab#411205: the tape shrinks, and the scripted form renders the issue's story from the trace
+// alone (create, kubectl delete_namespace, terminate), is verified by running its text from its
+// seed, and says so only when that run violates the same invariant.
+TEST(Shrink, RendersAVerifiedScriptedScenario) {
+  LoadedScenario loaded = load(R"(gitlab { agent: "A0a" rails: "R1" })");
+  RunOptions record;
+  record.record_choices = true;
+  RunResult failing;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    loaded.scenario.set_seed(seed);
+    failing = execute_run(*loaded.system, loaded.scenario, record);
+    if (failing.violation && failing.violation->invariant_id == "gitlab.L1") break;
+  }
+  ASSERT_TRUE(failing.violation && failing.violation->invariant_id == "gitlab.L1");
+  ShrinkOptions options;
+  options.max_runs = 600;
+  const ShrinkResult shrunk =
+      shrink_run(*loaded.system, loaded.scenario, tape_of(failing.record), options);
+  ASSERT_TRUE(shrunk.ok) << shrunk.error;
+
+  ScriptedOptions scripted_options;
+  scripted_options.max_runs = 200;
+  const ScriptedResult scripted =
+      render_scripted(*loaded.system, loaded.scenario, shrunk.run, shrunk.verdict, shrunk.invariant,
+                      scripted_options);
+  ASSERT_TRUE(scripted.reproduces) << ::testing::PrintToString(scripted.tried);
+  EXPECT_FALSE(scripted.form.empty());
+  EXPECT_TRUE(scripted.scenario.scripted_only());
+  EXPECT_LE(scripted.events_kept, 8);
+  EXPECT_LE(scripted.events_kept, scripted.events_rendered);
+  bool deletes_namespace = false, terminates = false;
+  for (const proto::ScriptedEvent& event : scripted.scenario.events()) {
+    deletes_namespace |= event.actor() == "kubectl" && event.action() == "delete_namespace";
+    terminates |= event.actor() == "user" && event.action() == "terminate";
+  }
+  EXPECT_TRUE(deletes_namespace);
+  EXPECT_TRUE(terminates);
+  ASSERT_EQ(scripted.scenario.expect_size(), 1);
+  EXPECT_EQ(scripted.scenario.expect(0).invariant(), "gitlab.L1");
+  EXPECT_EQ(scripted.scenario.expect(0).when().at("agent"), "A0a");
+
+  // Independently of render_scripted: the text a reader gets, loaded and run from its seed.
+  const std::string text = scripted_to_text(scripted.scenario, *loaded.system);
+  EXPECT_NE(text.find("events { at_ms: "), std::string::npos) << text;
+  RunResult again;
+  std::string error;
+  ASSERT_TRUE(run_scenario_text(text, again, error)) << error << "\n" << text;
+  EXPECT_EQ(again.verdict, Verdict::kLiveness);
+  ASSERT_TRUE(again.violation);
+  EXPECT_EQ(again.violation->invariant_id, "gitlab.L1");
+}
+
+// The trace → catalog mapping: an action traced under its object (kubectl delete Namespace/...)
+// becomes the catalog action and the workspace target; the driver's "scripted" marker is skipped.
+TEST(Shrink, MapsTraceEventsToCatalogActions) {
+  LoadedScenario loaded = load(R"(gitlab { agent: "A0a" rails: "R1" })");
+  const std::vector<TraceEvent> trace = {
+      {1000, "user", "create", "ws-1", "scripted", ""},
+      {1000, "user", "create", "ws-1", "ok", ""},
+      {2000, "kubectl", "delete", "Namespace/gl-rd-ns-ws-1", "ok", ""},
+      {3000, "kubectl", "delete", "ConfigMap/gl-rd-ns-ws-1/ws-1-workspace-inventory", "ok", ""},
+      {4000, "agentk", "restart", "", "ok", ""},
+      {5000, "agentk", "get", "Namespace/gl-rd-ns-ws-1", "ok", ""},
+      {6000, "user", "terminate", "ws-1", "ok", ""},
+  };
+  const std::vector<proto::ScriptedEvent> events = scripted_events_of(*loaded.system, trace);
+  ASSERT_EQ(events.size(), 5u);
+  auto is = [](const proto::ScriptedEvent& e, std::int64_t at_ms, const char* actor,
+               const char* action, const char* target) {
+    return e.at_ms() == at_ms && e.actor() == actor && e.action() == action && e.target() == target;
+  };
+  EXPECT_TRUE(is(events[0], 1000, "user", "create", "ws-1")) << events[0].ShortDebugString();
+  EXPECT_TRUE(is(events[1], 2000, "kubectl", "delete_namespace", "ws-1"))
+      << events[1].ShortDebugString();
+  EXPECT_TRUE(is(events[2], 3000, "kubectl", "delete_inventory", "ws-1"))
+      << events[2].ShortDebugString();
+  EXPECT_TRUE(is(events[3], 4000, "agent", "restart", "")) << events[3].ShortDebugString();
+  EXPECT_TRUE(is(events[4], 6000, "user", "terminate", "ws-1")) << events[4].ShortDebugString();
+}
+
+// A form that does not reproduce is reported as such: asked for an invariant the events do not
+// break (gitlab.S2 instead of the limbo's L1), every variant is tried and `reproduces` stays false,
+// with what the text really gives.
+TEST(Shrink, ScriptedFormThatDoesNotReproduceIsSaidSo) {
+  LoadedScenario loaded = load(R"(
+    seed: 1 scripted_only: true fault_phase_ms: 600000
+    gitlab { agent: "A0a" rails: "R1" }
+    events { at_ms: 1000 actor: "user" action: "create" target: "ws-0" }
+    events { at_ms: 120000 actor: "kubectl" action: "delete_namespace" target: "ws-0" }
+    events { at_ms: 120500 actor: "user" action: "terminate" target: "ws-0" }
+  )");
+  RunOptions keep;
+  keep.keep_trace = true;
+  const RunResult failing = execute_run(*loaded.system, loaded.scenario, keep);
+  ASSERT_TRUE(failing.violation);
+  ASSERT_EQ(failing.violation->invariant_id, "gitlab.L1");
+  // Claim a different invariant than the one the events give: no variant can reproduce it.
+  ScriptedOptions scripted_options;
+  scripted_options.max_runs = 30;
+  const ScriptedResult scripted = render_scripted(*loaded.system, loaded.scenario, failing,
+                                                  Verdict::kSafety, "gitlab.S2", scripted_options);
+  EXPECT_FALSE(scripted.reproduces);
+  EXPECT_TRUE(scripted.form.empty());
+  EXPECT_FALSE(scripted.tried.empty());
+  EXPECT_EQ(scripted.verdict, Verdict::kLiveness);
+  EXPECT_EQ(scripted.invariant, "gitlab.L1");
+  EXPECT_LE(scripted.runs, scripted_options.max_runs + 1);
 }
 
 TEST(Shrink, RefusesAPassingRun) {
