@@ -26,6 +26,7 @@
 #include "cli/wallclock.h"
 #include "sim/run/commands.h"
 #include "sim/run/corpus.h"
+#include "sim/run/corpus_bugs.h"
 #include "sim/run/fuzz_targets.h"
 #include "sim/run/shrink.h"
 #include "sim/run/duration.h"
@@ -65,6 +66,7 @@ void register_systems() {
 // registered system (--agent, --rails, --namespace-mode, --version, ...).
 struct ScenarioOptions {
   std::string scenario;
+  std::string bug;
   std::string system;
   std::vector<std::string> sets;
   std::string seed;
@@ -77,7 +79,7 @@ struct ScenarioOptions {
 
 const std::set<std::string>& reserved_flags() {
   static const std::set<std::string> names = {
-      "scenario", "system",    "set",        "seed",       "time-limit", "settle",
+      "scenario", "bug", "system",    "set",        "seed",       "time-limit", "settle",
       "max-events", "out",     "ignore-expect", "print-hash", "time",     "runs",
       "jobs",     "seed-start", "keep-going", "seeds",      "help"};
   return names;
@@ -85,6 +87,9 @@ const std::set<std::string>& reserved_flags() {
 
 void add_scenario_options(CLI::App& app, ScenarioOptions& options, bool with_seed) {
   app.add_option("--scenario", options.scenario, "scenario file (text-format protobuf)");
+  app.add_option("--bug", options.bug,
+                 "a known bug of the corpus, FILE#N (expect block N of a regression file): its "
+                 "versions with a random workload; hunt stops at that invariant");
   std::string names;
   for (const wsim::run::System* system : wsim::run::systems()) {
     names += (names.empty() ? "" : ", ") + system->name();
@@ -142,6 +147,7 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& options, bool with_see
 // Turns the parsed options into ScenarioFlags; false (with a message) on malformed values.
 bool to_flags(const ScenarioOptions& options, ScenarioFlags& flags, std::string& error) {
   flags.scenario_file = options.scenario;
+  flags.bug = options.bug;
   flags.system = options.system;
   flags.events_max = options.events_max;
   for (const auto& [field, slot] : options.fields) {
@@ -251,6 +257,10 @@ int main(int argc, char** argv) {
   CLI::App* corpus_add = corpus->add_subcommand(
       "add", "turn a failure bundle into corpus/regressions/<system>/<id>-<slug>.textproto");
   wsim::run::CorpusAddCommand corpus_add_command;
+  CLI::App* corpus_bugs = corpus->add_subcommand(
+      "bugs", "list the known bugs of the corpus (every violating expect block) as --bug FILE#N");
+  std::string corpus_bugs_dir = "corpus/regressions";
+  corpus_bugs->add_option("dir", corpus_bugs_dir, "corpus directory (default corpus/regressions)");
   corpus_add->add_option("bundle", corpus_add_command.bundle, "failure bundle directory")
       ->required();
   corpus_add->add_option("--name", corpus_add_command.name, "slug of the file name");
@@ -344,6 +354,7 @@ int main(int argc, char** argv) {
     return wsim::run::cmd_hunt(hunt_command, std::cout, std::cerr);
   }
   if (*fuzz_seeds) return wsim::run::cmd_fuzz_seeds(fuzz_seeds_command, std::cout, std::cerr);
+  if (*corpus_bugs) return wsim::run::cmd_corpus_bugs(corpus_bugs_dir, std::cout, std::cerr);
   if (*corpus_add) return wsim::run::cmd_corpus_add(corpus_add_command, std::cout, std::cerr);
   if (*shrink) return wsim::run::cmd_shrink(shrink_command, std::cout, std::cerr);
   if (*explain) return wsim::run::cmd_explain(explain_command, std::cout, std::cerr);

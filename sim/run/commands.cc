@@ -11,6 +11,7 @@
 
 #include "sim/core/sim.h"
 #include "sim/run/bundle.h"
+#include "sim/run/corpus_bugs.h"
 #include "sim/run/duration.h"
 #include "sim/run/expect.h"
 
@@ -126,7 +127,22 @@ std::string ratio_text(Ratio ratio) {
 }  // namespace
 
 bool build_scenario(const ScenarioFlags& flags, LoadedScenario& loaded, std::string& error) {
-  if (!flags.scenario_file.empty()) {
+  if (!flags.bug.empty()) {
+    CorpusBug bug;
+    if (!flags.scenario_file.empty()) {
+      error = "--bug and --scenario: give one of them";
+      return false;
+    }
+    if (!parse_corpus_bug(flags.bug, bug, error) || !corpus_bug_scenario(bug, loaded, error)) {
+      error = "--bug " + flags.bug + ": " + error;
+      return false;
+    }
+    if (!flags.system.empty() && loaded.system->name() != flags.system) {
+      error = "--system " + flags.system + ": bug " + bug.name + " is a " +
+              loaded.system->name() + " bug";
+      return false;
+    }
+  } else if (!flags.scenario_file.empty()) {
     if (!load_scenario_file(flags.scenario_file, loaded, error)) return false;
     if (!flags.system.empty()) {
       std::string ignored;
@@ -171,6 +187,7 @@ bool build_scenario(const ScenarioFlags& flags, LoadedScenario& loaded, std::str
 std::string repro_command(const ScenarioFlags& flags) {
   std::string out = "scripts/wsim run";
   if (!flags.scenario_file.empty()) out += " --scenario " + shell_quote(flags.scenario_file);
+  if (!flags.bug.empty()) out += " --bug " + shell_quote(flags.bug);
   if (!flags.system.empty()) out += " --system " + shell_quote(flags.system);
   for (const FieldOverride& o : flags.overrides) {
     // The flag as typed: "--agent A0a" or "--set f=v"; re-quote the value part.
@@ -451,6 +468,11 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
     options.runs = command.runs;
     options.jobs = command.jobs;
     options.keep_going = command.keep_going;
+    if (!flags.bug.empty()) {
+      CorpusBug bug;
+      std::string ignored;
+      if (parse_corpus_bug(flags.bug, bug, ignored)) options.until_invariant = bug.invariant;
+    }
     options.out_dir = command.out_dir;
     if (command.make_clock) options.clock = command.make_clock(budget);
     options.progress = &err;

@@ -26,6 +26,7 @@ struct FieldOverride {
 // What selects and adjusts a scenario: shared by run, hunt and fingerprint.
 struct ScenarioFlags {
   std::string scenario_file;               // --scenario FILE
+  std::string bug;                         // --bug FILE#N (sim/run/corpus_bugs.h)
   std::string system;                      // --system NAME
   std::vector<FieldOverride> overrides;    // version flags (--agent A0a) and --set f=v
   std::optional<std::uint64_t> seed;       // --seed N
@@ -34,7 +35,7 @@ struct ScenarioFlags {
   std::uint64_t events_max = kDefaultEventsMax;  // --max-events N
 
   bool selects_something() const {
-    return !scenario_file.empty() || !system.empty() || !overrides.empty();
+    return !scenario_file.empty() || !bug.empty() || !system.empty() || !overrides.empty();
   }
 };
 

@@ -38,6 +38,11 @@ struct FuzzTarget {
   std::vector<std::string> forced_faults;  // Fault points forced on (their fire ratio is drawn).
 };
 
+// The short phases the targets of `system` run with (set_field path, value): the fault phase,
+// the settle and, for gitlab, the full-sync interval. Empty for an unknown system.
+const std::vector<std::pair<std::string, std::string>>& fast_phase_fields(
+    const std::string& system);
+
 // Every target, in name order.
 const std::vector<FuzzTarget>& fuzz_targets();
 const FuzzTarget* find_fuzz_target(const std::string& name);

@@ -239,7 +239,8 @@ HuntResult hunt(const HuntOptions& options) {
       result.findings.push_back(std::move(finding));
     }
     ++result.findings[it->second].count;
-    if (!options.keep_going) stop_all();
+    const bool wanted = options.until_invariant.empty() || kind == options.until_invariant;
+    if (!options.keep_going && wanted) stop_all();
   };
 
   g_interrupted = 0;

@@ -39,6 +39,9 @@ struct HuntOptions {
   std::optional<std::uint64_t> runs;  // Run budget (with or without a time budget).
   int jobs = 1;
   bool keep_going = false;         // Record every failure (one bundle per invariant) and go on.
+  // Non-empty: stop at the first failure of this invariant only (others are recorded, one bundle
+  // per invariant, and the hunt goes on): hunting one known bug (`wsim hunt --bug`).
+  std::string until_invariant;
   std::string out_dir = "wsim-out";
   bool write_bundles = true;
   HuntClock clock;

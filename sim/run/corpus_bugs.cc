@@ -1,0 +1,147 @@
+#include "sim/run/corpus_bugs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "sim/core/assert.h"
+#include "sim/run/fuzz_targets.h"
+#include "sim/run/verdict.h"
+
+namespace wsim::run {
+
+namespace {
+
+bool is_violation(const proto::Expectation& expect) {
+  return expect.verdict() == proto::SAFETY_VIOLATION ||
+         expect.verdict() == proto::LIVENESS_VIOLATION;
+}
+
+// "agent=A0a rails=R1", keys sorted (the map's own order is unspecified).
+std::string describe_when(const proto::Expectation& expect) {
+  const std::map<std::string, std::string> sorted(expect.when().begin(), expect.when().end());
+  std::string text;
+  for (const auto& [key, value] : sorted) text += (text.empty() ? "" : " ") + key + "=" + value;
+  return text;
+}
+
+CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int index) {
+  const proto::Expectation& expect = scenario.expect(index);
+  return CorpusBug{path, index,
+                   std::filesystem::path(path).stem().string() + "#" + std::to_string(index),
+                   expect.invariant(), describe_when(expect)};
+}
+
+}  // namespace
+
+bool corpus_bugs(const std::string& corpus_dir, std::vector<CorpusBug>& out,
+                 std::string& error) {
+  std::error_code ec;
+  std::vector<std::string> paths;
+  for (auto it = std::filesystem::recursive_directory_iterator(corpus_dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".textproto") {
+      paths.push_back(it->path().string());
+    }
+  }
+  if (ec) {
+    error = corpus_dir + ": " + ec.message();
+    return false;
+  }
+  std::sort(paths.begin(), paths.end());
+  for (const std::string& path : paths) {
+    LoadedScenario loaded;
+    if (!load_scenario_file(path, loaded, error)) return false;
+    for (int i = 0; i < loaded.scenario.expect_size(); ++i) {
+      if (is_violation(loaded.scenario.expect(i))) out.push_back(make_bug(path, loaded.scenario, i));
+    }
+  }
+  return true;
+}
+
+bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& error) {
+  const std::size_t hash = spec.rfind('#');
+  const std::string path = hash == std::string::npos ? spec : spec.substr(0, hash);
+  LoadedScenario loaded;
+  if (!load_scenario_file(path, loaded, error)) return false;
+  const proto::Scenario& scenario = loaded.scenario;
+  if (hash == std::string::npos) {
+    for (int i = 0; i < scenario.expect_size(); ++i) {
+      if (is_violation(scenario.expect(i))) {
+        out = make_bug(path, scenario, i);
+        return true;
+      }
+    }
+    error = path + ": no expectation with a violation verdict (a bug needs one)";
+    return false;
+  }
+  const std::string digits = spec.substr(hash + 1);
+  if (digits.empty() || digits.size() > 4 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    error = spec + ": '#' must be followed by the index of an expect block (0, 1, ...)";
+    return false;
+  }
+  const int index = std::stoi(digits);
+  if (index >= scenario.expect_size()) {
+    error = path + ": has " + std::to_string(scenario.expect_size()) +
+            " expect blocks; #" + digits + " does not exist";
+    return false;
+  }
+  if (!is_violation(scenario.expect(index))) {
+    error = path + ": expect block #" + digits + " is a PASS, not a bug";
+    return false;
+  }
+  out = make_bug(path, scenario, index);
+  return true;
+}
+
+bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::string& error) {
+  if (!load_scenario_file(bug.path, loaded, error)) return false;
+  const System* system = selected_system(loaded, error);
+  if (system == nullptr) return false;
+  proto::Scenario& scenario = loaded.scenario;
+  WSIM_ASSERT(bug.expect_index < scenario.expect_size());
+  const proto::Expectation expect = scenario.expect(bug.expect_index);
+  const std::string origin = bug.path + " (bug " + bug.name + ")";
+  scenario.set_name("bug-" + bug.name);
+  scenario.set_description("corpus bug " + bug.name + " (" + bug.invariant + " when " +
+                           bug.when + "), random workload instead of the file's script");
+  // Operator one-offs (an upgrade) stay: no random workload or fault point invents them.
+  google::protobuf::RepeatedPtrField<proto::ScriptedEvent> kept;
+  for (const proto::ScriptedEvent& event : scenario.events()) {
+    if (event.actor() == "admin") *kept.Add() = event;
+  }
+  scenario.mutable_events()->Swap(&kept);
+  scenario.clear_expect();
+  scenario.set_scripted_only(false);
+  scenario.set_fault_phase_ms(0);
+  scenario.set_settle_ms(0);
+  // The targets' short phases; a config field the file sets itself (e.g. a 10 s Rails clock or
+  // a full-sync interval the bug depends on) keeps the file's value.
+  for (const auto& [field, value] : fast_phase_fields(system->name())) {
+    std::string current;
+    if (config_value(scenario, *system, field, current) && current != "0") continue;
+    if (!set_field(loaded, field, value, origin, error)) return false;
+  }
+  const std::map<std::string, std::string> when(expect.when().begin(), expect.when().end());
+  for (const auto& [key, value] : when) {
+    if (!set_field(loaded, key, value, origin + " when " + key, error)) return false;
+  }
+  return validate_scenario(loaded, error);
+}
+
+int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostream& err) {
+  std::vector<CorpusBug> bugs;
+  std::string error;
+  if (!corpus_bugs(corpus_dir, bugs, error)) {
+    err << "wsim corpus bugs: " << error << "\n";
+    return kExitUsage;
+  }
+  for (const CorpusBug& bug : bugs) {
+    out << bug.name << " " << bug.invariant << " " << bug.path << "#" << bug.expect_index << " "
+        << (bug.when.empty() ? "-" : bug.when) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace wsim::run

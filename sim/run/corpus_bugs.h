@@ -1,0 +1,47 @@
+// The known bugs of the regression corpus as hunting targets (issue #5: "time-to-find for every
+// known bug in the corpus, by strategy").
+//
+// A regression file pins a bug with a readable script and an expectation such as
+//   expect { when { key: "agent" value: "A0a" } verdict: LIVENESS_VIOLATION invariant: "gitlab.L1" }
+// The bug as a TARGET drops the script: the file's system config and fault overrides, the `when`
+// versions of that expectation, the fuzz targets' short phases (sim/run/fuzz_targets.cc) and a
+// random workload with swarm faults. Only the script's "admin" events stay (an operator's one-off
+// operation such as an upgrade, which no random workload or fault point produces); user, kubectl
+// and scripted fault events (api, kubelet, link, manager, ws-daemon) are dropped. A strategy "finds" the bug when a run violates exactly that
+// invariant; so the time-to-find says how fast a hunt that does not know the script gets there.
+//
+// Names: "limbo-411205#0" = file stem and the index of the expectation among the file's
+// `expect` blocks (every block counts, PASS ones too, so the index matches the file).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/run/scenario.h"
+
+namespace wsim::run {
+
+struct CorpusBug {
+  std::string path;       // The regression file.
+  int expect_index = 0;   // Index among the file's `expect` blocks.
+  std::string name;       // "<file stem>#<expect_index>".
+  std::string invariant;  // The invariant the expectation names.
+  std::string when;       // "agent=A0a rails=R1": the expectation's `when`, in key order.
+};
+
+// Every violating expectation of every *.textproto under `corpus_dir` (recursively, in path
+// order). False with an error naming the file when one does not load.
+bool corpus_bugs(const std::string& corpus_dir, std::vector<CorpusBug>& out, std::string& error);
+
+// Parses "FILE#N" (or "FILE": the first violating expectation) into a CorpusBug. False with an
+// error when the file does not load or expectation N is missing or is a PASS.
+bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& error);
+
+// The validated hunting scenario of `bug` (see the file comment), with the system registered.
+bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::string& error);
+
+// `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N WHEN" (scripts/bench-find).
+int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostream& err);
+
+}  // namespace wsim::run

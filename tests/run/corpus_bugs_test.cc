@@ -1,0 +1,116 @@
+// The corpus bugs as hunting targets (sim/run/corpus_bugs.h): listing, FILE#N parsing with clear
+// errors, the hunting scenario (script dropped, versions applied, admin events kept), and a hunt
+// with until_invariant that goes past other findings and stops at the bug's invariant.
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "model/gitlab/register.h"
+#include "model/gitpod/register.h"
+#include "sim/run/corpus_bugs.h"
+#include "sim/run/driver.h"
+#include "sim/run/hunt.h"
+#include "tests/run/test_util.h"
+
+namespace wsim::run {
+namespace {
+
+using ::testing::HasSubstr;
+
+class CorpusBugsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    gitlab::register_gitlab_system();
+    gitpod::register_gitpod_system();
+  }
+};
+
+TEST_F(CorpusBugsTest, ListsEveryViolatingExpectationOfTheCorpus) {
+  std::vector<CorpusBug> bugs;
+  std::string error;
+  ASSERT_TRUE(corpus_bugs("corpus/regressions", bugs, error)) << error;
+  ASSERT_GE(bugs.size(), 30u);
+  bool limbo = false;
+  for (const CorpusBug& bug : bugs) {
+    EXPECT_FALSE(bug.invariant.empty()) << bug.name;
+    if (bug.name == "limbo-411205#0") {
+      limbo = true;
+      EXPECT_EQ(bug.invariant, "gitlab.L1");
+      EXPECT_EQ(bug.when, "agent=A0a");
+    }
+    // A PASS expectation is never a bug: timestamp-tie#2 expects R1 with a 1 s clock to pass.
+    EXPECT_NE(bug.name, "timestamp-tie#2");
+  }
+  EXPECT_TRUE(limbo);
+}
+
+TEST_F(CorpusBugsTest, ParsesFileHashIndexAndRejectsBadSpecs) {
+  CorpusBug bug;
+  std::string error;
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto#1", bug, error))
+      << error;
+  EXPECT_EQ(bug.name, "limbo-411205#1");
+  EXPECT_EQ(bug.when, "agent=A0b");
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto", bug, error));
+  EXPECT_EQ(bug.expect_index, 0);
+
+  EXPECT_FALSE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto#9", bug, error));
+  EXPECT_THAT(error, HasSubstr("#9 does not exist"));
+  EXPECT_FALSE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto#x", bug, error));
+  EXPECT_THAT(error, HasSubstr("index of an expect block"));
+  EXPECT_FALSE(parse_corpus_bug("corpus/regressions/gitlab/timestamp-tie.textproto#2", bug, error));
+  EXPECT_THAT(error, HasSubstr("is a PASS"));
+  EXPECT_FALSE(parse_corpus_bug("corpus/regressions/no-such-file.textproto#0", bug, error));
+  EXPECT_THAT(error, HasSubstr("no-such-file.textproto"));
+}
+
+TEST_F(CorpusBugsTest, ScenarioDropsTheScriptAndAppliesTheVersions) {
+  CorpusBug bug;
+  LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto#1", bug, error));
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  EXPECT_FALSE(loaded.scenario.scripted_only());
+  EXPECT_EQ(loaded.scenario.events_size(), 0);
+  EXPECT_EQ(loaded.scenario.expect_size(), 0);
+  EXPECT_EQ(loaded.scenario.gitlab().agent(), "A0b");
+  EXPECT_EQ(loaded.scenario.fault_phase_ms(), 20 * 60 * 1000);
+  EXPECT_EQ(loaded.scenario.gitlab().full_interval_ms(), 10 * 60 * 1000);
+
+  // The file's own timing wins over the short phases: timestamp-tie needs its 10 s Rails clock.
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/timestamp-tie.textproto#1", bug, error));
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  EXPECT_EQ(loaded.scenario.gitlab().rails_clock_granularity_ms(), 10'000);
+
+  // An operator's upgrade stays: no random workload does it.
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitpod/upgrade-naive.textproto#2", bug, error));
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  ASSERT_EQ(loaded.scenario.events_size(), 1);
+  EXPECT_EQ(loaded.scenario.events(0).actor(), "admin");
+  EXPECT_EQ(loaded.scenario.gitpod().manager(), "mk2");
+}
+
+TEST_F(CorpusBugsTest, HuntUntilTheBugsInvariantFindsTheLimbo) {
+  CorpusBug bug;
+  LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto#0", bug, error));
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  HuntOptions options;
+  options.system = loaded.system;
+  options.scenario = loaded.scenario;
+  options.runs = 200;
+  options.jobs = 1;
+  options.until_invariant = bug.invariant;
+  options.out_dir = testing::scratch_dir("corpus-bugs");
+  const HuntResult result = hunt(options);
+  ASSERT_FALSE(result.findings.empty()) << "the limbo was not found in 200 runs";
+  EXPECT_EQ(result.findings.back().invariant, "gitlab.L1");
+  // It stopped at the bug: fewer runs than the budget.
+  EXPECT_LT(result.runs, 200u);
+}
+
+}  // namespace
+}  // namespace wsim::run
