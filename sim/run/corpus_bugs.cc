@@ -1,6 +1,8 @@
 #include "sim/run/corpus_bugs.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -30,6 +32,20 @@ CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int
   return CorpusBug{path, index,
                    std::filesystem::path(path).stem().string() + "#" + std::to_string(index),
                    expect.invariant(), describe_when(expect)};
+}
+
+// FNV-1a of the hunting scenario's text without its name and description: bugs with the same key
+// are hunted by the same scenario (scripts/bench-find measures them once).
+std::string hunting_key(proto::Scenario scenario) {
+  scenario.clear_name();
+  scenario.clear_description();
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const char c : scenario_to_text(scenario)) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
 }
 
 }  // namespace
@@ -138,8 +154,13 @@ int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostre
     return kExitUsage;
   }
   for (const CorpusBug& bug : bugs) {
+    LoadedScenario loaded;
+    if (!corpus_bug_scenario(bug, loaded, error)) {
+      err << "wsim corpus bugs: " << bug.name << ": " << error << "\n";
+      return kExitUsage;
+    }
     out << bug.name << " " << bug.invariant << " " << bug.path << "#" << bug.expect_index << " "
-        << (bug.when.empty() ? "-" : bug.when) << "\n";
+        << hunting_key(loaded.scenario) << " " << (bug.when.empty() ? "-" : bug.when) << "\n";
   }
   return 0;
 }

@@ -41,7 +41,8 @@ bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& erro
 // The validated hunting scenario of `bug` (see the file comment), with the system registered.
 bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::string& error);
 
-// `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N WHEN" (scripts/bench-find).
+// `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N KEY WHEN" (KEY: a hash of
+// the hunting scenario; bugs with the same KEY are the same hunt — scripts/bench-find).
 int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostream& err);
 
 }  // namespace wsim::run
