@@ -382,8 +382,10 @@ int word_score(const std::string& action, const std::string& text) {
 // The fault points of the run's swarm that a trace event shows firing.
 std::vector<std::string> fired_faults(const RunResult& run) {
   std::vector<std::string> out;
-  for (const auto& [name, value] : run.swarm) {
-    if (value.rfind("on", 0) != 0) continue;  // Off, or a system parameter.
+  for (const auto& entry : run.swarm) {
+    // Not a structured binding: clang 14 cannot capture those in the lambda below.
+    const std::string& name = entry.first;
+    if (entry.second.rfind("on", 0) != 0) continue;  // Off, or a system parameter.
     const bool fired = std::any_of(run.trace.begin(), run.trace.end(), [&](const TraceEvent& e) {
       if (e.detail.find("fault " + name) != std::string::npos) return true;
       return e.result == "lost" && e.detail == "fault" && name == e.actor + ".lost_" + e.verb;
