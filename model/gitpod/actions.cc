@@ -115,9 +115,18 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
         }
         world_->daemon(node)->arm_crash_during_delete(*after_ms);
       }
+      if (action == "crash_after_init") {
+        const std::optional<std::int64_t> after_ms = int_arg(arg("restart_after_ms", "5000"));
+        if (!after_ms.has_value() || *after_ms > kHourMs) {
+          error = "restart_after_ms must be 0..3600000";
+          return false;
+        }
+        world_->daemon(node)->arm_crash_after_init(*after_ms);
+      }
       if (action == "wipe_failure") world_->daemon(node)->arm_wipe_failure();
       if (action != "down" && action != "up" && action != "restart" &&
-          action != "crash_during_delete" && action != "wipe_failure") {
+          action != "crash_during_delete" && action != "crash_after_init" &&
+          action != "wipe_failure") {
         error = "unknown ws-daemon action '" + action + "'";
         return false;
       }

@@ -45,6 +45,9 @@ std::vector<run::ActionInfo> GitpodSystem::actions() const {
       {"ws-daemon", "crash_during_delete",
        "arm: crash right after DeleteWorkspace started (B0 window), restart after args "
        "restart_after_ms"},
+      {"ws-daemon", "crash_after_init",
+       "arm: crash right after the next content init, before ContentReady; restart after args "
+       "restart_after_ms"},
       {"ws-daemon", "wipe_failure", "arm: the next wipe of an existing session fails (B10)"},
       {"manager", "restart", "ws-manager restart (memory lost)"},
       {"manager", "down", "ws-manager goes away"},

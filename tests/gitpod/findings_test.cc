@@ -73,6 +73,81 @@ TEST(GitpodFindings, B10FailedWipeCountsAsDisposedAndIsRecreated) {
   EXPECT_EQ(o.state.find("Failed=True"), std::string::npos) << o.describe();
 }
 
+// B15: the second start lands while the first instance is Stopped (rejected, in the backoff),
+// is accepted, and only then does the reset turn the first instance back into Pending.
+TEST(GitpodFindings, B15StartInTheRejectionWindowPassesTheDuplicateCheck) {
+  const Outcome o = run_gitpod(load_scenario(corpus("start-during-rejection-window")));
+  EXPECT_TRUE(o.has("gitpod.S9")) << o.describe();
+  TimeMs second_start_ok_ms = -1;
+  TimeMs recreate_ms = -1;
+  for (const TraceEvent& e : o.trace) {
+    if (e.verb == "start-reply" && e.object == "alice-2" && e.result == "OK") {
+      second_start_ok_ms = e.time_ms;
+    }
+    if (e.verb == "recreate" && e.object == "alice-1" && e.result == "ok") recreate_ms = e.time_ms;
+  }
+  ASSERT_GE(second_start_ok_ms, 0) << o.describe();
+  // The run stops at the violation, i.e. at the reset's write, before its "recreate" record.
+  EXPECT_EQ(recreate_ms, -1) << o.describe();
+  EXPECT_NE(o.state.find("alice-1 phase=Pending podStarts=1 podRecreated=1"), std::string::npos)
+      << o.describe();
+  EXPECT_NE(o.state.find("alice-2 phase=Running"), std::string::npos) << o.describe();
+}
+
+// Port fix (seed 222 of the guard hunt): a content init for an instance that already has a
+// session on the node is "already initialized" upstream (Store.NewWorkspace → ErrAlreadyExists);
+// it must not re-initialize over what the user wrote after the first init.
+TEST(GitpodFindings, DaemonRestartAfterInitKeepsTheUsersContent) {
+  const Outcome o = run_gitpod(load_scenario(corpus("daemon-crash-after-init")));
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+  bool crashed = false;
+  bool wrote_after_crash = false;
+  bool already_initialized_after_write = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor == "ws-daemon/node-1" && e.verb == "crash") crashed = true;
+    if (crashed && e.verb == "write" && e.result == "ok") wrote_after_crash = true;
+    if (wrote_after_crash && e.verb == "init" &&
+        e.detail.find("already initialized, version 1") != std::string::npos) {
+      already_initialized_after_write = true;
+    }
+  }
+  EXPECT_TRUE(crashed) << o.describe();
+  EXPECT_TRUE(wrote_after_crash) << o.describe();
+  EXPECT_TRUE(already_initialized_after_write) << o.describe();
+  EXPECT_NE(o.state.find("phase=Running"), std::string::npos) << o.describe();
+}
+
+// Checker fix (seed 266 of the guard hunt): L4 judges the start. One rejection at admission,
+// one re-creation, Running; then a rejection after ready takes #20372's failure path and the CR
+// is deleted. That is no L4 violation.
+TEST(GitpodFindings, L4IgnoresHowARecoveredStartEndsLater) {
+  const Outcome o =
+      run_gitpod(load_scenario(corpus("rejected-then-running-then-rejected-after-ready")));
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+  bool recreated = false;
+  bool rejected_running = false;
+  bool deleted = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.verb == "recreate" && e.result == "ok") recreated = true;
+    if (recreated && e.verb == "reject" && e.detail.find("re-admitted") != std::string::npos) {
+      rejected_running = true;
+    }
+    if (rejected_running && e.verb == "delete-workspace" && e.result == "ok") deleted = true;
+  }
+  EXPECT_TRUE(recreated) << o.describe();
+  EXPECT_TRUE(rejected_running) << o.describe();
+  EXPECT_TRUE(deleted) << o.describe();
+}
+
+// Checker fix (seed 14623 of the guard hunt): a timeout-driven stop that began 4 min before the
+// end is still waiting for the container (force kill after 5 min, #20382): not stuck (L2).
+TEST(GitpodFindings, L2GivesALateStopTimeToFinish) {
+  const Outcome o = run_gitpod(load_scenario(corpus("timeout-late-in-settle")));
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+  EXPECT_NE(o.state.find("phase=Stopping"), std::string::npos) << o.describe();
+  EXPECT_NE(o.state.find("Timeout=True"), std::string::npos) << o.describe();
+}
+
 TEST(GitpodFindings, SameSeedSameFingerprint) {
   const proto::Scenario s = parse_scenario_text(R"(
     seed: 21 fault_phase_ms: 1800000 settle_ms: 1800000

@@ -148,12 +148,31 @@ Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
   const std::string instance = ws.meta.name;
   const std::string workspace = workspace_id(ws);
   co_await world_.sim().loop().sleep(draw_ms(500, 5000));
-  const bool failed = world_.sim().faults().fires(init_fault_, stream_);
-  if (!failed) {
+  // InitWorkspaceContent (ws-daemon pkg/controller/workspace_operations.go): Store.NewWorkspace
+  // answers ErrAlreadyExists for an instance that has a session, and the init reports
+  // "already initialized" without running the initializer, so the content (and anything the
+  // user wrote since: the supervisor serves the IDE before ContentReady reaches the CR) stays.
+  // This happens when the ContentReady write of an earlier init was lost or the daemon crashed
+  // before it. The session store survives restarts (state files on disk, NewStore).
+  const Session* existing = world_.content().session(node_, instance);
+  const bool already_initialized = existing != nullptr;
+  const bool failed = !already_initialized && world_.sim().faults().fires(init_fault_, stream_);
+  if (already_initialized) {
+    world_.sim().record(actor(), "init", instance, "ok",
+                        "already initialized, version " + std::to_string(existing->version));
+  } else if (!failed) {
     Session& session = world_.content().create_session(node_, instance, workspace);
     session.initialized = true;
     world_.sim().record(actor(), "init", instance, "ok",
                         "version " + std::to_string(session.version));
+    WSIM_ASSERT(world_.content().session(node_, instance) != nullptr);
+  }
+  // The supervisor reports ready once the content is on disk (the initializer's ready file),
+  // whether or not ContentReady reaches the CR.
+  if (!failed) world_.content_initialized(node_, instance);
+  if (!failed && crash_after_init_ms_.has_value()) {
+    crash_and_restart(*crash_after_init_ms_);  // The worker dies at its next await.
+    crash_after_init_ms_.reset();
   }
   // No conditional expressions around co_await: g++ 12 mis-destroys their temporaries.
   bool written = false;
@@ -163,7 +182,6 @@ Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
   } else {
     written = co_await write_condition(instance, kCondContentReady, true, kReasonInitSuccess, "");
   }
-  if (!failed) world_.content_initialized(node_, instance);
   co_return written ? ReconcileResult::done() : ReconcileResult::failed();
 }
 

@@ -2,7 +2,9 @@
 //
 // mk2: a Workspace controller over an informer of Workspace CRs, taking only CRs whose
 // status runtime.nodeName is this node, serialised per key by a WorkQueue (§5.1):
-//   Creating / Initializing → content init (Refresh write, InitWorkspace, ContentReady);
+//   Creating / Initializing → content init (Refresh write, InitWorkspace, ContentReady); an
+//     instance that already has a session on this node is "already initialized": no initializer
+//     runs and the content stays (upstream Store.NewWorkspace → ErrAlreadyExists);
 //   Stopping → wipe (PodRejected, #20243) or backup (§5.3, §5.4).
 // mk1: InitWorkspace / DisposeWorkspace RPCs answered while the daemon is up; Unavailable when
 // it is down.
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "model/gitpod/work_queue.h"
+#include "sim/core/assert.h"
 #include "sim/core/sim.h"
 #include "sim/kube/client.h"
 #include "sim/kube/informer.h"
@@ -71,6 +74,12 @@ class WsDaemon {
   void arm_crash_during_delete(DurationMs restart_after_ms) {
     crash_restart_ms_ = restart_after_ms;
   }
+  // Scripted crash point: the daemon crashes right after the next content init created the
+  // session, before ContentReady is written (§5.2), and restarts `restart_after_ms` later.
+  void arm_crash_after_init(DurationMs restart_after_ms) {
+    WSIM_ASSERT_GE(restart_after_ms, 0);
+    crash_after_init_ms_ = restart_after_ms;
+  }
 
   std::uint64_t backups() const { return backups_; }
   std::uint64_t wipes() const { return wipes_; }
@@ -110,6 +119,7 @@ class WsDaemon {
   FaultId wipe_fault_ = 0;
   bool wipe_fail_armed_ = false;
   std::optional<DurationMs> crash_restart_ms_;
+  std::optional<DurationMs> crash_after_init_ms_;
   FaultId init_fault_ = 0;
   std::uint64_t backups_ = 0;
   std::uint64_t wipes_ = 0;

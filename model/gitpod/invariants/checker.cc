@@ -133,7 +133,16 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   check_counters(name, inst, ws);
   for (const std::string& marker : visible_loss_markers(ws)) ledger_->on_marker(name, marker);
   inst.last = ws;
+  if (phase(ws) == kPhaseStopping && inst.phase != kPhaseStopping) {
+    inst.stopping_since_ms = world_.sim().now_ms();
+  }
   inst.phase = phase(ws);
+  if (inst.phase == kPhaseRunning) inst.reached_running = true;
+  // §3.4 step 5.4: a rejection surfaces as Failed "<reason>: Pod was rejected…".
+  if (cond_true(ws, kCondFailed) &&
+      cond_message(ws, kCondFailed).find("Pod was rejected") == std::string::npos) {
+    inst.failed_otherwise = true;
+  }
   if (inst.phase == kPhaseStopped && !cond_true(ws, kCondPodRejected)) {
     inst.stopped_nonrejected = true;
   }

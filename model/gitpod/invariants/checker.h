@@ -60,6 +60,15 @@ class Checker {
     std::set<std::string> live_pods;  // Pod uids not yet removed.
     int pods_created = 0;
     std::set<std::string> rejected_pods;  // Pods the kubelet rejected during the start.
+    // mk2: the CR was persisted in phase Running, i.e. the start succeeded. L4 judges the start
+    // only; how the workspace ends later (a stop, a timeout, a rejection after ready → #20372's
+    // ordinary failure path) is not its business.
+    bool reached_running = false;
+    // The start also failed for a reason other than a kubelet rejection (e.g. content init
+    // failed: ContentReady=False → Failed), so L4's premise ("hit only by rejections") is false.
+    bool failed_otherwise = false;
+    // mk2: when the CR last entered Stopping (L2 gives a stop that began late time to finish).
+    TimeMs stopping_since_ms = 0;
     bool stopped_nonrejected = false;
     bool stop_succeeded = false;
     bool timed_out = false;

@@ -16,8 +16,6 @@ const char* destroy_cause_name(DestroyCause cause) {
       return "node deleted";
     case DestroyCause::kOverwrite:
       return "backup overwritten";
-    case DestroyCause::kReinit:
-      return "content re-initialized";
   }
   return "?";
 }
@@ -32,7 +30,7 @@ Session& ContentStore::create_session(const std::string& node, const std::string
   WSIM_ASSERT_MSG(has_node(node), "no disk for node " << node);
   WSIM_ASSERT(!workspace_id.empty());
   Disk& disk = disks_[node];
-  if (disk.count(instance) > 0) destroy_session(node, instance, DestroyCause::kReinit);
+  WSIM_ASSERT_MSG(disk.count(instance) == 0, "session " << instance << " exists on " << node);
   Session session;
   session.workspace_id = workspace_id;
   session.instance = instance;

@@ -42,7 +42,6 @@ enum class DestroyCause {
   kDaemonWipe,    // ws-daemon WipeWorkspace (PodRejected).
   kNodeDeleted,   // The node and its disk are gone.
   kOverwrite,     // A backup upload replaced the previous backup.
-  kReinit,        // Content init again for an instance with a session: a clean slate (§5.2).
 };
 const char* destroy_cause_name(DestroyCause cause);
 
@@ -59,6 +58,8 @@ class ContentStore {
   void add_node(const std::string& node);
   bool has_node(const std::string& node) const { return disks_.count(node) > 0; }
   // Content init: a fresh session restored from the latest backup of the workspace.
+  // REQUIRES: the instance has no session on `node` (an existing one is "already initialized",
+  // upstream Store.NewWorkspace → ErrAlreadyExists; callers check).
   Session& create_session(const std::string& node, const std::string& instance,
                           const std::string& workspace_id);
   Session* session(const std::string& node, const std::string& instance);
