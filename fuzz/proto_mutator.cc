@@ -260,6 +260,7 @@ MutationKind ProtoMutator::mutate(pb::Message& message, Xoshiro256& prng) const 
   }
   const Site& site = *of_kind[prng.below(of_kind.size())];
   apply(site, prng);
+  if (hooks_.post_process) hooks_.post_process(message);
   return kind;
 }
 
@@ -554,6 +555,7 @@ void ProtoMutator::cross_over(const pb::Message& a, const pb::Message& b, pb::Me
   WSIM_ASSERT_EQ(out.GetDescriptor(), root_);
   out.CopyFrom(a);  // Fields the hooks keep fixed come from the first parent.
   splice(a, b, out, 0, prng);
+  if (hooks_.post_process) hooks_.post_process(out);
 }
 
 std::size_t ProtoMutator::cross_over_bytes(const std::uint8_t* data1, std::size_t size1,

@@ -71,6 +71,10 @@ struct ProtoMutatorHooks {
   // libFuzzer's LLVMFuzzerMutate(data, size, max_size) → new size (uses the -dict words); null in
   // unit tests (then a random byte edit).
   std::function<std::size_t(std::uint8_t*, std::size_t, std::size_t)> mutate_bytes;
+  // Repairs the root message after every mutation and crossover (libprotobuf-mutator's
+  // PostProcessorRegistration): e.g. an action whose actor does not perform it gets that actor.
+  // Must be deterministic (it gets no generator) and must not grow the message much.
+  std::function<void(google::protobuf::Message&)> post_process;
   // Cap of one string field after mutation.
   std::size_t string_bytes_max = 256;
   // Cap of one repeated field's length (kAdd/kCopy are not offered at the cap).
@@ -82,7 +86,8 @@ class ProtoMutator {
   // REQUIRES: `root` outlives the mutator (generated descriptors are static).
   ProtoMutator(const google::protobuf::Descriptor* root, ProtoMutatorHooks hooks);
 
-  // Applies one mutation to `message` (of the root type) and returns its kind. When nothing is
+  // Applies one mutation to `message` (of the root type), then the post_process hook, and returns
+  // its kind. When nothing is
   // mutable (no allowed field at all), leaves the message as it is and returns kScalar.
   MutationKind mutate(google::protobuf::Message& message, Xoshiro256& prng) const;
 

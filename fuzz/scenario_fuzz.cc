@@ -84,6 +84,23 @@ wsim::fuzz::ProtoMutatorHooks scenario_hooks(const wsim::run::System& system,
     built.set_at_ms(500 * static_cast<std::int64_t>(
                               prng.below(static_cast<std::uint64_t>(fault_phase_ms / 500) + 1)));
   };
+  // A scalar mutation of `action` alone would mostly give pairs no actor performs ("user
+  // delete_namespace"), which validation rejects: give the action its actor instead.
+  hooks.post_process = [actions](google::protobuf::Message& message) {
+    for (proto::ScriptedEvent& event : *static_cast<proto::Scenario&>(message).mutable_events()) {
+      const wsim::run::ActionInfo* owner = nullptr;
+      for (const wsim::run::ActionInfo& action : actions) {
+        if (action.action != event.action()) continue;
+        if (action.actor == event.actor()) {
+          owner = nullptr;
+          break;
+        }
+        if (owner == nullptr) owner = &action;
+      }
+      if (owner != nullptr) event.set_actor(owner->actor);
+      if (event.actor() == "user" && event.target().empty()) event.set_target("ws-0");
+    }
+  };
   hooks.mutate_bytes = [](std::uint8_t* data, std::size_t size, std::size_t max_size) {
     return LLVMFuzzerMutate(data, size, max_size);
   };

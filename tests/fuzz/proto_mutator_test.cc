@@ -224,5 +224,20 @@ TEST(ProtoMutator, CrossOverRespectsMaxOutSize) {
   }
 }
 
+TEST(ProtoMutator, PostProcessRunsAfterEveryMutationAndCrossOver) {
+  ProtoMutatorHooks hooks = event_hooks();
+  hooks.post_process = [](google::protobuf::Message& message) {
+    static_cast<proto::Scenario&>(message).set_description("post-processed");
+  };
+  const ProtoMutator mutator(proto::Scenario::descriptor(), hooks);
+  chain(mutator, 2048, 100, 11, [](const proto::Scenario& out, MutationKind) {
+    ASSERT_EQ(out.description(), "post-processed");
+  });
+  proto::Scenario child;
+  Xoshiro256 prng(3);
+  mutator.cross_over(limbo_like(), limbo_like(), child, prng);
+  EXPECT_EQ(child.description(), "post-processed");
+}
+
 }  // namespace
 }  // namespace wsim::fuzz
