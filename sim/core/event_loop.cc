@@ -11,6 +11,7 @@ EventLoop::EventLoop() { actors_.push_back(nullptr); }
 EventLoop::~EventLoop() {
   // Destroy actor frames before the queue so no frame outlives the loop it points to.
   while (!queue_.empty()) queue_.pop();
+  callbacks_.clear();
   actors_.clear();
 }
 
@@ -25,7 +26,7 @@ ActorId EventLoop::spawn(std::string name, Task<void> task) {
   ++live_actors_;
   Actor& ref = *actors_.back();
   ref.suspended = start;
-  queue_.push(Event{now_ms_, next_seq_++, id, ref.token, start, nullptr});
+  queue_.push(Event{now_ms_, next_seq_++, id, ref.token, start, 0});
   return id;
 }
 
@@ -35,7 +36,7 @@ void EventLoop::cancel(ActorId id) {
   actor.cancelled = true;
   if (actor.suspended && id != current_) {
     // Resume it now with a fresh token; stale wake-ups for the old suspension are dropped.
-    queue_.push(Event{now_ms_, next_seq_++, id, ++actor.token, actor.suspended, nullptr});
+    queue_.push(Event{now_ms_, next_seq_++, id, ++actor.token, actor.suspended, 0});
   }
 }
 
@@ -51,7 +52,16 @@ const std::string& EventLoop::actor_name(ActorId id) const {
 
 void EventLoop::schedule(DurationMs delay_ms, std::function<void()> callback) {
   WSIM_ASSERT_GE(delay_ms, 0);
-  queue_.push(Event{now_ms_ + delay_ms, next_seq_++, kNoActor, 0, {}, std::move(callback)});
+  std::uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(callbacks_.size());
+    callbacks_.push_back(std::move(callback));
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    callbacks_[slot] = std::move(callback);
+  }
+  queue_.push(Event{now_ms_ + delay_ms, next_seq_++, kNoActor, 0, {}, slot});
 }
 
 WakeTicket EventLoop::park(std::coroutine_handle<> handle) {
@@ -64,7 +74,7 @@ WakeTicket EventLoop::park(std::coroutine_handle<> handle) {
 void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
   WSIM_ASSERT(ticket.actor != kNoActor);
   WSIM_ASSERT_GE(due_ms, now_ms_);
-  queue_.push(Event{due_ms, next_seq_++, ticket.actor, ticket.token, ticket.handle, nullptr});
+  queue_.push(Event{due_ms, next_seq_++, ticket.actor, ticket.token, ticket.handle, 0});
 }
 
 void EventLoop::throw_if_cancelled() const {
@@ -73,8 +83,7 @@ void EventLoop::throw_if_cancelled() const {
 
 bool EventLoop::step() {
   if (queue_.empty()) return false;
-  // priority_queue::top is const; the event is copied out (the callback moved) before popping.
-  Event event = std::move(const_cast<Event&>(queue_.top()));
+  Event event = queue_.top();
   queue_.pop();
   WSIM_ASSERT_GE(event.due_ms, now_ms_);
   now_ms_ = event.due_ms;
@@ -100,7 +109,11 @@ void EventLoop::run_until_idle(TimeMs limit_ms) {
 void EventLoop::run_event(Event& event) {
   if (event.actor == kNoActor) {
     mix_hash(static_cast<std::uint64_t>(event.due_ms) * 2);
-    event.callback();
+    // Moved out and the slot freed first: the callback may schedule more (and grow callbacks_).
+    std::function<void()> callback = std::move(callbacks_[event.callback_slot]);
+    callbacks_[event.callback_slot] = nullptr;
+    free_slots_.push_back(event.callback_slot);
+    callback();
     return;
   }
   Actor& actor = actor_ref(event.actor);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <queue>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sim/core/task.h"
@@ -107,14 +108,16 @@ class EventLoop {
     std::uint64_t token = 0;            // Current suspension; bumped on every park and cancel.
     std::coroutine_handle<> suspended;  // Where the actor is parked, if it is.
   };
+  // Trivially copyable, so heap moves are cheap: a callback lives in callbacks_[callback_slot].
   struct Event {
     TimeMs due_ms;
     std::uint64_t seq;
     ActorId actor;  // kNoActor for callbacks.
     std::uint64_t token;
     std::coroutine_handle<> handle;
-    std::function<void()> callback;
+    std::uint32_t callback_slot;  // Callbacks only.
   };
+  static_assert(std::is_trivially_copyable_v<Event>);
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
       return a.due_ms != b.due_ms ? a.due_ms > b.due_ms : a.seq > b.seq;
@@ -130,6 +133,8 @@ class EventLoop {
   TimeMs now_ms_ = 0;
   std::uint64_t next_seq_ = 0;
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  std::vector<std::function<void()>> callbacks_;  // Slots of pending callbacks.
+  std::vector<std::uint32_t> free_slots_;         // Reused last-in first-out (deterministic).
   std::vector<std::unique_ptr<Actor>> actors_;  // Index = ActorId; [0] unused.
   ActorId current_ = kNoActor;
   std::size_t live_actors_ = 0;
