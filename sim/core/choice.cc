@@ -41,9 +41,15 @@ ChoiceSource ChoiceSource::from_tape(std::vector<std::uint64_t> values) {
   return source;
 }
 
-ChoiceSource ChoiceSource::from_bytes(std::span<const std::uint8_t> bytes) {
+ChoiceSource ChoiceSource::from_bytes(std::span<const std::uint8_t> bytes, BytesTail tail) {
   ChoiceSource source(Backend::kBytes);
   source.bytes_.assign(bytes.begin(), bytes.end());
+  source.bytes_tail_ = tail;
+  if (tail == BytesTail::kRandom) {
+    std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a
+    for (const std::uint8_t byte : source.bytes_) hash = (hash ^ byte) * 0x100000001b3ULL;
+    source.tail_.emplace(hash);
+  }
   return source;
 }
 
@@ -89,7 +95,7 @@ std::uint64_t ChoiceSource::next_from_tape(std::uint64_t bound) {
 std::uint64_t ChoiceSource::next_from_bytes(std::uint64_t bound) {
   if (cursor_ >= bytes_.size()) {
     exhausted_ = true;
-    return 0;
+    return tail_ ? tail_->below(bound) : 0;
   }
   std::uint64_t raw = 0;
   int width = 0;

@@ -9,13 +9,16 @@
 //  - seed:  a xoshiro256** generator per named stream, so a draw in one subsystem does not shift
 //           the others;
 //  - tape:  a recorded list of values (replay, shrinking); values past the end are 0;
-//  - bytes: a libFuzzer input; each draw consumes just enough bytes; past the end is 0.
+//  - bytes: a libFuzzer input; each draw consumes just enough bytes; past the end is 0, or
+//           (BytesTail::kRandom) drawn from a xoshiro256** seeded by a hash of the input, so a
+//           short input still drives a whole eventful run and its bytes steer the beginning.
 // Every backend can record the choices it hands out; replaying that record through the tape
 // backend reproduces the run exactly.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,10 +70,12 @@ class ChoiceStream {
 class ChoiceSource {
  public:
   enum class Backend { kSeed, kTape, kBytes };
+  enum class BytesTail { kZeros, kRandom };
 
   static ChoiceSource from_seed(std::uint64_t seed);
   static ChoiceSource from_tape(std::vector<std::uint64_t> values);
-  static ChoiceSource from_bytes(std::span<const std::uint8_t> bytes);
+  static ChoiceSource from_bytes(std::span<const std::uint8_t> bytes,
+                                 BytesTail tail = BytesTail::kZeros);
 
   ChoiceSource(ChoiceSource&&) = default;
   ChoiceSource& operator=(ChoiceSource&&) = default;
@@ -85,7 +90,8 @@ class ChoiceSource {
   std::uint64_t consumed() const { return consumed_; }
   Backend backend() const { return backend_; }
   std::uint64_t seed() const { return seed_; }
-  // True once a tape/bytes backend ran past its end (every later draw returned 0).
+  // True once a tape/bytes backend ran past its end (every later draw returned 0, or came from
+  // the random tail).
   bool exhausted() const { return exhausted_; }
 
   // Draws a value below `bound` from stream `index`. Prefer ChoiceStream.
@@ -102,6 +108,8 @@ class ChoiceSource {
   std::vector<Xoshiro256> generators_;  // seed backend: one per stream
   std::vector<std::uint64_t> tape_;
   std::vector<std::uint8_t> bytes_;
+  BytesTail bytes_tail_ = BytesTail::kZeros;
+  std::optional<Xoshiro256> tail_;  // kRandom: seeded by FNV-1a of bytes_.
   std::size_t cursor_ = 0;
   bool exhausted_ = false;
   bool recording_ = false;

@@ -129,6 +129,7 @@ bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std:
 RunOptions fuzz_run_options(std::span<const std::uint8_t> bytes) {
   RunOptions options;
   options.bytes = std::vector<std::uint8_t>(bytes.begin(), bytes.end());
+  options.bytes_random_tail = true;
   options.events_max = kFuzzEventsMax;
   return options;
 }
@@ -240,8 +241,12 @@ int cmd_fuzz_seeds(const FuzzSeedsCommand& command, std::ostream& out, std::ostr
     options.record_choices = true;
     options.events_max = kFuzzEventsMax;
     const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
-    if (result.verdict == Verdict::kPass) {
-      const std::vector<std::uint8_t> bytes = bytes_of_record(result.record, command.max_bytes);
+    const std::vector<std::uint8_t> bytes = bytes_of_record(result.record, command.max_bytes);
+    // A cut input continues with the random tail, not with the seed's run: keep it only if the
+    // input itself passes (a canary must still find its bug by mutation).
+    if (result.verdict == Verdict::kPass &&
+        execute_run(*loaded.system, loaded.scenario, fuzz_run_options(bytes)).verdict ==
+            Verdict::kPass) {
       std::ofstream file(std::filesystem::path(command.out_dir) / ("seed-" + std::to_string(seed)),
                          std::ios::binary);
       file.write(reinterpret_cast<const char*>(bytes.data()),

@@ -2,10 +2,14 @@
 // `wsim replay --fuzz-target NAME FILE`, so a crash file replays into a full failure bundle with
 // exactly the scenario the target ran.
 //
-// A target's input bytes are the choice stream of one run (ChoiceSource::from_bytes): the first
-// bytes draw the fault swarm (stream "swarm" is the first one a run uses), the rest the workload,
-// latencies and faults; past the end every choice is 0, "nothing more happens". Coverage guidance
-// therefore steers swarm configuration and interleavings directly.
+// A target's input bytes are the beginning of the choice stream of one run
+// (ChoiceSource::from_bytes): the first bytes draw the fault swarm (stream "swarm" is the first one
+// a run uses), the rest the workload, latencies and faults; past the end the choices come from a
+// xoshiro256** seeded by a hash of the input (BytesTail::kRandom). Coverage guidance therefore
+// steers swarm configuration and the early interleavings directly, and every input, even a short
+// one, is a whole eventful run. (Until 2026-11-22 the tail was 0, "nothing more happens": from an
+// empty corpus libFuzzer's inputs grew too slowly for that — a gitpod run draws ~70 KB of choices —
+// and gitpod_canary found nothing in 2 × 60 s while the seed hunt needs ~2 runs.)
 //
 //   canary  a historical buggy version: the target MUST find its bug within the CI budget
 //           (scripts/fuzz pr fails if it does not: the pipeline is broken);
@@ -50,7 +54,8 @@ const FuzzTarget* find_fuzz_target(const std::string& name);
 // The validated scenario of a target (seed 0, the system registered beforehand).
 bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std::string& error);
 
-// Options for one fuzzing execution of `bytes`: no recording, no trace, a small event budget.
+// Options for one fuzzing execution of `bytes`: random tail, no recording, no trace, a small
+// event budget.
 inline constexpr std::uint64_t kFuzzEventsMax = 2'000'000;
 RunOptions fuzz_run_options(std::span<const std::uint8_t> bytes);
 

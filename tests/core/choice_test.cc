@@ -1,5 +1,6 @@
 #include "sim/core/choice.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -82,6 +83,34 @@ TEST(Choice, BytesBackendConsumesJustEnoughBytes) {
   EXPECT_EQ(s.below(65536), 0x1234u);    // Two bytes, little-endian.
   EXPECT_EQ(s.below(10), 0xffu % 10);    // Out of range wraps.
   EXPECT_EQ(s.below(10), 0u);            // Exhausted.
+}
+
+TEST(Choice, BytesRandomTailIsDeterministicPerInputAndKeepsThePrefix) {
+  using Tail = ChoiceSource::BytesTail;
+  const std::uint8_t a[] = {0x07, 0x01};
+  const std::uint8_t b[] = {0x07, 0x02};
+  const auto draws = [](std::span<const std::uint8_t> bytes) {
+    ChoiceSource source = ChoiceSource::from_bytes(bytes, Tail::kRandom);
+    ChoiceStream s = source.stream("x");
+    std::vector<std::uint64_t> out;
+    for (int i = 0; i < 40; ++i) out.push_back(s.below(1000));
+    EXPECT_TRUE(source.exhausted());
+    return out;
+  };
+  const std::vector<std::uint64_t> first = draws(a);
+  EXPECT_EQ(first, draws(a));  // Same input, same run.
+  EXPECT_EQ(first[0], 0x0107u % 1000);  // The input's bytes come first.
+  const std::vector<std::uint64_t> other = draws(b);
+  EXPECT_NE(std::vector<std::uint64_t>(first.begin() + 1, first.end()),
+            std::vector<std::uint64_t>(other.begin() + 1, other.end()));  // Tail seeded by input.
+  // The tail is not all zeros: a short input still drives an eventful run.
+  EXPECT_GT(std::count_if(first.begin() + 1, first.end(), [](std::uint64_t v) { return v != 0; }),
+            30);
+  // The default tail stays 0 ("nothing more happens").
+  ChoiceSource zeros = ChoiceSource::from_bytes(a);
+  ChoiceStream z = zeros.stream("x");
+  z.below(1000);
+  EXPECT_EQ(z.below(1000), 0u);
 }
 
 TEST(Choice, TapeValuesOutOfBoundWrap) {
