@@ -8,8 +8,8 @@
 // xoshiro256** seeded by a hash of the input (BytesTail::kRandom). Coverage guidance therefore
 // steers swarm configuration and the early interleavings directly, and every input, even a short
 // one, is a whole eventful run. (Until 2026-11-22 the tail was 0, "nothing more happens": from an
-// empty corpus libFuzzer's inputs grew too slowly for that — a gitpod run draws ~70 KB of choices —
-// and gitpod_canary found nothing in 2 × 60 s while the seed hunt needs ~2 runs.)
+// empty corpus libFuzzer's inputs grew too slowly for that — a gitpod run draws 3–5 KB of
+// choices — and gitpod_canary found nothing in 2 × 60 s while the seed hunt needs ~2 runs.)
 //
 //   canary  a historical buggy version: the target MUST find its bug within the CI budget
 //           (scripts/fuzz pr fails if it does not: the pipeline is broken);
