@@ -3,8 +3,9 @@
 // times, smaller workspace indices) to a minimal scenario, printed as text format — paste it into
 // a file and `wsim run --scenario FILE`. Reproduce with RC_PARAMS="reproduce=...".
 //
-// Generated actions: the user verbs (create, stop, start, restart, terminate) and kubectl
-// deleting a namespace or a Deployment, on ws-0..ws-2, at 0..20 min in 500 ms steps. Inventory
+// Generated actions: the user verbs (create, stop, start, restart, terminate), kubectl deleting a
+// namespace or a Deployment, on ws-0..ws-2, and faults (agentk restart, link partition on/off, a
+// lost reconcile response), at 0..20 min in 500 ms steps. Inventory
 // deletions are left out on purpose: in shared mode they are known failures of A3+R3
 // (corpus/regressions/gitlab/shared-*-inventory*.textproto), and in unique mode the namespace
 // deletion covers the same ground. Runs are short (20 min fault phase, 10 min full-sync interval)
@@ -32,6 +33,10 @@ constexpr Action kActions[] = {
     {"user", "create"},  {"user", "stop"},      {"user", "start"},
     {"user", "restart"}, {"user", "terminate"}, {"kubectl", "delete_namespace"},
     {"kubectl", "delete_deployment"},
+    // Faults as scripted events (their target is ignored): agentk restarts, the agentk ⇄ Rails
+    // link partitioned and healed, a reconcile response lost after Rails acted.
+    {"agent", "restart"}, {"link", "partition_on"}, {"link", "partition_off"},
+    {"link", "lose_next_response"},
 };
 
 struct GeneratedEvent {
@@ -104,6 +109,32 @@ TEST(ScenarioProperties, TheGeneratorFindsTheA0aLimbo) {
   ASSERT_TRUE(validate_scenario(loaded, error)) << error;
   const RunResult result = execute_run(*loaded.system, loaded.scenario, {});
   EXPECT_EQ(result.verdict, Verdict::kLiveness);
+}
+
+// The fault actions are reachable too: terminate with the reconcile response lost, then kubectl
+// deletes the namespace — the lost-response limbo of A0a (corpus lost-response-during-termination).
+TEST(ScenarioProperties, TheGeneratorFindsTheLostResponseLimbo) {
+  gitlab::register_gitlab_system();
+  const std::vector<GeneratedEvent> events = {{238, 4, 0}, {238, 10, 0}, {298, 5, 0}};
+  LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(parse_scenario(scenario_text("agent: \"A0a\" rails: \"R1\"", events),
+                             "lost-response", loaded, error))
+      << error;
+  ASSERT_TRUE(validate_scenario(loaded, error)) << error;
+  const RunResult result = execute_run(*loaded.system, loaded.scenario, {});
+  EXPECT_EQ(result.verdict, Verdict::kLiveness);
+  ASSERT_TRUE(result.violation);
+  EXPECT_EQ(result.violation->invariant_id, "gitlab.L1");
+
+  // Without the lost response the same user and kubectl actions pass: the fault is the cause.
+  LoadedScenario control;
+  ASSERT_TRUE(parse_scenario(scenario_text("agent: \"A0a\" rails: \"R1\"",
+                                           {{238, 4, 0}, {298, 5, 0}}),
+                             "no-lost-response", control, error))
+      << error;
+  ASSERT_TRUE(validate_scenario(control, error)) << error;
+  EXPECT_EQ(execute_run(*control.system, control.scenario, {}).verdict, Verdict::kPass);
 }
 
 }  // namespace
