@@ -401,11 +401,17 @@ void print_findings(std::ostream& out, const HuntResult& result) {
     out << "findings: none\n";
     return;
   }
+  // The invariant column fits the longest id (gitpod.no_silent_loss) plus two spaces.
+  std::size_t w_invariant = 16;
+  for (const Finding& f : result.findings) {
+    w_invariant = std::max(w_invariant, f.invariant.size() + 2);
+  }
+  const int w = static_cast<int>(w_invariant);
   out << "findings:\n";
-  out << "  " << std::left << std::setw(20) << "verdict" << std::setw(16) << "invariant"
+  out << "  " << std::left << std::setw(20) << "verdict" << std::setw(w) << "invariant"
       << std::setw(8) << "runs" << std::setw(12) << "first seed" << "bundle\n";
   for (const Finding& f : result.findings) {
-    out << "  " << std::left << std::setw(20) << verdict_name(f.verdict) << std::setw(16)
+    out << "  " << std::left << std::setw(20) << verdict_name(f.verdict) << std::setw(w)
         << f.invariant << std::setw(8) << f.count << std::setw(12) << f.seed
         << (f.bundle.empty() ? "-" : f.bundle) << "\n";
   }
