@@ -4,7 +4,7 @@
 // mutation reaches each corpus bug (scripts/bench-find); it is not a CI target, since it needs an
 // argument (libFuzzer ignores flags that start with "--" and passes them on):
 //
-//   build/fuzz/fuzz/corpus_bug_fuzz --bug=corpus/regressions/gitlab/limbo-411205.textproto#0 \
+//   build/fuzz/fuzz/corpus_bug_fuzz --bug=corpus/regressions/gitlab/limbo-411205.textproto#0
 //       -max_total_time=60 CORPUS_DIR
 //
 // Its crash files are measurements, not repros: `wsim hunt --bug FILE#N` finds the same bug with a

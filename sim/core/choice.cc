@@ -44,11 +44,9 @@ ChoiceSource ChoiceSource::from_tape(std::vector<std::uint64_t> values) {
 ChoiceSource ChoiceSource::from_bytes(std::span<const std::uint8_t> bytes, BytesTail tail) {
   ChoiceSource source(Backend::kBytes);
   source.bytes_.assign(bytes.begin(), bytes.end());
-  source.bytes_tail_ = tail;
   if (tail == BytesTail::kRandom) {
-    std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a
-    for (const std::uint8_t byte : source.bytes_) hash = (hash ^ byte) * 0x100000001b3ULL;
-    source.tail_.emplace(hash);
+    source.tail_.emplace(fnv1a64(std::string_view(
+        reinterpret_cast<const char*>(source.bytes_.data()), source.bytes_.size())));
   }
   return source;
 }

@@ -108,8 +108,7 @@ class ChoiceSource {
   std::vector<Xoshiro256> generators_;  // seed backend: one per stream
   std::vector<std::uint64_t> tape_;
   std::vector<std::uint8_t> bytes_;
-  BytesTail bytes_tail_ = BytesTail::kZeros;
-  std::optional<Xoshiro256> tail_;  // kRandom: seeded by FNV-1a of bytes_.
+  std::optional<Xoshiro256> tail_;  // BytesTail::kRandom: seeded by FNV-1a of bytes_.
   std::size_t cursor_ = 0;
   bool exhausted_ = false;
   bool recording_ = false;

@@ -474,11 +474,7 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
     options.runs = command.runs;
     options.jobs = command.jobs;
     options.keep_going = command.keep_going;
-    if (!flags.bug.empty()) {
-      CorpusBug bug;
-      std::string ignored;
-      if (parse_corpus_bug(flags.bug, bug, ignored)) options.until_invariant = bug.invariant;
-    }
+    options.until_invariant = loaded.hunted_invariant;
     options.out_dir = command.out_dir;
     if (command.make_clock) options.clock = command.make_clock(budget);
     options.progress = &err;

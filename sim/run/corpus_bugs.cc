@@ -7,6 +7,7 @@
 #include <map>
 
 #include "sim/core/assert.h"
+#include "sim/core/prng.h"
 #include "sim/run/fuzz_targets.h"
 #include "sim/run/verdict.h"
 
@@ -39,10 +40,7 @@ CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int
 std::string hunting_key(proto::Scenario scenario) {
   scenario.clear_name();
   scenario.clear_description();
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const char c : scenario_to_text(scenario)) {
-    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  }
+  const std::uint64_t hash = fnv1a64(scenario_to_text(scenario));
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
   return text;
@@ -119,6 +117,7 @@ bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::stri
   WSIM_ASSERT(bug.expect_index < scenario.expect_size());
   const proto::Expectation expect = scenario.expect(bug.expect_index);
   const std::string origin = bug.path + " (bug " + bug.name + ")";
+  loaded.hunted_invariant = bug.invariant;
   scenario.set_name("bug-" + bug.name);
   scenario.set_description("corpus bug " + bug.name + " (" + bug.invariant + " when " +
                            bug.when + "), random workload instead of the file's script");

@@ -38,7 +38,8 @@ bool corpus_bugs(const std::string& corpus_dir, std::vector<CorpusBug>& out, std
 // error when the file does not load or expectation N is missing or is a PASS.
 bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& error);
 
-// The validated hunting scenario of `bug` (see the file comment), with the system registered.
+// The validated hunting scenario of `bug` (see the file comment), with the system registered;
+// loaded.hunted_invariant is the bug's invariant.
 bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::string& error);
 
 // `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N KEY WHEN" (KEY: a hash of

@@ -67,11 +67,8 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
   RunResult result;
   result.seed = scenario.seed();
   ChoiceSource choices = options.tape    ? ChoiceSource::from_tape(*options.tape)
-                         : options.bytes ? ChoiceSource::from_bytes(
-                                               *options.bytes,
-                                               options.bytes_random_tail
-                                                   ? ChoiceSource::BytesTail::kRandom
-                                                   : ChoiceSource::BytesTail::kZeros)
+                         : options.bytes ? ChoiceSource::from_bytes(*options.bytes,
+                                                                    options.bytes_tail)
                                          : ChoiceSource::from_seed(scenario.seed());
   choices.set_recording(options.record_choices);
   Sim sim(std::move(choices));

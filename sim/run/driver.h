@@ -33,9 +33,9 @@ struct RunOptions {
   // Replays these choices (a recorded run) instead of drawing from the scenario's seed.
   std::optional<std::vector<std::uint64_t>> tape;
   // Or draws every choice from these bytes (a libFuzzer input: ChoiceSource::from_bytes; past
-  // the end every choice is 0, or random with bytes_random_tail). Ignored when `tape` is set.
+  // the end every choice is 0, or random with BytesTail::kRandom). Ignored when `tape` is set.
   std::optional<std::vector<std::uint8_t>> bytes;
-  bool bytes_random_tail = false;
+  ChoiceSource::BytesTail bytes_tail = ChoiceSource::BytesTail::kZeros;
   bool record_choices = false;  // Keep the choice record (choices.bin of a bundle).
   bool keep_trace = false;      // Keep the trace events (not only their hash).
   std::ostream* log = nullptr;  // Banner (seed, swarm), phases and verdict; null = quiet.

@@ -129,7 +129,7 @@ bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std:
 RunOptions fuzz_run_options(std::span<const std::uint8_t> bytes) {
   RunOptions options;
   options.bytes = std::vector<std::uint8_t>(bytes.begin(), bytes.end());
-  options.bytes_random_tail = true;
+  options.bytes_tail = ChoiceSource::BytesTail::kRandom;
   options.events_max = kFuzzEventsMax;
   return options;
 }

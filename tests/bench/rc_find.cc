@@ -5,7 +5,7 @@
 // run does not violate the bug's invariant" fails at the first run that does. Shrinking is off:
 // this measures finding, not minimizing (`wsim shrink` does that on the bundle of a hunt).
 //
-//   build/release/tests/bench/rc_find --bug corpus/regressions/gitlab/limbo-411205.textproto#0 \
+//   build/release/tests/bench/rc_find --bug corpus/regressions/gitlab/limbo-411205.textproto#0
 //       --runs 10 --budget 60 [--first-run K]
 //
 // Run r uses RapidCheck seeds derived from r, in rounds of 100 cases (sizes 0..max) until the bug

@@ -76,6 +76,7 @@ TEST_F(CorpusBugsTest, ScenarioDropsTheScriptAndAppliesTheVersions) {
   EXPECT_EQ(loaded.scenario.events_size(), 0);
   EXPECT_EQ(loaded.scenario.expect_size(), 0);
   EXPECT_EQ(loaded.scenario.gitlab().agent(), "A0b");
+  EXPECT_EQ(loaded.hunted_invariant, "gitlab.L1");
   EXPECT_EQ(loaded.scenario.fault_phase_ms(), 20 * 60 * 1000);
   EXPECT_EQ(loaded.scenario.gitlab().full_interval_ms(), 10 * 60 * 1000);
 
