@@ -17,6 +17,29 @@ kube::ClusterOptions cluster_options(const Versions& versions) {
   return options;
 }
 
+// The workload swarm (docs/gitlab-oracles.md "Workload swarm") [invented]: intensities from a
+// quiet user base to bursts of actions inside one Rails clock tick, and workspace counts from a
+// couple to a dozen, drawn per run when the scenario leaves them unset.
+struct Intensity {
+  const char* name;
+  DurationMs tick_ms;
+  std::uint32_t action_per_mille;
+  std::uint32_t burst_per_mille;
+};
+constexpr Intensity kIntensities[] = {
+    {"quiet", 20 * kSecondMs, 100, 0},
+    {"busy", 5 * kSecondMs, 300, 200},
+    {"bursty", 30 * kSecondMs, 200, 700},
+};
+constexpr std::uint32_t kSwarmWorkspaces[] = {2, 3, 6, 12};
+
+const Intensity* intensity_named(const std::string& name) {
+  for (const Intensity& intensity : kIntensities) {
+    if (name == intensity.name) return &intensity;
+  }
+  return nullptr;
+}
+
 template <typename T>
 bool check_choice(const std::string& field, const std::string& value,
                   std::optional<T> (*parse)(std::string_view), std::string& error) {
@@ -37,7 +60,6 @@ void fill_defaults(proto::GitlabConfig& c) {
   if (c.agent().empty()) c.set_agent("A3");
   if (c.rails().empty()) c.set_rails("R3");
   if (c.namespace_mode().empty()) c.set_namespace_mode("unique");
-  if (c.workspaces() == 0) c.set_workspaces(3);
   if (c.partial_interval_ms() == 0) c.set_partial_interval_ms(10 * kSecondMs);
   if (c.full_interval_ms() == 0) c.set_full_interval_ms(kHourMs);
   if (c.rails_clock_granularity_ms() == 0) c.set_rails_clock_granularity_ms(kSecondMs);
@@ -45,8 +67,6 @@ void fill_defaults(proto::GitlabConfig& c) {
   if (c.a2_synced_flag().empty()) c.set_a2_synced_flag("after_exchange");
   if (c.a3_termination().empty()) c.set_a3_termination("inventory_delete");
   if (c.a3_missing_inventory().empty()) c.set_a3_missing_inventory("terminated");
-  if (c.workload_tick_ms() == 0) c.set_workload_tick_ms(20 * kSecondMs);
-  if (c.workload_action_per_mille() == 0) c.set_workload_action_per_mille(100);
 }
 
 bool check_config(const proto::GitlabConfig& c, std::string& error) {
@@ -67,7 +87,12 @@ bool check_config(const proto::GitlabConfig& c, std::string& error) {
             c.rails() + ")";
     return false;
   }
-  return check_range("workspaces", c.workspaces(), 1, kWorkspacesMax, error) &&
+  if (!c.workload_intensity().empty() && !intensity_named(c.workload_intensity())) {
+    error = "gitlab.workload_intensity: unknown value \"" + c.workload_intensity() +
+            "\" (quiet, busy, bursty)";
+    return false;
+  }
+  return check_range("workspaces", c.workspaces(), 0, kWorkspacesMax, error) &&
          check_range("partial_interval_ms", c.partial_interval_ms(), kSecondMs, kIntervalMaxMs,
                      error) &&
          check_range("full_interval_ms", c.full_interval_ms(), c.partial_interval_ms(),
@@ -75,13 +100,15 @@ bool check_config(const proto::GitlabConfig& c, std::string& error) {
          check_range("rails_clock_granularity_ms", c.rails_clock_granularity_ms(), 1, kMinuteMs,
                      error) &&
          check_range("rails_touch_gap_max_ms", c.rails_touch_gap_max_ms(), 0, kMinuteMs, error) &&
-         check_range("workload_tick_ms", c.workload_tick_ms(), kSecondMs, kHourMs, error) &&
-         check_range("workload_action_per_mille", c.workload_action_per_mille(), 0, 1000, error);
+         (c.workload_tick_ms() == 0 ||
+          check_range("workload_tick_ms", c.workload_tick_ms(), kSecondMs, kHourMs, error)) &&
+         check_range("workload_action_per_mille", c.workload_action_per_mille(), 0, 1000, error) &&
+         check_range("workload_burst_per_mille", c.workload_burst_per_mille(), 0, 1000, error);
 }
 
 }  // namespace
 
-GitlabRunOptions decode_config(const proto::GitlabConfig& c) {
+GitlabRunOptions decode_config(const proto::GitlabConfig& c, ChoiceStream& swarm) {
   GitlabRunOptions options;
   options.versions.agent = *parse_agent(c.agent());
   options.versions.rails = *parse_rails(c.rails());
@@ -94,8 +121,18 @@ GitlabRunOptions decode_config(const proto::GitlabConfig& c) {
   options.clock.granularity_ms = c.rails_clock_granularity_ms();
   options.touch_gap_max_ms = c.rails_touch_gap_max_ms();
   options.workload.workspaces_max = c.workspaces();
-  options.workload.tick_ms = c.workload_tick_ms();
-  options.workload.action_per_mille = c.workload_action_per_mille();
+  if (options.workload.workspaces_max == 0) {
+    options.workload.workspaces_max = kSwarmWorkspaces[swarm.below(std::size(kSwarmWorkspaces))];
+  }
+  const Intensity* intensity = intensity_named(c.workload_intensity());
+  if (intensity == nullptr) intensity = &kIntensities[swarm.below(std::size(kIntensities))];
+  options.workload.intensity = intensity->name;
+  options.workload.tick_ms = c.workload_tick_ms() != 0 ? c.workload_tick_ms() : intensity->tick_ms;
+  options.workload.action_per_mille = c.workload_action_per_mille() != 0
+                                          ? c.workload_action_per_mille()
+                                          : intensity->action_per_mille;
+  options.workload.burst_per_mille =
+      c.workload_burst_per_mille() != 0 ? c.workload_burst_per_mille() : intensity->burst_per_mille;
   return options;
 }
 
@@ -210,7 +247,10 @@ std::string GitlabRun::describe_state() const {
 std::vector<std::pair<std::string, std::string>> GitlabRun::swarm_parameters() const {
   return {{"gitlab.versions", describe(options_.versions)},
           {"gitlab.workspaces", std::to_string(options_.workload.workspaces_max)},
-          {"gitlab.workload_action_per_mille", std::to_string(options_.workload.action_per_mille)}};
+          {"gitlab.workload", options_.workload.intensity + " (tick " +
+                                  std::to_string(options_.workload.tick_ms) + " ms, action " +
+                                  std::to_string(options_.workload.action_per_mille) + "‰, burst " +
+                                  std::to_string(options_.workload.burst_per_mille) + "‰)"}};
 }
 
 // --- GitlabSystem ---------------------------------------------------------------------------
@@ -249,7 +289,8 @@ bool GitlabSystem::normalize(proto::Scenario& scenario, std::string& error) cons
 std::unique_ptr<run::SystemRun> GitlabSystem::create(Sim& sim,
                                                      const proto::Scenario& scenario) const {
   WSIM_ASSERT(scenario.has_gitlab());
-  return std::make_unique<GitlabRun>(sim, decode_config(scenario.gitlab()),
+  ChoiceStream swarm = sim.stream("gitlab.swarm");
+  return std::make_unique<GitlabRun>(sim, decode_config(scenario.gitlab(), swarm),
                                      scenario.scripted_only());
 }
 

@@ -31,8 +31,9 @@ struct GitlabRunOptions {
   WorkloadOptions workload;
 };
 
-// Decodes a NORMALIZED config (see GitlabSystem::normalize).
-GitlabRunOptions decode_config(const proto::GitlabConfig& config);
+// Decodes a NORMALIZED config (see GitlabSystem::normalize); fields left 0/empty for the workload
+// swarm (workspaces, workload intensity) are drawn from `swarm`.
+GitlabRunOptions decode_config(const proto::GitlabConfig& config, ChoiceStream& swarm);
 
 class GitlabRun : public run::SystemRun {
  public:

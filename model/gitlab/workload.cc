@@ -28,6 +28,8 @@ enum class RandomAction {
   kDeleteNamespace,
   kDeleteDeployment,
   kDeleteInventory,
+  kDeleteInventories,
+  kDeleteSecret,
   kAgentRestart,
   kCount
 };
@@ -60,6 +62,7 @@ std::vector<run::ActionInfo> Workload::catalog() {
       {"kubectl", "delete_deployment", "delete the Deployment of workspace <target>"},
       {"kubectl", "delete_inventory", "delete the <target>-workspace-inventory ConfigMap"},
       {"kubectl", "delete_inventories", "delete both inventory ConfigMaps of <target>"},
+      {"kubectl", "delete_secret", "delete the <target>-env-var Secret (R2+ configs)"},
       {"agent", "restart", "restart agentk (leader change): all in-memory state is lost"},
       {"link", "partition_on", "agentk cannot reach Rails (requests time out)"},
       {"link", "partition_off", "heal the agentk ⇄ Rails link"},
@@ -133,7 +136,8 @@ bool Workload::kubectl_action(const std::string& action, const std::string& targ
     // A scripted event may name a workspace that is created later; it is then a no-op.
     record("kubectl", action, target, "NoSuchWorkspace");
     if (action == "delete_namespace" || action == "delete_deployment" ||
-        action == "delete_inventory" || action == "delete_inventories") {
+        action == "delete_inventory" || action == "delete_inventories" ||
+        action == "delete_secret") {
       return true;
     }
     error = "unknown action kubectl/" + action;
@@ -160,6 +164,8 @@ bool Workload::kubectl_action(const std::string& action, const std::string& targ
     ref = kube::ObjectRef{"Deployment", row->namespace_, row->name};
   } else if (action == "delete_inventory") {
     ref = kube::ObjectRef{"ConfigMap", row->namespace_, workspace_inventory_name(row->name)};
+  } else if (action == "delete_secret") {
+    ref = kube::ObjectRef{"Secret", row->namespace_, row->name + "-env-var"};
   } else {
     error = "unknown action kubectl/" + action;
     return false;
@@ -217,6 +223,12 @@ void Workload::random_action() {
     case RandomAction::kDeleteInventory:
       kubectl_action("delete_inventory", target, error);
       break;
+    case RandomAction::kDeleteInventories:
+      kubectl_action("delete_inventories", target, error);
+      break;
+    case RandomAction::kDeleteSecret:
+      kubectl_action("delete_secret", target, error);
+      break;
     default:
       WSIM_ASSERT_MSG(false, "unhandled workload action");
   }
@@ -230,6 +242,12 @@ Task<void> Workload::run() {
     if (stopped_) break;
     if (!choices_.chance(Ratio{options_.action_per_mille, 1000})) continue;
     random_action();
+    // A burst: more actions within a Rails clock tick or two of the first.
+    while (!stopped_ && choices_.chance(Ratio{options_.burst_per_mille, 1000})) {
+      co_await loop.sleep(choices_.range(0, kBurstGapMaxMs));
+      if (stopped_) break;
+      random_action();
+    }
   }
 }
 

@@ -27,7 +27,14 @@ struct WorkloadOptions {
   std::uint32_t workspaces_max = 3;
   DurationMs tick_ms = 20 * kSecondMs;
   std::uint32_t action_per_mille = 100;
+  // After an action, another follows within kBurstGapMaxMs with this chance (repeatedly).
+  std::uint32_t burst_per_mille = 0;
+  std::string intensity = "quiet";  // The profile name, for the run's first lines.
 };
+
+// Gap between the actions of a burst: up to one and a half Rails clock ticks of 1 s, so bursts
+// produce timestamp ties and changes between a finder SELECT and its touch.
+inline constexpr DurationMs kBurstGapMaxMs = 1500;
 
 class Workload {
  public:

@@ -1,6 +1,7 @@
 // Pure agent parts: trackers (§5.3) and request building (§5.4).
 #include <gtest/gtest.h>
 
+#include "model/gitlab/agent/agent.h"
 #include "model/gitlab/agent/error_tracker.h"
 #include "model/gitlab/agent/request_builder.h"
 #include "model/gitlab/agent/termination_tracker.h"
@@ -22,6 +23,19 @@ Versions agent(AgentVersion version) {
   v.agent = version;
   v.rails = RailsVersion::kR1;
   return v;
+}
+
+// Upstream worker.go selects over the full and the partial timer channels; when both are ready
+// Go's select takes either (uniformly at random), so a partial Run may go before an overdue full.
+TEST(WorkerSelect, BothTimersDueIsAChoicePoint) {
+  ChoiceSource source = ChoiceSource::from_tape({0, 1, 1});
+  ChoiceStream choices = source.stream("select");
+  EXPECT_EQ(select_cycle(true, true, true, choices), Cycle::kFull);
+  EXPECT_EQ(select_cycle(true, true, true, choices), Cycle::kPartial);
+  EXPECT_EQ(select_cycle(true, true, /*has_reconciler=*/false, choices), Cycle::kFull);
+  EXPECT_EQ(select_cycle(true, false, true, choices), Cycle::kFull);
+  EXPECT_EQ(select_cycle(false, true, true, choices), Cycle::kPartial);
+  EXPECT_EQ(select_cycle(true, true, true, choices), Cycle::kPartial) << "the third draw, 1";
 }
 
 TEST(ErrorTracker, VersionsGuardSaveAndDelete) {

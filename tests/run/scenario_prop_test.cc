@@ -10,6 +10,11 @@
 // (corpus/regressions/gitlab/shared-*-inventory*.textproto), and in unique mode the namespace
 // deletion covers the same ground. Runs are short (20 min fault phase, 10 min full-sync interval)
 // so the default 100 cases per property stay within a few seconds.
+// Rails' finder-to-touch gap is 1 ms and its clock has 1 ms ticks here: a user action between a
+// finder and its touch, or in the same clock tick as a touch, is swallowed by the partial protocol
+// in every version (gitlab.S14; corpus/regressions/gitlab/swallowed-user-action.textproto and
+// timestamp-tie.textproto). These properties are about the agent under user and kubectl actions
+// and faults, so they keep that known Rails race out of reach.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -30,12 +35,18 @@ struct Action {
   const char* action;
 };
 constexpr Action kActions[] = {
-    {"user", "create"},  {"user", "stop"},      {"user", "start"},
-    {"user", "restart"}, {"user", "terminate"}, {"kubectl", "delete_namespace"},
+    {"user", "create"},
+    {"user", "stop"},
+    {"user", "start"},
+    {"user", "restart"},
+    {"user", "terminate"},
+    {"kubectl", "delete_namespace"},
     {"kubectl", "delete_deployment"},
     // Faults as scripted events (their target is ignored): agentk restarts, the agentk ⇄ Rails
     // link partitioned and healed, a reconcile response lost after Rails acted.
-    {"agent", "restart"}, {"link", "partition_on"}, {"link", "partition_off"},
+    {"agent", "restart"},
+    {"link", "partition_on"},
+    {"link", "partition_off"},
     {"link", "lose_next_response"},
 };
 
@@ -55,9 +66,13 @@ rc::Gen<GeneratedEvent> gen_event() {
 
 // Every generated scenario starts by creating ws-0 so that most events act on something.
 std::string scenario_text(const std::string& versions, const std::vector<GeneratedEvent>& events) {
-  std::string text = "seed: 1 scripted_only: true fault_phase_ms: 1200000\n"
-                     "gitlab { " + versions + " full_interval_ms: 600000 }\n"
-                     "events { at_ms: 1000 actor: \"user\" action: \"create\" target: \"ws-0\" }\n";
+  std::string text =
+      "seed: 1 scripted_only: true fault_phase_ms: 1200000\n"
+      "gitlab { " +
+      versions +
+      " full_interval_ms: 600000 rails_touch_gap_max_ms: 1"
+      " rails_clock_granularity_ms: 1 }\n"
+      "events { at_ms: 1000 actor: \"user\" action: \"create\" target: \"ws-0\" }\n";
   for (const GeneratedEvent& event : events) {
     const Action& action = kActions[event.action];
     text += "events { at_ms: " + std::to_string(1000 + 500 * static_cast<long>(event.at_steps)) +
@@ -76,8 +91,7 @@ void check_passes(const std::string& versions, const std::vector<GeneratedEvent>
   RC_ASSERT(validate_scenario(loaded, error));
   const RunResult result = execute_run(*loaded.system, loaded.scenario, {});
   RC_LOG() << text << "verdict " << verdict_name(result.verdict) << " "
-           << (result.violation ? result.violation->invariant_id + ": " +
-                                      result.violation->message
+           << (result.violation ? result.violation->invariant_id + ": " + result.violation->message
                                 : result.harness_error)
            << "\n";
   RC_ASSERT(result.verdict == Verdict::kPass);
@@ -103,8 +117,8 @@ TEST(ScenarioProperties, TheGeneratorFindsTheA0aLimbo) {
   const std::vector<GeneratedEvent> limbo = {{239, 5, 0}, {240, 4, 0}};
   LoadedScenario loaded;
   std::string error;
-  ASSERT_TRUE(parse_scenario(scenario_text("agent: \"A0a\" rails: \"R1\"", limbo), "limbo",
-                             loaded, error))
+  ASSERT_TRUE(
+      parse_scenario(scenario_text("agent: \"A0a\" rails: \"R1\"", limbo), "limbo", loaded, error))
       << error;
   ASSERT_TRUE(validate_scenario(loaded, error)) << error;
   const RunResult result = execute_run(*loaded.system, loaded.scenario, {});
@@ -118,8 +132,8 @@ TEST(ScenarioProperties, TheGeneratorFindsTheLostResponseLimbo) {
   const std::vector<GeneratedEvent> events = {{238, 4, 0}, {238, 10, 0}, {298, 5, 0}};
   LoadedScenario loaded;
   std::string error;
-  ASSERT_TRUE(parse_scenario(scenario_text("agent: \"A0a\" rails: \"R1\"", events),
-                             "lost-response", loaded, error))
+  ASSERT_TRUE(parse_scenario(scenario_text("agent: \"A0a\" rails: \"R1\"", events), "lost-response",
+                             loaded, error))
       << error;
   ASSERT_TRUE(validate_scenario(loaded, error)) << error;
   const RunResult result = execute_run(*loaded.system, loaded.scenario, {});
@@ -129,9 +143,9 @@ TEST(ScenarioProperties, TheGeneratorFindsTheLostResponseLimbo) {
 
   // Without the lost response the same user and kubectl actions pass: the fault is the cause.
   LoadedScenario control;
-  ASSERT_TRUE(parse_scenario(scenario_text("agent: \"A0a\" rails: \"R1\"",
-                                           {{238, 4, 0}, {298, 5, 0}}),
-                             "no-lost-response", control, error))
+  ASSERT_TRUE(
+      parse_scenario(scenario_text("agent: \"A0a\" rails: \"R1\"", {{238, 4, 0}, {298, 5, 0}}),
+                     "no-lost-response", control, error))
       << error;
   ASSERT_TRUE(validate_scenario(control, error)) << error;
   EXPECT_EQ(execute_run(*control.system, control.scenario, {}).verdict, Verdict::kPass);

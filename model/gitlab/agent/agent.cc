@@ -6,6 +6,13 @@
 
 namespace wsim::gitlab {
 
+Cycle select_cycle(bool full_due, bool partial_due, bool has_reconciler, ChoiceStream& choices) {
+  WSIM_ASSERT(full_due || partial_due);
+  if (!has_reconciler) return Cycle::kFull;  // Only the full tick creates one (timer 0 at start).
+  if (full_due && partial_due) return choices.below(2) == 0 ? Cycle::kFull : Cycle::kPartial;
+  return full_due ? Cycle::kFull : Cycle::kPartial;
+}
+
 Agent::Agent(Sim& sim, kube::ApiServer& api, RailsLink& link, Versions versions, AgentTimers timers,
              AgentObserver* observer, const GitlabProbes* probes)
     : ctx_{sim,    api,
@@ -13,7 +20,8 @@ Agent::Agent(Sim& sim, kube::ApiServer& api, RailsLink& link, Versions versions,
            timers, observer,
            probes, K8sOps(sim, api.client(std::string(kAgentIdentity)), versions, probes),
            "",     1,
-           1,      {}} {
+           1,      {}},
+      select_(sim.stream("gitlab.agent.select")) {
   WSIM_ASSERT_GT(timers.partial_interval_ms, 0);
   WSIM_ASSERT_GT(timers.full_interval_ms, 0);
 }
@@ -94,7 +102,9 @@ Task<void> Agent::worker() {
     const TimeMs wake_ms = std::min(next_full_ms, next_partial_ms);
     if (wake_ms > loop.now_ms()) co_await loop.sleep(wake_ms - loop.now_ms());
     ++cycles_;
-    if (loop.now_ms() >= next_full_ms || !active_) {
+    const bool full_due = loop.now_ms() >= next_full_ms;
+    const bool partial_due = loop.now_ms() >= next_partial_ms;
+    if (select_cycle(full_due, partial_due, active_ != nullptr, select_) == Cycle::kFull) {
       co_await full_sync();
       next_full_ms = loop.now_ms() + ctx_.timers.full_interval_ms;
       continue;

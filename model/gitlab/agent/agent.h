@@ -5,7 +5,8 @@
 //   full tick: stop the active reconciler, build a NEW one (new informer, cache-synced, all
 //              trackers empty), Run once, reset the full timer after Run returns;
 //   partial tick: Run on the active reconciler, reset the partial timer after Run returns.
-//   When both are due the full tick goes first (Go's select picks at random; we fix the order).
+//   When both are due Go's select picks one at random (worker.go StartReconciliation, commit
+//   074ae5ee): a choice point (stream "gitlab.agent.select"); the other runs next.
 // Errors from Run are only logged; the loop continues.
 // restart(): agent restart or leader change (agentk is a leader module) — the worker and its
 // applier actors are cancelled and a fresh worker starts (empty state, §9.5). A Rails request
@@ -22,6 +23,12 @@
 #include "sim/core/task.h"
 
 namespace wsim::gitlab {
+
+enum class Cycle { kFull, kPartial };
+// The worker's select over its two timers (worker.go StartReconciliation, commit 074ae5ee): with
+// both ready Go picks one uniformly at random (drawn from `choices`); before the first full sync
+// there is no reconciler, so only the full tick can run. REQUIRES: full_due || partial_due.
+Cycle select_cycle(bool full_due, bool partial_due, bool has_reconciler, ChoiceStream& choices);
 
 class Agent {
  public:
@@ -55,6 +62,7 @@ class Agent {
   std::vector<std::unique_ptr<Reconciler>> retired_;
   ActorId retired_worker_ = kNoActor;
   std::uint64_t cycles_ = 0;
+  ChoiceStream select_;  // Which of two due timers Go's select takes.
 };
 
 }  // namespace wsim::gitlab

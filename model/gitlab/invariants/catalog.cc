@@ -53,6 +53,25 @@ std::vector<run::InvariantInfo> gitlab_invariants() {
              "when actual = Terminated is persisted no object of the workspace remains (unique: "
              "namespace gone or Terminating)",
              "gitlab#519260, research §8 items 2–4, §10.1 S11"),
+      safety(kS12,
+             "the actual state Rails stores is possible for the cluster state the agent reported "
+             "(Running: all replicas available after the rollout; Stopped: none wanted or "
+             "available; Terminated/Terminating/Error: what the agent sent)",
+             "docs/gitlab-oracles.md (state oracle)"),
+      safety(kS13, "a config Deployment wants one replica iff desired is Running",
+             "docs/gitlab-oracles.md (state oracle)"),
+      safety(kS14,
+             "reference model: an ok partial exchange delivers every desired-state change made "
+             "before its finder ran, unless a fault (lost exchange, agent restart) intervened",
+             "docs/gitlab-oracles.md (reference model), research §4.4 (a), §9.2, §9.3"),
+      safety(kS15,
+             "Rails changes a desired state itself only to flip RestartRequested to Running after "
+             "actual Stopped, to terminate (max age, R0/R1), or by its R2+ lifecycle manager",
+             "docs/gitlab-oracles.md, research §4.2"),
+      safety(kS16,
+             "a Deployment the agent leaves out of a request as already known is at that "
+             "version in Rails' row (the persisted-version tracker agrees with Rails)",
+             "docs/gitlab-oracles.md, research §5.2"),
       liveness(kL1, "desired = Terminated eventually gives actual = Terminated",
                "gitlab#411205 (seed 000), research §7, §10.2 L1"),
       liveness(

@@ -1,6 +1,7 @@
 #include "model/gitlab/invariants/monitor.h"
 
 #include "model/gitlab/invariants/catalog.h"
+#include "model/gitlab/invariants/state_oracle.h"
 #include "model/gitlab/naming.h"
 #include "model/gitlab/rails/agent_infos_updater.h"
 #include "sim/core/assert.h"
@@ -16,9 +17,11 @@ bool at_desired(const WorkspaceRow& row) {
       return row.actual_state == State::kTerminated;
     case State::kRunning:
     case State::kStopped:
-      // §10.2 L3: or an explicit failure (Failed / Error).
-      return row.actual_state == row.desired_state || row.actual_state == State::kFailed ||
-             row.actual_state == State::kError;
+      // §10.2 L3: or an explicit failure (Failed). Not Error: after heal no fault makes an
+      // operation fail, so an error the agent reported must be superseded by a success (the
+      // error tracker deletes it, §5.3) and the next report (at the latest the next FULL) clears
+      // it in Rails. An Error that outlives the settle phase is an error never retried.
+      return row.actual_state == row.desired_state || row.actual_state == State::kFailed;
     default:
       return false;  // RestartRequested must have been flipped to Running.
   }
@@ -43,7 +46,14 @@ constexpr int kL6SlackPartialIntervals = 6;
 
 Monitor::Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
                  MonitorOptions options, const GitlabProbes* probes)
-    : sim_(sim), api_(api), table_(table), options_(options), probes_(probes) {
+    : sim_(sim),
+      api_(api),
+      table_(table),
+      options_(options),
+      probes_(probes),
+      protocol_([this](const std::string& workspace, std::string message) {
+        violate(kS14, workspace, std::move(message));
+      }) {
   WSIM_ASSERT_GT(options_.full_interval_ms, 0);
   WSIM_ASSERT_GT(options_.partial_interval_ms, 0);
 }
@@ -73,12 +83,65 @@ void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const Wo
   if (heal_ms_ && before && before->desired_state != after.desired_state) {
     last_disturbance_ms_ = sim_.now_ms();
   }
+  if (!before || before->desired_state != after.desired_state) {
+    protocol_.on_desired_changed(after.name, after.desired_state, sim_.now_ms());
+  }
   if (before) check_row_transition(*before, after);
+  if (rails_request_) check_actual_against_report(after);
+  if (before && rails_request_) check_rails_flip(*before, after);
   const bool became_terminated = after.actual_state == State::kTerminated &&
                                  (!before || before->actual_state != State::kTerminated);
   if (!became_terminated) return;
   check_terminated_provenance(after);
   check_no_leak(after);
+}
+
+void Monitor::on_rails_request_begin(const RailsRequest& request) {
+  rails_request_ = request;
+  request_infos_ = infos_by_name(request.workspace_agent_infos);
+  protocol_.on_select(request.request_id);
+}
+
+void Monitor::on_rails_request_end() {
+  rails_request_.reset();
+  request_infos_.clear();
+}
+
+// S12: the actual state Rails stores must be possible for the cluster state the agent reported
+// (state_oracle.h), whatever the calculator's table says.
+void Monitor::check_actual_against_report(const WorkspaceRow& after) {
+  auto info = request_infos_.find(after.name);
+  if (info == request_infos_.end()) return;
+  const std::optional<std::string> why =
+      actual_state_contradiction(options_.versions.rails, after.actual_state, info->second);
+  if (why) violate(kS12, after.name, "actual " + name_of(after.actual_state) + ": " + *why);
+}
+
+// S15: Rails itself changes a desired state only as its design says: RestartRequested becomes
+// Running once the agent reported Stopped (§4.2 step 1); R0/R1 terminate a workspace past its
+// maximum age; the R2+ lifecycle manager stops idle and terminates old ones. User actions happen
+// outside requests and are not judged here.
+void Monitor::check_rails_flip(const WorkspaceRow& before, const WorkspaceRow& after) {
+  if (before.desired_state == after.desired_state) return;
+  const bool restart_done = before.desired_state == State::kRestartRequested &&
+                            after.desired_state == State::kRunning &&
+                            after.actual_state == State::kStopped;
+  const bool aged_out = after.desired_state == State::kTerminated;
+  const bool idle_stop = options_.versions.rails_has_lifecycle_manager() &&
+                         after.desired_state == State::kStopped;  // max_active_hours_before_stop
+  if (restart_done || aged_out || idle_stop) return;
+  violate(kS15, after.name,
+          "Rails changed desired " + name_of(before.desired_state) + " to " +
+              name_of(after.desired_state) + " with actual " + name_of(after.actual_state));
+}
+
+// S13: the Deployment Rails sends wants the replicas the desired state means.
+void Monitor::check_config_replicas(const WorkspaceRailsInfo& info) {
+  for (const kube::Object& object : info.config_to_apply) {
+    if (object.kind != "Deployment") continue;
+    const std::optional<std::string> why = replicas_contradiction(info.desired_state, object);
+    if (why) violate(kS13, info.name, *why);
+  }
 }
 
 void Monitor::check_row_domains(const WorkspaceRow& after) {
@@ -202,6 +265,9 @@ void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse
       }
     }
   }
+  for (const WorkspaceRailsInfo& info : response.workspace_rails_infos) {
+    check_config_replicas(info);
+  }
   response_had_terminated_[request.request_id] = any_terminated;
   while (response_had_terminated_.size() > kRequestsRemembered) {
     response_had_terminated_.erase(response_had_terminated_.begin());
@@ -211,6 +277,7 @@ void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse
 // --- Agent side -----------------------------------------------------------------------------
 
 void Monitor::on_reconciler_reset(std::uint64_t generation, bool restart) {
+  if (restart) protocol_.on_agent_restart();
   if (probes_ == nullptr || restart) return;
   for (const WorkspaceRow& row : table_.rows()) {
     if (row.desired_state == State::kTerminated && row.actual_state != State::kTerminated) {
@@ -220,7 +287,31 @@ void Monitor::on_reconciler_reset(std::uint64_t generation, bool restart) {
   }
 }
 
+// S16: a Deployment the agent leaves out of a request because it believes Rails already has that
+// version (the persisted-version tracker, §5.2) must be at that version in Rails' row: the
+// tracker only learns versions from Rails' responses, and Rails only from the agent's reports.
+void Monitor::check_skipped_deployments(const BuiltRequest& built) {
+  if (!agent_.cached_deployments) return;
+  std::set<std::string> reported;
+  for (const WorkspaceAgentInfo& info : built.request.workspace_agent_infos) {
+    if (info.latest_k8s_deployment_info) reported.insert(info.name);
+  }
+  for (const kube::Object& deployment : agent_.cached_deployments()) {
+    if (reported.count(deployment.meta.name) > 0) continue;
+    const WorkspaceRow* row = table_.find_by_name(deployment.meta.name);
+    if (row == nullptr) continue;  // Not a workspace of this agent's Rails.
+    const std::string version = std::to_string(deployment.meta.resource_version);
+    if (row->deployment_resource_version == version) continue;
+    violate(kS16, row->name,
+            "Deployment rv " + version + " left out of a " +
+                (built.request.update_type == UpdateType::kFull ? "full" : "partial") +
+                " request as already known, but Rails holds rv \"" +
+                row->deployment_resource_version + "\"");
+  }
+}
+
 void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& built) {
+  check_skipped_deployments(built);
   present_by_request_[built.request.request_id] = built.present;
   while (present_by_request_.size() > kRequestsRemembered) {
     present_by_request_.erase(present_by_request_.begin());
@@ -238,6 +329,7 @@ void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& bui
 
 void Monitor::on_exchange(std::uint64_t generation, const RailsRequest& request, bool ok,
                           const RailsResponse& response) {
+  protocol_.on_exchange(request, ok, response);
   auto had = response_had_terminated_.find(request.request_id);
   if (!ok && probes_ != nullptr && had != response_had_terminated_.end() && had->second) {
     sim_.probes().hit(probes_->lost_response_during_termination);
@@ -343,7 +435,8 @@ void Monitor::note_vanished_namespaces() {
   if (options_.versions.shared()) return;
   for (const WorkspaceRow& row : table_.rows()) {
     const bool live = row.desired_state != State::kTerminated;
-    const bool gone = live && api_.peek(kube::ObjectRef{"Namespace", "", row.namespace_}) == nullptr;
+    const bool gone =
+        live && api_.peek(kube::ObjectRef{"Namespace", "", row.namespace_}) == nullptr;
     if (!gone) {
       namespace_gone_.erase(row.name);
     } else if (namespace_gone_.insert(row.name).second) {

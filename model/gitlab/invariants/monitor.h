@@ -21,6 +21,7 @@
 
 #include "model/gitlab/agent/agent_observer.h"
 #include "model/gitlab/agent/reconciler_state.h"
+#include "model/gitlab/invariants/protocol_model.h"
 #include "model/gitlab/probes.h"
 #include "model/gitlab/rails/workspaces_table.h"
 #include "model/gitlab/versions.h"
@@ -51,8 +52,8 @@ class Monitor : public AgentObserver {
 
   // --- Rails side. ---
   void on_row_written(const std::optional<WorkspaceRow>& before, const WorkspaceRow& after);
-  void on_rails_request_begin(const RailsRequest& request) { rails_request_ = request; }
-  void on_rails_request_end() { rails_request_.reset(); }
+  void on_rails_request_begin(const RailsRequest& request);
+  void on_rails_request_end();
   void on_rails_response(const RailsRequest& request, const RailsResponse& response);
 
   // --- AgentObserver. ---
@@ -89,6 +90,10 @@ class Monitor : public AgentObserver {
   void check_row_transition(const WorkspaceRow& before, const WorkspaceRow& after);
   void check_terminated_provenance(const WorkspaceRow& after);
   void check_no_leak(const WorkspaceRow& after);
+  void check_actual_against_report(const WorkspaceRow& after);
+  void check_rails_flip(const WorkspaceRow& before, const WorkspaceRow& after);
+  void check_config_replicas(const WorkspaceRailsInfo& info);
+  void check_skipped_deployments(const BuiltRequest& built);
   bool owned_by(const std::string& workspace, const kube::ObjectRef& ref) const;
   bool orphaned_dependent(const kube::Object& object) const;
   void track_convergence();
@@ -104,6 +109,8 @@ class Monitor : public AgentObserver {
   std::set<std::string> reported_;  // "id|object": report each pair once.
 
   std::optional<RailsRequest> rails_request_;                          // While Rails runs step 1.
+  std::map<std::string, WorkspaceAgentInfo> request_infos_;            // Its infos by name (S12).
+  ProtocolModel protocol_;                                             // S14, the reference model.
   std::map<std::uint64_t, std::set<std::string>> present_by_request_;  // S3 (recent requests)
   std::map<std::uint64_t, bool> response_had_terminated_;  // request id → any desired Terminated
   std::set<std::string> terminated_received_;              // S4
@@ -113,10 +120,10 @@ class Monitor : public AgentObserver {
   std::map<std::string, int> limbo_full_streak_;  // L2, FULL cycles since heal.
   bool last_partial_nonempty_ = false;            // L5
   bool saw_partial_after_heal_ = false;
-  std::optional<int> partials_since_full_;        // L5: ok partials since the last ok FULL (after heal)
-  std::optional<TimeMs> converged_since_ms_;      // L6
+  std::optional<int> partials_since_full_;    // L5: ok partials since the last ok FULL (after heal)
+  std::optional<TimeMs> converged_since_ms_;  // L6
   std::optional<TimeMs> last_disturbance_ms_;  // L6: last disturbance after heal (see .cc)
-  std::set<std::string> namespace_gone_;          // L6: live rows whose namespace is absent
+  std::set<std::string> namespace_gone_;       // L6: live rows whose namespace is absent
 };
 
 }  // namespace wsim::gitlab

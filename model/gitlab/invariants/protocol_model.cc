@@ -1,0 +1,120 @@
+#include "model/gitlab/invariants/protocol_model.h"
+
+#include "sim/core/assert.h"
+
+namespace wsim::gitlab {
+namespace {
+
+constexpr std::size_t kRequestsRemembered = 64;
+
+}  // namespace
+
+ProtocolModel::ProtocolModel(Report report) : report_(std::move(report)) {
+  WSIM_ASSERT(report_ != nullptr);
+}
+
+void ProtocolModel::on_desired_changed(const std::string& workspace, State desired, TimeMs now_ms) {
+  WSIM_ASSERT(!workspace.empty());
+  if (!is_valid_desired(desired)) return;  // gitlab.S1 reports it; nothing to deliver.
+  Workspace& w = workspaces_[workspace];
+  w.desired = desired;
+  w.changed_step = ++step_;
+  w.changed_ms = now_ms;
+  w.delivered = false;
+  w.excused = false;
+  w.in_flight_request = in_flight_.empty() ? 0 : *in_flight_.rbegin();
+}
+
+void ProtocolModel::on_select(std::uint64_t request_id) {
+  WSIM_ASSERT_GT(request_id, 0u);
+  const bool inserted = select_step_.emplace(request_id, ++step_).second;
+  WSIM_ASSERT_MSG(inserted, "request " << request_id << " selected twice");
+  in_flight_.insert(request_id);
+  while (select_step_.size() > kRequestsRemembered) select_step_.erase(select_step_.begin());
+  while (in_flight_.size() > kRequestsRemembered) in_flight_.erase(in_flight_.begin());
+}
+
+bool ProtocolModel::delivers(const WorkspaceRailsInfo& info, State desired) {
+  if (info.desired_state != desired) return false;
+  // Termination needs no config (the agent acts on the desired state); every other desired
+  // state reaches the cluster only through the Deployment Rails sends.
+  if (desired == State::kTerminated) return true;
+  for (const kube::Object& object : info.config_to_apply) {
+    if (object.kind == "Deployment") return true;
+  }
+  return false;
+}
+
+void ProtocolModel::deliver(const RailsResponse& response) {
+  for (const WorkspaceRailsInfo& info : response.workspace_rails_infos) {
+    auto it = workspaces_.find(info.name);
+    if (it == workspaces_.end() || it->second.delivered) continue;
+    if (delivers(info, it->second.desired)) {
+      it->second.delivered = true;
+      it->second.excused = false;
+    }
+  }
+}
+
+// The mechanism, for the message (and so for finding signatures): where the change fell and what
+// the judged response did with the workspace.
+std::string ProtocolModel::how_swallowed(const Workspace& w, const RailsResponse& response,
+                                         const std::string& name) {
+  std::string how = w.in_flight_request != 0
+                        ? "changed while request " + std::to_string(w.in_flight_request) +
+                              " was between its finder and its answer; "
+                        : "changed with no request in flight; ";
+  for (const WorkspaceRailsInfo& info : response.workspace_rails_infos) {
+    if (info.name != name) continue;
+    if (info.desired_state != w.desired) return how + "returned with a stale desired state";
+    return how + "returned without a Deployment to apply";
+  }
+  return how + "not returned";
+}
+
+void ProtocolModel::judge_partial(const RailsRequest& request, const RailsResponse& response,
+                                  std::uint64_t select_step) {
+  for (auto& [name, w] : workspaces_) {
+    if (w.delivered || w.excused || w.changed_step > select_step) continue;
+    w.excused = true;  // Report each swallowed change once.
+    report_(name, "desired " + std::string(state_name(w.desired)) + " set at " +
+                      std::to_string(w.changed_ms) +
+                      " ms was not delivered by the partial exchange (request " +
+                      std::to_string(request.request_id) + ") whose finder ran after it (" +
+                      how_swallowed(w, response, name) + ")");
+  }
+}
+
+void ProtocolModel::excuse_pending() {
+  for (auto& [name, w] : workspaces_) {
+    if (!w.delivered) w.excused = true;
+  }
+}
+
+void ProtocolModel::on_exchange(const RailsRequest& request, bool ok,
+                                const RailsResponse& response) {
+  in_flight_.erase(request.request_id);
+  if (!ok) {
+    excuse_pending();
+    return;
+  }
+  deliver(response);
+  if (request.update_type != UpdateType::kPartial) return;
+  auto select = select_step_.find(request.request_id);
+  // Unknown: older than the remembered requests (or a test driving the agent side alone).
+  if (select == select_step_.end()) return;
+  judge_partial(request, response, select->second);
+}
+
+void ProtocolModel::on_agent_restart() {
+  excuse_pending();
+  in_flight_.clear();  // The old worker's exchange is abandoned.
+}
+
+std::size_t ProtocolModel::pending() const {
+  std::size_t count = 0;
+  for (const auto& [name, w] : workspaces_) count += w.delivered ? 0 : 1;
+  return count;
+}
+
+}  // namespace wsim::gitlab
