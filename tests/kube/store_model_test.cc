@@ -414,7 +414,8 @@ TEST(StoreModel, AWrongModelIsCaughtAndShrunk) {
   }
   EXPECT_NE(shown.find("create Namespace/"), std::string::npos) << shown;
   EXPECT_NE(shown.find("(stale resourceVersion)"), std::string::npos) << shown;
-  EXPECT_FALSE(failure.reproduce.shrinkPath.empty()) << "it shrank";
+  // Not `shrinkPath` non-empty: with RapidCheck's random seed the first counterexample is
+  // sometimes already minimal (a flaky assertion, seen in CI); the length below is the point.
   EXPECT_EQ(commands, 3) << shown;
   std::cout << "shrunk counterexample:\n" << shown;
 }
