@@ -32,13 +32,15 @@ std::string_view result_class(std::string_view result) {
   return "error";
 }
 
-bool is_harness(const TraceEvent& event) { return actor_prefix(event.actor) == "wsim"; }
+bool is_harness(const TraceEvent& event) { return lane_of(event.actor) == Lane::kHarness; }
 
 // The driver's marker of a scripted event ("user stop alice scripted"): the event itself follows.
 bool is_scripted_marker(const TraceEvent& event) { return event.result == "scripted"; }
 
+// On the object's path: naming it, or naming no object at all (a channel fault such as a lost
+// response concerns every object, as `wsim explain` also shows).
 bool touches(const TraceEvent& event, const std::string& object) {
-  if (object.empty()) return true;
+  if (object.empty() || event.object.empty()) return true;
   return names_object(event.object, object) || names_object(event.actor, object);
 }
 
@@ -65,7 +67,11 @@ std::string normalize_event(const TraceEvent& event) {
 
 std::set<std::string, std::less<>> external_actors_of(const System& system) {
   std::set<std::string, std::less<>> actors = {"user", "kubectl", "admin"};
-  for (const ActionInfo& action : system.actions()) actors.insert(action.actor);
+  // A system's scripted fault actors (kubelet, link, api) are not external actions: their
+  // faults are on the path as faults, their ordinary work is not.
+  for (const ActionInfo& action : system.actions()) {
+    if (lane_of(action.actor) == Lane::kUser) actors.insert(action.actor);
+  }
   return actors;
 }
 
@@ -77,7 +83,10 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
   signature.invariant = violation.invariant_id;
   if (culprit) {
     WSIM_ASSERT_LT(*culprit, trace.size());
-    signature.culprit = normalize_event(trace[*culprit]);
+    // The harness's own events (a monitor's note) are not the culprit: the event before is.
+    std::size_t at = *culprit;
+    while (at > 0 && is_harness(trace[at])) --at;
+    if (!is_harness(trace[at])) signature.culprit = normalize_event(trace[at]);
   }
   // "world" and empty objects name no object: every event is on the path.
   const std::string object = violation.object == "world" ? "" : violation.object;

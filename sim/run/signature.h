@@ -4,12 +4,14 @@
 //
 // A signature is computed from a run's trace (RunOptions::keep_trace) and one violation:
 //   invariant  the violated invariant id ("gitpod.S5");
-//   culprit    for a safety violation, the event after which it was seen, normalised (below):
-//              "ws-manager create Pod ok"; empty for liveness (judged at the end, no culprit);
+//   culprit    for a safety violation, the event after which it was seen (the harness's own
+//              events skipped), normalised (below): "ws-manager create Pod ok"; empty for
+//              liveness (judged at the end, no culprit);
 //   path       the mechanism on the failing object's causal path: every fault event
-//              (timeline_html.h is_fault_event) and every external action (actors of the
-//              system's scripted actions, plus user/kubectl/admin) that touches the object
-//              (explain.h names_object), normalised, sorted and deduplicated.
+//              (timeline_html.h is_fault_event) and every external action (user, kubectl,
+//              admin: the user lane) that touches the object (explain.h names_object) or names
+//              no object (a lost response concerns every workspace), normalised, sorted and
+//              deduplicated.
 // Normalising an event keeps what names the mechanism and drops what names the seed: the actor
 // up to its first '/' ("ws-daemon/node-2" → "ws-daemon"), the verb, the object's kind when it is
 // a Kubernetes object ("Pod/gitpod/ws-ws0-1" → "Pod"; a bare workspace name → nothing) and the
