@@ -20,16 +20,17 @@ std::string_view object_kind(std::string_view object) {
   return object.substr(0, object.find('/'));
 }
 
-// The result's class: the specific error code is the swarm's choice (throttle, 5xx, timeout),
-// what the reconciler saw is "it failed".
+// The result's class: ok, or the few results that name a situation (NotFound, AlreadyExists,
+// Forbidden, Gone, Conflict), or "fail": whether a request was lost, timed out, throttled or
+// answered 5xx is the swarm's choice; what the reconciler saw is that it failed.
 std::string_view result_class(std::string_view result) {
   static constexpr std::string_view kOk[] = {"ok", "OK", "200", "201"};
-  static constexpr std::string_view kKept[] = {"lost", "Conflict", "NotFound", "Gone",
-                                               "AlreadyExists", "Forbidden"};
+  static constexpr std::string_view kKept[] = {"NotFound", "Gone", "AlreadyExists", "Forbidden",
+                                               "Conflict"};
   if (std::find(std::begin(kOk), std::end(kOk), result) != std::end(kOk)) return "ok";
   if (std::find(std::begin(kKept), std::end(kKept), result) != std::end(kKept)) return result;
   if (result.empty()) return {};
-  return "error";
+  return "fail";
 }
 
 bool is_harness(const TraceEvent& event) { return lane_of(event.actor) == Lane::kHarness; }
@@ -93,8 +94,16 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
   std::set<std::string> path;
   for (const TraceEvent& event : trace) {
     if (is_harness(event) || is_scripted_marker(event) || !touches(event, object)) continue;
+    // An external action is named without its result (the reply to a user varies by seed).
+    // A Conflict is routine optimistic concurrency, there or not by seed: not a mechanism.
     const bool external = external_actors.count(actor_prefix(event.actor)) > 0;
-    if (external || is_fault_event(event)) path.insert(normalize_event(event));
+    if (external) {
+      TraceEvent action = event;
+      action.result.clear();
+      path.insert(normalize_event(action));
+    } else if (is_fault_event(event) && event.result != "Conflict") {
+      path.insert(normalize_event(event));
+    }
   }
   signature.path.assign(path.begin(), path.end());
   WSIM_ASSERT(std::is_sorted(signature.path.begin(), signature.path.end()));

@@ -8,14 +8,16 @@
 //              events skipped), normalised (below): "ws-manager create Pod ok"; empty for
 //              liveness (judged at the end, no culprit);
 //   path       the mechanism on the failing object's causal path: every fault event
-//              (timeline_html.h is_fault_event) and every external action (user, kubectl,
-//              admin: the user lane) that touches the object (explain.h names_object) or names
-//              no object (a lost response concerns every workspace), normalised, sorted and
-//              deduplicated.
+//              (timeline_html.h is_fault_event) but Conflicts (routine optimistic concurrency,
+//              there or not by seed), and every external action (user, kubectl, admin: the user
+//              lane; as "actor verb", without its result), that touches the object (explain.h
+//              names_object) or names no object (a lost response concerns every workspace),
+//              normalised, sorted and deduplicated.
 // Normalising an event keeps what names the mechanism and drops what names the seed: the actor
 // up to its first '/' ("ws-daemon/node-2" → "ws-daemon"), the verb, the object's kind when it is
 // a Kubernetes object ("Pod/gitpod/ws-ws0-1" → "Pod"; a bare workspace name → nothing) and the
-// result's class (ok; lost; Conflict; NotFound; Gone; any other failure → "error").
+// result's class (ok; NotFound, Gone, AlreadyExists, Forbidden, Conflict; any other failure —
+// lost, timeout, throttled, 5xx — is "fail").
 //
 // Matching (match_known) is nearest-known with a floor: a finding carries known bug K's
 // signature when the invariants are equal, the culprits are equal (when both have one), and the

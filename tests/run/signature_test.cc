@@ -29,11 +29,11 @@ TEST(SignatureTest, NormalisesAwayTheSeedsNames) {
             "ws-daemon backup ok");
   EXPECT_EQ(normalize_event({5, "ws-manager", "patch", "Workspace/gitpod/ws0-1",
                              "TooManyRequests", "fault kube.api.throttle"}),
-            "ws-manager patch Workspace error");
+            "ws-manager patch Workspace fail");
   EXPECT_EQ(normalize_event({5, "ws-manager", "patch", "Workspace/gitpod/alice-1",
                              "InternalError", "scripted fault #6"}),
-            "ws-manager patch Workspace error");
-  EXPECT_EQ(normalize_event({5, "link", "drop", "", "lost", ""}), "link drop lost");
+            "ws-manager patch Workspace fail");
+  EXPECT_EQ(normalize_event({5, "link", "drop", "", "lost", ""}), "link drop fail");
 }
 
 TEST(SignatureTest, PathKeepsFaultsAndExternalActionsOnTheObjectOnly) {
@@ -49,9 +49,9 @@ TEST(SignatureTest, PathKeepsFaultsAndExternalActionsOnTheObjectOnly) {
   EXPECT_EQ(signature.invariant, "sys.S5");
   EXPECT_EQ(signature.culprit, "ws-manager create Pod ok");
   EXPECT_EQ(signature.path,
-            (std::vector<std::string>{"user start ok", "ws-manager patch Workspace error"}));
+            (std::vector<std::string>{"user start", "ws-manager patch Workspace fail"}));
   EXPECT_EQ(signature.text(),
-            "sys.S5 @ ws-manager create Pod ok | user start ok; ws-manager patch Workspace error");
+            "sys.S5 @ ws-manager create Pod ok | user start; ws-manager patch Workspace fail");
 }
 
 TEST(SignatureTest, MatchesTheMostSpecificKnownBugAndElseIsNew) {
