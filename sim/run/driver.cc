@@ -1,6 +1,7 @@
 #include "sim/run/driver.h"
 
 #include <iomanip>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -136,6 +137,11 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     if (masked_seen.count(key) > 0) return true;
     const auto listed = go_past.find(key);
     if (!masking && listed == go_past.end()) return false;
+    // A later violation of an object a known bug already broke is taken for its consequence.
+    const auto broken = std::find_if(result.masked.begin(), result.masked.end(),
+                                     [&](const MaskedViolation& m) {
+                                       return m.violation.object == violation.object;
+                                     });
     const bool keep = sim.trace().keep_events();
     std::optional<std::size_t> culprit;
     if (keep && sim.trace().count() > trace_count_before_event) {
@@ -146,6 +152,8 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     std::string known_name;
     if (listed != go_past.end()) {
       known_name = listed->second;
+    } else if (broken != result.masked.end()) {
+      known_name = broken->known;
     } else {
       const KnownBug* known = match_known(signature, *options.known);
       if (known == nullptr) return false;

@@ -10,7 +10,9 @@
 // RunOptions::known and go_past_known are set, keep_trace is on and the violation's signature (signature.h) matches a
 // known bug: then it is recorded in RunResult::masked (with a "wsim known-violation" trace event)
 // and the run goes on, so a later, different violation is still seen (issue #12 item 2; liveness
-// is judged at the end as usual). The run also stops (as a harness error) when it exceeds its event budget: a livelock at one instant of
+// is judged at the end as usual). A later safety violation of an object a known bug already broke
+// is taken for a consequence of that bug and goes past too (a different bug on the same object is
+// hidden: the price of not drowning in cascades). The run also stops (as a harness error) when it exceeds its event budget: a livelock at one instant of
 // virtual time must not hang a hunt.
 #pragma once
 
