@@ -10,9 +10,7 @@ namespace wsim::run {
 
 namespace {
 
-std::string_view actor_prefix(std::string_view actor) {
-  return actor.substr(0, actor.find('/'));
-}
+std::string_view actor_prefix(std::string_view actor) { return actor.substr(0, actor.find('/')); }
 
 // "Pod/gitpod/ws-1" → "Pod"; a bare name (a workspace, a user) names the seed, not the bug.
 std::string_view object_kind(std::string_view object) {
@@ -119,8 +117,8 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
     if (k.invariant != finding.invariant) continue;
     if (!k.culprit.empty() && !finding.culprit.empty() && k.culprit != finding.culprit) continue;
     std::vector<std::string> shared;
-    std::set_intersection(k.path.begin(), k.path.end(), finding.path.begin(),
-                          finding.path.end(), std::back_inserter(shared));
+    std::set_intersection(k.path.begin(), k.path.end(), finding.path.begin(), finding.path.end(),
+                          std::back_inserter(shared));
     const std::size_t size = std::max<std::size_t>(k.path.size(), 1);
     const std::size_t covered = k.path.empty() ? 1 : shared.size();
     if (covered * kPathCoverageDen < size * kPathCoverageNum) continue;

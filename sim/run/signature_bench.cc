@@ -15,8 +15,8 @@ namespace {
 
 struct BugRow {
   CorpusBug bug;
-  std::string name;   // KnownBug::name: "PATH#N".
-  std::string group;  // hunting key + invariant.
+  std::string name;                 // KnownBug::name: "PATH#N".
+  std::string group;                // hunting key + invariant.
   std::vector<std::string> labels;  // One per instance: a KnownBug::name, or "" (NEW).
   std::uint64_t runs = 0;
 };
@@ -102,10 +102,10 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
     for (const auto& [label, count] : others) {
       other_text += (other_text.empty() ? "" : ", ") + label + " ×" + std::to_string(count);
     }
-    out << "| " << row.bug.name << " | " << row.bug.invariant << " | " << row.labels.size()
-        << " | " << percent(self, row.labels.size()) << " | "
-        << percent(in_group, row.labels.size()) << " | " << carrying << " | "
-        << percent(right, carrying) << " | " << (other_text.empty() ? "-" : other_text) << " |\n";
+    out << "| " << row.bug.name << " | " << row.bug.invariant << " | " << row.labels.size() << " | "
+        << percent(self, row.labels.size()) << " | " << percent(in_group, row.labels.size())
+        << " | " << carrying << " | " << percent(right, carrying) << " | "
+        << (other_text.empty() ? "-" : other_text) << " |\n";
     total += row.labels.size();
     strict += self;
     grouped += in_group;
@@ -113,9 +113,9 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
     labelled_right += right;
   }
   out << "\ntotal: " << total << " instances of " << rows.size() << " bugs; recall "
-      << percent(strict, total) << " strict, " << percent(grouped, total)
-      << " by group; precision " << percent(labelled_right, labelled_total) << " ("
-      << labelled_right << " of " << labelled_total << " labels)\n";
+      << percent(strict, total) << " strict, " << percent(grouped, total) << " by group; precision "
+      << percent(labelled_right, labelled_total) << " (" << labelled_right << " of "
+      << labelled_total << " labels)\n";
   return kExitPass;
 }
 

@@ -27,11 +27,11 @@ constexpr const char* kTwice =
 TEST(SignatureTest, NormalisesAwayTheSeedsNames) {
   EXPECT_EQ(normalize_event({5, "ws-daemon/node-2", "backup", "ws0-1", "ok", "version 2"}),
             "ws-daemon backup ok");
-  EXPECT_EQ(normalize_event({5, "ws-manager", "patch", "Workspace/gitpod/ws0-1",
-                             "TooManyRequests", "fault kube.api.throttle"}),
+  EXPECT_EQ(normalize_event({5, "ws-manager", "patch", "Workspace/gitpod/ws0-1", "TooManyRequests",
+                             "fault kube.api.throttle"}),
             "ws-manager patch Workspace fail");
-  EXPECT_EQ(normalize_event({5, "ws-manager", "patch", "Workspace/gitpod/alice-1",
-                             "InternalError", "scripted fault #6"}),
+  EXPECT_EQ(normalize_event({5, "ws-manager", "patch", "Workspace/gitpod/alice-1", "InternalError",
+                             "scripted fault #6"}),
             "ws-manager patch Workspace fail");
   EXPECT_EQ(normalize_event({5, "link", "drop", "", "lost", ""}), "link drop fail");
 }
@@ -60,8 +60,8 @@ TEST(SignatureTest, MatchesTheMostSpecificKnownBugAndElseIsNew) {
       {"b.textproto#0", {"sys.S1", "m write X ok", {"kubelet reject Pod error", "user start ok"}}},
       {"c.textproto#0", {"sys.S2", "", {"link drop lost"}}},
   };
-  Signature finding{"sys.S1", "m write X ok",
-                    {"kubelet reject Pod error", "user start ok", "user stop ok"}};
+  Signature finding{
+      "sys.S1", "m write X ok", {"kubelet reject Pod error", "user start ok", "user stop ok"}};
   ASSERT_NE(match_known(finding, known), nullptr);
   EXPECT_EQ(match_known(finding, known)->name, "b.textproto#0");
   finding.path = {"user start ok", "user stop ok"};
@@ -148,6 +148,7 @@ TEST(UnmaskedRunTest, OnlyKnownViolationsEndAsTheFirstOfThem) {
 }
 
 TEST(UnmaskedRunTest, GoPastEntriesAreValidated) {
+  testing::register_test_systems();
   LoadedScenario loaded;
   std::string error;
   ASSERT_TRUE(parse_scenario(std::string(kTwice) + "go_past { invariant: \"selftest.L1\" object: "
