@@ -31,6 +31,7 @@
 #include "sim/run/shrink.h"
 #include "sim/run/duration.h"
 #include "sim/run/explain.h"
+#include "sim/run/signature_bench.h"
 #include "sim/run/verdict.h"
 
 #ifdef WSIM_HAVE_TOY
@@ -211,6 +212,8 @@ int main(int argc, char** argv) {
       run->add_option("--out", run_command.out_dir, "where failure bundles go (default wsim-out)");
   run->add_flag("--ignore-expect", run_command.ignore_expect,
                 "exit with the raw verdict, ignoring the scenario's expectations");
+  run->add_option("--known", run_command.known_dir,
+                  "label a failure known/NEW against this corpus (default corpus/regressions)");
   run->add_flag("--print-hash", run_command.print_hash,
                 "print 'SEED FINGERPRINT' as the last line");
 
@@ -287,6 +290,9 @@ int main(int argc, char** argv) {
   hunt->add_option("--out", hunt_command.out_dir, "where failure bundles go (default wsim-out)");
   hunt->add_flag("--keep-going", hunt_command.keep_going,
                  "do not stop at the first failure (one bundle per invariant)");
+  hunt->add_option("--known", hunt_command.known_dir,
+                   "go past the known bugs of this corpus (e.g. corpus/regressions): a table of "
+                   "them, exit non-zero only for NEW findings (default with no arguments)");
 
   // explain
   CLI::App* explain = app.add_subcommand(
@@ -297,6 +303,9 @@ int main(int argc, char** argv) {
   explain->add_option("--html", explain_command.html, "also write the timeline diagram to FILE");
   explain->add_flag("--verbose", explain_command.verbose,
                     "append every event, unclipped, with its detail in full");
+  explain->add_option("--known", explain_command.known_dir,
+                      "label the failure known/NEW against this corpus (default "
+                      "corpus/regressions)");
   explain->add_flag("--original", explain_command.original,
                     "explain the bundle itself even when BUNDLE-shrunk exists");
 
@@ -305,6 +314,18 @@ int main(int argc, char** argv) {
                                               "probes");
 
   // fingerprint (hidden): the determinism check's workhorse.
+  // bench-signatures (hidden): scripts/bench-signatures, docs/signatures.md.
+  CLI::App* bench_signatures = app.add_subcommand(
+      "bench-signatures", "recall and precision of finding signatures over the corpus bugs");
+  bench_signatures->group("");
+  wsim::run::BenchSignaturesCommand bench_signatures_command;
+  bench_signatures->add_option("--corpus", bench_signatures_command.corpus_dir, "corpus directory");
+  bench_signatures->add_option("--instances", bench_signatures_command.instances,
+                               "violations hunted per bug (default 10)");
+  bench_signatures->add_option("--runs-max", bench_signatures_command.runs_max,
+                               "runs per bug at most (default 400)");
+  bench_signatures->add_option("--only", bench_signatures_command.only, "bug names containing");
+
   CLI::App* fingerprint = app.add_subcommand("fingerprint", "print 'SEED FINGERPRINT' per seed");
   fingerprint->group("");
   ScenarioOptions fingerprint_options;
@@ -354,6 +375,9 @@ int main(int argc, char** argv) {
     return wsim::run::cmd_hunt(hunt_command, std::cout, std::cerr);
   }
   if (*fuzz_seeds) return wsim::run::cmd_fuzz_seeds(fuzz_seeds_command, std::cout, std::cerr);
+  if (*bench_signatures) {
+    return wsim::run::cmd_bench_signatures(bench_signatures_command, std::cout, std::cerr);
+  }
   if (*corpus_bugs) return wsim::run::cmd_corpus_bugs(corpus_bugs_dir, std::cout, std::cerr);
   if (*corpus_add) return wsim::run::cmd_corpus_add(corpus_add_command, std::cout, std::cerr);
   if (*shrink) return wsim::run::cmd_shrink(shrink_command, std::cout, std::cerr);

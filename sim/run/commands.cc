@@ -216,7 +216,13 @@ int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
   options.keep_trace = true;
   options.log = &out;
   options.events_max = command.flags.events_max;
-  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  if (!label_with_corpus(*loaded.system, command.known_dir, result, error)) {
+    err << "wsim run: cannot label the finding: " << error << "\n";
+  } else if (result.labelled) {
+    out << (result.known.empty() ? "NEW" : "known: " + result.known) << " (signature "
+        << result.signature->text() << ")\n";
+  }
   const int code =
       finish_run(loaded, result, command.ignore_expect, command.out_dir, command.out_dir_given,
                  repro_command(command.flags), out, err);
@@ -396,6 +402,12 @@ struct HuntRow {
   HuntResult result;
 };
 
+// "known: FILE#N", "NEW", or "-" (not compared with a corpus).
+std::string finding_label(const Finding& finding) {
+  if (!finding.labelled) return "-";
+  return finding.known.empty() ? "NEW" : "known: " + finding.known;
+}
+
 void print_findings(std::ostream& out, const HuntResult& result) {
   if (result.findings.empty()) {
     out << "findings: none\n";
@@ -407,13 +419,20 @@ void print_findings(std::ostream& out, const HuntResult& result) {
     w_invariant = std::max(w_invariant, f.invariant.size() + 2);
   }
   const int w = static_cast<int>(w_invariant);
+  std::size_t w_known = 5;
+  for (const Finding& f : result.findings) w_known = std::max(w_known, finding_label(f).size() + 2);
+  const int wk = static_cast<int>(w_known);
   out << "findings:\n";
   out << "  " << std::left << std::setw(20) << "verdict" << std::setw(w) << "invariant"
-      << std::setw(8) << "runs" << std::setw(12) << "first seed" << "bundle\n";
+      << std::setw(8) << "runs" << std::setw(12) << "first seed" << std::setw(wk) << "known"
+      << "bundle\n";
   for (const Finding& f : result.findings) {
     out << "  " << std::left << std::setw(20) << verdict_name(f.verdict) << std::setw(w)
-        << f.invariant << std::setw(8) << f.count << std::setw(12) << f.seed
-        << (f.bundle.empty() ? "-" : f.bundle) << "\n";
+        << f.invariant << std::setw(8) << f.count << std::setw(12) << f.seed << std::setw(wk)
+        << finding_label(f) << (f.bundle.empty() ? "-" : f.bundle) << "\n";
+  }
+  for (const Finding& f : result.findings) {
+    if (!f.signature.empty()) out << "  signature of " << finding_label(f) << ": " << f.signature << "\n";
   }
 }
 
@@ -422,6 +441,28 @@ std::string rate(const HuntResult& result) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(0) << static_cast<double>(result.runs) / result.seconds;
   return out.str();
+}
+
+// The summary's "found" column: the first finding that is not known, and how many known ones.
+std::string summary_found(const HuntResult& result) {
+  std::vector<const Finding*> unknown;
+  std::size_t known = 0;
+  for (const Finding& f : result.findings) {
+    if (f.labelled && !f.known.empty()) {
+      ++known;
+    } else {
+      unknown.push_back(&f);
+    }
+  }
+  std::string found = known > 0 ? "nothing NEW" : "nothing";
+  if (!unknown.empty()) {
+    const Finding& f = *unknown.front();
+    found = std::string(f.labelled ? "NEW " : "") + verdict_name(f.verdict) + " " + f.invariant +
+            " (seed " + std::to_string(f.seed) + ")" + (f.bundle.empty() ? "" : " " + f.bundle);
+    if (unknown.size() > 1) found += " and " + std::to_string(unknown.size() - 1) + " more";
+  }
+  if (known > 0) found += "; " + std::to_string(known) + " known (table above)";
+  return found;
 }
 
 }  // namespace
@@ -458,6 +499,20 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
     }
   }
 
+  // The main job (nothing selected) goes past the corpus's known bugs.
+  std::string known_dir = command.known_dir;
+  std::error_code ec;
+  if (known_dir.empty() && !command.flags.selects_something() &&
+      std::filesystem::is_directory(command.label_dir, ec)) {
+    known_dir = command.label_dir;
+  }
+  const bool unmasked = !known_dir.empty();
+  const std::string corpus_dir = unmasked ? known_dir : command.label_dir;
+  if (unmasked && !std::filesystem::is_directory(known_dir, ec)) {
+    err << "wsim hunt: --known " << known_dir << ": not a directory\n";
+    return kExitUsage;
+  }
+
   std::vector<HuntRow> rows;
   int code = kExitPass;
   for (const ScenarioFlags& flags : targets) {
@@ -482,12 +537,25 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
     options.log = &out;
     options.events_max = flags.events_max;
     options.repro_command = repro_command(flags);
+    std::vector<KnownBug> known;
+    if (std::filesystem::is_directory(corpus_dir, ec)) {
+      if (!known_bugs(corpus_dir, loaded.system->name(), known, error)) {
+        err << "wsim hunt: " << (unmasked ? "--known " : "labels: ") << error << "\n";
+        return kExitUsage;
+      }
+      options.known = &known;
+      options.unmasked = unmasked;
+    }
     const std::string config = describe_config(loaded.scenario, *loaded.system);
     out << "hunting " << loaded.system->name() << " (" << config << "), seeds from "
         << command.seed_start << ", " << command.jobs << (command.jobs == 1 ? " job" : " jobs");
     if (command.runs) out << ", " << *command.runs << " runs";
     if (budget) out << ", " << format_duration_ms(*budget);
-    out << (command.keep_going ? ", keep going" : ", stop at the first failure") << "\n";
+    out << (command.keep_going         ? ", keep going"
+            : options.unmasked         ? ", going past the " + std::to_string(known.size()) +
+                                     " known bugs of " + corpus_dir + ", stop at the first NEW"
+                                       : ", stop at the first failure")
+        << "\n";
     out.flush();
     HuntResult result = hunt(options);
     out << "\n" << loaded.system->name() << ": " << result.runs << " runs in "
@@ -517,15 +585,7 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
         << std::setw(static_cast<int>(w_config)) << "versions" << "  " << std::right
         << std::setw(9) << "runs" << std::setw(9) << "runs/s" << "  found\n";
     for (const HuntRow& row : rows) {
-      std::string found = "nothing";
-      if (!row.result.findings.empty()) {
-        const Finding& f = row.result.findings.front();
-        found = std::string(verdict_name(f.verdict)) + " " + f.invariant + " (seed " +
-                std::to_string(f.seed) + ")" + (f.bundle.empty() ? "" : " " + f.bundle);
-        if (row.result.findings.size() > 1) {
-          found += " and " + std::to_string(row.result.findings.size() - 1) + " more";
-        }
-      }
+      std::string found = summary_found(row.result);
       std::string config = row.config.size() > 60 ? row.config.substr(0, 59) + "~" : row.config;
       out << "  " << std::left << std::setw(static_cast<int>(w_system)) << row.system << "  "
           << std::setw(static_cast<int>(w_config)) << config << "  " << std::right

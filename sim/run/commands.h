@@ -52,6 +52,9 @@ struct RunCommand {
   bool out_dir_given = false;   // --out given: write a bundle for every failing verdict.
   bool ignore_expect = false;   // Exit with the raw verdict.
   bool print_hash = false;      // Print "SEED FINGERPRINT" as the last line.
+  // A failure is labelled "known: FILE#N" or "NEW" against this corpus (signature.h), when the
+  // directory exists.
+  std::string known_dir = "corpus/regressions";
 };
 int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err);
 
@@ -71,6 +74,11 @@ struct HuntCommand {
   std::uint64_t seed_start = 0;
   std::string out_dir = "wsim-out";
   bool keep_going = false;
+  // --known DIR: go past the known bugs of DIR (signature.h), report them in a table and fail
+  // only for NEW findings. Empty: findings are only labelled, against label_dir when it exists.
+  // A hunt with nothing selected (the README's main job) uses label_dir as --known.
+  std::string known_dir;
+  std::string label_dir = "corpus/regressions";
   // Makes a clock for a budget of `budget_ms` wall-clock milliseconds (null: none), started now.
   std::function<HuntClock(std::optional<DurationMs> budget_ms)> make_clock;
   bool progress_tty = false;

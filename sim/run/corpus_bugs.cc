@@ -8,6 +8,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/prng.h"
+#include "sim/run/driver.h"
 #include "sim/run/fuzz_targets.h"
 #include "sim/run/verdict.h"
 
@@ -35,8 +36,9 @@ CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int
                    expect.invariant(), describe_when(expect)};
 }
 
-// FNV-1a of the hunting scenario's text without its name and description: bugs with the same key
-// are hunted by the same scenario (scripts/bench-find measures them once).
+}  // namespace
+
+// FNV-1a of the hunting scenario's text.
 std::string hunting_key(proto::Scenario scenario) {
   scenario.clear_name();
   scenario.clear_description();
@@ -45,8 +47,6 @@ std::string hunting_key(proto::Scenario scenario) {
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
   return text;
 }
-
-}  // namespace
 
 bool corpus_bugs(const std::string& corpus_dir, std::vector<CorpusBug>& out,
                  std::string& error) {
@@ -145,6 +145,67 @@ bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::stri
   return validate_scenario(loaded, error);
 }
 
+bool corpus_bug_signature(const CorpusBug& bug, Signature& out, std::string& error) {
+  LoadedScenario loaded;
+  if (!load_scenario_file(bug.path, loaded, error)) return false;
+  if (selected_system(loaded, error) == nullptr) return false;
+  WSIM_ASSERT_LT(bug.expect_index, loaded.scenario.expect_size());
+  const proto::Expectation expect = loaded.scenario.expect(bug.expect_index);
+  const std::map<std::string, std::string> when(expect.when().begin(), expect.when().end());
+  const std::string origin = bug.path + " expect #" + std::to_string(bug.expect_index);
+  for (const auto& [key, value] : when) {
+    if (!set_field(loaded, key, value, origin + " when " + key, error)) return false;
+  }
+  if (!validate_scenario(loaded, error)) return false;
+  RunOptions options;
+  options.keep_trace = true;
+  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  if (result.violation && result.violation->invariant_id == bug.invariant) {
+    WSIM_ASSERT(result.signature.has_value());
+    out = *result.signature;
+    return true;
+  }
+  // A liveness expectation may name a later violation of the list than the first.
+  for (const Violation& violation : result.liveness) {
+    if (violation.invariant_id != bug.invariant) continue;
+    out = compute_signature(external_actors_of(*loaded.system), result.trace, std::nullopt,
+                            violation);
+    return true;
+  }
+  error = origin + ": field expect.invariant: its script does not violate " + bug.invariant +
+          " (verdict " + verdict_name(result.verdict) + " " +
+          (result.violation ? result.violation->invariant_id : "") + ")";
+  return false;
+}
+
+bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
+                std::vector<KnownBug>& out, std::string& error) {
+  std::vector<CorpusBug> bugs;
+  if (!corpus_bugs(corpus_dir, bugs, error)) return false;
+  for (const CorpusBug& bug : bugs) {
+    // Invariant ids are "<system>.<id>": a bug of another system cannot match.
+    if (!system_name.empty() && bug.invariant.rfind(system_name + ".", 0) != 0) continue;
+    KnownBug known;
+    known.name = bug.path + "#" + std::to_string(bug.expect_index);
+    if (!corpus_bug_signature(bug, known.signature, error)) return false;
+    out.push_back(std::move(known));
+  }
+  return true;
+}
+
+bool label_with_corpus(const System& system, const std::string& corpus_dir, RunResult& result,
+                       std::string& error) {
+  if (!result.violation || !result.signature) return true;
+  std::error_code ec;
+  if (corpus_dir.empty() || !std::filesystem::is_directory(corpus_dir, ec)) return true;
+  std::vector<KnownBug> known;
+  if (!known_bugs(corpus_dir, system.name(), known, error)) return false;
+  const KnownBug* match = match_known(*result.signature, known);
+  result.labelled = true;
+  result.known = match == nullptr ? "" : match->name;
+  return true;
+}
+
 int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostream& err) {
   std::vector<CorpusBug> bugs;
   std::string error;
@@ -160,6 +221,12 @@ int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostre
     }
     out << bug.name << " " << bug.invariant << " " << bug.path << "#" << bug.expect_index << " "
         << hunting_key(loaded.scenario) << " " << (bug.when.empty() ? "-" : bug.when) << "\n";
+    Signature signature;
+    if (!corpus_bug_signature(bug, signature, error)) {
+      err << "wsim corpus bugs: " << bug.name << ": " << error << "\n";
+      return kExitUsage;
+    }
+    out << "  signature: " << signature.text() << "\n";
   }
   return 0;
 }

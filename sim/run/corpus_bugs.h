@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/run/driver.h"
 #include "sim/run/scenario.h"
+#include "sim/run/signature.h"
 
 namespace wsim::run {
 
@@ -42,8 +44,30 @@ bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& erro
 // loaded.hunted_invariant is the bug's invariant.
 bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::string& error);
 
+// A hash of a hunting scenario (corpus_bug_scenario) without its name and description: bugs with
+// the same key are hunted by the same scenario (scripts/bench-find measures them once).
+std::string hunting_key(proto::Scenario scenario);
+
+// The signature (signature.h) of `bug`: its file's own script run with the expectation's `when`
+// versions, the trace kept. False with an error naming the file when the script does not violate
+// the expected invariant (the corpus replay test would fail too).
+bool corpus_bug_signature(const CorpusBug& bug, Signature& out, std::string& error);
+
+// Every bug of `corpus_dir` (corpus_bugs) of system `system_name` (every system when empty) with
+// its signature, named "PATH#N". False with an error naming the file on the first one that fails.
+bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
+                std::vector<KnownBug>& out, std::string& error);
+
+// Labels `result` (run with keep_trace) against the known bugs of `system` in `corpus_dir`:
+// sets result.labelled and result.known when it has a violation and a signature. Loading the
+// corpus runs its scripts, so it is done only for a failed run. Returns false (result unchanged)
+// with an error when the corpus does not load; a missing directory is not an error (no labels).
+bool label_with_corpus(const System& system, const std::string& corpus_dir, RunResult& result,
+                       std::string& error);
+
 // `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N KEY WHEN" (KEY: a hash of
-// the hunting scenario; bugs with the same KEY are the same hunt — scripts/bench-find).
+// the hunting scenario; bugs with the same KEY are the same hunt — scripts/bench-find), then,
+// indented on the next line, "signature: " and the bug's signature.
 int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostream& err);
 
 }  // namespace wsim::run

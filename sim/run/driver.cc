@@ -1,7 +1,9 @@
 #include "sim/run/driver.h"
 
 #include <iomanip>
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "sim/core/sim.h"
 #include "sim/run/duration.h"
@@ -118,12 +120,62 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     stopped = true;
     loop.request_stop();
   };
-  loop.set_after_event([&] {
-    if (stopped) return;
-    if (std::optional<Violation> violation = run->check_safety()) {
-      stop_with_violation(std::move(*violation), Verdict::kSafety, true);
+  // issue #12 item 2: a known safety violation is recorded and the run goes on. A system whose
+  // check_safety() reports a standing violation again after every event is told apart by
+  // (invariant, object): each is recorded once.
+  const bool masking = options.known != nullptr && options.keep_trace && options.go_past_known;
+  const std::set<std::string, std::less<>> externals = external_actors_of(system);
+  std::set<std::pair<std::string, std::string>> masked_seen;
+  // True when `violation` (a safety violation just seen) is known and was recorded.
+  // The scenario's go_past entries (a bundle of such a run) go past without signatures.
+  std::map<std::pair<std::string, std::string>, std::string> go_past;
+  for (const proto::KnownViolation& entry : scenario.go_past()) {
+    go_past.emplace(std::make_pair(entry.invariant(), entry.object()), entry.known());
+  }
+  auto mask = [&](const Violation& violation) {
+    const auto key = std::make_pair(violation.invariant_id, violation.object);
+    if (masked_seen.count(key) > 0) return true;
+    const auto listed = go_past.find(key);
+    if (!masking && listed == go_past.end()) return false;
+    // A later violation of an object a known bug already broke is taken for its consequence.
+    const auto broken = std::find_if(result.masked.begin(), result.masked.end(),
+                                     [&](const MaskedViolation& m) {
+                                       return m.violation.object == violation.object;
+                                     });
+    const bool keep = sim.trace().keep_events();
+    std::optional<std::size_t> culprit;
+    if (keep && sim.trace().count() > trace_count_before_event) {
+      culprit = sim.trace().events().size() - 1;
+    }
+    Signature signature;
+    if (keep) signature = compute_signature(externals, sim.trace().events(), culprit, violation);
+    std::string known_name;
+    if (listed != go_past.end()) {
+      known_name = listed->second;
+    } else if (broken != result.masked.end()) {
+      known_name = broken->known;
+    } else {
+      const KnownBug* known = match_known(signature, *options.known);
+      if (known == nullptr) return false;
+      known_name = known->name;
+    }
+    masked_seen.insert(key);
+    sim.record("wsim", "known-violation", violation.object, violation.invariant_id,
+               known_name + ": " + violation.message);
+    result.masked.push_back(MaskedViolation{violation, std::move(signature), known_name, culprit});
+    return true;
+  };
+  auto check_safety = [&](bool culprit) {
+    while (std::optional<Violation> violation = run->check_safety()) {
+      if (mask(*violation)) continue;
+      stop_with_violation(std::move(*violation), Verdict::kSafety, culprit);
       return;
     }
+  };
+  loop.set_after_event([&] {
+    if (stopped) return;
+    check_safety(true);
+    if (stopped) return;
     if (loop.events_processed() >= options.events_max) {
       result.verdict = Verdict::kHarnessError;
       result.harness_error = "event budget of " + std::to_string(options.events_max) +
@@ -156,9 +208,7 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
   }
 
   // A violation right at the start (before any event).
-  if (std::optional<Violation> violation = run->check_safety()) {
-    stop_with_violation(std::move(*violation), Verdict::kSafety, true);
-  }
+  check_safety(true);
   if (!stopped) loop.run_until(scenario.fault_phase_ms());
   if (!stopped) {
     result.phase = "settle";
@@ -167,9 +217,7 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     sim.faults().heal();
     run->heal();
     trace_count_before_event = sim.trace().count();
-    if (std::optional<Violation> violation = run->check_safety()) {
-      stop_with_violation(std::move(*violation), Verdict::kSafety, false);
-    }
+    check_safety(false);
   }
   if (!stopped) loop.run_until(scenario.fault_phase_ms() + scenario.settle_ms());
   if (!stopped) {
@@ -184,6 +232,16 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     }
   }
   loop.set_after_event(nullptr);
+  if (!stopped && !result.masked.empty()) {
+    // Only known safety violations: the first of them is the run's verdict.
+    const MaskedViolation& first = result.masked.front();
+    result.verdict = Verdict::kSafety;
+    result.violation = first.violation;
+    result.culprit_event = first.culprit_event;
+    if (options.keep_trace) result.signature = first.signature;
+    result.known = first.known;
+    result.labelled = true;
+  }
 
   result.fingerprint = sim.fingerprint();
   result.trace_hash = sim.trace().hash();
@@ -196,6 +254,16 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
   result.probes = sim.probes();
   if (options.record_choices) result.record = sim.choices().record();
   if (options.keep_trace) result.trace = sim.trace().events();
+  if (options.keep_trace && result.violation && !result.signature) {
+    const std::optional<std::size_t> culprit =
+        result.verdict == Verdict::kSafety ? result.culprit_event : std::nullopt;
+    result.signature = compute_signature(externals, result.trace, culprit, *result.violation);
+    if (options.known != nullptr) {
+      const KnownBug* known = match_known(*result.signature, *options.known);
+      if (known != nullptr) result.known = known->name;
+    }
+  }
+  result.labelled = result.labelled || (options.known != nullptr && result.signature.has_value());
 
   if (log != nullptr) {
     *log << "verdict " << verdict_name(result.verdict) << " at "
@@ -207,10 +275,51 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
       print_violation(*log, *result.violation);
     }
     for (const Violation& violation : result.liveness) print_violation(*log, violation);
+    for (const MaskedViolation& masked : result.masked) {
+      *log << "  known safety violation passed (known: " << masked.known << ")\n";
+      print_violation(*log, masked.violation);
+    }
+    if (result.signature) {
+      *log << "signature " << result.signature->text() << "\n";
+      if (result.labelled) *log << (result.known.empty() ? "NEW" : "known: " + result.known) << "\n";
+    }
     log->flush();
   }
   // The run (and its actors) must go before the Sim they point into: `run` is destroyed first
   // (declared after `sim`).
+  return result;
+}
+
+}  // namespace wsim::run
+
+namespace wsim::run {
+
+namespace {
+
+bool has_known_invariant(const RunResult& result, const std::vector<KnownBug>& known) {
+  if (!result.violation) return false;
+  for (const KnownBug& bug : known) {
+    if (bug.signature.invariant == result.violation->invariant_id) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+RunResult execute_run_with_known(const System& system, const proto::Scenario& scenario,
+                                 const RunOptions& options, const std::vector<KnownBug>& known) {
+  WSIM_ASSERT(options.known == nullptr);
+  WSIM_ASSERT(options.log == nullptr);
+  WSIM_ASSERT(!options.keep_trace);
+  RunResult fast = execute_run(system, scenario, options);
+  if (!has_known_invariant(fast, known)) return fast;
+  RunOptions labelled = options;
+  labelled.keep_trace = true;
+  labelled.known = &known;
+  labelled.go_past_known = true;
+  RunResult result = execute_run(system, scenario, labelled);
+  result.trace.clear();  // The caller asked for no trace; the labels are kept.
+  result.trace.shrink_to_fit();
   return result;
 }
 

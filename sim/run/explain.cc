@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "sim/run/bundle.h"
+#include "sim/run/corpus_bugs.h"
 #include "sim/run/duration.h"
 #include "sim/run/report.h"
 #include "sim/run/scenario.h"
@@ -391,13 +392,20 @@ int cmd_explain(const ExplainCommand& command, std::ostream& out, std::ostream& 
   RunOptions options;
   options.tape = tape;
   options.keep_trace = true;
-  const RunResult result = execute_run(system, bundle.scenario.scenario, options);
+  RunResult result = execute_run(system, bundle.scenario.scenario, options);
+  if (!label_with_corpus(system, command.known_dir, result, error)) {
+    err << "wsim explain: cannot label the finding: " << error << "\n";
+  }
   if (bundle.has_hashes && result.trace_hash != bundle.trace_hash) {
     note += "\n       note: the replay differs from the recorded run (trace hash " +
             format_hash(result.trace_hash) + ", recorded " + format_hash(bundle.trace_hash) +
             "): the code changed since the bundle was written";
   }
   out << explain_run(system, bundle.scenario.scenario, tape, result, note);
+  if (result.signature) {
+    out << "signature: " << result.signature->text() << "\n";
+    if (result.labelled) out << (result.known.empty() ? "NEW" : "known: " + result.known) << "\n";
+  }
   if (!command.html.empty()) {
     std::ofstream file(command.html, std::ios::binary | std::ios::trunc);
     file << render_timeline_html(system, bundle.scenario.scenario, result);

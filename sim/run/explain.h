@@ -15,7 +15,9 @@
 // The bundle is re-executed from its choice record (`wsim replay` semantics); when a shrunk run
 // exists next to it (BUNDLE-shrunk/, written by `wsim shrink`) that one is explained instead.
 // --html FILE writes the timeline (timeline_html.h) to FILE; --verbose appends the whole trace,
-// one event per line with every column unclipped and the detail in full below it.
+// one event per line with every column unclipped and the detail in full below it. A line
+// "signature: ..." then "known: FILE#N" or "NEW" (against --known DIR, default
+// corpus/regressions, when it exists) names the bug (signature.h).
 #pragma once
 
 #include <cstddef>
@@ -65,6 +67,7 @@ struct ExplainCommand {
   std::string html;        // --html FILE
   bool verbose = false;    // --verbose
   bool original = false;   // --original: ignore BUNDLE-shrunk
+  std::string known_dir = "corpus/regressions";  // --known: label known/NEW (signature.h)
 };
 int cmd_explain(const ExplainCommand& command, std::ostream& out, std::ostream& err);
 

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "sim/run/bundle.h"
+#include "sim/run/corpus_bugs.h"
 #include "sim/run/duration.h"
 #include "sim/core/choice.h"
 
@@ -37,48 +38,32 @@ std::vector<std::pair<std::string, std::string>> with(
 std::vector<FuzzTarget> make_targets() {
   std::vector<FuzzTarget> targets = {
       {"gitlab_limbo_canary", true, "gitlab",
-       with({{"agent", "A0a"}, {"rails", "R1"}}, kGitlabFast), {"gitlab.L1", "gitlab.L2"}, {},
+       with({{"agent", "A0a"}, {"rails", "R1"}}, kGitlabFast), {"gitlab.L1", "gitlab.L2"},
        "gitlab#411205 (seed 000): corpus/regressions/gitlab/limbo-411205.textproto", {}},
       {"gitlab_guard", false, "gitlab",
        with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "unique"}}, kGitlabFast), {},
-       {}, "latest agent and Rails, unique namespaces", {}},
+       "latest agent and Rails, unique namespaces", {}},
+      // Known bugs of shared mode (kubectl deleting inventory ConfigMaps: gitlab.S11, corpus
+      // shared-missing-inventory / shared-partial-inventory-loss) are corpus signatures now.
       {"gitlab_shared_guard", false, "gitlab",
        with({{"agent", "A3"}, {"rails", "R3"}, {"namespace_mode", "shared"}}, kGitlabFast), {},
-       // kubectl deleting a workspace's inventory ConfigMap(s) in shared mode: Terminated is
-       // persisted while the workspace's objects remain (gitlab#519260 class, corpus
-       // shared-missing-inventory / shared-partial-inventory-loss). Found in < 1 s.
-       {"gitlab.S11"}, "latest agent and Rails, one shared namespace; S11 known", {}},
-      // Every fix but #20372: B9, an ever-ready workspace rejected by the kubelet gets
-      // PodRejected (S3). Not "fixes: none": that trips S2 with an empty input, testing nothing.
+       "latest agent and Rails, one shared namespace", {}},
       {"gitpod_canary", true, "gitpod",
        with({{"manager", "mk2"}, {"fixes", "16622,16997,17599,19411,20243,20382"}}, kGitpodFast),
-       {"gitpod.S3"}, {},
+       {"gitpod.S3"},
        "B9 #20243 without #20372 "
        "(corpus/regressions/gitpod/reject-after-ready-20243-without-20372.textproto)",
        // Forced on (the swarm enables it in 1 run of N): the fuzzer still has to make it fire
        // on a running pod, and the manager take the wrong branch.
        {"gitpod.kubelet.reject_after_ready"}},
+      // Latest mk2: its open bugs (B2, B3/B6, B4/B5/B12, B15; corpus/gitpod-findings.md) are
+      // corpus signatures, so a NEW bug with the same invariant id still fails the target.
+      // Untriaged and so NOT known: L3 after two lost Delete(CR) requests (hunt seed 608).
       {"gitpod_guard", false, "gitpod", with({{"manager", "mk2"}}, kGitpodFast), {},
-       // Known on latest mk2 (corpus/gitpod-findings.md):
-       // B2: a failed PodStarts patch resurrects a stopped workspace (S5) or re-creates a
-       //     rejected pod at once (S4).
-       // B3/B6: a stop in the rejection window is forgotten; the public default
-       //     PodRecreationMaxRetries=0 hits the limit on the 2nd rejection and the CR is never
-       //     cleaned up (L5, L4).
-       // B4/B5/B12: rejected + node deleted / ws-daemon down / CR deleted while stuck (L2).
-       //     The L2 this target hit in CI on 2026-11-22 was not replayable; the seed hunt with
-       //     this scenario found only a checker flaw (a stop begun minutes before the end),
-       //     fixed in the checker (gitpod-findings.md "Triage").
-       // B15: a start during the re-creation backoff passes the duplicate check and the reset
-       //     revives the old instance (S9; corpus start-during-rejection-window).
-       // L3 after two lost Delete(CR) requests (hunt seed 608): untriaged, suspected model
-       //     requeue bug; known here so that CI keeps guarding everything else.
-       {"gitpod.L2", "gitpod.L3", "gitpod.L4", "gitpod.L5", "gitpod.S4", "gitpod.S5", "gitpod.S9"},
-       "latest mk2 with every fix; B2 (S4/S5), B3/B6 (L5/L4), B4/B5/B12 (L2), B15 (S9) known; "
-       "L3 untriaged", {}},
-      {"toy_canary", true, "toy", with({{"version", "buggy"}}, kToyFast), {"toy.S1"}, {},
+       "latest mk2 with every fix; the corpus's known bugs go past", {}},
+      {"toy_canary", true, "toy", with({{"version", "buggy"}}, kToyFast), {"toy.S1"},
        "planted lost update (model/toy/toy.h)", {}},
-      {"toy_guard", false, "toy", with({{"version", "T1"}}, kToyFast), {}, {},
+      {"toy_guard", false, "toy", with({{"version", "T1"}}, kToyFast), {},
        "toy T1 (correct)", {}},
   };
   std::sort(targets.begin(), targets.end(),
@@ -139,13 +124,19 @@ bool fuzz_finding(const FuzzTarget& target, const RunResult& result) {
   if (result.verdict != Verdict::kSafety && result.verdict != Verdict::kLiveness) return false;
   const std::string id = result.violation ? result.violation->invariant_id : "";
   // A canary reports only its own bug (other violations of an old version are the guards' and
-  // the corpus's business); a guard reports everything but its known bugs.
+  // the corpus's business); a guard reports everything but the corpus's known bugs.
   if (target.canary) return std::find(target.bugs.begin(), target.bugs.end(), id) != target.bugs.end();
-  return std::find(target.known.begin(), target.known.end(), id) == target.known.end();
+  return !(result.labelled && !result.known.empty());
+}
+
+RunResult fuzz_execute(const FuzzTarget& target, const LoadedScenario& loaded,
+                       std::span<const std::uint8_t> bytes, const std::vector<KnownBug>& known) {
+  if (target.canary) return execute_run(*loaded.system, loaded.scenario, fuzz_run_options(bytes));
+  return execute_run_with_known(*loaded.system, loaded.scenario, fuzz_run_options(bytes), known);
 }
 
 int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& command,
-                          std::ostream& out, std::ostream& err) {
+                          std::ostream& out, std::ostream& err, const std::string& known_dir) {
   const FuzzTarget* target = find_fuzz_target(target_name);
   if (target == nullptr) {
     std::string names;
@@ -184,11 +175,28 @@ int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& c
   options.keep_trace = true;
   options.log = &out;
   options.events_max = std::min(options.events_max, command.events_max);
+  std::vector<KnownBug> known;
+  std::error_code ec_known;
+  if (!target->canary && std::filesystem::is_directory(known_dir, ec_known)) {
+    if (!known_bugs(known_dir, target->system, known, error)) {
+      err << "wsim replay: " << error << "\n";
+      return kExitUsage;
+    }
+    options.known = &known;
+    options.go_past_known = true;
+  }
   const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  // The bundle replays exactly only if it goes past the same known violations.
+  for (const MaskedViolation& masked : result.masked) {
+    proto::KnownViolation* entry = loaded.scenario.add_go_past();
+    entry->set_invariant(masked.violation.invariant_id);
+    entry->set_object(masked.violation.object);
+    entry->set_known(masked.known);
+  }
   if (result.verdict != Verdict::kPass) {
     if (result.violation && !fuzz_finding(*target, result)) {
-      out << "known bug of this target (" << result.violation->invariant_id
-          << "): the target does not report it\n";
+      out << "known bug of this target (" << result.violation->invariant_id << ", known: "
+          << result.known << "): the target does not report it\n";
     }
     std::string bundle;
     if (write_bundle(command.out_dir, *loaded.system, loaded.scenario, result, bundle, error)) {

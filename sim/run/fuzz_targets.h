@@ -13,8 +13,11 @@
 //
 //   canary  a historical buggy version: the target MUST find its bug within the CI budget
 //           (scripts/fuzz pr fails if it does not: the pipeline is broken);
-//   guard   the current versions: any violation is a new bug, except the invariants listed in
-//           `known` (bugs that are confirmed, documented and not fixed upstream).
+//   guard   the current versions: any violation is a new bug, except one whose signature matches
+//           a known bug of the regression corpus (signature.h; docs/signatures.md). A run goes
+//           past known safety violations (execute_run_with_known), so a NEW one later in the
+//           same run still fails the target. (Until issue #12 each guard kept a hand-written
+//           list of invariant ids, which also hid any new bug with the same id.)
 //
 // Phases are shortened (and the gitlab full-sync interval with them) so one execution stays cheap.
 #pragma once
@@ -37,7 +40,6 @@ struct FuzzTarget {
   std::string system;
   std::vector<std::pair<std::string, std::string>> fields;  // set_field(path, value)
   std::vector<std::string> bugs;   // canary: the invariant ids the planted/historical bug trips.
-  std::vector<std::string> known;  // guard: confirmed open bugs that do not fail the target.
   std::string reference;           // Where the bug / the versions are described.
   std::vector<std::string> forced_faults;  // Fault points forced on (their fire ratio is drawn).
 };
@@ -59,21 +61,28 @@ bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std:
 inline constexpr std::uint64_t kFuzzEventsMax = 2'000'000;
 RunOptions fuzz_run_options(std::span<const std::uint8_t> bytes);
 
-// True when `result` is a finding of `target`: a safety or liveness violation not in `known`, or
-// a harness error (an event budget hit is a livelock worth keeping).
+// True when `result` is a finding of `target`: for a canary a violation of its bug's invariants;
+// for a guard a violation that is not labelled known (run it with execute_run_with_known and
+// the corpus's KnownBugs), or a harness error (an event budget hit is a livelock worth keeping).
 bool fuzz_finding(const FuzzTarget& target, const RunResult& result);
+
+// One fuzzing execution of `bytes` through `target`: a guard goes past the known bugs in `known`.
+RunResult fuzz_execute(const FuzzTarget& target, const LoadedScenario& loaded,
+                       std::span<const std::uint8_t> bytes, const std::vector<KnownBug>& known);
 
 // Hard cap of a fuzzer input read by `wsim replay --fuzz-target` (the targets' max_len is far
 // smaller).
 inline constexpr std::size_t kFuzzInputBytesMax = 1u << 20;
 
 // `wsim replay --fuzz-target NAME FILE`: runs the raw libFuzzer input FILE (a crash-<sha1>, or any
-// corpus file) through target NAME with recording and trace on, prints the run, and writes a
-// failure bundle for any violation (also for `known` ones) into command.out_dir. The bundle's
+// corpus file) through target NAME with recording and trace on (a guard going past the known
+// bugs of `known_dir`, as the target did), prints the run, and writes a failure bundle for any
+// violation (also for known ones) into command.out_dir. The bundle's
 // choices.bin is the run's choice record, so `wsim replay BUNDLE` and `wsim shrink BUNDLE` work
 // on it like on any hunted failure. Returns the verdict's exit code.
 int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& command,
-                          std::ostream& out, std::ostream& err);
+                          std::ostream& out, std::ostream& err,
+                          const std::string& known_dir = "corpus/regressions");
 
 // The fuzzer input that makes the bytes backend hand out exactly the values of `record` (each
 // value little-endian in as many bytes as its bound needs), cut at `max_bytes`.

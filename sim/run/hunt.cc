@@ -16,6 +16,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "sim/core/sim.h"
 #include "sim/run/bundle.h"
@@ -59,8 +60,35 @@ std::string token(std::string_view text) {
   return out;
 }
 
+// What one run found: its masked (known) safety violations, then the violation that decided
+// its verdict (or its harness error). `known` is a KnownBug::name, "NEW" or "-" (no labels).
+struct RunFinding {
+  Verdict verdict = Verdict::kPass;
+  std::string invariant;
+  std::string known;
+};
+
+std::vector<RunFinding> run_findings(const RunResult& result, bool unmasked) {
+  std::vector<RunFinding> out;
+  const auto label = [&](const std::string& known) {
+    return !unmasked ? std::string("-") : known.empty() ? std::string("NEW") : known;
+  };
+  for (const MaskedViolation& masked : result.masked) {
+    out.push_back({Verdict::kSafety, masked.violation.invariant_id, label(masked.known)});
+  }
+  if (result.verdict == Verdict::kPass) return out;
+  const bool decided_by_masked =
+      !result.masked.empty() && result.verdict == Verdict::kSafety && result.violation &&
+      result.violation->invariant_id == result.masked.front().violation.invariant_id &&
+      result.violation->object == result.masked.front().violation.object;
+  if (decided_by_masked) return out;
+  const std::string kind = result.violation ? result.violation->invariant_id : "harness";
+  out.push_back({result.verdict, kind, result.violation ? label(result.known) : "-"});
+  return out;
+}
+
 // The worker process: runs its share of the seeds, one result line per run:
-//   R <index> <seed> <exit code> <invariant or ->
+//   R <index> <seed> then per finding (run_findings): <exit code> <invariant> <label>
 // then one line per probe, "P <hits> <name>", and "E" when it stops normally.
 [[noreturn]] void worker_main(const HuntOptions& options, int fd, std::uint64_t first_index,
                               std::uint64_t stride) {
@@ -85,11 +113,17 @@ std::string token(std::string_view text) {
     if (options.runs && index >= *options.runs) break;
     const std::uint64_t seed = options.seed_start + index;
     scenario.set_seed(seed);
-    const RunResult result = execute_run(*options.system, scenario, run_options);
+    const RunResult result =
+        options.unmasked
+            ? execute_run_with_known(*options.system, scenario, run_options, *options.known)
+            : execute_run(*options.system, scenario, run_options);
     probes.merge(result.probes);
-    const std::string line = "R " + std::to_string(index) + " " + std::to_string(seed) + " " +
-                             std::to_string(exit_code(result.verdict)) + " " +
-                             token(result.violation ? result.violation->invariant_id : "") + "\n";
+    std::string line = "R " + std::to_string(index) + " " + std::to_string(seed);
+    for (const RunFinding& finding : run_findings(result, options.unmasked)) {
+      line += " " + std::to_string(exit_code(finding.verdict)) + " " + token(finding.invariant) +
+              " " + token(finding.known);
+    }
+    line += "\n";
     if (!write_all(fd, line)) ::_exit(1);
   }
   std::string tail;
@@ -139,10 +173,34 @@ std::string rate_text(double runs, double seconds) {
   return buffer;
 }
 
+// The label and signature of `finding` from its re-run. In a labels-only hunt the label comes
+// from here: the workers ran without a trace.
+void label_finding(Finding& finding, const RunResult& rerun, const HuntOptions& options) {
+  if (options.known == nullptr) return;
+  for (const MaskedViolation& masked : rerun.masked) {
+    if (masked.violation.invariant_id != finding.invariant) continue;
+    finding.labelled = true;
+    finding.known = masked.known;
+    finding.signature = masked.signature.text();
+    return;
+  }
+  if (!rerun.violation || rerun.violation->invariant_id != finding.invariant) return;
+  WSIM_ASSERT(rerun.signature.has_value());
+  finding.labelled = true;
+  finding.signature = rerun.signature->text();
+  const KnownBug* known = match_known(*rerun.signature, *options.known);
+  finding.known = known == nullptr ? "" : known->name;
+}
+
 }  // namespace
 
 int HuntResult::exit_code() const {
-  return findings.empty() ? kExitPass : run::exit_code(findings.front().verdict);
+  for (const Finding& finding : findings) {
+    if (!unmasked || !finding.labelled || finding.known.empty()) {
+      return run::exit_code(finding.verdict);
+    }
+  }
+  return kExitPass;
 }
 
 std::string render_probe_coverage(const std::vector<Probe>& sorted) {
@@ -186,7 +244,9 @@ HuntResult hunt(const HuntOptions& options) {
   const auto jobs = static_cast<std::uint64_t>(options.jobs);
   std::vector<Worker> workers(jobs);
   bool stopping = false;
-  std::map<std::pair<int, std::string>, std::size_t> finding_by_kind;
+  std::map<std::tuple<int, std::string, std::string>, std::size_t> finding_by_kind;
+  result.unmasked = options.unmasked;
+  WSIM_ASSERT(!options.unmasked || options.known != nullptr);
 
   const auto spawn = [&](std::size_t j, std::uint64_t first_index) {
     int fds[2];
@@ -224,10 +284,10 @@ HuntResult hunt(const HuntOptions& options) {
       if (worker.fd >= 0) ::kill(worker.pid, SIGTERM);
     }
   };
+  // A known finding of an unmasked hunt does not stop it.
   const auto record_failure = [&](std::uint64_t seed, Verdict verdict, const std::string& kind,
-                                  const std::string& message) {
-    ++result.failures;
-    const auto key = std::make_pair(static_cast<int>(verdict), kind);
+                                  const std::string& label, const std::string& message) {
+    const auto key = std::make_tuple(static_cast<int>(verdict), kind, label);
     auto it = finding_by_kind.find(key);
     if (it == finding_by_kind.end()) {
       it = finding_by_kind.emplace(key, result.findings.size()).first;
@@ -236,11 +296,14 @@ HuntResult hunt(const HuntOptions& options) {
       finding.verdict = verdict;
       finding.invariant = kind;
       finding.message = message;
+      finding.labelled = options.unmasked && label != "-";
+      if (finding.labelled && label != "NEW") finding.known = label;
       result.findings.push_back(std::move(finding));
     }
     ++result.findings[it->second].count;
     const bool wanted = options.until_invariant.empty() || kind == options.until_invariant;
-    if (!options.keep_going && wanted) stop_all();
+    const bool is_new = !options.unmasked || label == "NEW" || label == "-";
+    if (!options.keep_going && wanted && (is_new || !options.until_invariant.empty())) stop_all();
   };
 
   g_interrupted = 0;
@@ -303,15 +366,19 @@ HuntResult hunt(const HuntOptions& options) {
           if (tag == "R") {
             std::uint64_t index = 0;
             std::uint64_t seed = 0;
-            int code = 0;
-            std::string invariant;
-            line >> index >> seed >> code >> invariant;
+            line >> index >> seed;
             ++result.runs;
             worker.next_index = index + jobs;
-            if (code != kExitPass) {
-              const Verdict verdict = verdict_of_code(code);
-              record_failure(seed, verdict, invariant == "-" ? "harness" : invariant, "");
+            int code = 0;
+            std::string invariant;
+            std::string label;
+            bool failed = false;
+            while (line >> code >> invariant >> label) {
+              if (code == kExitPass) continue;
+              failed = true;
+              record_failure(seed, verdict_of_code(code), invariant, label, "");
             }
+            if (failed) ++result.failures;
           } else if (tag == "P") {
             std::uint64_t hits = 0;
             std::string name;
@@ -342,7 +409,8 @@ HuntResult hunt(const HuntOptions& options) {
         }
       } else if (!worker.finished) {
         const std::uint64_t seed = options.seed_start + worker.next_index;
-        record_failure(seed, Verdict::kHarnessError, "crash",
+        ++result.failures;
+        record_failure(seed, Verdict::kHarnessError, "crash", "-",
                        "the worker died running this seed: " + describe_status(status));
         const std::uint64_t next = worker.next_index + jobs;
         if (!stopping && (!options.runs || next < *options.runs)) spawn(owner[k], next);
@@ -391,11 +459,18 @@ HuntResult hunt(const HuntOptions& options) {
     run_options.keep_trace = true;
     run_options.log = log;
     run_options.events_max = options.events_max;
-    const RunResult rerun = execute_run(*options.system, scenario, run_options);
-    const std::string rerun_kind =
-        rerun.violation ? rerun.violation->invariant_id
-                        : (rerun.verdict == Verdict::kHarnessError ? "harness" : "");
-    if (rerun.verdict != finding.verdict || rerun_kind != finding.invariant) {
+    run_options.known = options.known;
+    run_options.go_past_known = options.unmasked;
+    RunResult rerun = execute_run(*options.system, scenario, run_options);
+    const std::string label = finding.labelled ? (finding.known.empty() ? "NEW" : finding.known)
+                                               : std::string("-");
+    bool same = false;
+    for (const RunFinding& again : run_findings(rerun, options.unmasked)) {
+      same = same || (again.verdict == finding.verdict && again.invariant == finding.invariant &&
+                      again.known == label);
+    }
+    if (!same) {
+      const std::string rerun_kind = rerun.violation ? rerun.violation->invariant_id : "";
       if (log) {
         *log << "NONDETERMINISM: seed " << finding.seed << " gave " << verdict_name(finding.verdict)
              << " " << finding.invariant << " while hunting, but " << verdict_name(rerun.verdict)
@@ -405,11 +480,26 @@ HuntResult hunt(const HuntOptions& options) {
       finding.message = "the re-run with recording gave a different verdict";
       continue;
     }
+    label_finding(finding, rerun, options);
     if (rerun.violation) {
       finding.object = rerun.violation->object;
       finding.message = rerun.violation->message;
+      for (const MaskedViolation& masked : rerun.masked) {
+        if (masked.violation.invariant_id != finding.invariant || finding.verdict != Verdict::kSafety)
+          continue;
+        finding.object = masked.violation.object;
+        finding.message = masked.violation.message;
+        break;
+      }
     } else {
       finding.message = rerun.harness_error;
+    }
+    // The bundle replays exactly only if it goes past the same known violations.
+    for (const MaskedViolation& masked : rerun.masked) {
+      proto::KnownViolation* entry = scenario.add_go_past();
+      entry->set_invariant(masked.violation.invariant_id);
+      entry->set_object(masked.violation.object);
+      entry->set_known(masked.known);
     }
     if (options.write_bundles) {
       std::string path;

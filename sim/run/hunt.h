@@ -8,6 +8,11 @@
 // then re-run in the parent with recording on, which must give the same verdict, and written as
 // a bundle.
 //
+// Known bugs (issue #12; signature.h): with HuntOptions::known every finding is labelled with the
+// known bug whose signature it carries, or NEW. With unmasked also, each run goes past known
+// safety violations (execute_run_with_known), a finding is one (verdict, invariant, label) of
+// any run, the hunt stops only at a NEW finding, and exit_code() counts only NEW ones.
+//
 // The hunt never reads a wall clock itself: the caller passes the time budget and the progress
 // rate as callbacks (cli/wallclock.h), so sim/ stays free of clocks (scripts/tidy).
 #pragma once
@@ -22,6 +27,7 @@
 #include "sim/core/probe.h"
 #include "sim/proto/scenario.pb.h"
 #include "sim/run/driver.h"
+#include "sim/run/signature.h"
 #include "sim/run/system.h"
 #include "sim/run/verdict.h"
 
@@ -52,6 +58,9 @@ struct HuntOptions {
   // How to re-run one seed of this hunt from the command line, without --seed: e.g.
   // "scripts/wsim run --system toy --version buggy". The hunt appends " --seed N".
   std::string repro_command;
+  // Known bugs for labels (not owned; null: no labels), and whether runs go past them.
+  const std::vector<KnownBug>* known = nullptr;
+  bool unmasked = false;
 };
 
 struct Finding {
@@ -62,6 +71,10 @@ struct Finding {
   std::string message;
   std::string bundle;          // Bundle directory; empty if none was written.
   std::uint64_t count = 0;     // Failing runs of this kind.
+  // With HuntOptions::known: the KnownBug::name this finding carries, or empty (NEW).
+  bool labelled = false;
+  std::string known;
+  std::string signature;       // Signature::text() of the re-run, when it has one.
 };
 
 struct HuntResult {
@@ -74,7 +87,9 @@ struct HuntResult {
   // Hits summed over every run, by name; every declared probe is listed, reached or not.
   std::vector<Probe> probes;
 
-  // 0 when nothing was found; else the exit code of the first finding.
+  bool unmasked = false;          // HuntOptions::unmasked.
+  // 0 when nothing was found (with unmasked: nothing NEW); else the exit code of the first
+  // (NEW) finding.
   int exit_code() const;
 };
 

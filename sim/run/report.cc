@@ -276,6 +276,20 @@ std::string render_verdict_json(const System& system, const proto::Scenario& sce
   out << "  \"message\": "
       << json_string(result.violation ? result.violation->message : result.harness_error)
       << ",\n";
+  // issue #12: the finding's signature and label ("known" is a corpus FILE#N, "NEW", or empty
+  // when the run was not compared with the corpus), and the known violations it went past.
+  out << "  \"signature\": " << json_string(result.signature ? result.signature->text() : "")
+      << ",\n";
+  out << "  \"known\": "
+      << json_string(!result.labelled ? "" : result.known.empty() ? "NEW" : result.known) << ",\n";
+  out << "  \"masked\": [";
+  for (std::size_t i = 0; i < result.masked.size(); ++i) {
+    const MaskedViolation& masked = result.masked[i];
+    out << (i == 0 ? "" : ", ") << "{\"invariant\": " << json_string(masked.violation.invariant_id)
+        << ", \"object\": " << json_string(masked.violation.object)
+        << ", \"known\": " << json_string(masked.known) << "}";
+  }
+  out << "],\n";
   out << "  \"system\": " << json_string(system.name()) << ",\n";
   out << "  \"config\": {";
   {

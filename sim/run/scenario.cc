@@ -731,6 +731,39 @@ FieldPath path_for_system_error(const proto::Scenario& scenario, const System& s
 
 }  // namespace
 
+// `go_past` entries (issue #12): at most kExpectationsMax, each naming a safety invariant of the
+// system and an object.
+bool validate_go_past(const LoadedScenario& loaded, const std::vector<InvariantInfo>& invariants,
+                      std::string& error) {
+  const proto::Scenario& scenario = loaded.scenario;
+  const pb::FieldDescriptor* go_past_field = scenario_field("go_past");
+  WSIM_ASSERT(go_past_field != nullptr);
+  if (scenario.go_past_size() > kExpectationsMax) {
+    error = locate(loaded, {{go_past_field, kExpectationsMax}},
+                   "more than " + std::to_string(kExpectationsMax) + " go_past entries");
+    return false;
+  }
+  const pb::Descriptor* kd = proto::KnownViolation::descriptor();
+  for (int i = 0; i < scenario.go_past_size(); ++i) {
+    const proto::KnownViolation& entry = scenario.go_past(i);
+    const auto safety = std::find_if(invariants.begin(), invariants.end(), [&](const auto& info) {
+      return info.id == entry.invariant() && info.kind == InvariantKind::kSafety;
+    });
+    if (safety == invariants.end()) {
+      error = locate(loaded, {{go_past_field, i}, {message_field(kd, "invariant"), -1}},
+                     "'" + entry.invariant().substr(0, 64) +
+                         "' is not a safety invariant of this system (`wsim list`)");
+      return false;
+    }
+    if (entry.object().empty()) {
+      error = locate(loaded, {{go_past_field, i}, {message_field(kd, "object"), -1}},
+                     "a go_past entry needs the object of the violation");
+      return false;
+    }
+  }
+  return true;
+}
+
 bool validate_scenario(LoadedScenario& loaded, std::string& error) {
   proto::Scenario& scenario = loaded.scenario;
   const System* system = selected_system(loaded, error);
@@ -906,6 +939,8 @@ bool validate_scenario(LoadedScenario& loaded, std::string& error) {
       return false;
     }
   }
+
+  if (!validate_go_past(loaded, invariants, error)) return false;
 
   // Dry run on a throwaway world: fault names must be declared; every scripted event must be
   // understood by the system.

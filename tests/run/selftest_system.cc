@@ -53,6 +53,23 @@ class SelftestRun : public run::SystemRun {
       return run::Violation{"selftest.S1", last_ticker_,
                             "ticked at " + std::to_string(last_tick_ms_) + " ms"};
     }
+    if (config_.version() == "twice") return check_twice();
+    return std::nullopt;
+  }
+
+  // version twice: S1 once at the first tick after violate_after_ms, then S2 once at the first
+  // tick after twice that (each handed out once, as the real systems' queues do).
+  std::optional<run::Violation> check_twice() {
+    if (ticks_ == 0) return std::nullopt;
+    if (!s1_reported_ && last_tick_ms_ >= config_.violate_after_ms()) {
+      s1_reported_ = true;
+      return run::Violation{"selftest.S1", last_ticker_, "first violation"};
+    }
+    if (s1_reported_ && !s2_reported_ && last_tick_ms_ >= 2 * config_.violate_after_ms()) {
+      s2_reported_ = true;
+      // Another object: a later violation of the object S1 broke would count as its consequence.
+      return run::Violation{"selftest.S2", "tick-counter", "second, different violation"};
+    }
     return std::nullopt;
   }
 
@@ -105,6 +122,8 @@ class SelftestRun : public run::SystemRun {
   std::uint64_t ticks_ = 0;
   TimeMs last_tick_ms_ = 0;
   std::string last_ticker_;
+  bool s1_reported_ = false;
+  bool s2_reported_ = false;
 };
 
 class SelftestSystem : public run::System {
@@ -112,10 +131,11 @@ class SelftestSystem : public run::System {
   std::string name() const override { return "selftest"; }
   std::string description() const override { return "harness self-test: tickers"; }
   std::vector<run::VersionAxis> axes() const override {
-    return {run::VersionAxis{"version", {"crash", "stuck", "unsafe", "ok"}, "ok"}};
+    return {run::VersionAxis{"version", {"crash", "stuck", "unsafe", "twice", "ok"}, "ok"}};
   }
   std::vector<run::InvariantInfo> invariants() const override {
     return {{"selftest.S1", run::InvariantKind::kSafety, "no tick after violate_after_ms", ""},
+            {"selftest.S2", run::InvariantKind::kSafety, "twice: no tick after 2 × that", ""},
             {"selftest.L1", run::InvariantKind::kLiveness, "not stuck", ""},
             {"selftest.L2", run::InvariantKind::kLiveness, "not stuck either", ""}};
   }
@@ -129,8 +149,9 @@ class SelftestSystem : public run::System {
     proto::SelftestConfig* config = scenario.mutable_selftest();
     if (config->version().empty()) config->set_version("ok");
     if (config->version() != "ok" && config->version() != "unsafe" &&
-        config->version() != "stuck" && config->version() != "crash") {
-      error = "version \"" + config->version() + "\" is not one of: crash, stuck, unsafe, ok";
+        config->version() != "stuck" && config->version() != "crash" &&
+        config->version() != "twice") {
+      error = "version \"" + config->version() + "\" is not one of: crash, stuck, unsafe, twice, ok";
       return false;
     }
     if (config->tickers() == 0) config->set_tickers(2);

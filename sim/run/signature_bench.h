@@ -1,0 +1,29 @@
+// `wsim bench-signatures` (hidden; scripts/bench-signatures, docs/signatures.md): how well finding
+// signatures (signature.h) name the corpus's bugs.
+//
+// For every corpus bug (corpus_bugs.h) it hunts up to `instances` violations of the bug's
+// invariant from its hunting scenario (seeds 0, 1, ..., at most `runs_max` runs; each run first
+// without the trace, re-run with it when it violates that invariant) and labels each instance with
+// match_known over the whole corpus. Bugs hunted by the same scenario for the same invariant are
+// one GROUP: a hunt cannot tell which of them it found, so a label anywhere in the group is right.
+//   recall(B)    = instances of B's hunt labelled B (strict) / in B's group (group);
+//   precision(B) = instances labelled B that come from a hunt of B's group / all labelled B.
+// Output: a Markdown table, one row per bug, then the totals. Single process; deterministic.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace wsim::run {
+
+struct BenchSignaturesCommand {
+  std::string corpus_dir = "corpus/regressions";
+  int instances = 10;
+  std::uint64_t runs_max = 400;
+  std::string only;  // Substring of the bug names to bench; empty = all.
+};
+int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& out,
+                         std::ostream& err);
+
+}  // namespace wsim::run

@@ -1,0 +1,216 @@
+// Finding signatures and hunts that go past known bugs (sim/run/signature.h, issue #12 items 1–2):
+// normalisation, matching, a run going past a known safety violation to a later different one,
+// its bundle replaying exactly from the scenario's go_past entries, and a hunt that reports known
+// findings but fails only for NEW ones. The corpus-based checks (two seeds of one corpus bug
+// agree, two corpus bugs with the same invariant differ) are in signature_corpus_test.cc.
+#include "sim/run/signature.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sim/run/bundle.h"
+#include "sim/run/driver.h"
+#include "sim/run/hunt.h"
+#include "tests/run/test_util.h"
+
+namespace wsim::run {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kTwice =
+    "selftest { version: \"twice\" violate_after_ms: 10000 }\nfault_phase_ms: 60000\n";
+
+TEST(SignatureTest, NormalisesAwayTheSeedsNames) {
+  EXPECT_EQ(normalize_event({5, "ws-daemon/node-2", "backup", "ws0-1", "ok", "version 2"}),
+            "ws-daemon backup ok");
+  EXPECT_EQ(normalize_event({5, "ws-manager", "patch", "Workspace/gitpod/ws0-1", "TooManyRequests",
+                             "fault kube.api.throttle"}),
+            "ws-manager patch Workspace fail");
+  EXPECT_EQ(normalize_event({5, "ws-manager", "patch", "Workspace/gitpod/alice-1", "InternalError",
+                             "scripted fault #6"}),
+            "ws-manager patch Workspace fail");
+  EXPECT_EQ(normalize_event({5, "link", "drop", "", "lost", ""}), "link drop fail");
+}
+
+TEST(SignatureTest, PathKeepsFaultsAndExternalActionsOnTheObjectOnly) {
+  const std::vector<TraceEvent> trace = {
+      {1, "user/alice", "start", "ws-1", "ok", ""},
+      {2, "user/bob", "start", "ws-2", "ok", ""},
+      {3, "ws-manager", "patch", "Workspace/ns/ws-1", "InternalError", "fault x"},
+      {4, "ws-manager", "patch", "Workspace/ns/ws-10", "InternalError", "fault x"},
+      {5, "ws-manager", "create", "Pod/ns/ws-1", "ok", ""},
+  };
+  const Signature signature =
+      compute_signature({"user"}, trace, 4, Violation{"sys.S5", "ws-1", "pod after stop"});
+  EXPECT_EQ(signature.invariant, "sys.S5");
+  EXPECT_EQ(signature.culprit, "ws-manager create Pod ok");
+  EXPECT_EQ(signature.path,
+            (std::vector<std::string>{"user start", "ws-manager patch Workspace fail"}));
+  EXPECT_EQ(signature.text(),
+            "sys.S5 @ ws-manager create Pod ok | user start; ws-manager patch Workspace fail");
+}
+
+TEST(SignatureTest, MatchesTheMostSpecificKnownBugAndElseIsNew) {
+  const std::vector<KnownBug> known = {
+      {"a.textproto#0", {"sys.S1", "m write X ok", {"user start ok"}}},
+      {"b.textproto#0", {"sys.S1", "m write X ok", {"kubelet reject Pod error", "user start ok"}}},
+      {"c.textproto#0", {"sys.S2", "", {"link drop lost"}}},
+  };
+  Signature finding{
+      "sys.S1", "m write X ok", {"kubelet reject Pod error", "user start ok", "user stop ok"}};
+  ASSERT_NE(match_known(finding, known), nullptr);
+  EXPECT_EQ(match_known(finding, known)->name, "b.textproto#0");
+  finding.path = {"user start ok", "user stop ok"};
+  EXPECT_EQ(match_known(finding, known)->name, "a.textproto#0");
+  finding.culprit = "m delete X ok";  // Same invariant, another mechanism: NEW.
+  EXPECT_EQ(match_known(finding, known), nullptr);
+  EXPECT_EQ(known_label(match_known(finding, known)), "NEW");
+  // Below the coverage floor (1 of 3 of a known path): NEW.
+  const std::vector<KnownBug> three = {
+      {"d.textproto#0", {"sys.S2", "", {"a x ok", "b y ok", "link drop lost"}}}};
+  EXPECT_EQ(match_known(Signature{"sys.S2", "", {"link drop lost"}}, three), nullptr);
+  EXPECT_NE(match_known(Signature{"sys.S2", "", {"a x ok", "link drop lost"}}, three), nullptr);
+}
+
+// The signature of selftest.S1 in the "twice" run, as a known bug.
+std::vector<KnownBug> known_s1(const LoadedScenario& loaded) {
+  RunOptions options;
+  options.keep_trace = true;
+  const RunResult first = execute_run(*loaded.system, loaded.scenario, options);
+  EXPECT_EQ(first.verdict, Verdict::kSafety);
+  EXPECT_EQ(first.violation->invariant_id, "selftest.S1");
+  EXPECT_TRUE(first.signature.has_value());
+  return {KnownBug{"s1.textproto#0", *first.signature}};
+}
+
+TEST(UnmaskedRunTest, GoesPastAKnownSafetyViolationToALaterDifferentOne) {
+  LoadedScenario loaded = testing::scenario_from_text(kTwice);
+  const std::vector<KnownBug> known = known_s1(loaded);
+  RunOptions options;
+  options.keep_trace = true;
+  options.known = &known;
+  // Labels only: the run still stops at S1, now labelled known.
+  const RunResult labelled = execute_run(*loaded.system, loaded.scenario, options);
+  EXPECT_EQ(labelled.violation->invariant_id, "selftest.S1");
+  EXPECT_TRUE(labelled.labelled);
+  EXPECT_EQ(labelled.known, "s1.textproto#0");
+  // Going past: S1 is recorded, the run goes on and S2, a NEW bug, decides the verdict.
+  options.go_past_known = true;
+  options.record_choices = true;
+  const RunResult past = execute_run(*loaded.system, loaded.scenario, options);
+  ASSERT_EQ(past.masked.size(), 1u);
+  EXPECT_EQ(past.masked[0].violation.invariant_id, "selftest.S1");
+  EXPECT_EQ(past.masked[0].known, "s1.textproto#0");
+  ASSERT_TRUE(past.violation.has_value());
+  EXPECT_EQ(past.verdict, Verdict::kSafety);
+  EXPECT_EQ(past.violation->invariant_id, "selftest.S2");
+  EXPECT_TRUE(past.known.empty());  // NEW
+  EXPECT_GT(past.end_ms, labelled.end_ms);
+
+  // The fast path (no trace first) gives the same run.
+  RunOptions fast;
+  const RunResult again = execute_run_with_known(*loaded.system, loaded.scenario, fast, known);
+  EXPECT_EQ(again.trace_hash, past.trace_hash);
+  EXPECT_EQ(again.violation->invariant_id, "selftest.S2");
+
+  // Replayed from the scenario's go_past entries (no known list): the same trace hash.
+  proto::Scenario replay = loaded.scenario;
+  proto::KnownViolation* entry = replay.add_go_past();
+  entry->set_invariant("selftest.S1");
+  entry->set_object(past.masked[0].violation.object);
+  entry->set_known("s1.textproto#0");
+  RunOptions tape;
+  tape.tape = tape_of(past.record);
+  const RunResult replayed = execute_run(*loaded.system, replay, tape);
+  EXPECT_EQ(replayed.trace_hash, past.trace_hash);
+  EXPECT_EQ(replayed.violation->invariant_id, "selftest.S2");
+}
+
+TEST(UnmaskedRunTest, OnlyKnownViolationsEndAsTheFirstOfThem) {
+  LoadedScenario loaded = testing::scenario_from_text(
+      "selftest { version: \"twice\" violate_after_ms: 40000 }\nfault_phase_ms: 60000\n");
+  const std::vector<KnownBug> known = known_s1(loaded);
+  RunOptions options;
+  options.keep_trace = true;
+  options.known = &known;
+  options.go_past_known = true;
+  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  // S2 would come after 80 s, past the 60 s fault phase: only the known S1 happened.
+  ASSERT_EQ(result.masked.size(), 1u);
+  EXPECT_EQ(result.verdict, Verdict::kSafety);
+  EXPECT_EQ(result.violation->invariant_id, "selftest.S1");
+  EXPECT_EQ(result.known, "s1.textproto#0");
+  EXPECT_EQ(result.phase, "liveness");  // It ran to the end.
+}
+
+TEST(UnmaskedRunTest, GoPastEntriesAreValidated) {
+  testing::register_test_systems();
+  LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(parse_scenario(std::string(kTwice) + "go_past { invariant: \"selftest.L1\" object: "
+                                                   "\"ticker-0\" }\n",
+                             "x.textproto", loaded, error));
+  EXPECT_FALSE(validate_scenario(loaded, error));
+  EXPECT_THAT(error, HasSubstr("x.textproto:3:"));
+  EXPECT_THAT(error, HasSubstr("go_past"));
+  EXPECT_THAT(error, HasSubstr("is not a safety invariant"));
+}
+
+TEST(UnmaskedHuntTest, ReportsKnownFindingsAndFailsOnlyForNewOnes) {
+  LoadedScenario loaded = testing::scenario_from_text(kTwice);
+  const std::vector<KnownBug> known = known_s1(loaded);
+  HuntOptions options;
+  options.system = loaded.system;
+  options.scenario = loaded.scenario;
+  options.out_dir = testing::scratch_dir("hunt-unmasked");
+  options.repro_command = "scripts/wsim run --system selftest";
+  options.runs = 6;
+  options.jobs = 2;
+  options.known = &known;
+  options.unmasked = true;
+  options.keep_going = true;
+  const HuntResult result = hunt(options);
+  EXPECT_EQ(result.runs, 6u);
+  std::map<std::string, const Finding*> by_invariant;
+  for (const Finding& finding : result.findings) by_invariant[finding.invariant] = &finding;
+  ASSERT_EQ(by_invariant.count("selftest.S1"), 1u);
+  ASSERT_EQ(by_invariant.count("selftest.S2"), 1u);
+  EXPECT_EQ(by_invariant["selftest.S1"]->known, "s1.textproto#0");
+  EXPECT_EQ(by_invariant["selftest.S1"]->count, 6u);
+  EXPECT_TRUE(by_invariant["selftest.S2"]->labelled);
+  EXPECT_TRUE(by_invariant["selftest.S2"]->known.empty());
+  EXPECT_EQ(result.exit_code(), kExitSafety);  // S2 is NEW.
+  // The NEW finding's bundle goes past S1 when replayed.
+  const std::string bundle = by_invariant["selftest.S2"]->bundle;
+  ASSERT_FALSE(bundle.empty());
+  Bundle read;
+  std::string error;
+  ASSERT_TRUE(read_bundle(bundle, read, error)) << error;
+  ASSERT_EQ(read.scenario.scenario.go_past_size(), 1);
+  RunOptions tape;
+  tape.tape = tape_of(read.record);
+  ASSERT_TRUE(validate_scenario(read.scenario, error)) << error;
+  EXPECT_EQ(execute_run(*read.scenario.system, read.scenario.scenario, tape).trace_hash,
+            read.trace_hash);
+
+  // Both known: the hunt runs its whole budget and passes.
+  std::vector<KnownBug> both = known;
+  EXPECT_THAT(by_invariant["selftest.S2"]->signature, HasSubstr("selftest.S2 @ selftest tick"));
+  both.push_back(KnownBug{"s2.textproto#0", Signature{"selftest.S2", "", {}}});
+  options.keep_going = false;
+  options.out_dir = testing::scratch_dir("hunt-unmasked-both");
+  const HuntResult quiet = hunt(options);
+  EXPECT_EQ(quiet.exit_code(), kExitSafety);  // Without S2 known it stops at S2 ...
+  options.known = &both;
+  const HuntResult all_known = hunt(options);
+  EXPECT_EQ(all_known.runs, 6u);  // ... with it, nothing NEW: the whole budget, exit 0.
+  EXPECT_EQ(all_known.exit_code(), kExitPass);
+  EXPECT_FALSE(all_known.findings.empty());
+}
+
+}  // namespace
+}  // namespace wsim::run
