@@ -65,7 +65,7 @@ void fill_defaults(proto::GitlabConfig& c) {
   if (c.rails_clock_granularity_ms() == 0) c.set_rails_clock_granularity_ms(kSecondMs);
   if (c.rails_touch_gap_max_ms() == 0) c.set_rails_touch_gap_max_ms(2 * kSecondMs);
   if (c.a2_synced_flag().empty()) c.set_a2_synced_flag("after_exchange");
-  if (c.a3_termination().empty()) c.set_a3_termination("inventory_delete");
+  if (c.a3_termination().empty()) c.set_a3_termination("plan");
   if (c.a3_missing_inventory().empty()) c.set_a3_missing_inventory("terminated");
 }
 
@@ -266,7 +266,7 @@ std::vector<run::VersionAxis> GitlabSystem::axes() const {
       {"rails", {"R0", "R1", "R2", "R3"}, "R3"},
       {"namespace_mode", {"unique", "shared"}, "unique"},
       // [inferred] §5.8 alternatives and the naive §8 variants (items 1–3); not versions.
-      {"a3_termination", a3_termination_names(), "inventory_delete"},
+      {"a3_termination", a3_termination_names(), "plan"},
   };
 }
 

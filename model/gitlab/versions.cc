@@ -32,7 +32,8 @@ constexpr std::array<std::pair<std::string_view, NamespaceMode>, 2> kModes = {{
     {"unique", NamespaceMode::kUnique},
     {"shared", NamespaceMode::kShared},
 }};
-constexpr std::array<std::pair<std::string_view, A3Termination>, 5> kA3Terminations = {{
+constexpr std::array<std::pair<std::string_view, A3Termination>, 6> kA3Terminations = {{
+    {"plan", A3Termination::kPlan},
     {"inventory_delete", A3Termination::kInventoryDelete},
     {"destroy_by_apply", A3Termination::kDestroyByApply},
     {"deployment_absence", A3Termination::kDeploymentAbsence},

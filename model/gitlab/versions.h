@@ -45,6 +45,15 @@ enum class SyncedFlagRule {
 
 // §5.8 A3 alternatives for how a desired-Terminated workspace is deleted and its progress judged.
 enum class A3Termination {
+  // The default: the seed-001 plan (docs/fidelity.md "A3 termination") [reconstructed], step by
+  // step. Unique mode checks the namespace first (absent → Terminated); the inventories named in
+  // config_to_apply are read (shared: none found → Terminated — also how the plan confirms its
+  // own deletion, so a3_missing_inventory does not apply); while a live inventory still tracks
+  // objects, apply
+  // the bare inventories so the applier prunes them and record Terminating; once nothing is
+  // tracked, delete the inventories (shared) or the namespace (unique) and record Terminating —
+  // absence is confirmed on a later cycle, never in the pass that deletes.
+  kPlan,
   // The reconstruction of §5.8: read each live inventory, DELETE every tracked object, then
   // delete the inventories (shared) or the namespace (unique).
   kInventoryDelete,
@@ -78,7 +87,7 @@ struct Versions {
   RailsVersion rails = RailsVersion::kR3;
   NamespaceMode mode = NamespaceMode::kUnique;
   SyncedFlagRule synced_flag = SyncedFlagRule::kAfterExchange;
-  A3Termination a3_termination = A3Termination::kInventoryDelete;
+  A3Termination a3_termination = A3Termination::kPlan;
   MissingInventoryRule missing_inventory = MissingInventoryRule::kTerminated;
 
   // --- Derived feature predicates (one place that knows which version has what). ---

@@ -21,6 +21,7 @@ proto::Scenario shared_terminate(const std::string& termination,
 }
 
 TEST(GitlabSharedVariants, NewValuesParseAndAreListedAsAnAxis) {
+  EXPECT_EQ(parse_a3_termination("plan"), A3Termination::kPlan);
   EXPECT_EQ(parse_a3_termination("namespace_delete"), A3Termination::kNamespaceDelete);
   EXPECT_EQ(parse_a3_termination("inventory_first"), A3Termination::kInventoryFirst);
   EXPECT_FALSE(parse_a3_termination("bogus").has_value());
@@ -28,7 +29,7 @@ TEST(GitlabSharedVariants, NewValuesParseAndAreListedAsAnAxis) {
   for (const run::VersionAxis& axis : GitlabSystem().axes()) {
     if (axis.field != "a3_termination") continue;
     listed = true;
-    EXPECT_EQ(axis.latest, "inventory_delete");
+    EXPECT_EQ(axis.latest, "plan");
     EXPECT_EQ(axis.values, a3_termination_names());
   }
   EXPECT_TRUE(listed);
@@ -38,11 +39,36 @@ TEST(GitlabSharedVariants, NewValuesParseAndAreListedAsAnAxis) {
   EXPECT_NE(error.find("a3_termination"), std::string::npos) << error;
 }
 
+// The seed-001 plan checks the namespace first in unique mode: kubectl deleting both inventories
+// and the user terminating is no limbo, whatever the missing-inventory rule. The §5.8
+// reconstruction (inventory_delete) with "terminating_forever" reports Terminating forever
+// although the namespace is gone (issue #10 item 5).
+TEST(GitlabSharedVariants, PlanChecksTheNamespaceFirstInUniqueMode) {
+  for (const char* termination : {"plan", "inventory_delete"}) {
+    proto::Scenario scenario = scripted("A3", "R3", "unique");
+    scenario.mutable_gitlab()->set_a3_termination(termination);
+    scenario.mutable_gitlab()->set_a3_missing_inventory("terminating_forever");
+    add_event(scenario, kSecondMs, "user", "create", "ws-0");
+    add_event(scenario, 2 * kMinuteMs, "kubectl", "delete_inventories", "ws-0");
+    add_event(scenario, 2 * kMinuteMs + kSecondMs, "user", "terminate", "ws-0");
+    TestRun run(scenario);
+    const Outcome outcome = run.run();
+    if (std::string(termination) == "plan") {
+      EXPECT_TRUE(outcome.passed()) << outcome.summary();
+    } else {
+      EXPECT_TRUE(outcome.has_liveness(std::string(kL1))) << outcome.summary();
+    }
+  }
+}
+
 TEST(GitlabSharedVariants, DefaultTerminationPassesInSharedMode) {
   for (const char* missing : {"terminated", "terminating_forever"}) {
-    TestRun run(shared_terminate("inventory_delete", missing));
+    TestRun run(shared_terminate("plan", missing));
     const Outcome outcome = run.run();
     EXPECT_TRUE(outcome.passed()) << missing << ": " << outcome.summary();
+    TestRun reconstruction(shared_terminate("inventory_delete", missing));
+    const Outcome reconstructed = reconstruction.run();
+    EXPECT_TRUE(reconstructed.passed()) << missing << ": " << reconstructed.summary();
   }
 }
 

@@ -170,11 +170,63 @@ Task<TerminationProgress> finish_a3(AgentContext& ctx, const WorkspaceRailsInfo&
   co_return TerminationProgress::kTerminating;
 }
 
+bool tracks_objects(const InventoryScan& scan) {
+  for (const LiveInventory& inventory : scan.inventories) {
+    if (inventory.live && !inventory.live->data.empty()) return true;
+  }
+  return false;
+}
+
+// The seed-001 plan (A3Termination::kPlan) after the acknowledgement; returns the progress.
+Task<TerminationProgress> plan_a3(AgentContext& ctx, const WorkspaceRailsInfo& info,
+                                  Errors& errors) {
+  if (!ctx.versions.shared()) {
+    // Unique mode: no namespace, nothing left (the plan's first Terminated condition).
+    const NamespaceCheck check = co_await ctx.k8s.namespace_exists(info.namespace_);
+    if (check.error) {
+      errors.push_back(*check.error);
+      co_return TerminationProgress::kTerminating;
+    }
+    if (!check.exists) co_return TerminationProgress::kTerminated;
+  }
+  InventoryScan scan = co_await scan_inventories(ctx, info);
+  if (!scan.errors.empty()) {
+    errors.insert(errors.end(), scan.errors.begin(), scan.errors.end());
+    co_return TerminationProgress::kTerminating;
+  }
+  if (ctx.versions.shared() && scan.found == 0) {
+    // The plan's shared-mode Terminated condition; it is also how the plan confirms its own
+    // deletion of the inventories, so a3_missing_inventory (a §5.8 (iii) alternative of the
+    // reconstruction) does not apply here.
+    ctx.hit(&GitlabProbes::inventory_missing_on_terminate);
+    co_return TerminationProgress::kTerminated;
+  }
+  if (tracks_objects(scan)) {
+    co_await destroy_by_apply(ctx, info, scan, errors);  // The applier prunes; confirm later.
+    co_return TerminationProgress::kTerminating;
+  }
+  if (ctx.versions.shared()) {
+    co_await delete_inventories(ctx, info, scan, errors);
+    co_return TerminationProgress::kTerminating;  // Confirmed when none is found.
+  }
+  ctx.observe().on_namespace_delete(info.name, info.namespace_);
+  if (auto error = co_await ctx.k8s.delete_namespace(info.namespace_)) {
+    if (error->rfind("Conflict", 0) != 0) errors.push_back(*error);
+  }
+  co_return TerminationProgress::kTerminating;  // Confirmed when the namespace is gone.
+}
+
 Task<Errors> handle_a3(AgentContext& ctx, ReconcilerState& state, WorkspaceRailsInfo info) {
   const WorkspaceKey key{info.name, info.namespace_};
   if (info.actual_state == State::kTerminated) {
     acknowledge(ctx, state, key, info.actual_state);
     co_return Errors{};
+  }
+  if (ctx.versions.a3_termination == A3Termination::kPlan) {
+    Errors errors;
+    const TerminationProgress progress = co_await plan_a3(ctx, info, errors);
+    track(ctx, state, key, progress);
+    co_return errors;
   }
   InventoryScan scan = co_await scan_inventories(ctx, info);
   Errors errors = scan.errors;
