@@ -31,6 +31,7 @@ enum class RandomAction {
   kDeleteInventories,
   kDeleteSecret,
   kAgentRestart,
+  kUpdateAgentConfig,
   kCount
 };
 
@@ -195,6 +196,12 @@ void Workload::random_action() {
   }
   if (action == RandomAction::kAgentRestart) {
     perform("agent", "restart", "", error);
+    return;
+  }
+  if (action == RandomAction::kUpdateAgentConfig) {
+    // An admin edits the agent's workspaces config: R2+ force-include every live workspace.
+    if (rails_.options().versions.rails_has_settings())
+      perform("admin", "update_agent_config", "", error);
     return;
   }
   // Deleting the shared namespace would end every workspace at once: not a workload action.

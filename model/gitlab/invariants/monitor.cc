@@ -217,8 +217,11 @@ bool Monitor::owned_by(const std::string& workspace, const kube::ObjectRef& ref)
 std::vector<kube::ObjectRef> Monitor::live_objects_of(const WorkspaceRow& row) const {
   std::vector<kube::ObjectRef> out;
   if (!options_.versions.shared()) {
+    // A Terminating namespace is being emptied by the namespace controller: not a leak. A gone
+    // namespace holds nothing (Kubernetes finalizes it only when empty), so whatever is still
+    // listed in it is.
     const kube::Object* ns = api_.peek(kube::ObjectRef{"Namespace", "", row.namespace_});
-    if (ns == nullptr || ns->meta.deletion_ms.has_value()) return out;  // Gone or Terminating.
+    if (ns != nullptr && ns->meta.deletion_ms.has_value()) return out;
   }
   kube::LabelSelector selector;
   selector.match_labels[std::string(kWorkspaceIdLabel)] = row.name;
