@@ -51,7 +51,8 @@ Mk1Manager::Mk1Manager(GitpodWorld& world, Mk1Options options)
     : world_(world),
       versions_(world.versions()),
       options_(options),
-      client_(world.api().client(kActor)) {
+      client_(world.sim(), world.api(), kActor),
+      retry_stream_(world.sim().stream("gitpod.manager.retry")) {
   WSIM_ASSERT(versions_.mk1());
   WSIM_ASSERT_GT(options_.workers, 0);
 }
@@ -71,6 +72,8 @@ void Mk1Manager::start() {
   configmaps_->on_change([this](const kube::Object& o, bool deleted) { on_object(o, deleted); });
   pods_->start();
   configmaps_->start();
+  client_.share("Pod", pods_.get());
+  client_.share("ConfigMap", configmaps_.get());
   // At startup every existing workspace counts as active, so nobody times out at once (§7.4).
   for (auto& [instance, at_ms] : activity_ms_) at_ms = world_.sim().now_ms();
   EventLoop& loop = world_.sim().loop();
@@ -87,6 +90,8 @@ void Mk1Manager::stop() {
   actors_.clear();
   if (queue_) queue_->shutdown();
   queue_.reset();
+  for (const char* kind : {"Pod", "ConfigMap"}) client_.share(kind, nullptr);
+  client_.stop();
   for (auto* informer : {&pods_, &configmaps_}) {
     if (*informer) (*informer)->stop();
     informer->reset();

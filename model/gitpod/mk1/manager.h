@@ -30,7 +30,7 @@
 #include "model/gitpod/versions.h"
 #include "model/gitpod/work_queue.h"
 #include "model/gitpod/world/manager.h"
-#include "sim/kube/client.h"
+#include "sim/kube/cached_client.h"
 #include "sim/kube/informer.h"
 
 namespace wsim::gitpod {
@@ -91,6 +91,8 @@ class Mk1Manager : public Manager {
  private:
   bool plis_era() const;
   // monitor.cc
+  // The informers sync before the monitor handles events (client-go WaitForCacheSync).
+  Task<void> wait_for_caches();
   Task<void> worker(std::shared_ptr<WorkQueue> queue);
   Task<ReconcileResult> handle(std::string instance);
   Task<ReconcileResult> handle_pod(const std::string& instance, const kube::Object& pod);
@@ -106,6 +108,10 @@ class Mk1Manager : public Manager {
   Task<bool> mark_pod(std::string instance, std::function<bool(kube::Object&)> edit);
   Task<bool> patch_plis(std::string instance, std::function<bool(Plis&)> edit,
                         std::map<std::string, std::optional<std::string>> marks = {});
+  // One RetryOnConflict attempt of mark_pod / patch_plis (Get from the cache, edit, Update).
+  Task<kube::Status> mark_pod_once(std::string instance, std::function<bool(kube::Object&)> edit);
+  Task<kube::Status> patch_plis_once(std::string instance, std::function<bool(Plis&)> edit,
+                                     std::map<std::string, std::optional<std::string>> marks);
   Task<void> delete_pod(const std::string& instance, std::optional<DurationMs> grace_ms);
   Task<bool> delete_plis(const std::string& instance);
   void spawn_once(std::set<std::string>& running, const std::string& instance,
@@ -115,7 +121,8 @@ class Mk1Manager : public Manager {
   GitpodWorld& world_;
   const Versions versions_;
   Mk1Options options_;
-  kube::Client client_;
+  kube::CachedClient client_;  // mgr.GetClient(): reads from pods_ / configmaps_ once started.
+  ChoiceStream retry_stream_;  // Jitter of the RetryOnConflict backoffs.
   bool up_ = false;
   bool maintenance_ = false;
   std::unique_ptr<kube::Informer> pods_;

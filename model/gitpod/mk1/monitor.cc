@@ -1,8 +1,6 @@
 // The mk1 monitor (monitor.go, status.go at 724ed7a92a^ and c8c4c3bda92c; research §7.4–§7.8,
 // §8.2–§8.4): per-workspace event handling, content init and finalization goroutines,
 // housekeeping (timeouts, dangling PLIS GC).
-#include <array>
-
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/daemon/ws_daemon.h"
 #include "model/gitpod/mk1/manager.h"
@@ -61,12 +59,16 @@ PodStatus status_from_pod(const kube::Object& pod, bool finalizer_era) {
   return out;
 }
 
+// No std::array of informers across the co_await: g++ 12 destroys brace-initialised aggregates
+// living across a co_await twice (sim/kube/README.md).
+Task<void> Mk1Manager::wait_for_caches() {
+  if (pods_) co_await pods_->wait_synced();
+  if (configmaps_) co_await configmaps_->wait_synced();
+}
+
 Task<void> Mk1Manager::worker(std::shared_ptr<WorkQueue> queue) {
   // The informers sync before the monitor handles events (client-go WaitForCacheSync).
-  const std::array<kube::Informer*, 2> informers = {pods_.get(), configmaps_.get()};
-  for (kube::Informer* informer : informers) {
-    if (informer != nullptr) co_await informer->wait_synced();
-  }
+  co_await wait_for_caches();
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;
@@ -323,10 +325,7 @@ Task<void> Mk1Manager::finalize_pod(std::string instance, std::string node, bool
 }
 
 Task<void> Mk1Manager::housekeeping() {
-  const std::array<kube::Informer*, 2> informers = {pods_.get(), configmaps_.get()};
-  for (kube::Informer* informer : informers) {
-    if (informer != nullptr) co_await informer->wait_synced();
-  }
+  co_await wait_for_caches();
   while (true) {
     co_await world_.sim().loop().sleep(options_.housekeeping_ms);
     co_await housekeep_once();

@@ -1,0 +1,171 @@
+// Fidelity of the Gitpod ports to upstream (issue #10; docs/fidelity.md): each test states the
+// upstream rule it pins and fails on the port as it was before.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "tests/gitpod/scenario_runner.h"
+
+namespace wsim::gitpod::testing {
+namespace {
+
+constexpr const char* kDaemon = "ws-daemon/node-1";
+
+// One user starts, writes, stops; one node. `extra` adds scripted events.
+std::string backup_scenario(const std::string& extra) {
+  return R"(
+    seed: 21 scripted_only: true fault_phase_ms: 600000 settle_ms: 1800000
+    gitpod { manager: "mk2" nodes: 1 }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 60000 actor: "user" action: "write" target: "alice" }
+    events { at_ms: 120000 actor: "user" action: "stop" target: "alice" }
+  )" + extra;
+}
+
+// The time of the first trace event of `actor` with `verb` on an object containing `object`
+// after `after_ms`.
+std::optional<TimeMs> first(const Outcome& o, const std::string& actor, const std::string& verb,
+                            const std::string& object, TimeMs after_ms = 0) {
+  for (const TraceEvent& e : o.trace) {
+    if (e.time_ms >= after_ms && e.actor == actor && e.verb == verb &&
+        e.object.find(object) != std::string::npos) {
+      return e.time_ms;
+    }
+  }
+  return std::nullopt;
+}
+
+bool traced(const Outcome& o, const std::string& actor, const std::string& verb,
+            const std::string& result) {
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor == actor && e.verb == verb && e.result == result) return true;
+  }
+  return false;
+}
+
+// The scripted API fault rule "the next `times` updates of Workspace/alice-1 by ws-daemon answer
+// `action`", armed at `at_ms`.
+std::string daemon_update_fault(TimeMs at_ms, const std::string& action, int times) {
+  return "events { at_ms: " + std::to_string(at_ms) + " actor: \"api\" action: \"" + action +
+         "\" target: \"Workspace/alice-1\" args { key: \"verb\" value: \"update\" } args { key: "
+         "\"identity\" value: \"" + kDaemon + "\" } args { key: \"times\" value: \"" +
+         std::to_string(times) + "\" } }";
+}
+
+// Arms `action` × times on ws-daemon's first Workspace update after its backup upload started
+// (i.e. the BackupComplete write): 1 ms after the Refresh write that precedes the upload.
+Outcome run_with_backup_write_fault(const std::string& action, int times) {
+  const Outcome clean = run_gitpod(parse_scenario_text(backup_scenario("")));
+  EXPECT_EQ(clean.verdict, proto::PASS) << clean.describe();
+  const std::optional<TimeMs> backup = first(clean, kDaemon, "backup", "alice-1");
+  EXPECT_TRUE(backup.has_value()) << clean.describe();
+  // The Refresh write is the last ws-daemon update before the upload (which takes ≥ 1 s).
+  std::optional<TimeMs> refresh;
+  for (const TraceEvent& e : clean.trace) {
+    if (backup && e.time_ms < *backup - 900 && e.actor == kDaemon && e.verb == "update") {
+      refresh = e.time_ms;
+    }
+  }
+  EXPECT_TRUE(refresh.has_value()) << clean.describe();
+  return run_gitpod(
+      parse_scenario_text(backup_scenario(daemon_update_fault(refresh.value_or(0) + 1, action,
+                                                              times))),
+      /*keep_going=*/true);
+}
+
+// ws-daemon doWorkspaceContentBackup (#16997+): the BackupComplete / BackupFailure write is
+// retry.RetryOnConflict(retryParams) with 10 steps; when it fails the error is only logged and
+// DeleteWorkspace still runs: the local content is deleted although no condition authorises it
+// (gitpod.S2) — a real upstream content-loss window. The old port refused to delete.
+TEST(GitpodFidelity, DaemonDeletesContentEvenWhenTheBackupConditionWriteFails) {
+  const Outcome o = run_with_backup_write_fault("error", 1);
+  EXPECT_TRUE(traced(o, kDaemon, "backup-condition", "failed")) << o.describe();
+  EXPECT_TRUE(traced(o, kDaemon, "delete-content", "ok")) << o.describe();
+  EXPECT_TRUE(o.has("gitpod.S2")) << o.describe();
+}
+
+// The same write survives 9 conflicts (10 steps of 10 ms × 2ⁿ + jitter) and fails on 10.
+TEST(GitpodFidelity, DaemonBackupConditionWriteRetriesTenStepsOnConflict) {
+  const Outcome nine = run_with_backup_write_fault("conflict", 9);
+  EXPECT_FALSE(traced(nine, kDaemon, "backup-condition", "failed")) << nine.describe();
+  EXPECT_FALSE(nine.has("gitpod.S2")) << nine.describe();
+  const Outcome ten = run_with_backup_write_fault("conflict", 10);
+  EXPECT_TRUE(traced(ten, kDaemon, "backup-condition", "failed")) << ten.describe();
+  EXPECT_TRUE(ten.has("gitpod.S2")) << ten.describe();
+}
+
+// ws-daemon doWipeWorkspace: after a successful wipe a failed StateWiped write is only logged
+// (write-condition in the trace) and the reconcile returns success — no requeue. The old port
+// returned an error and retried.
+TEST(GitpodFidelity, DaemonWipeSucceedsEvenWhenTheStateWipedWriteFails) {
+  const std::string base = R"(
+    seed: 11 scripted_only: true fault_phase_ms: 600000 settle_ms: 1800000
+    gitpod { manager: "mk2" nodes: 1 }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 0 actor: "kubelet" action: "reject" target: "alice" }
+  )";
+  const Outcome clean = run_gitpod(parse_scenario_text(base));
+  const std::optional<TimeMs> wipe = first(clean, kDaemon, "wipe", "alice-1");
+  ASSERT_TRUE(wipe.has_value()) << clean.describe();
+  std::optional<TimeMs> refresh;
+  for (const TraceEvent& e : clean.trace) {
+    if (e.time_ms < *wipe && e.actor == kDaemon && e.verb == "update") refresh = e.time_ms;
+  }
+  ASSERT_TRUE(refresh.has_value()) << clean.describe();
+  const Outcome o = run_gitpod(
+      parse_scenario_text(base + daemon_update_fault(*refresh + 1, "error", 1)), true);
+  bool write_failed = false;
+  int wipes = 0;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor != kDaemon) continue;
+    if (e.verb == "write-condition" && e.detail.find("StateWiped") != std::string::npos) {
+      write_failed = true;
+    }
+    if (e.verb == "wipe") ++wipes;
+  }
+  EXPECT_TRUE(write_failed) << o.describe();
+  EXPECT_GE(wipes, 2) << o.describe();
+  // Not a stall here: the reconcile returned success, but ws-daemon's own Refresh write comes
+  // back as a CR event (the key was dirty), so it reconciles again, finds no session, wipes
+  // ("no session") and this time writes StateWiped; the workspace is re-created.
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+}
+
+// service/manager.go StopWorkspace(ABORT): two modifyWorkspace writes, Aborted first, then
+// StoppedByRequest (the old port wrote both at once).
+TEST(GitpodFidelity, AbortIsTwoWritesAbortedThenStoppedByRequest) {
+  const Outcome o = run_gitpod(parse_scenario_text(R"(
+    seed: 14 scripted_only: true fault_phase_ms: 600000 settle_ms: 1800000
+    gitpod { manager: "mk2" report_acknowledged_loss: false }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 60000 actor: "user" action: "write" target: "alice" }
+    events { at_ms: 90000 actor: "user" action: "abort" target: "alice" }
+  )"));
+  const std::optional<TimeMs> aborted = first(o, "ws-manager", "abort-request", "alice-1");
+  const std::optional<TimeMs> stopped = first(o, "ws-manager", "stop-request", "alice-1");
+  ASSERT_TRUE(aborted.has_value()) << o.describe();
+  ASSERT_TRUE(stopped.has_value()) << o.describe();
+  EXPECT_LT(*aborted, *stopped);
+}
+
+// service/manager.go modifyWorkspace: RetryOnConflict retries Conflicts only; any other error
+// (a 500) fails StopWorkspace at once (the old port retried every error 10 times).
+TEST(GitpodFidelity, StopWorkspaceRetriesOnConflictOnly) {
+  const Outcome o = run_gitpod(parse_scenario_text(R"(
+    seed: 14 scripted_only: true fault_phase_ms: 600000 settle_ms: 1800000
+    gitpod { manager: "mk2" }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 89000 actor: "api" action: "error" target: "Workspace/alice-1" args { key: "verb" value: "update" } args { key: "identity" value: "ws-manager" } args { key: "times" value: "1" } }
+    events { at_ms: 90000 actor: "user" action: "stop" target: "alice" }
+  )"), true);
+  bool failed_stop = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor == "ws-manager" && e.verb == "stop-request" && e.result != "ok") failed_stop = true;
+  }
+  EXPECT_TRUE(failed_stop) << o.describe();  // The scripted 500 hit StopWorkspace's write.
+  EXPECT_FALSE(traced(o, "ws-manager", "stop-request", "ok")) << o.describe();
+}
+
+}  // namespace
+}  // namespace wsim::gitpod::testing
