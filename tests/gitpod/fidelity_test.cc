@@ -167,5 +167,36 @@ TEST(GitpodFidelity, StopWorkspaceRetriesOnConflictOnly) {
   EXPECT_FALSE(traced(o, "ws-manager", "stop-request", "ok")) << o.describe();
 }
 
+// mk1 PLIS era event delivery (monitor.go onPodEvent / onConfigMapEvent, PodPoolFeeder,
+// configmap_controller.go at 724ed7a92a^): finalization starts only when a PLIS event is handled
+// after the pod is gone, and the pod's Deleted event is what produces that PLIS event (its
+// status has Deployed=false, so the STOPPING handling patches the PLIS). If exactly that final
+// patch fails (4 Conflicts exhaust DefaultBackoff), nothing finalizes; 60 minutes later the
+// dangling-PLIS GC deletes the PLIS and the content on the node is orphaned. The old port started
+// finalization straight from the pod deletion, so this path was unreachable.
+TEST(GitpodFidelity, Mk1FailedFinalPlisPatchLeavesTheContentToTheDanglingPlisGc) {
+  const std::string base = R"(
+    seed: 7 scripted_only: true fault_phase_ms: 600000 settle_ms: 7200000
+    gitpod { manager: "mk1-plis" nodes: 1 }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 60000 actor: "user" action: "write" target: "alice" }
+    events { at_ms: 120000 actor: "user" action: "stop" target: "alice" }
+  )";
+  const Outcome clean = run_gitpod(parse_scenario_text(base));
+  EXPECT_EQ(clean.verdict, proto::PASS) << clean.describe();
+  const std::optional<TimeMs> removed = first(clean, "kubelet/node-1", "remove", "alice-1");
+  ASSERT_TRUE(removed.has_value()) << clean.describe();
+  EXPECT_TRUE(first(clean, "ws-manager", "finalize", "alice-1").has_value()) << clean.describe();
+  const std::string conflicts =
+      "events { at_ms: " + std::to_string(*removed) +
+      " actor: \"api\" action: \"conflict\" target: \"ConfigMap/plis-alice-1\" args { key: "
+      "\"identity\" value: \"ws-manager\" } args { key: \"times\" value: \"4\" } }";
+  const Outcome o = run_gitpod(parse_scenario_text(base + conflicts));
+  EXPECT_FALSE(first(o, "ws-manager", "finalize", "alice-1").has_value()) << o.describe();
+  ASSERT_TRUE(o.violation.has_value()) << o.describe();
+  EXPECT_EQ(o.violation->invariant_id, "gitpod.no_silent_loss") << o.describe();
+  EXPECT_NE(o.describe().find("orphaned"), std::string::npos) << o.describe();
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing
