@@ -198,5 +198,25 @@ TEST(GitpodFidelity, Mk1FailedFinalPlisPatchLeavesTheContentToTheDanglingPlisGc)
   EXPECT_NE(o.describe().find("orphaned"), std::string::npos) << o.describe();
 }
 
+// workspace_controller.go actOnStatus (0 pods, Stopped): deleteWorkspaceSecrets' error (each
+// secret: 3 steps of Get + Delete) is returned before the CR finalizer is removed; the CR is
+// deleted only by a later reconcile. The old port ignored the error and removed the finalizer.
+// The stop comes before Running: a Running workspace deletes its secrets already (best effort).
+TEST(GitpodFidelity, FailedSecretDeleteBlocksTheCrFinalizerRemoval) {
+  const Outcome o = run_gitpod(parse_scenario_text(R"(
+    seed: 14 scripted_only: true fault_phase_ms: 600000 settle_ms: 1800000
+    gitpod { manager: "mk2" }
+    events { at_ms: 0 actor: "api" action: "error" target: "Secret/alice-1-env" args { key: "verb" value: "delete" } args { key: "identity" value: "ws-manager" } args { key: "times" value: "3" } }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 1000 actor: "user" action: "stop" target: "alice" }
+  )"));
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+  const std::optional<TimeMs> blocked = first(o, "ws-manager", "delete-secrets", "alice-1");
+  const std::optional<TimeMs> deleted = first(o, "ws-manager", "delete-workspace", "alice-1");
+  ASSERT_TRUE(blocked.has_value()) << o.describe();
+  ASSERT_TRUE(deleted.has_value()) << o.describe();
+  EXPECT_LT(*blocked, *deleted);
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing

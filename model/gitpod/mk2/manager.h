@@ -85,7 +85,9 @@ class Mk2Manager : public Manager {
   Task<ReconcileResult> finalize_workspace(kube::Object& ws);
   Task<ReconcileResult> delete_pod(const kube::Object& pod, std::optional<DurationMs> grace_ms);
   Task<ReconcileResult> remove_pod_finalizer(const kube::Object& pod);
-  Task<void> delete_secrets(const std::string& name);
+  // deleteWorkspaceSecrets / deleteSecret; false when a secret could not be deleted.
+  Task<bool> delete_secrets(const std::string& name);
+  Task<bool> delete_secret(std::string name);
   // api.cc: service/manager.go modifyWorkspace — retry.RetryOnConflict(retryParams: 10 steps,
   // 10 ms, factor 2, jitter 0.2) of Get (cache) → mutate → Status().Update. Ok, NotFound, or the
   // last error (Conflict when the steps ran out).
