@@ -4,7 +4,7 @@
 // Upstream: kubernetes-sigs/controller-runtime pkg/client/split.go (delegating client: Get and
 // List through the cache reader, everything else through the direct client) and
 // pkg/cache/informer_cache.go (Get/List of a kind start that kind's informer on first use and
-// block until it synced), at v0.15 (the era of ws-manager-mk2). `reader()` is
+// block until it synced), at v0.19.7 (ws-manager-mk2 and ws-daemon @ 4f45d02eac95). `reader()` is
 // manager.GetAPIReader(): reads that go to the API server.
 //
 // Consequence worth knowing (and the reason this exists): a Get → modify → Update loop over the

@@ -2,11 +2,12 @@
 //
 // Upstream: kubernetes/client-go util/retry/util.go (DefaultRetry, DefaultBackoff,
 // OnError/RetryOnConflict) and apimachinery pkg/util/wait/backoff.go (ExponentialBackoff,
-// Backoff.Step, Jitter) at release-1.27. Semantics: `fn` runs up to `steps` times; after a
-// Conflict that is not the last attempt the caller sleeps the current duration plus a jitter in
-// [0, jitter × duration] (drawn from the choice stream: choice 0 = no jitter), then the duration
-// is multiplied by `factor`. The result is the last attempt's status: Conflict when every
-// attempt conflicted (wait.ErrWaitTimeout is mapped back to the last error upstream).
+// Backoff.Step, Jitter) at v0.31.9 (the version of ws-manager-mk2 and ws-daemon).
+// Semantics: `fn` runs up to `steps` times; after a Conflict that is not the last attempt the
+// caller sleeps the current duration plus a jitter in [0, jitter × duration] (drawn from the
+// choice stream: choice 0 = no jitter), then the duration is multiplied by `factor`. The result
+// is the last attempt's status: Conflict when every attempt conflicted (wait.ErrWaitTimeout is
+// mapped back to the last error upstream). docs/fidelity.md K8.
 #pragma once
 
 #include <functional>

@@ -49,8 +49,8 @@ bool traced(const Outcome& o, const std::string& actor, const std::string& verb,
 std::string daemon_update_fault(TimeMs at_ms, const std::string& action, int times) {
   return "events { at_ms: " + std::to_string(at_ms) + " actor: \"api\" action: \"" + action +
          "\" target: \"Workspace/alice-1\" args { key: \"verb\" value: \"update\" } args { key: "
-         "\"identity\" value: \"" + kDaemon + "\" } args { key: \"times\" value: \"" +
-         std::to_string(times) + "\" } }";
+         "\"identity\" value: \"" +
+         kDaemon + "\" } args { key: \"times\" value: \"" + std::to_string(times) + "\" } }";
 }
 
 // Arms `action` × times on ws-daemon's first Workspace update after its backup upload started
@@ -68,10 +68,9 @@ Outcome run_with_backup_write_fault(const std::string& action, int times) {
     }
   }
   EXPECT_TRUE(refresh.has_value()) << clean.describe();
-  return run_gitpod(
-      parse_scenario_text(backup_scenario(daemon_update_fault(refresh.value_or(0) + 1, action,
-                                                              times))),
-      /*keep_going=*/true);
+  return run_gitpod(parse_scenario_text(backup_scenario(
+                        daemon_update_fault(refresh.value_or(0) + 1, action, times))),
+                    /*keep_going=*/true);
 }
 
 // ws-daemon doWorkspaceContentBackup (#16997+): the BackupComplete / BackupFailure write is
@@ -113,8 +112,8 @@ TEST(GitpodFidelity, DaemonWipeSucceedsEvenWhenTheStateWipedWriteFails) {
     if (e.time_ms < *wipe && e.actor == kDaemon && e.verb == "update") refresh = e.time_ms;
   }
   ASSERT_TRUE(refresh.has_value()) << clean.describe();
-  const Outcome o = run_gitpod(
-      parse_scenario_text(base + daemon_update_fault(*refresh + 1, "error", 1)), true);
+  const Outcome o =
+      run_gitpod(parse_scenario_text(base + daemon_update_fault(*refresh + 1, "error", 1)), true);
   bool write_failed = false;
   int wipes = 0;
   for (const TraceEvent& e : o.trace) {
@@ -158,7 +157,8 @@ TEST(GitpodFidelity, StopWorkspaceRetriesOnConflictOnly) {
     events { at_ms: 0 actor: "user" action: "start" target: "alice" }
     events { at_ms: 89000 actor: "api" action: "error" target: "Workspace/alice-1" args { key: "verb" value: "update" } args { key: "identity" value: "ws-manager" } args { key: "times" value: "1" } }
     events { at_ms: 90000 actor: "user" action: "stop" target: "alice" }
-  )"), true);
+  )"),
+                               true);
   bool failed_stop = false;
   for (const TraceEvent& e : o.trace) {
     if (e.actor == "ws-manager" && e.verb == "stop-request" && e.result != "ok") failed_stop = true;

@@ -46,9 +46,9 @@ class CachedClientTest : public KubeTest {
   void write_elsewhere(const std::string& value) {
     MergePatch patch;
     patch.data["v"] = value;
-    ASSERT_TRUE(api.server_patch(ObjectRef("ConfigMap", "ns", "cm"), patch, Subresource::kMain,
-                                 "other")
-                    .ok());
+    ASSERT_TRUE(
+        api.server_patch(ObjectRef("ConfigMap", "ns", "cm"), patch, Subresource::kMain, "other")
+            .ok());
   }
 };
 
@@ -63,7 +63,8 @@ TEST_F(CachedClientTest, StaleCacheReadFollowedByAnUpdateGetsConflict) {
   Result<Object> stale = run(client.get(ObjectRef("ConfigMap", "ns", "cm")));
   ASSERT_TRUE(stale.ok());
   EXPECT_EQ(stale.value.data.at("v"), "0") << "the cache has not seen the write yet";
-  EXPECT_LT(stale.value.meta.resource_version, peek("ConfigMap", "ns", "cm")->meta.resource_version);
+  EXPECT_LT(stale.value.meta.resource_version,
+            peek("ConfigMap", "ns", "cm")->meta.resource_version);
   Object edited = stale.value;
   edited.data["v"] = "2";
   Result<Object> updated = run(client.update(edited));

@@ -1,3 +1,6 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95
+// components/ws-daemon/pkg/controller/workspace_controller.go and workspace_operations.go (see
+// ws_daemon.h; docs/fidelity.md D1–D10).
 #include "model/gitpod/daemon/ws_daemon.h"
 
 #include "model/gitpod/conditions.h"
@@ -133,8 +136,8 @@ Task<kube::Status> WsDaemon::set_condition_once(std::string name, std::string ty
       co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, name));
   if (!got.ok()) co_return got.status;
   set_cond(got.value, type, status, reason, message, world_.sim().now_ms());
-  kube::Result<kube::Object> r = co_await client_.update(std::move(got.value),
-                                                         kube::Subresource::kStatus);
+  kube::Result<kube::Object> r =
+      co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
   co_return r.status;
 }
 

@@ -1,3 +1,4 @@
+// Upstream: see annotations.h.
 #include "model/gitpod/mk1/annotations.h"
 
 #include <charconv>

@@ -17,7 +17,7 @@ std::unique_ptr<kube::Informer> make_informer(GitpodWorld& world, const std::str
   options.kind = kind;
   options.namespace_ = kNamespace;
   options.trace_changes = false;
-  // controller-runtime v0.7's default SyncPeriod (manager.Options.SyncPeriod unset in
+  // controller-runtime's default SyncPeriod, v0.8.2 / v0.14.6 (manager.Options.SyncPeriod unset in
   // cmd/run.go): every cached object is re-delivered as an update every 10 hours.
   options.resync_ms = 10 * kHourMs;
   return std::make_unique<kube::Informer>(world.sim(), world.api(), options);
@@ -71,7 +71,8 @@ void Mk1Manager::start() {
   pods_ = make_informer(world_, "Pod");
   configmaps_ = make_informer(world_, "ConfigMap");
   pods_->on_change([this](const kube::Object& o, bool deleted) { on_pod(o, deleted); });
-  configmaps_->on_change([this](const kube::Object& o, bool deleted) { on_config_map(o, deleted); });
+  configmaps_->on_change(
+      [this](const kube::Object& o, bool deleted) { on_config_map(o, deleted); });
   pods_->start();
   configmaps_->start();
   client_.share("Pod", pods_.get());
@@ -81,7 +82,8 @@ void Mk1Manager::start() {
   EventLoop& loop = world_.sim().loop();
   for (int i = 0; i < options_.workers; ++i)
     actors_.push_back(loop.spawn("ws-manager/monitor", worker(pool_)));
-  actors_.push_back(loop.spawn("ws-manager/configmap-reconciler", config_map_reconciler(cm_queue_)));
+  actors_.push_back(
+      loop.spawn("ws-manager/configmap-reconciler", config_map_reconciler(cm_queue_)));
   actors_.push_back(loop.spawn("ws-manager/pod-reconciler", pod_reconciler(pod_queue_)));
   actors_.push_back(loop.spawn("ws-manager/housekeeping", housekeeping()));
 }

@@ -19,7 +19,8 @@
 //    PLIS without a backup.
 //  - Finalizer era: a controller-runtime pod reconciler (coalesced, cache Get) adds the cached pod
 //    as Modified, or — NotFound — the last pod it saw as Deleted.
-//  - Informer resync 10 h (controller-runtime v0.7's default SyncPeriod); nothing else re-delivers.
+//  - Informer resync 10 h (SyncPeriod unset: the default of controller-runtime v0.8.2 / v0.14.6,
+//    the go.mod versions of the two eras); nothing else re-delivers.
 // Goroutines for content init and finalization are actors, lost on restart; housekeeping does the
 // timeouts and the dangling-PLIS GC.
 //

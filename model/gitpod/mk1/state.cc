@@ -45,8 +45,8 @@ Task<bool> Mk1Manager::mark_pod(std::string instance, std::function<bool(kube::O
   std::function<Task<kube::Status>()> attempt = [this, instance, edit] {
     return mark_pod_once(instance, edit);
   };
-  const kube::Status s = co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff,
-                                                          attempt);
+  const kube::Status s =
+      co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff, attempt);
   if (s.is(kube::Code::kNotFound)) co_return !plis_era();  // Finalizer era: not found = success.
   if (!s.ok()) {
     world_.sim().record(kActor, "mark-workspace", instance, "gave up", kube::code_name(s.code));
@@ -87,8 +87,8 @@ Task<bool> Mk1Manager::patch_plis(std::string instance, std::function<bool(Plis&
   std::function<Task<kube::Status>()> attempt = [this, instance, edit, marks] {
     return patch_plis_once(instance, edit, marks);
   };
-  const kube::Status s = co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff,
-                                                          attempt);
+  const kube::Status s =
+      co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff, attempt);
   if (s.is(kube::Code::kConflict)) {
     world_.sim().record(kActor, "patch-plis", instance, "gave up",
                         "conflicts exhausted the backoff");

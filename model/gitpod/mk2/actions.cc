@@ -1,3 +1,5 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95 components/ws-manager-mk2/controllers/workspace_controller.go
+// actOnStatus (docs/fidelity.md G10–G14).
 #include "model/gitpod/mk2/actions.h"
 
 #include <charconv>

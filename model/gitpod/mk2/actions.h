@@ -1,3 +1,5 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95 (docs/fidelity.md G10–G14).
+//
 // mk2 actOnStatus as a decision (research §3.5), ported from
 // components/ws-manager-mk2/controllers/workspace_controller.go.
 //

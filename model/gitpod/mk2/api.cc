@@ -74,18 +74,18 @@ Task<ApiReply> Mk2Manager::start_workspace(StartRequest request) {
 }
 
 Task<kube::Status> Mk2Manager::modify_workspace_once(std::string name,
-                                                    std::function<void(kube::Object&)> mutate) {
+                                                     std::function<void(kube::Object&)> mutate) {
   kube::Result<kube::Object> got =
       co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, name));
   if (!got.ok()) co_return got.status;
   mutate(got.value);
-  kube::Result<kube::Object> r = co_await client_.update(std::move(got.value),
-                                                         kube::Subresource::kStatus);
+  kube::Result<kube::Object> r =
+      co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
   co_return r.status;
 }
 
 Task<kube::Status> Mk2Manager::modify_workspace(std::string name,
-                                               std::function<void(kube::Object&)> mutate) {
+                                                std::function<void(kube::Object&)> mutate) {
   WSIM_ASSERT(mutate != nullptr);
   // Named, not temporaries inside the co_await expression (g++ 12, sim/kube/README.md).
   const kube::Backoff backoff(10, 10, 2.0, 0.2);  // service/manager.go retryParams.
@@ -117,7 +117,8 @@ Task<ApiReply> Mk2Manager::stop_workspace(std::string instance, StopPolicy polic
   };
   const kube::Status stopped = co_await modify_workspace(instance, stop);
   world_.sim().record(kActor, "stop-request", instance,
-                      stopped.ok() ? "ok" : kube::code_name(stopped.code), stop_policy_name(policy));
+                      stopped.ok() ? "ok" : kube::code_name(stopped.code),
+                      stop_policy_name(policy));
   if (stopped.ok() || stopped.is(kube::Code::kNotFound)) co_return ApiReply{};
   co_return ApiReply{ApiCode::kInternal, "cannot stop workspace: " + stopped.message};
 }

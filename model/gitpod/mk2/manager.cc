@@ -1,3 +1,5 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95 components/ws-manager-mk2/main.go and controllers/
+// workspace_controller.go SetupWithManager (watches: Workspace, owned pods, node deletion).
 #include "model/gitpod/mk2/manager.h"
 
 #include "model/gitpod/conditions.h"

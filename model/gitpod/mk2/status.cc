@@ -1,3 +1,6 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95 components/ws-manager-mk2/controllers/status.go
+// (updateWorkspaceStatus, extractFailure, isDisposalFinished, isPodRejected,
+// checkNodeDisappeared); docs/fidelity.md G3–G9.
 #include "model/gitpod/mk2/status.h"
 
 #include <cstdint>

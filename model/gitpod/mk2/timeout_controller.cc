@@ -1,4 +1,5 @@
-// The mk2 timeout controller: components/ws-manager-mk2/controllers/timeout_controller.go
+// The mk2 timeout controller: gitpod-io/gitpod @ 4f45d02eac95
+// components/ws-manager-mk2/controllers/timeout_controller.go (docs/fidelity.md G18)
 // (research §4.4).
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/mk2/manager.h"
@@ -77,8 +78,8 @@ Task<kube::Status> Mk2Manager::set_timeout_once(std::string name, std::string ex
   if (!got.ok()) co_return got.status;
   set_cond(got.value, kCondTimeout, true, kReasonTimedOut, "timed out: " + expired,
            world_.sim().now_ms());
-  kube::Result<kube::Object> r = co_await client_.update(std::move(got.value),
-                                                         kube::Subresource::kStatus);
+  kube::Result<kube::Object> r =
+      co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
   co_return r.status;
 }
 

@@ -1,4 +1,5 @@
-// The mk2 Workspace reconciler: components/ws-manager-mk2/controllers/workspace_controller.go
+// The mk2 Workspace reconciler: gitpod-io/gitpod @ 4f45d02eac95
+// components/ws-manager-mk2/controllers/workspace_controller.go (docs/fidelity.md G1–G14)
 // (research §3.1, §3.5). Every API call is an interleaving point.
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/mk2/manager.h"
@@ -148,7 +149,8 @@ Task<ReconcileResult> Mk2Manager::reset_for_recreation_and_write(kube::Object& w
 Task<bool> Mk2Manager::delete_secret(std::string name) {
   kube::Backoff backoff(3, 100, 1.5, 0.2);
   while (true) {
-    kube::Result<kube::Object> got = co_await client_.get(kube::ObjectRef("Secret", kNamespace, name));
+    kube::Result<kube::Object> got =
+        co_await client_.get(kube::ObjectRef("Secret", kNamespace, name));
     if (got.status.is(kube::Code::kNotFound)) co_return true;
     if (got.ok()) {
       const kube::Status s = co_await client_.remove(kube::ObjectRef("Secret", kNamespace, name));
@@ -164,7 +166,7 @@ Task<bool> Mk2Manager::delete_secret(std::string name) {
 Task<bool> Mk2Manager::delete_secrets(const std::string& name) {
   const bool env = co_await delete_secret(env_secret_name(name));
   const bool tokens = co_await delete_secret(tokens_secret_name(name));
-  co_return env && tokens;
+  co_return env&& tokens;
 }
 
 // §3.5 A3.

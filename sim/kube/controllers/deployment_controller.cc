@@ -1,3 +1,5 @@
+// Upstream: kubernetes/kubernetes pkg/controller/deployment @ c91999aea603 (see the header;
+// docs/fidelity.md K1–K6).
 #include "sim/kube/controllers/deployment_controller.h"
 
 #include <algorithm>
