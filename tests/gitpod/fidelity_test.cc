@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tests/gitpod/scenario_runner.h"
 
@@ -216,6 +217,50 @@ TEST(GitpodFidelity, FailedSecretDeleteBlocksTheCrFinalizerRemoval) {
   ASSERT_TRUE(blocked.has_value()) << o.describe();
   ASSERT_TRUE(deleted.has_value()) << o.describe();
   EXPECT_LT(*blocked, *deleted);
+}
+
+// mk1 finalizer era (monitor.go @ c8c4c3bda92c handleEvent, actOnPodEvent STOPPED →
+// modifyFinalizer): a failed finalizer removal is only logged (RetryOnConflict does not retry a
+// 500); nothing re-delivers the pod before the informer resync (10 h, controller-runtime
+// v0.14.6's default SyncPeriod), so the pod stays Terminating for the rest of the run
+// (gitpod.L2). The old port's invented 5-minute resync retried it.
+TEST(GitpodFidelity, Mk1FinalizerFailedFinalizerRemovalWaitsForTheResync) {
+  const std::string base = R"(
+    seed: 5 scripted_only: true fault_phase_ms: 600000 settle_ms: 7200000
+    gitpod { manager: "mk1-finalizer" nodes: 1 }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 60000 actor: "user" action: "write" target: "alice" }
+    events { at_ms: 120000 actor: "user" action: "stop" target: "alice" }
+  )";
+  const Outcome clean = run_gitpod(parse_scenario_text(base));
+  EXPECT_EQ(clean.verdict, proto::PASS) << clean.describe();
+  const std::optional<TimeMs> finalized = first(clean, "ws-manager", "finalize", "alice-1");
+  ASSERT_TRUE(finalized.has_value()) << clean.describe();
+  // The disposalStatus=finished write is the first ws-manager pod update after the finalize; the
+  // next one is the finalizer removal of the STOPPED pod event. Arm one 500 in between.
+  const std::optional<TimeMs> finished = first(clean, "ws-manager", "update", "Pod/", *finalized);
+  ASSERT_TRUE(finished.has_value()) << clean.describe();
+  const std::string error =
+      "events { at_ms: " + std::to_string(*finished + 1) +
+      " actor: \"api\" action: \"error\" target: \"Pod/ws-alice-1\" args { key: \"verb\" "
+      "value: \"update\" } args { key: \"identity\" value: \"ws-manager\" } args { key: "
+      "\"times\" value: \"1\" } }";
+  const Outcome o = run_gitpod(parse_scenario_text(base + error));
+  // The 500 hit the finalizer removal, not the disposalStatus write: an ok pod update after the
+  // finalize comes first.
+  std::vector<std::string> updates;
+  for (const TraceEvent& e : o.trace) {
+    if (e.time_ms >= *finalized && e.actor == "ws-manager" && e.verb == "update" &&
+        e.object.find("Pod/") != std::string::npos) {
+      updates.push_back(e.result);
+    }
+  }
+  ASSERT_GE(updates.size(), 2u) << o.describe();
+  EXPECT_EQ(updates[0], "ok") << o.describe();
+  EXPECT_EQ(updates[1], "InternalError") << o.describe();
+  ASSERT_TRUE(o.violation.has_value()) << o.describe();
+  EXPECT_EQ(o.violation->invariant_id, "gitpod.L2") << o.describe();
+  EXPECT_NE(o.describe().find("Terminating"), std::string::npos) << o.describe();
 }
 
 }  // namespace
