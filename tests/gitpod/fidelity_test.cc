@@ -263,5 +263,36 @@ TEST(GitpodFidelity, Mk1FinalizerFailedFinalizerRemovalWaitsForTheResync) {
   EXPECT_NE(o.describe().find("Terminating"), std::string::npos) << o.describe();
 }
 
+// Pre-#16622 Reconcile (workspace_controller.go @ a9810d6a0aa7^): an actOnStatus error returns
+// at once, without the status write. After a failed pod delete the next ws-manager request is
+// therefore the retried delete, not a Workspace status update (the old port wrote the status
+// in the same reconcile).
+TEST(GitpodFidelity, Pre16622ReturnsBeforeTheStatusWriteWhenActingFails) {
+  const Outcome o = run_gitpod(parse_scenario_text(R"(
+    seed: 14 scripted_only: true fault_phase_ms: 600000 settle_ms: 1800000
+    gitpod { manager: "mk2" fixes: ["16997", "17599", "19411", "20243", "20372", "20382"] }
+    events { at_ms: 0 actor: "api" action: "error" target: "Pod/ws-alice-1" args { key: "verb" value: "delete" } args { key: "identity" value: "ws-manager" } args { key: "times" value: "1" } }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 90000 actor: "user" action: "stop" target: "alice" }
+  )"));
+  std::optional<std::string> after_failure;
+  bool failed = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor != "ws-manager") continue;
+    if (!failed && e.verb == "delete" && e.object.find("Pod/") != std::string::npos &&
+        e.result != "ok") {
+      failed = true;
+      continue;
+    }
+    if (failed && (e.verb == "delete" || e.verb == "update")) {
+      after_failure = e.verb + " " + e.object;
+      break;
+    }
+  }
+  ASSERT_TRUE(failed) << o.describe();
+  ASSERT_TRUE(after_failure.has_value()) << o.describe();
+  EXPECT_EQ(after_failure->rfind("delete Pod/", 0), 0u) << *after_failure << "\n" << o.describe();
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing
