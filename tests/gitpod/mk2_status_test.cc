@@ -246,5 +246,19 @@ TEST(Mk2Status, TerminatingPodWithAFailedContainerMessageIsAFailure) {
   EXPECT_EQ(extract_failure(workspace(kPhaseRunning), p, v).message, "");
 }
 
+// workspace_controller.go deleteWorkspacePod: a successful delete returns Requeue: true (the old
+// port returned done); NotFound is done; a Conflict becomes RequeueAfter 100 ms in Reconcile.
+TEST(Mk2Actions, PodDeleteResultRequeuesAfterSuccess) {
+  const ReconcileResult ok = pod_delete_result(kube::Status::Ok());
+  EXPECT_TRUE(ok.requeue);
+  EXPECT_FALSE(ok.error);
+  EXPECT_EQ(ok.requeue_after_ms, 0);
+  const ReconcileResult gone = pod_delete_result(kube::Status::Error(kube::Code::kNotFound, ""));
+  EXPECT_FALSE(gone.requeue || gone.error || gone.requeue_after_ms > 0);
+  EXPECT_EQ(pod_delete_result(kube::Status::Error(kube::Code::kConflict, "")).requeue_after_ms,
+            100);
+  EXPECT_TRUE(pod_delete_result(kube::Status::Error(kube::Code::kInternalError, "")).error);
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::mk2

@@ -26,7 +26,8 @@ struct Plis {
   std::optional<TimeMs> stopping_since_ms;
   std::string last_pod_phase;  // The phase of lastPodStatus; "" = no lastPodStatus (errNoPLIS).
   bool last_pod_ever_ready = false;
-  bool last_pod_deployed = false;  // lastPodStatus.conditions.deployed (false on the Deleted event).
+  // lastPodStatus.conditions.deployed (false on the pod's Deleted event).
+  bool last_pod_deployed = false;
   std::string host_ip;  // The node (the model's hostIP is the node name).
   friend bool operator==(const Plis&, const Plis&) = default;
 };

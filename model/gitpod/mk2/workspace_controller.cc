@@ -200,12 +200,7 @@ Task<ReconcileResult> Mk2Manager::delete_pod(const kube::Object& pod,
   options.grace_period_ms = grace_ms;
   const kube::Status s = co_await client_.remove(kube::ObjectRef::of(pod), options);
   world_.sim().record(kActor, "delete-pod", pod.meta.name, s.ok() ? "ok" : kube::code_name(s.code));
-  // deleteWorkspacePod: NotFound → done; otherwise Requeue (with the error, if any; Reconcile's
-  // errorResultLogConflict turns a Conflict into RequeueAfter 100 ms).
-  if (s.is(kube::Code::kNotFound)) co_return ReconcileResult::done();
-  if (s.ok()) co_return ReconcileResult::again();
-  if (s.is(kube::Code::kConflict)) co_return ReconcileResult::after(kConflictRequeueMs);
-  co_return ReconcileResult::failed();
+  co_return pod_delete_result(s);
 }
 
 // §3.5 B9.
