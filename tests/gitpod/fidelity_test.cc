@@ -294,5 +294,30 @@ TEST(GitpodFidelity, Pre16622ReturnsBeforeTheStatusWriteWhenActingFails) {
   EXPECT_EQ(after_failure->rfind("delete Pod/", 0), 0u) << *after_failure << "\n" << o.describe();
 }
 
+// mk1 markWorkspace / patchPodLifecycleIndependentState read through mgr.GetClient(), i.e. the
+// informer cache (annotations.go @ 724ed7a92a^; cmd/run.go passes mgr.GetClient()). StopWorkspace
+// patches the PLIS and the STOPPING pod event patches it again before the cache has seen the
+// first write: the second patch conflicts with no injected fault at all (conflicts follow the
+// informer lag). With the old direct reads a Conflict here was always an injected fault.
+TEST(GitpodFidelity, Mk1PlisPatchConflictsOnTheLaggingCacheAlone) {
+  int conflicts = 0;
+  for (int seed = 1; seed <= 5; ++seed) {
+    const Outcome o = run_gitpod(parse_scenario_text("seed: " + std::to_string(seed) +
+                                                     R"( scripted_only: true fault_phase_ms: 600000
+        settle_ms: 1800000
+        gitpod { manager: "mk1-plis" nodes: 1 }
+        events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+        events { at_ms: 60000 actor: "user" action: "write" target: "alice" }
+        events { at_ms: 120000 actor: "user" action: "stop" target: "alice" }
+      )"));
+    EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+    for (const TraceEvent& e : o.trace) {
+      if (e.actor == "ws-manager" && e.verb == "patch-plis" && e.result == "Conflict") ++conflicts;
+      EXPECT_EQ(e.detail.find("fault kube.api.conflict"), std::string::npos) << o.describe();
+    }
+  }
+  EXPECT_GT(conflicts, 0);
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing
