@@ -21,7 +21,12 @@ void CachedClient::share(const std::string& kind, Informer* informer) {
     shared_.erase(kind);
     return;
   }
-  WSIM_ASSERT_MSG(owned_.count(kind) == 0, "kind " << kind << " already has a cache informer");
+  // A cache informer this client started for the kind meanwhile (a read while the owner was
+  // down) is dropped: the shared one replaces it.
+  if (auto it = owned_.find(kind); it != owned_.end()) {
+    it->second->stop();
+    owned_.erase(it);
+  }
   shared_[kind] = informer;
 }
 
@@ -51,10 +56,16 @@ Informer& CachedClient::informer(const std::string& kind) {
   return *it->second;
 }
 
+Task<void> CachedClient::wait_synced(std::string kind) {
+  // Polls instead of awaiting the informer's own signal: no reference to an informer is held
+  // across a suspension, so a shared informer that is stopped and replaced meanwhile (the
+  // manager restarted) or an owned one dropped by share() / stop() is never touched again.
+  while (!informer(kind).synced()) co_await sim_.loop().sleep(kSyncPollMs);
+}
+
 Task<Result<Object>> CachedClient::get(ObjectRef ref) {
-  Informer& cache = informer(ref.kind);
-  co_await cache.wait_synced();
-  std::optional<Object> cached = cache.get(ref.namespace_, ref.name);
+  co_await wait_synced(ref.kind);
+  std::optional<Object> cached = informer(ref.kind).get(ref.namespace_, ref.name);
   Result<Object> out;
   if (cached.has_value()) {
     out.value = std::move(*cached);
@@ -66,10 +77,9 @@ Task<Result<Object>> CachedClient::get(ObjectRef ref) {
 
 Task<Result<std::vector<Object>>> CachedClient::list(std::string kind, std::string namespace_,
                                                      LabelSelector selector) {
-  Informer& cache = informer(kind);
-  co_await cache.wait_synced();
+  co_await wait_synced(kind);
   std::vector<Object> out;
-  for (Object& object : cache.list()) {
+  for (Object& object : informer(kind).list()) {
     if (!namespace_.empty() && object.meta.namespace_ != namespace_) continue;
     if (!selector.matches(object.meta.labels)) continue;
     out.push_back(std::move(object));

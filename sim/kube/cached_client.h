@@ -18,9 +18,12 @@
 //  - list(): cache contents of the kind, filtered by namespace ("" = all) and label selector,
 //    sorted by namespace then name.
 //  - A kind without an informer gets one on first read (all namespaces, no resync), started and
-//    awaited until synced, like controller-runtime's lazily created informers. `share()` makes
-//    reads of a kind use an informer the caller already runs (a controller's watch source: one
-//    cache per manager). A shared informer must outlive this client, or be unshared first.
+//    awaited until synced (polled every kSyncPollMs), like controller-runtime's lazily created
+//    informers. `share()` makes reads of a kind use an informer the caller already runs (a
+//    controller's watch source: one cache per manager; it replaces an informer this client
+//    started for the kind). A shared informer must stay alive while shared; unshare it before
+//    destroying it. A read never holds an informer across a suspension, so an informer replaced
+//    while a read waits for sync is not touched again.
 //  - Writes and `reader()` are the plain Client (latency, faults, RBAC) with the same identity.
 //  - Destroy (or stop()) before the ApiServer and the Sim.
 #pragma once
@@ -79,6 +82,10 @@ class CachedClient {
  private:
   // The informer for `kind`, created and started on first use.
   Informer& informer(const std::string& kind);
+  // Until the informer serving `kind` (looked up anew after every wait) has synced.
+  Task<void> wait_synced(std::string kind);
+
+  static constexpr DurationMs kSyncPollMs = 10;
 
   Sim& sim_;
   ApiServer& server_;

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
+
 #include "sim/kube/api_server.h"
 #include "sim/kube/retry.h"
 #include "tests/kube/api_test_util.h"
@@ -133,6 +136,31 @@ TEST_F(CachedClientTest, RetryOnConflictThroughTheDirectReaderSucceedsFirstTime)
   }));
   EXPECT_TRUE(ok.ok());
   EXPECT_EQ(attempts, 1);
+}
+
+// A read that waits for a shared informer's first sync survives that informer being stopped,
+// unshared and replaced (a manager restart): it completes from the cache serving the kind then.
+TEST_F(CachedClientTest, ReadWaitingForSyncSurvivesTheInformerBeingReplaced) {
+  CachedClient client(sim, api, "ws-manager");
+  InformerOptions options;
+  options.identity = "ws-manager";
+  options.kind = "ConfigMap";
+  auto first = std::make_unique<Informer>(sim, api, options);
+  client.share("ConfigMap", first.get());  // Not started: never syncs.
+  std::optional<Result<Object>> got;
+  sim.loop().spawn("reader",
+                   testing::capture(client.get(ObjectRef("ConfigMap", "ns", "cm")), &got));
+  advance(50);
+  EXPECT_FALSE(got.has_value());
+  client.share("ConfigMap", nullptr);
+  first.reset();
+  auto second = std::make_unique<Informer>(sim, api, options);
+  second->start();
+  client.share("ConfigMap", second.get());
+  advance(kSecondMs);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->ok()) << got->status.message;
+  client.share("ConfigMap", nullptr);
 }
 
 // wait.Backoff.Step: duration, then × factor; jitter in [0, jitter × duration], choice 0 = none.
