@@ -1,3 +1,6 @@
+// Not a port: scripted actions and the upgrade actor [invented] (the KOTS upgrade steps are
+// [reconstructed] from gitpod-io/gitpod @ 74429dd75600 install/installer/scripts/kots-install.sh).
+//
 // GitpodRun::perform: the scripted actions of run.h, and the upgrade actor (seed 003).
 #include <charconv>
 #include <map>

@@ -1,3 +1,4 @@
+// Upstream: see conditions.h (gitpod-io/gitpod @ 4f45d02eac95 workspace_types.go).
 #include "model/gitpod/conditions.h"
 
 #include <algorithm>

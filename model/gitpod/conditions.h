@@ -1,3 +1,7 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95 components/ws-manager-api/go/crd/v1/workspace_types.go
+// (condition types, SetCondition: replace by type, empty reason → "Unknown"; IsConditionTrue /
+// IsConditionPresent) and common-go/kubernetes conditions helpers. docs/fidelity.md.
+//
 // Workspace CR accessors and Gitpod's condition semantics (research §2.2, §2.4).
 //
 // The CR is a kube::Object of kind "Workspace": spec/status are flat string maps (names.h keys),

@@ -1,3 +1,7 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95 workspace_types.go (phases, conditions, finalizer), mk2
+// controllers/create.go (pod name prefix); mk1 pkg/manager/annotations.go @ 724ed7a92a^ and
+// c8c4c3bda92c (annotation keys). Status keys of the fake CR are [invented] spellings.
+//
 // Names shared by every Gitpod component of the model: Workspace CR status keys and condition
 // types (research §2), pod annotations of mk1 (§7.2, §8.1), labels, finalizer, phases, object
 // naming (§1.1). Constants only.

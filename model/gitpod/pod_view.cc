@@ -1,3 +1,4 @@
+// Not a port: see pod_view.h.
 #include "model/gitpod/pod_view.h"
 
 #include "sim/core/assert.h"

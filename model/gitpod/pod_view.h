@@ -1,3 +1,6 @@
+// Not a port: an adapter from the fake kubelet's pod status keys to what the Gitpod ports read
+// ([invented] key names; the rules that read them cite their upstream functions).
+//
 // How the Gitpod components read a workspace pod written by the fake kubelet
 // (sim/kube/controllers/kubelet.h): pod status "phase", "reason", "message", "ready",
 // "everReady" and the single container's "container.state" (waiting | running | terminated),

@@ -1,3 +1,4 @@
+// Not a port: harness wiring [invented].
 #include "model/gitpod/register.h"
 
 #include <memory>

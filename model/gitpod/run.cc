@@ -1,3 +1,4 @@
+// Not a port: the run harness (run.h) [invented].
 #include "model/gitpod/run.h"
 
 #include <sstream>

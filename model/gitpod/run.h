@@ -1,3 +1,5 @@
+// Not a port: the run harness around the ports [invented]; the ports cite their upstream files.
+//
 // GitpodRun: one run of the Gitpod system (run::SystemRun). Wires the world (cluster, content,
 // ws-daemons), the ws-manager of the chosen era, the oracle (invariants/checker.h), the random
 // workload (workload.h) and the scripted actions (actions.cc) of research §10.3:

@@ -1,3 +1,4 @@
+// Not a port: see system.h [invented].
 #include "model/gitpod/system.h"
 
 #include "model/gitpod/invariants/catalog.h"
@@ -8,8 +9,11 @@
 namespace wsim::gitpod {
 
 std::string GitpodSystem::description() const {
-  return "Gitpod ws-manager (mk1-plis, mk1-finalizer, mk2 + fixes), ws-daemon, storage, "
-         "kubelet rejection, upgrades (research/gitpod.md)";
+  // Provenance per version (docs/fidelity.md): the ports follow upstream code at these commits;
+  // the upgrade actor is [reconstructed], the workload and the data oracle are [invented].
+  return "Gitpod ws-manager (mk1-plis @724ed7a92a^, mk1-finalizer @c8c4c3bda92c, mk2 "
+         "@4f45d02eac95 + fixes, each fix switchable to its parent), ws-daemon @4f45d02eac95; "
+         "upgrades [reconstructed], workload and storage [invented]; docs/fidelity.md";
 }
 
 std::vector<run::VersionAxis> GitpodSystem::axes() const {

@@ -1,3 +1,5 @@
+// Not a port: the run layer's view of the Gitpod system [invented].
+//
 // The Gitpod system as the run layer sees it (run::System): versions, invariants, actions,
 // defaults, config normalisation, and the factory of GitpodRun.
 #pragma once

@@ -1,3 +1,4 @@
+// Not a port: version names and parsing (versions.h).
 #include "model/gitpod/versions.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// Upstream: see work_queue.h (client-go workqueue, controller-runtime reconcileHandler).
 #include "model/gitpod/work_queue.h"
 
 #include "sim/core/assert.h"

@@ -1,3 +1,8 @@
+// Upstream: kubernetes/client-go v0.31.9 util/workqueue (queue.go dirty/processing sets,
+// default_rate_limiters.go ItemExponentialFailureRateLimiter 5 ms..1000 s) and
+// kubernetes-sigs/controller-runtime v0.19.7 pkg/internal/controller/controller.go
+// (reconcileHandler). The overall 10 qps bucket limiter is not modelled (docs/fidelity.md G19).
+//
 // A controller-runtime-like work queue on virtual time (research §1.5), used by ws-manager mk2
 // and ws-daemon.
 //
@@ -7,7 +12,7 @@
 //     dirty, and it is queued again when done() is called.
 //  3. add_after(key, d) queues it d later; add_rate_limited(key) after 5 ms·2ⁿ (n = failures
 //     of the key so far) capped at 1000 s (the default controller rate limiter, §1.5
-//     [inferred]); forget(key) resets n.
+//     [reconstructed]); forget(key) resets n.
 //  4. Keys come out FIFO. Workers are actors that call next(); shutdown() makes them stop.
 // Single-threaded, on the event loop. The queue holds no object state, only names.
 #pragma once

@@ -1,3 +1,4 @@
+// Not a port: see workload.h [invented].
 #include "model/gitpod/workload.h"
 
 #include "model/gitpod/names.h"

@@ -1,3 +1,5 @@
+// Not a port: the random workload [invented] (users, faults, upgrades as a swarm).
+//
 // The random workload of a Gitpod run (research §10.2–§10.3): one user per workspace id who
 // starts, writes, marks active and stops (normal / immediate / abort) at random times, a fault
 // actor (ws-daemon crash and outage, ws-manager restart, node deletion, kubelet rejection of a

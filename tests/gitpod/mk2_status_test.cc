@@ -217,5 +217,48 @@ TEST(Mk2Actions, ParseGrace) {
   EXPECT_EQ(parse_grace("5"), std::nullopt);
 }
 
+// status.go updateWorkspaceStatus: with more than one pod Failed is set every reconcile (the
+// message is overwritten), not only when it is not yet true.
+TEST(Mk2Status, MultiplePodsFailedIsOverwrittenNotSticky) {
+  const Versions v;
+  kube::Object ws = workspace(kPhaseRunning);
+  set_cond(ws, kCondFailed, true, "", "an earlier failure", 10);
+  update_workspace_status(ws, {pod("Running"), pod("Running")}, inputs(v, 2000));
+  EXPECT_EQ(cond_message(ws, kCondFailed), "multiple pods exists - this should never happen");
+}
+
+// status.go extractFailure: a container that exited non-zero with a termination message is a
+// failure even while the pod is being deleted (no forced phase then); exit 137 with
+// ContainerStatusUnknown on an untainted node is none.
+TEST(Mk2Status, TerminatingPodWithAFailedContainerMessageIsAFailure) {
+  const Versions v;
+  kube::Object p = pod("Running");
+  p.meta.deletion_ms = 500;
+  p.status["container.state"] = "terminated";
+  p.status["container.exitCode"] = "1";
+  p.status["container.reason"] = "Error";
+  p.status["container.message"] = "supervisor crashed";
+  const Failure f = extract_failure(workspace(kPhaseRunning), p, v);
+  EXPECT_EQ(f.message, "supervisor crashed");
+  EXPECT_FALSE(f.forced_phase.has_value());
+  p.status["container.exitCode"] = "137";
+  p.status["container.reason"] = "ContainerStatusUnknown";
+  EXPECT_EQ(extract_failure(workspace(kPhaseRunning), p, v).message, "");
+}
+
+// workspace_controller.go deleteWorkspacePod: a successful delete returns Requeue: true (the old
+// port returned done); NotFound is done; a Conflict becomes RequeueAfter 100 ms in Reconcile.
+TEST(Mk2Actions, PodDeleteResultRequeuesAfterSuccess) {
+  const ReconcileResult ok = pod_delete_result(kube::Status::Ok());
+  EXPECT_TRUE(ok.requeue);
+  EXPECT_FALSE(ok.error);
+  EXPECT_EQ(ok.requeue_after_ms, 0);
+  const ReconcileResult gone = pod_delete_result(kube::Status::Error(kube::Code::kNotFound, ""));
+  EXPECT_FALSE(gone.requeue || gone.error || gone.requeue_after_ms > 0);
+  EXPECT_EQ(pod_delete_result(kube::Status::Error(kube::Code::kConflict, "")).requeue_after_ms,
+            100);
+  EXPECT_TRUE(pod_delete_result(kube::Status::Error(kube::Code::kInternalError, "")).error);
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::mk2

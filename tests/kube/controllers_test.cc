@@ -206,7 +206,9 @@ TEST(ControllerDeploymentStatus, FirstRolloutIsNewReplicaSetCreatedThenAvailable
   EXPECT_FALSE(compute_deployment_status(d, obs).changed);
 }
 
-TEST(ControllerDeploymentStatus, ScaleIsReplicaSetUpdatedUnlessUpstreamMode) {
+// Kubernetes progress.go syncRolloutStatus (isCompleteDeployment): a pure replicas change of a
+// completed Deployment estimates no progress; Progressing stays True NewReplicaSetAvailable.
+TEST(ControllerDeploymentStatus, ScaleKeepsNewReplicaSetAvailable) {
   Object d = make_deployment("ns", "web", 0);
   d.meta.generation = 2;
   d.status = {{"replicas", "1"}, {"updatedReplicas", "1"}, {"readyReplicas", "1"},
@@ -218,20 +220,59 @@ TEST(ControllerDeploymentStatus, ScaleIsReplicaSetUpdatedUnlessUpstreamMode) {
   obs.change = RolloutChange::kScaled;
   obs.now_ms = 2000;
   DeploymentStatusUpdate u = compute_deployment_status(d, obs);
-  EXPECT_EQ(find_condition(u.conditions, "Progressing")->reason, "ReplicaSetUpdated");
+  EXPECT_EQ(find_condition(u.conditions, "Progressing")->reason, "NewReplicaSetAvailable");
+  EXPECT_FALSE(u.progressed);
   EXPECT_EQ(u.status.at("observedGeneration"), "2");
+  EXPECT_EQ(u.status.at("availableReplicas"), "0");
   Object seen = d;
   seen.status = u.status;
   seen.conditions = u.conditions;
-  EXPECT_EQ(gitlab_state(seen), "Stopping");
+  EXPECT_EQ(gitlab_state(seen), "Stopped");
+}
 
-  obs.scale_marks_progressing = false;
+// The same rule for a scale up whose pod never becomes ready: no deadline is ever exceeded, the
+// Deployment stays Starting (the real system's behaviour; not Failed).
+TEST(ControllerDeploymentStatus, ScaleUpOfACompletedDeploymentNeverTimesOut) {
+  Object d = make_deployment("ns", "web", 1);
+  d.meta.generation = 3;
+  d.status = {{"replicas", "0"}, {"updatedReplicas", "0"}, {"readyReplicas", "0"},
+              {"availableReplicas", "0"}, {"unavailableReplicas", "0"}, {"observedGeneration", "2"}};
+  d.conditions = {Condition{"Available", "True", "MinimumReplicasAvailable", "", 10},
+                  Condition{"Progressing", "True", "NewReplicaSetAvailable", "", 10}};
+  DeploymentObservation obs;
+  obs.replicas = obs.updated = 1;
+  obs.replica_set = "web-abc";
+  obs.change = RolloutChange::kScaled;
+  obs.now_ms = 2000;
+  obs.progress_deadline_ms = 60 * kSecondMs;
+  DeploymentStatusUpdate u = compute_deployment_status(d, obs);
+  d.status = u.status;
+  d.conditions = u.conditions;
+  EXPECT_EQ(gitlab_state(d), "Starting");
+  obs.change = RolloutChange::kNone;
+  obs.now_ms = 10 * 60 * kSecondMs;
   u = compute_deployment_status(d, obs);
   EXPECT_EQ(find_condition(u.conditions, "Progressing")->reason, "NewReplicaSetAvailable");
-  EXPECT_EQ(u.status.at("availableReplicas"), "0");
-  seen.status = u.status;
-  seen.conditions = u.conditions;
-  EXPECT_EQ(gitlab_state(seen), "Stopped");
+  EXPECT_FALSE(u.changed);
+}
+
+// sync.go getNewReplicaSet: an existing ReplicaSet (a template seen before) only writes
+// FoundNewReplicaSet when the Deployment has no Progressing condition.
+TEST(ControllerDeploymentStatus, FoundReplicaSetOnlyWithoutAProgressingCondition) {
+  Object d = make_deployment("ns", "web", 1);
+  d.meta.generation = 4;
+  d.status = {{"replicas", "1"}, {"updatedReplicas", "0"}, {"observedGeneration", "3"}};
+  DeploymentObservation obs;
+  obs.replicas = 1;
+  obs.replica_set = "web-old";
+  obs.change = RolloutChange::kFoundReplicaSet;
+  obs.now_ms = 2000;
+  EXPECT_EQ(find_condition(compute_deployment_status(d, obs).conditions, "Progressing")->reason,
+            "FoundNewReplicaSet");
+  d.conditions = {Condition{"Progressing", "True", "ReplicaSetUpdated", "", 10}};
+  obs.last_progress_ms = 1000;
+  EXPECT_EQ(find_condition(compute_deployment_status(d, obs).conditions, "Progressing")->reason,
+            "ReplicaSetUpdated");
 }
 
 TEST(ControllerDeploymentStatus, ProgressDeadlineExceededOnlyAfterTheDeadline) {
@@ -465,7 +506,9 @@ TEST_F(ControllerTest, DeploymentTemplateChangeRecreatesThePod) {
   EXPECT_EQ(get("Pod", "default", old_pod), nullptr);
 }
 
-TEST_F(ControllerTest, DeploymentScaleWritesReplicaSetUpdatedWithTheNewGeneration) {
+// Kubernetes sync.go sync (a scaling event) keeps the conditions: a scale writes the new
+// observedGeneration with Progressing still NewReplicaSetAvailable, never ReplicaSetUpdated.
+TEST_F(ControllerTest, DeploymentScaleKeepsNewReplicaSetAvailableWithTheNewGeneration) {
   boot();
   must_create(make_deployment("default", "web", 1));
   ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
@@ -478,10 +521,26 @@ TEST_F(ControllerTest, DeploymentScaleWritesReplicaSetUpdatedWithTheNewGeneratio
   ASSERT_TRUE(scaled.ok());
   const std::string generation = std::to_string(scaled.value.meta.generation);
   ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Stopped"; }));
-  const auto updated = std::find(progressing.begin(), progressing.end(),
-                                 std::make_pair(std::string("ReplicaSetUpdated"), generation));
-  EXPECT_NE(updated, progressing.end());
+  for (const auto& [reason, observed] : progressing) EXPECT_EQ(reason, "NewReplicaSetAvailable");
   EXPECT_EQ(progressing.back(), std::make_pair(std::string("NewReplicaSetAvailable"), generation));
+}
+
+// A restart (scale 0 → 1) whose pod can never run stays Starting: no ProgressDeadlineExceeded.
+TEST_F(ControllerTest, DeploymentScaleUpWhosePodCannotRunStaysStarting) {
+  boot();
+  Object d = make_deployment("default", "web", 0);
+  d.spec["progressDeadlineMs"] = "60000";
+  d.spec["template.spec.readiness"] = "manual";  // The pod runs but never becomes ready.
+  must_create(d);
+  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Stopped"; }));
+  ASSERT_TRUE(cluster().scale(ObjectRef{"Deployment", "default", "web"}, 1).ok());
+  advance(20 * 60 * kSecondMs);
+  const Object* live = get("Deployment", "default", "web");
+  EXPECT_EQ(live->condition("Progressing")->reason, "NewReplicaSetAvailable");
+  EXPECT_EQ(gitlab_state(*live), "Starting");
+  ASSERT_TRUE(only_pod("default").has_value());
+  EXPECT_EQ(pod_phase(*only_pod("default")), "Running");
+  EXPECT_EQ(cluster().counters().deployments.deadline_exceeded, 0u);
 }
 
 TEST_F(ControllerTest, DeploymentReplacesARejectedPod) {

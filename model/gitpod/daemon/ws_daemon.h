@@ -1,4 +1,17 @@
-// ws-daemon, one per node (research §5 for mk2; §7.7 and §8.4 for the mk1 gRPC surface).
+// ws-daemon, one per node.
+//
+// Upstream (gitpod-io/gitpod): mk2 components/ws-daemon/pkg/controller/workspace_controller.go
+// (Reconcile, latestWorkspace, handleWorkspaceInit, handleWorkspaceStop, doWipeWorkspace,
+// doWorkspaceContentBackup) and workspace_operations.go (InitWorkspace, BackupWorkspace,
+// DeleteWorkspace, WipeWorkspace) at 4f45d02eac95, with the pre-fix behaviour of #16997
+// (2cfe264c1236^), #19411 (c5ba13cdf28f^) and #20382 (b77f6874929e^); mk1 RPC surface
+// (InitWorkspace, DisposeWorkspace) as the mk1 manager at 724ed7a92a^ / c8c4c3bda92c calls it.
+// docs/fidelity.md lists every decision point and its test.
+//
+// Reads go through the manager's cache (controller-runtime mgr.GetClient(), sim/kube
+// CachedClient): the Get inside every RetryOnConflict reads the informer, so a lagging cache
+// makes the retries conflict. Condition writes use retry.RetryOnConflict(retryParams): 10 steps,
+// 10 ms, factor 2, jitter 0.2 (jitter drawn from the "gitpod.daemon" stream).
 //
 // mk2: a Workspace controller over an informer of Workspace CRs, taking only CRs whose
 // status runtime.nodeName is this node, serialised per key by a WorkQueue (§5.1):
@@ -28,7 +41,7 @@
 #include "model/gitpod/work_queue.h"
 #include "sim/core/assert.h"
 #include "sim/core/sim.h"
-#include "sim/kube/client.h"
+#include "sim/kube/cached_client.h"
 #include "sim/kube/informer.h"
 
 namespace wsim::gitpod {
@@ -95,9 +108,13 @@ class WsDaemon {
   Task<std::optional<ReconcileResult>> wait_for_container(const kube::Object& ws);
   // Writes the Refresh condition on the cached object; false on Conflict (stale cache).
   Task<bool> refresh(const kube::Object& ws);
-  // Get + set condition + Status().Update, retried on conflict (bounded).
+  // retry.RetryOnConflict(retryParams, Get (cache) + SetCondition + Status().Update); false when
+  // the write failed (logged in the trace).
   Task<bool> write_condition(std::string name, std::string type, bool status, std::string reason,
                              std::string message);
+  // One attempt of write_condition.
+  Task<kube::Status> set_condition_once(std::string name, std::string type, bool status,
+                                        std::string reason, std::string message);
   // The disk operations (§5.3 step 4, §5.4 steps 6 and 8). Each step is an interleaving point.
   Task<bool> upload(const std::string& instance, const std::string& workspace_id);
   Task<void> delete_content(const std::string& instance);
@@ -106,7 +123,7 @@ class WsDaemon {
 
   GitpodWorld& world_;
   std::string node_;
-  kube::Client client_;
+  kube::CachedClient client_;  // Shares informer_ for Workspace reads while up.
   ChoiceStream stream_;
   bool up_ = false;
   std::unique_ptr<kube::Informer> informer_;

@@ -1,3 +1,4 @@
+// Not a port: see catalog.h.
 #include "model/gitpod/invariants/catalog.h"
 
 namespace wsim::gitpod {

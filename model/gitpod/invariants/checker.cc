@@ -1,3 +1,4 @@
+// Not a port: see checker.h.
 #include "model/gitpod/invariants/checker.h"
 
 #include <sstream>

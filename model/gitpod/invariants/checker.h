@@ -1,3 +1,5 @@
+// Not a port: the oracle [reconstructed] from the design properties (catalog.h).
+//
 // The Gitpod oracle: checks the safety invariants S1–S9 and the data oracle incrementally on
 // every API write (server-side subscriptions, which see every write in resourceVersion order),
 // and the liveness invariants L1–L6 once, after the settle phase (catalog.h, research §11).

@@ -1,3 +1,4 @@
+// Not a port: see data_ledger.h.
 #include "model/gitpod/invariants/data_ledger.h"
 
 #include "sim/core/assert.h"

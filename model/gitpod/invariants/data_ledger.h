@@ -1,3 +1,5 @@
+// Not a port: the data oracle [invented] (a model of user content, not upstream code).
+//
 // The data oracle (design.md §4 "Data"; research §11.1 S2): "no data loss" means the last
 // content version a user wrote is recoverable — from an intact backup in remote storage, or
 // from an intact session on a live node whose instance the system still manages (and will

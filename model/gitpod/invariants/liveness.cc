@@ -1,3 +1,5 @@
+// Not a port: liveness checks [reconstructed] from the design properties (catalog.h).
+//
 // Checker::liveness(): L1–L6 after the settle phase (research §11.2), plus the data losses still
 // waiting for a marker (silent at the end of the run).
 #include <sstream>

@@ -1,3 +1,4 @@
+// Not a port: see markers.h.
 #include "model/gitpod/invariants/markers.h"
 
 #include "model/gitpod/conditions.h"

@@ -1,3 +1,5 @@
+// Not a port: which upstream state counts as a visible loss marker [reconstructed].
+//
 // Visible data-loss markers (the "acknowledged" side of the data oracle), per era:
 //   mk2: Workspace conditions BackupFailure (also written for NodeDisappeared, §3.4) and Aborted;
 //   mk1-PLIS: the PLIS finalBackupFailure (§7.3) — shown to the user as "last backup failed";

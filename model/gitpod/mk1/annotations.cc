@@ -1,3 +1,4 @@
+// Upstream: see annotations.h.
 #include "model/gitpod/mk1/annotations.h"
 
 #include <charconv>
@@ -45,6 +46,7 @@ std::string encode_plis(const Plis& plis) {
       plis.stopping_since_ms.has_value() ? std::to_string(*plis.stopping_since_ms) : "");
   put(out, "lastPodPhase", plis.last_pod_phase);
   put(out, "lastPodEverReady", plis.last_pod_ever_ready ? "true" : "false");
+  put(out, "lastPodDeployed", plis.last_pod_deployed ? "true" : "false");
   put(out, "hostIP", plis.host_ip);
   return out;
 }
@@ -65,6 +67,7 @@ std::optional<Plis> read_plis(const kube::Object& config_map) {
   }
   plis.last_pod_phase = get(fields, "lastPodPhase");
   plis.last_pod_ever_ready = get(fields, "lastPodEverReady") == "true";
+  plis.last_pod_deployed = get(fields, "lastPodDeployed") == "true";
   plis.host_ip = get(fields, "hostIP");
   return plis;
 }

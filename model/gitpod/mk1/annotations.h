@@ -1,3 +1,8 @@
+// Upstream: gitpod-io/gitpod components/ws-manager/pkg/manager/annotations.go @ 724ed7a92a^
+// (podLifecycleIndependentState, the gitpod/plis annotation) and @ c8c4c3bda92c (disposalStatus).
+// The "key=value" encoding is [invented] (upstream: JSON); lastPodStatus is reduced to the fields
+// the ports branch on (docs/fidelity.md M3).
+//
 // mk1 state carriers (research §7.2, §7.3, §8.1): the PLIS (pod lifecycle independent state,
 // stored as one annotation of the plis-<id> ConfigMap) and the finalizer era's disposalStatus
 // pod annotation. The real code stores JSON; here a "key=value" line per field (values never
@@ -21,6 +26,8 @@ struct Plis {
   std::optional<TimeMs> stopping_since_ms;
   std::string last_pod_phase;  // The phase of lastPodStatus; "" = no lastPodStatus (errNoPLIS).
   bool last_pod_ever_ready = false;
+  // lastPodStatus.conditions.deployed (false on the pod's Deleted event).
+  bool last_pod_deployed = false;
   std::string host_ip;  // The node (the model's hostIP is the node name).
   friend bool operator==(const Plis&, const Plis&) = default;
 };

@@ -17,9 +17,9 @@ std::unique_ptr<kube::Informer> make_informer(GitpodWorld& world, const std::str
   options.kind = kind;
   options.namespace_ = kNamespace;
   options.trace_changes = false;
-  // [inferred] A periodic resync re-delivers every pod, so a failed action is retried on the
-  // next pass (the event pool itself never retries).
-  options.resync_ms = 5 * kMinuteMs;
+  // controller-runtime's default SyncPeriod, v0.8.2 / v0.14.6 (manager.Options.SyncPeriod unset in
+  // cmd/run.go): every cached object is re-delivered as an update every 10 hours.
+  options.resync_ms = 10 * kHourMs;
   return std::make_unique<kube::Informer>(world.sim(), world.api(), options);
 }
 
@@ -51,7 +51,8 @@ Mk1Manager::Mk1Manager(GitpodWorld& world, Mk1Options options)
     : world_(world),
       versions_(world.versions()),
       options_(options),
-      client_(world.api().client(kActor)) {
+      client_(world.sim(), world.api(), kActor),
+      retry_stream_(world.sim().stream("gitpod.manager.retry")) {
   WSIM_ASSERT(versions_.mk1());
   WSIM_ASSERT_GT(options_.workers, 0);
 }
@@ -64,18 +65,26 @@ void Mk1Manager::start() {
   if (up_) return;
   up_ = true;
   world_.sim().record(kActor, "start", "", "ok");
-  queue_ = std::make_shared<WorkQueue>(world_.sim());
+  pool_ = std::make_shared<EventPool>(world_.sim());
+  cm_queue_ = std::make_shared<WorkQueue>(world_.sim());
+  pod_queue_ = std::make_shared<WorkQueue>(world_.sim());
   pods_ = make_informer(world_, "Pod");
   configmaps_ = make_informer(world_, "ConfigMap");
-  pods_->on_change([this](const kube::Object& o, bool deleted) { on_object(o, deleted); });
-  configmaps_->on_change([this](const kube::Object& o, bool deleted) { on_object(o, deleted); });
+  pods_->on_change([this](const kube::Object& o, bool deleted) { on_pod(o, deleted); });
+  configmaps_->on_change(
+      [this](const kube::Object& o, bool deleted) { on_config_map(o, deleted); });
   pods_->start();
   configmaps_->start();
+  client_.share("Pod", pods_.get());
+  client_.share("ConfigMap", configmaps_.get());
   // At startup every existing workspace counts as active, so nobody times out at once (§7.4).
   for (auto& [instance, at_ms] : activity_ms_) at_ms = world_.sim().now_ms();
   EventLoop& loop = world_.sim().loop();
   for (int i = 0; i < options_.workers; ++i)
-    actors_.push_back(loop.spawn("ws-manager/monitor", worker(queue_)));
+    actors_.push_back(loop.spawn("ws-manager/monitor", worker(pool_)));
+  actors_.push_back(
+      loop.spawn("ws-manager/configmap-reconciler", config_map_reconciler(cm_queue_)));
+  actors_.push_back(loop.spawn("ws-manager/pod-reconciler", pod_reconciler(pod_queue_)));
   actors_.push_back(loop.spawn("ws-manager/housekeeping", housekeeping()));
 }
 
@@ -85,8 +94,15 @@ void Mk1Manager::stop() {
   world_.sim().record(kActor, "stop", "", "ok");
   for (ActorId id : actors_) world_.sim().loop().cancel(id);
   actors_.clear();
-  if (queue_) queue_->shutdown();
-  queue_.reset();
+  if (pool_) pool_->shutdown();
+  pool_.reset();
+  for (auto* q : {&cm_queue_, &pod_queue_}) {
+    if (*q) (*q)->shutdown();
+    q->reset();
+  }
+  pods_seen_.clear();
+  for (const char* kind : {"Pod", "ConfigMap"}) client_.share(kind, nullptr);
+  client_.stop();
   for (auto* informer : {&pods_, &configmaps_}) {
     if (*informer) (*informer)->stop();
     informer->reset();
@@ -96,10 +112,22 @@ void Mk1Manager::stop() {
   for (auto& [instance, at_ms] : activity_ms_) at_ms = 0;
 }
 
-void Mk1Manager::on_object(const kube::Object& object, bool deleted) {
-  if (!queue_) return;
-  auto id = object.meta.annotations.find(kAnnId);
-  if (id != object.meta.annotations.end()) queue_->add(id->second);
+void Mk1Manager::on_pod(const kube::Object& pod, bool deleted) {
+  if (!pool_) return;
+  if (!plis_era()) {
+    // Finalizer era: PodReconciler (predicate: the pod has a gitpod/id annotation).
+    if (pod.meta.annotations.count(kAnnId) > 0) pod_queue_->add(pod.meta.name);
+    return;
+  }
+  // PLIS era: PodPoolFeeder adds every event with its object.
+  auto id = pod.meta.annotations.find(kAnnId);
+  if (id == pod.meta.annotations.end()) return;
+  pool_->add(MonitorEvent(id->second, MonitorEvent::Kind::kPod, deleted, pod));
+}
+
+void Mk1Manager::on_config_map(const kube::Object& cm, bool deleted) {
+  if (!cm_queue_ || !plis_era()) return;
+  cm_queue_->add(cm.meta.name);  // ConfigmapReconciler: For(&ConfigMap{}), every event.
 }
 
 void Mk1Manager::spawn_once(std::set<std::string>& running, const std::string& instance,
@@ -163,6 +191,7 @@ Task<ApiReply> Mk1Manager::stop_workspace(std::string instance, StopPolicy polic
       if (!plis.stopping_since_ms.has_value()) plis.stopping_since_ms = now_ms;
       plis.last_pod_phase = phase_name(Phase::kStopping);
       plis.last_pod_ever_ready = status.ever_ready;
+      plis.last_pod_deployed = true;
       plis.host_ip = node;
       return true;
     });

@@ -3,16 +3,28 @@
 // finalizer era (pod finalizer gitpod.io/finalizer, disposalStatus annotation, content finalized
 // while the pod is Terminating).
 //
-// Structure follows components/ws-manager/pkg/manager: a monitor over pod (and PLIS) events,
-// serialised per workspace (the EventWorkerPool of §7.4 — modelled with the WorkQueue, which
-// coalesces events of one key instead of replaying each; a stated simplification), goroutines
-// for content init and finalization (actors, lost on restart), housekeeping for timeouts and the
-// dangling-PLIS GC, and the gRPC API.
+// Upstream (gitpod-io/gitpod): components/ws-manager/pkg/manager/{manager.go, monitor.go,
+// status.go, annotations.go, pod_controller.go, configmap_controller.go,
+// internal/workpool/workpool.go} at 724ed7a92a^ (PLIS era) and c8c4c3bda92c (finalizer era).
+// docs/fidelity.md lists every decision point and its test.
 //
-// State writes use retry-on-conflict like the original (seed 004: markWorkspace and
-// patchPodLifecycleIndependentState: Get → modify → Update, retried on Conflict with client-go's
-// DefaultBackoff of 4 steps from 10 ms, factor 5; the finalizer era uses 7 steps from 100 ms,
-// factor 2).
+// Event delivery as upstream (event_pool.h):
+//  - PLIS era: every pod watch event (PodPoolFeeder) goes to the per-workspace EventWorkerPool
+//    with its own object, no coalescing; a Deleted event carries the last pod and marks it not
+//    deployed, so its STOPPING handling patches the PLIS. ConfigMaps go through a
+//    controller-runtime reconciler (coalesced per key, cache Get; NotFound sends nothing) that
+//    adds a Modified event; a ConfigMap event is ignored while the pod exists in the cache.
+//    Finalization therefore starts only when a PLIS event is handled after the pod is gone — if
+//    the final PLIS patch fails, nothing finalizes and the 60-minute dangling-PLIS GC deletes the
+//    PLIS without a backup.
+//  - Finalizer era: a controller-runtime pod reconciler (coalesced, cache Get) adds the cached pod
+//    as Modified, or — NotFound — the last pod it saw as Deleted.
+//  - Informer resync 10 h (SyncPeriod unset: the default of controller-runtime v0.8.2 / v0.14.6,
+//    the go.mod versions of the two eras); nothing else re-delivers.
+// Goroutines for content init and finalization are actors, lost on restart; housekeeping does the
+// timeouts and the dangling-PLIS GC.
+//
+// State writes use RetryOnConflict over the cache (state.cc).
 //
 // Not modelled: services, PVCs, snapshots/prebuilds, the readiness probe (the kubelet's ready
 // flag stands for it), the 7-minute unschedulable retry of §8.5, headless specifics.
@@ -27,10 +39,11 @@
 #include <vector>
 
 #include "model/gitpod/mk1/annotations.h"
+#include "model/gitpod/mk1/event_pool.h"
 #include "model/gitpod/versions.h"
 #include "model/gitpod/work_queue.h"
 #include "model/gitpod/world/manager.h"
-#include "sim/kube/client.h"
+#include "sim/kube/cached_client.h"
 #include "sim/kube/informer.h"
 
 namespace wsim::gitpod {
@@ -62,7 +75,7 @@ struct PodStatus {
 PodStatus status_from_pod(const kube::Object& pod, bool finalizer_era);
 
 struct Mk1Options {
-  int workers = 25;
+  int workers = 100;  // eventpoolWorkers.
   DurationMs housekeeping_ms = 15 * kSecondMs;
   DurationMs regular_timeout_ms = 30 * kMinuteMs;
   DurationMs startup_timeout_ms = kHourMs;
@@ -91,9 +104,17 @@ class Mk1Manager : public Manager {
  private:
   bool plis_era() const;
   // monitor.cc
-  Task<void> worker(std::shared_ptr<WorkQueue> queue);
-  Task<ReconcileResult> handle(std::string instance);
-  Task<ReconcileResult> handle_pod(const std::string& instance, const kube::Object& pod);
+  // The informers sync before the monitor handles events (client-go WaitForCacheSync).
+  Task<void> wait_for_caches();
+  Task<void> worker(std::shared_ptr<EventPool> pool);
+  // The controller-runtime reconcilers feeding the pool (configmap_controller.go; the
+  // finalizer era's pod_controller.go).
+  Task<void> config_map_reconciler(std::shared_ptr<WorkQueue> queue);
+  Task<void> pod_reconciler(std::shared_ptr<WorkQueue> queue);
+  Task<void> handle_event(MonitorEvent event);
+  Task<void> handle_config_map_event(const std::string& instance, const kube::Object& cm);
+  Task<ReconcileResult> handle_pod(const std::string& instance, const kube::Object& pod,
+                                   bool deleted);
   Task<ReconcileResult> handle_stopping_pod(const std::string& instance, const kube::Object& pod,
                                             const PodStatus& status);
   Task<ReconcileResult> handle_plis_only(const std::string& instance, const kube::Object& cm);
@@ -106,21 +127,30 @@ class Mk1Manager : public Manager {
   Task<bool> mark_pod(std::string instance, std::function<bool(kube::Object&)> edit);
   Task<bool> patch_plis(std::string instance, std::function<bool(Plis&)> edit,
                         std::map<std::string, std::optional<std::string>> marks = {});
+  // One RetryOnConflict attempt of mark_pod / patch_plis (Get from the cache, edit, Update).
+  Task<kube::Status> mark_pod_once(std::string instance, std::function<bool(kube::Object&)> edit);
+  Task<kube::Status> patch_plis_once(std::string instance, std::function<bool(Plis&)> edit,
+                                     std::map<std::string, std::optional<std::string>> marks);
   Task<void> delete_pod(const std::string& instance, std::optional<DurationMs> grace_ms);
   Task<bool> delete_plis(const std::string& instance);
   void spawn_once(std::set<std::string>& running, const std::string& instance,
                   const std::string& what, Task<void> task);
-  void on_object(const kube::Object& object, bool deleted);
+  void on_pod(const kube::Object& pod, bool deleted);
+  void on_config_map(const kube::Object& cm, bool deleted);
 
   GitpodWorld& world_;
   const Versions versions_;
   Mk1Options options_;
-  kube::Client client_;
+  kube::CachedClient client_;  // mgr.GetClient(): reads from pods_ / configmaps_ once started.
+  ChoiceStream retry_stream_;  // Jitter of the RetryOnConflict backoffs.
   bool up_ = false;
   bool maintenance_ = false;
   std::unique_ptr<kube::Informer> pods_;
   std::unique_ptr<kube::Informer> configmaps_;
-  std::shared_ptr<WorkQueue> queue_;
+  std::shared_ptr<EventPool> pool_;
+  std::shared_ptr<WorkQueue> cm_queue_;   // ConfigmapReconciler's work queue.
+  std::shared_ptr<WorkQueue> pod_queue_;  // Finalizer era: PodReconciler's work queue.
+  std::map<std::string, kube::Object> pods_seen_;  // PodReconciler.Pods (in memory).
   std::vector<ActorId> actors_;
   // In-memory state, lost on restart (§7.4).
   std::set<std::string> initializing_;

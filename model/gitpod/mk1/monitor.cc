@@ -1,8 +1,6 @@
 // The mk1 monitor (monitor.go, status.go at 724ed7a92a^ and c8c4c3bda92c; research §7.4–§7.8,
 // §8.2–§8.4): per-workspace event handling, content init and finalization goroutines,
 // housekeeping (timeouts, dangling PLIS GC).
-#include <array>
-
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/daemon/ws_daemon.h"
 #include "model/gitpod/mk1/manager.h"
@@ -61,33 +59,93 @@ PodStatus status_from_pod(const kube::Object& pod, bool finalizer_era) {
   return out;
 }
 
-Task<void> Mk1Manager::worker(std::shared_ptr<WorkQueue> queue) {
-  // The informers sync before the monitor handles events (client-go WaitForCacheSync).
-  const std::array<kube::Informer*, 2> informers = {pods_.get(), configmaps_.get()};
-  for (kube::Informer* informer : informers) {
-    if (informer != nullptr) co_await informer->wait_synced();
+// No std::array of informers across the co_await: g++ 12 destroys brace-initialised aggregates
+// living across a co_await twice (sim/kube/README.md).
+Task<void> Mk1Manager::wait_for_caches() {
+  if (pods_) co_await pods_->wait_synced();
+  if (configmaps_) co_await configmaps_->wait_synced();
+}
+
+Task<void> Mk1Manager::worker(std::shared_ptr<EventPool> pool) {
+  co_await wait_for_caches();
+  while (true) {
+    std::optional<MonitorEvent> event = co_await pool->next();
+    if (!event.has_value()) co_return;
+    const std::string queue = event->queue;
+    co_await handle_event(std::move(*event));
+    pool->done(queue);
   }
+}
+
+// configmap_controller.go Reconcile: Get from the cache; NotFound → nothing; a ConfigMap with a
+// gitpod/id annotation → a Modified event carrying the cached object.
+Task<void> Mk1Manager::config_map_reconciler(std::shared_ptr<WorkQueue> queue) {
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;
-    const ReconcileResult result = co_await handle(*key);
-    queue->finish(*key, result);
+    kube::Result<kube::Object> cm =
+        co_await client_.get(kube::ObjectRef("ConfigMap", kNamespace, *key));
+    if (cm.ok() && pool_ && has_ann(cm.value, kAnnId)) {
+      const std::string id = ann(cm.value, kAnnId);
+      pool_->add(MonitorEvent(id, MonitorEvent::Kind::kConfigMap, false, std::move(cm.value)));
+    }
+    queue->finish(*key, ReconcileResult::done());
   }
 }
 
-Task<ReconcileResult> Mk1Manager::handle(std::string instance) {
-  if (!pods_ || !configmaps_) co_return ReconcileResult::done();
-  std::optional<kube::Object> pod = pods_->get(kNamespace, pod_name(instance));
-  if (pod.has_value()) co_return co_await handle_pod(instance, *pod);
-  // ConfigMap events are only looked at while no pod exists (§7.4).
-  std::optional<kube::Object> cm = configmaps_->get(kNamespace, plis_name(instance));
-  if (plis_era() && cm.has_value() && !cm->meta.deletion_ms.has_value()) {
-    co_return co_await handle_plis_only(instance, *cm);
+// pod_controller.go Reconcile (finalizer era): the cached pod as Modified (remembered), or, once
+// the cache has no such pod, the last remembered one as Deleted.
+Task<void> Mk1Manager::pod_reconciler(std::shared_ptr<WorkQueue> queue) {
+  while (true) {
+    std::optional<std::string> key = co_await queue->next();
+    if (!key.has_value()) co_return;
+    kube::Result<kube::Object> pod = co_await client_.get(kube::ObjectRef("Pod", kNamespace, *key));
+    if (pool_ && pod.status.is(kube::Code::kNotFound)) {
+      auto seen = pods_seen_.find(*key);
+      if (seen != pods_seen_.end()) {
+        kube::Object last = std::move(seen->second);
+        pods_seen_.erase(seen);
+        if (has_ann(last, kAnnId)) {
+          const std::string id = ann(last, kAnnId);
+          pool_->add(MonitorEvent(id, MonitorEvent::Kind::kPod, true, std::move(last)));
+        }
+      }
+    } else if (pool_ && pod.ok()) {
+      pods_seen_[*key] = pod.value;
+      if (has_ann(pod.value, kAnnId)) {
+        const std::string id = ann(pod.value, kAnnId);
+        pool_->add(MonitorEvent(id, MonitorEvent::Kind::kPod, false, std::move(pod.value)));
+      }
+    }
+    queue->finish(*key, ReconcileResult::done());
   }
-  co_return ReconcileResult::done();
 }
 
-Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const kube::Object& pod) {
+Task<void> Mk1Manager::handle_event(MonitorEvent event) {
+  if (!pods_ || !configmaps_) co_return;
+  if (event.kind == MonitorEvent::Kind::kPod) {
+    (void)co_await handle_pod(event.queue, event.object, event.deleted);
+    co_return;
+  }
+  co_await handle_config_map_event(event.queue, event.object);
+}
+
+// monitor.go onConfigMapEvent.
+Task<void> Mk1Manager::handle_config_map_event(const std::string& instance,
+                                               const kube::Object& cm) {
+  if (!plis_era() || cm.meta.deletion_ms.has_value()) co_return;  // DeletionGracePeriodSeconds.
+  // completeWorkspaceObjects reads the pod through the cache; while it exists the event is
+  // ignored (a stable order of states).
+  kube::Result<kube::Object> pod =
+      co_await client_.get(kube::ObjectRef("Pod", kNamespace, pod_name(instance)));
+  if (pod.ok()) co_return;
+  (void)co_await handle_plis_only(instance, cm);
+}
+
+// monitor.go onPodEvent + actOnPodEvent, for one event's pod (deleted: the watch.Deleted event,
+// whose status is computed with Deployed=false).
+Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const kube::Object& pod,
+                                             bool deleted) {
   const PodStatus status = status_from_pod(pod, !plis_era());
   const bool deleting = pod_deleting(pod);
   const bool timed_out = has_ann(pod, kAnnTimedOut);
@@ -101,6 +159,7 @@ Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const 
         if (!plis.stopping_since_ms.has_value()) plis.stopping_since_ms = now_ms;
         plis.last_pod_phase = phase_name(Phase::kStopping);
         plis.last_pod_ever_ready = status.ever_ready;
+        plis.last_pod_deployed = !deleted;
         if (!node.empty()) plis.host_ip = node;
         return !(plis == before);
       });
@@ -113,6 +172,7 @@ Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const 
         if (!plis.stopping_since_ms.has_value()) plis.stopping_since_ms = now_ms;
         plis.last_pod_phase = phase_name(Phase::kStopping);
         plis.last_pod_ever_ready = status.ever_ready;
+        plis.last_pod_deployed = !deleted;
         plis.host_ip = node;
         return true;
       });
@@ -323,10 +383,7 @@ Task<void> Mk1Manager::finalize_pod(std::string instance, std::string node, bool
 }
 
 Task<void> Mk1Manager::housekeeping() {
-  const std::array<kube::Informer*, 2> informers = {pods_.get(), configmaps_.get()};
-  for (kube::Informer* informer : informers) {
-    if (informer != nullptr) co_await informer->wait_synced();
-  }
+  co_await wait_for_caches();
   while (true) {
     co_await world_.sim().loop().sleep(options_.housekeeping_ms);
     co_await housekeep_once();

@@ -1,76 +1,99 @@
-// mk1 state writers, ported from seed 004 (annotations.go at 724ed7a92a^): markWorkspace and
-// patchPodLifecycleIndependentState, both retry.RetryOnConflict(DefaultBackoff, get → modify →
-// Update). The comment of the original holds here too: "neither atomic, nor synchronized" —
-// every Get and Update is an interleaving point; safety rests on resourceVersion.
+// mk1 state writers (components/ws-manager/pkg/manager/annotations.go at 724ed7a92a^ and
+// c8c4c3bda92c): markWorkspace and patchPodLifecycleIndependentState, both
+// retry.RetryOnConflict of Get → modify → Update. m.Clientset is mgr.GetClient() (cmd/run.go), so
+// every Get — findWorkspacePod's List included — reads the informer cache: while the cache lags
+// a write, each retry sends the same stale resourceVersion and conflicts again, and the backoff
+// (PLIS era: retry.DefaultBackoff, 4 steps from 10 ms, factor 5, jitter 0.1, about 0.3 s;
+// finalizer era markWorkspace: 7 steps from 100 ms, factor 2, jitter 0.1) can run out. The
+// comment of the original holds here too: "neither atomic, nor synchronized".
+// Simplified: the finalizer era's modifyFinalizer (retry.DefaultBackoff) uses markWorkspace's
+// backoff here.
 #include "model/gitpod/mk1/manager.h"
 #include "model/gitpod/names.h"
 #include "model/gitpod/world/world.h"
 #include "sim/core/assert.h"
+#include "sim/kube/retry.h"
 
 namespace wsim::gitpod::mk1 {
 namespace {
 
-struct Backoff {
-  int steps;
-  DurationMs first_ms;
-  int factor;
-};
+kube::Backoff backoff_for(bool plis_era) {
+  return plis_era ? kube::default_backoff() : kube::Backoff(7, 100, 2.0, 0.1);
+}
 
-// client-go retry.DefaultBackoff (PLIS era) and the finalizer era's own (§7.2).
-Backoff backoff_for(bool plis_era) { return plis_era ? Backoff{4, 10, 5} : Backoff{7, 100, 2}; }
+// A Status for "the edit needs no write" (RetryOnConflict's fn returning nil without Update).
+kube::Status unchanged() { return kube::Status::Ok(); }
 
 }  // namespace
 
-Task<bool> Mk1Manager::mark_pod(std::string instance, std::function<bool(kube::Object&)> edit) {
-  const Backoff backoff = backoff_for(plis_era());
-  DurationMs delay_ms = backoff.first_ms;
-  for (int step = 0; step < backoff.steps; ++step) {
-    kube::Result<kube::Object> pod =
-        co_await client_.get(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)});
-    if (pod.status.is(kube::Code::kNotFound)) co_return !plis_era();  // §7.2.
-    if (!pod.ok()) co_return false;
-    if (!edit(pod.value)) co_return true;
-    kube::Result<kube::Object> updated = co_await client_.update(pod.value);
-    if (updated.ok()) co_return true;
-    if (!updated.status.is(kube::Code::kConflict)) co_return false;
+Task<kube::Status> Mk1Manager::mark_pod_once(std::string instance,
+                                             std::function<bool(kube::Object&)> edit) {
+  kube::Result<kube::Object> pod =
+      co_await client_.get(kube::ObjectRef("Pod", kNamespace, pod_name(instance)));
+  if (!pod.ok()) co_return pod.status;
+  if (!edit(pod.value)) co_return unchanged();
+  kube::Result<kube::Object> updated = co_await client_.update(std::move(pod.value));
+  if (updated.status.is(kube::Code::kConflict)) {
     world_.sim().record(kActor, "mark-workspace", instance, "Conflict", "retrying");
-    co_await world_.sim().loop().sleep(delay_ms);
-    delay_ms *= backoff.factor;
   }
-  co_return false;
+  co_return updated.status;
+}
+
+Task<bool> Mk1Manager::mark_pod(std::string instance, std::function<bool(kube::Object&)> edit) {
+  // Named, not temporaries inside the co_await expression (g++ 12, sim/kube/README.md).
+  const kube::Backoff backoff = backoff_for(plis_era());
+  std::function<Task<kube::Status>()> attempt = [this, instance, edit] {
+    return mark_pod_once(instance, edit);
+  };
+  const kube::Status s =
+      co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff, attempt);
+  if (s.is(kube::Code::kNotFound)) co_return !plis_era();  // Finalizer era: not found = success.
+  if (!s.ok()) {
+    world_.sim().record(kActor, "mark-workspace", instance, "gave up", kube::code_name(s.code));
+  }
+  co_return s.ok();
+}
+
+Task<kube::Status> Mk1Manager::patch_plis_once(
+    std::string instance, std::function<bool(Plis&)> edit,
+    std::map<std::string, std::optional<std::string>> marks) {
+  kube::Result<kube::Object> cm =
+      co_await client_.get(kube::ObjectRef("ConfigMap", kNamespace, plis_name(instance)));
+  if (!cm.ok()) co_return cm.status;  // A missing CM is an error.
+  Plis plis = read_plis(cm.value).value_or(Plis{});
+  bool needs_update = edit(plis);
+  cm.value.meta.annotations[kAnnPlis] = encode_plis(plis);
+  for (const auto& [key, value] : marks) {
+    auto it = cm.value.meta.annotations.find(key);
+    if (value.has_value()) {
+      needs_update = needs_update || it == cm.value.meta.annotations.end();
+      cm.value.meta.annotations[key] = *value;
+    } else if (it != cm.value.meta.annotations.end()) {
+      needs_update = true;
+      cm.value.meta.annotations.erase(it);
+    }
+  }
+  if (!needs_update) co_return unchanged();
+  kube::Result<kube::Object> updated = co_await client_.update(std::move(cm.value));
+  if (updated.status.is(kube::Code::kConflict)) {
+    world_.sim().record(kActor, "patch-plis", instance, "Conflict", "retrying");
+  }
+  co_return updated.status;
 }
 
 Task<bool> Mk1Manager::patch_plis(std::string instance, std::function<bool(Plis&)> edit,
                                   std::map<std::string, std::optional<std::string>> marks) {
-  const Backoff backoff = backoff_for(true);
-  DurationMs delay_ms = backoff.first_ms;
-  for (int step = 0; step < backoff.steps; ++step) {
-    kube::Result<kube::Object> cm =
-        co_await client_.get(kube::ObjectRef{"ConfigMap", kNamespace, plis_name(instance)});
-    if (!cm.ok()) co_return false;  // A missing CM is an error (§7.3).
-    Plis plis = read_plis(cm.value).value_or(Plis{});
-    bool needs_update = edit(plis);
-    cm.value.meta.annotations[kAnnPlis] = encode_plis(plis);
-    for (const auto& [key, value] : marks) {
-      auto it = cm.value.meta.annotations.find(key);
-      if (value.has_value()) {
-        needs_update = needs_update || it == cm.value.meta.annotations.end();
-        cm.value.meta.annotations[key] = *value;
-      } else if (it != cm.value.meta.annotations.end()) {
-        needs_update = true;
-        cm.value.meta.annotations.erase(it);
-      }
-    }
-    if (!needs_update) co_return true;
-    kube::Result<kube::Object> updated = co_await client_.update(cm.value);
-    if (updated.ok()) co_return true;
-    if (!updated.status.is(kube::Code::kConflict)) co_return false;
-    world_.sim().record(kActor, "patch-plis", instance, "Conflict", "retrying");
-    co_await world_.sim().loop().sleep(delay_ms);
-    delay_ms *= backoff.factor;
+  const kube::Backoff backoff = backoff_for(true);
+  std::function<Task<kube::Status>()> attempt = [this, instance, edit, marks] {
+    return patch_plis_once(instance, edit, marks);
+  };
+  const kube::Status s =
+      co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff, attempt);
+  if (s.is(kube::Code::kConflict)) {
+    world_.sim().record(kActor, "patch-plis", instance, "gave up",
+                        "conflicts exhausted the backoff");
   }
-  world_.sim().record(kActor, "patch-plis", instance, "gave up", "conflicts exhausted the backoff");
-  co_return false;
+  co_return s.ok();
 }
 
 Task<void> Mk1Manager::delete_pod(const std::string& instance, std::optional<DurationMs> grace_ms) {

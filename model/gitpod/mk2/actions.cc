@@ -1,3 +1,6 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95
+// components/ws-manager-mk2/controllers/workspace_controller.go actOnStatus (docs/fidelity.md
+// G10–G14).
 #include "model/gitpod/mk2/actions.h"
 
 #include <charconv>
@@ -122,6 +125,13 @@ std::optional<DurationMs> parse_grace(const std::string& message) {
   auto [ptr, error] = std::from_chars(begin, end, seconds);
   if (error != std::errc() || ptr != end || seconds < 0) return std::nullopt;
   return seconds * kSecondMs;
+}
+
+ReconcileResult pod_delete_result(const kube::Status& status) {
+  if (status.is(kube::Code::kNotFound)) return ReconcileResult::done();
+  if (status.ok()) return ReconcileResult::again();
+  if (status.is(kube::Code::kConflict)) return ReconcileResult::after(100);
+  return ReconcileResult::failed();
 }
 
 }  // namespace wsim::gitpod::mk2

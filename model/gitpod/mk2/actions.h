@@ -1,3 +1,5 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95 (docs/fidelity.md G10–G14).
+//
 // mk2 actOnStatus as a decision (research §3.5), ported from
 // components/ws-manager-mk2/controllers/workspace_controller.go.
 //
@@ -14,8 +16,10 @@
 #include <vector>
 
 #include "model/gitpod/versions.h"
+#include "model/gitpod/work_queue.h"
 #include "sim/core/time.h"
 #include "sim/kube/object.h"
+#include "sim/kube/status.h"
 
 namespace wsim::gitpod::mk2 {
 
@@ -68,5 +72,10 @@ void reset_for_recreation(kube::Object& ws, TimeMs now_ms);
 
 // Grace period from StoppedByRequest's message ("30s" / "1s"), nullopt if unparsable.
 std::optional<DurationMs> parse_grace(const std::string& message);
+
+// workspace_controller.go deleteWorkspacePod (and the StoppedByRequest / headless deletes) as
+// Reconcile returns it: NotFound → done; success → Requeue (rate-limited, no error); Conflict →
+// RequeueAfter 100 ms (errorResultLogConflict); any other error → the error.
+ReconcileResult pod_delete_result(const kube::Status& status);
 
 }  // namespace wsim::gitpod::mk2

@@ -1,9 +1,11 @@
-// The mk2 gRPC API: components/ws-manager-mk2/service/manager.go (research §4.1–§4.3).
+// The mk2 gRPC API: components/ws-manager-mk2/service/manager.go @ 4f45d02eac95
+// (StartWorkspace, StopWorkspace, MarkActive, modifyWorkspace).
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/mk2/manager.h"
 #include "model/gitpod/names.h"
 #include "model/gitpod/world/world.h"
 #include "sim/core/assert.h"
+#include "sim/kube/retry.h"
 
 namespace wsim::gitpod::mk2 {
 namespace {
@@ -71,45 +73,73 @@ Task<ApiReply> Mk2Manager::start_workspace(StartRequest request) {
   co_return ApiReply{ApiCode::kFailedPrecondition, "workspace did not start in time"};
 }
 
-// §4.2.
+Task<kube::Status> Mk2Manager::modify_workspace_once(std::string name,
+                                                     std::function<void(kube::Object&)> mutate) {
+  kube::Result<kube::Object> got =
+      co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, name));
+  if (!got.ok()) co_return got.status;
+  mutate(got.value);
+  kube::Result<kube::Object> r =
+      co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
+  co_return r.status;
+}
+
+Task<kube::Status> Mk2Manager::modify_workspace(std::string name,
+                                                std::function<void(kube::Object&)> mutate) {
+  WSIM_ASSERT(mutate != nullptr);
+  // Named, not temporaries inside the co_await expression (g++ 12, sim/kube/README.md).
+  const kube::Backoff backoff(10, 10, 2.0, 0.2);  // service/manager.go retryParams.
+  std::function<Task<kube::Status>()> attempt = [this, name, mutate] {
+    return modify_workspace_once(name, mutate);
+  };
+  const kube::Status s =
+      co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff, attempt);
+  co_return s;
+}
+
+// StopWorkspace: ABORT first sets Aborted (an error is only logged), then StoppedByRequest with
+// the grace period; NotFound is success; any other error (a Conflict that outlasted the 10
+// steps, a 5xx) fails the RPC.
 Task<ApiReply> Mk2Manager::stop_workspace(std::string instance, StopPolicy policy) {
   if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
   if (maintenance_) co_return ApiReply{ApiCode::kFailedPrecondition, "under maintenance"};
   const std::string grace = policy == StopPolicy::kNormal ? "30s" : "1s";
-  DurationMs backoff_ms = 10;
-  for (int attempt = 0; attempt < 10; ++attempt) {
-    kube::Result<kube::Object> got =
-        co_await client_.get(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
-    if (got.status.is(kube::Code::kNotFound)) co_return ApiReply{};
-    if (got.ok()) {
-      const TimeMs now_ms = world_.sim().now_ms();
-      set_cond(got.value, kCondStoppedByRequest, true, "", grace, now_ms);
-      if (policy == StopPolicy::kAbort) set_cond(got.value, kCondAborted, true, "", "", now_ms);
-      kube::Result<kube::Object> r = co_await client_.update(got.value, kube::Subresource::kStatus);
-      world_.sim().record(kActor, "stop-request", instance,
-                          r.ok() ? "ok" : kube::code_name(r.status.code), stop_policy_name(policy));
-      if (r.ok()) co_return ApiReply{};
-      if (r.status.is(kube::Code::kNotFound)) co_return ApiReply{};
-    }
-    co_await world_.sim().loop().sleep(backoff_ms);
-    backoff_ms *= 2;
+  if (policy == StopPolicy::kAbort) {
+    std::function<void(kube::Object&)> abort = [this](kube::Object& ws) {
+      set_cond(ws, kCondAborted, true, "StopWorkspaceRequest", "", world_.sim().now_ms());
+    };
+    const kube::Status aborted = co_await modify_workspace(instance, abort);
+    world_.sim().record(kActor, "abort-request", instance,
+                        aborted.ok() ? "ok" : kube::code_name(aborted.code));
   }
-  co_return ApiReply{ApiCode::kInternal, "cannot stop workspace"};
+  std::function<void(kube::Object&)> stop = [this, grace](kube::Object& ws) {
+    set_cond(ws, kCondStoppedByRequest, true, "", grace, world_.sim().now_ms());
+  };
+  const kube::Status stopped = co_await modify_workspace(instance, stop);
+  world_.sim().record(kActor, "stop-request", instance,
+                      stopped.ok() ? "ok" : kube::code_name(stopped.code),
+                      stop_policy_name(policy));
+  if (stopped.ok() || stopped.is(kube::Code::kNotFound)) co_return ApiReply{};
+  co_return ApiReply{ApiCode::kInternal, "cannot stop workspace: " + stopped.message};
 }
 
-// §4.3.
+// MarkActive: reads the Workspace from the cache and modifies it through modifyWorkspace
+// (simplified-equivalent: one write where upstream makes up to three, lastActivity,
+// FirstUserActivity and Closed, each its own modifyWorkspace).
 Task<ApiReply> Mk2Manager::mark_active(std::string instance) {
   if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
   kube::Result<kube::Object> got =
-      co_await client_.get(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
+      co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, instance));
   if (!got.ok()) co_return ApiReply{ApiCode::kNotFound, "no such workspace"};
-  const TimeMs now_ms = world_.sim().now_ms();
-  set_status_time(got.value, kStatusLastActivityMs, now_ms);
-  if (!cond_present(got.value, kCondFirstUserActivity)) {
-    set_cond(got.value, kCondFirstUserActivity, true, "", "", now_ms);
-  }
-  kube::Result<kube::Object> r = co_await client_.update(got.value, kube::Subresource::kStatus);
-  co_return r.ok() ? ApiReply{} : ApiReply{ApiCode::kInternal, kube::code_name(r.status.code)};
+  std::function<void(kube::Object&)> mark = [this](kube::Object& ws) {
+    const TimeMs now_ms = world_.sim().now_ms();
+    set_status_time(ws, kStatusLastActivityMs, now_ms);
+    if (!cond_present(ws, kCondFirstUserActivity)) {
+      set_cond(ws, kCondFirstUserActivity, true, "", "", now_ms);
+    }
+  };
+  const kube::Status r = co_await modify_workspace(instance, mark);
+  co_return r.ok() ? ApiReply{} : ApiReply{ApiCode::kInternal, kube::code_name(r.code)};
 }
 
 }  // namespace wsim::gitpod::mk2

@@ -1,5 +1,5 @@
-#include <array>
-
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95 components/ws-manager-mk2/main.go and controllers/
+// workspace_controller.go SetupWithManager (watches: Workspace, owned pods, node deletion).
 #include "model/gitpod/mk2/manager.h"
 
 #include "model/gitpod/conditions.h"
@@ -27,7 +27,8 @@ Mk2Manager::Mk2Manager(GitpodWorld& world, ManagerOptions options)
     : world_(world),
       versions_(world.versions()),
       options_(options),
-      client_(world.api().client(kActor)) {
+      client_(world.sim(), world.api(), kActor),
+      retry_stream_(world.sim().stream("gitpod.manager.retry")) {
   WSIM_ASSERT(versions_.mk2());
   WSIM_ASSERT_GT(options_.workspace_workers, 0);
 }
@@ -49,6 +50,9 @@ void Mk2Manager::start() {
   workspaces_->start();
   pods_->start();
   nodes_->start();
+  client_.share(kWorkspaceKind, workspaces_.get());
+  client_.share("Pod", pods_.get());
+  client_.share("Node", nodes_.get());
   EventLoop& loop = world_.sim().loop();
   for (int i = 0; i < options_.workspace_workers; ++i) {
     actors_.push_back(loop.spawn("ws-manager/worker", workspace_worker(queue_)));
@@ -68,17 +72,20 @@ void Mk2Manager::stop() {
     if (*q) (*q)->shutdown();
     q->reset();
   }
+  for (const char* kind : {kWorkspaceKind, "Pod", "Node"}) client_.share(kind, nullptr);
+  client_.stop();
   for (auto* informer : {&workspaces_, &pods_, &nodes_}) {
     if (*informer) (*informer)->stop();
     informer->reset();
   }
 }
 
+// No std::array of informers across the co_await: g++ 12 destroys brace-initialised aggregates
+// living across a co_await twice (sim/kube/README.md).
 Task<void> Mk2Manager::wait_for_caches() {
-  const std::array<kube::Informer*, 3> informers = {workspaces_.get(), pods_.get(), nodes_.get()};
-  for (kube::Informer* informer : informers) {
-    if (informer != nullptr) co_await informer->wait_synced();
-  }
+  if (workspaces_) co_await workspaces_->wait_synced();
+  if (pods_) co_await pods_->wait_synced();
+  if (nodes_) co_await nodes_->wait_synced();
 }
 
 void Mk2Manager::on_workspace(const kube::Object& ws, bool deleted) {

@@ -1,6 +1,16 @@
-// ws-manager mk2 (research §3, §4): the Workspace controller and the timeout controller, each a
+// ws-manager mk2: the Workspace controller and the timeout controller, each a
 // controller-runtime-like WorkQueue fed by informers over the fake API, plus the gRPC API
 // (StartWorkspace, StopWorkspace, MarkActive) and maintenance mode.
+//
+// Upstream (gitpod-io/gitpod @ 4f45d02eac95): components/ws-manager-mk2/controllers/
+// {workspace_controller.go, status.go, timeout_controller.go, create.go} and service/manager.go,
+// with each fix of versions.h switchable to its parent commit. docs/fidelity.md lists every
+// decision point and its test.
+//
+// Reads go through the manager's cache (mgr.GetClient(): sim/kube CachedClient over the same
+// informers the controllers watch): the Workspace and its pods in Reconcile, the Node in
+// checkNodeDisappeared, the Workspace in modifyWorkspace (StopWorkspace, MarkActive) and the
+// duplicate check of StartWorkspace. Writes go to the API server.
 //
 // Event sources (§3.6): Workspace CR changes, owned pod changes (by controller owner), node
 // deletion (every CR whose runtime.nodeName is that node).
@@ -14,6 +24,7 @@
 // invariant reads it); headless workspaces only through spec type.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,7 +34,7 @@
 #include "model/gitpod/versions.h"
 #include "model/gitpod/work_queue.h"
 #include "model/gitpod/world/manager.h"
-#include "sim/kube/client.h"
+#include "sim/kube/cached_client.h"
 #include "sim/kube/informer.h"
 
 namespace wsim::gitpod {
@@ -74,12 +85,21 @@ class Mk2Manager : public Manager {
   Task<ReconcileResult> finalize_workspace(kube::Object& ws);
   Task<ReconcileResult> delete_pod(const kube::Object& pod, std::optional<DurationMs> grace_ms);
   Task<ReconcileResult> remove_pod_finalizer(const kube::Object& pod);
-  Task<void> delete_secrets(const std::string& name);
+  // deleteWorkspaceSecrets / deleteSecret; false when a secret could not be deleted.
+  Task<bool> delete_secrets(const std::string& name);
+  Task<bool> delete_secret(std::string name);
+  // api.cc: service/manager.go modifyWorkspace — retry.RetryOnConflict(retryParams: 10 steps,
+  // 10 ms, factor 2, jitter 0.2) of Get (cache) → mutate → Status().Update. Ok, NotFound, or the
+  // last error (Conflict when the steps ran out).
+  Task<kube::Status> modify_workspace(std::string name, std::function<void(kube::Object&)> mutate);
+  Task<kube::Status> modify_workspace_once(std::string name,
+                                           std::function<void(kube::Object&)> mutate);
   std::vector<kube::Object> owned_pods(const std::string& name) const;
   ActionInputs action_inputs() const;
   // timeout_controller.cc
   Task<void> timeout_worker(std::shared_ptr<WorkQueue> queue);
   Task<ReconcileResult> reconcile_timeout(std::string name);
+  Task<kube::Status> set_timeout_once(std::string name, std::string expired);
   // manager.cc
   // controller-runtime starts the workers only after every informer synced (WaitForCacheSync);
   // reconciling against an empty pod cache would see "0 pods" for every workspace.
@@ -91,7 +111,8 @@ class Mk2Manager : public Manager {
   GitpodWorld& world_;
   const Versions versions_;
   ManagerOptions options_;
-  kube::Client client_;
+  kube::CachedClient client_;  // Reads: the informers below, once started.
+  ChoiceStream retry_stream_;  // Jitter of modifyWorkspace's RetryOnConflict.
   bool up_ = false;
   bool maintenance_ = false;
   std::unique_ptr<kube::Informer> workspaces_;

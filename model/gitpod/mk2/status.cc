@@ -1,3 +1,6 @@
+// Upstream: gitpod-io/gitpod @ 4f45d02eac95 components/ws-manager-mk2/controllers/status.go
+// (updateWorkspaceStatus, extractFailure, isDisposalFinished, isPodRejected,
+// checkNodeDisappeared); docs/fidelity.md G3–G9.
 #include "model/gitpod/mk2/status.h"
 
 #include <cstdint>
@@ -161,8 +164,17 @@ Failure extract_failure(const kube::Object& ws, const kube::Object& pod, const V
   // on its own only through exit_container().
   const ContainerView c = workspace_container(pod);
   const bool deleting = pod_deleting(pod);
-  if (c.state != ContainerState::kTerminated || deleting) return {};
-  if (c.exit_code != 0 && !c.message.empty()) return {c.message, std::string(kPhaseRunning)};
+  if (c.state != ContainerState::kTerminated) return {};
+  if (c.exit_code != 0 && !c.message.empty()) {
+    // status.go extractFailure: a failure even while the pod is being deleted (then without a
+    // forced phase). Exceptions: exit 137 with ContainerStatusUnknown on an untainted node (the
+    // model's nodes have no taints), and a headless task's own failure message.
+    if (c.exit_code == 137 && c.reason == "ContainerStatusUnknown") return {};
+    if (is_headless(ws) && starts_with(c.message, "headless task failed: ")) return {};
+    if (deleting) return {c.message, std::nullopt};
+    return {c.message, std::string(kPhaseRunning)};
+  }
+  if (deleting) return {};
   if (c.reason == "Error" && c.exit_code != 137) {
     return {"container " + std::string(kContainerName) + " ran with an error: exit code " +
                 std::to_string(c.exit_code),
@@ -188,9 +200,9 @@ void update_workspace_status(kube::Object& ws, const std::vector<kube::Object>& 
   if (pods.empty()) {
     status_without_pods(ws, inputs);
   } else if (pods.size() > 1) {
-    if (!cond_true(ws, kCondFailed)) {
-      set_cond(ws, kCondFailed, true, "", "multiple pods exists", inputs.now_ms);
-    }
+    // status.go updateWorkspaceStatus: SetCondition every time (not sticky like the pod rule).
+    set_cond(ws, kCondFailed, true, "", "multiple pods exists - this should never happen",
+             inputs.now_ms);
   } else {
     status_with_pod(ws, pods.front(), inputs);
   }

@@ -1,10 +1,12 @@
-// The mk2 timeout controller: components/ws-manager-mk2/controllers/timeout_controller.go
+// The mk2 timeout controller: gitpod-io/gitpod @ 4f45d02eac95
+// components/ws-manager-mk2/controllers/timeout_controller.go (docs/fidelity.md G18)
 // (research §4.4).
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/mk2/manager.h"
 #include "model/gitpod/names.h"
 #include "model/gitpod/world/world.h"
 #include "sim/core/assert.h"
+#include "sim/kube/retry.h"
 
 namespace wsim::gitpod::mk2 {
 
@@ -57,22 +59,28 @@ Task<ReconcileResult> Mk2Manager::reconcile_timeout(std::string name) {
   if (maintenance_) co_return ReconcileResult::after(kMinuteMs);
   const std::string expired = expired_timeout(*cached, world_.sim().now_ms(), options_);
   if (expired.empty()) co_return ReconcileResult::after(options_.timeout_check_ms);
-  // Get + Update with the default backoff.
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    kube::Result<kube::Object> got =
-        co_await client_.get(kube::ObjectRef{kWorkspaceKind, kNamespace, name});
-    if (got.status.is(kube::Code::kNotFound)) co_return ReconcileResult::done();
-    if (got.ok()) {
-      set_cond(got.value, kCondTimeout, true, kReasonTimedOut, "timed out: " + expired,
-               world_.sim().now_ms());
-      kube::Result<kube::Object> r = co_await client_.update(got.value, kube::Subresource::kStatus);
-      world_.sim().record(kActor, "timeout", name, r.ok() ? "ok" : kube::code_name(r.status.code),
-                          expired);
-      if (r.ok()) co_return ReconcileResult::done();
-    }
-    co_await world_.sim().loop().sleep(10 << attempt);
-  }
-  co_return ReconcileResult::failed();
+  // retry.RetryOnConflict(retry.DefaultBackoff, Get (cache) → SetCondition(Timeout) →
+  // Status().Update); any error, NotFound included, is the reconcile's error.
+  // Named, not temporaries inside the co_await expression (g++ 12, sim/kube/README.md).
+  const kube::Backoff backoff = kube::default_backoff();
+  std::function<Task<kube::Status>()> attempt = [this, name, expired] {
+    return set_timeout_once(name, expired);
+  };
+  const kube::Status s =
+      co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff, attempt);
+  world_.sim().record(kActor, "timeout", name, s.ok() ? "ok" : kube::code_name(s.code), expired);
+  co_return s.ok() ? ReconcileResult::done() : ReconcileResult::failed();
+}
+
+Task<kube::Status> Mk2Manager::set_timeout_once(std::string name, std::string expired) {
+  kube::Result<kube::Object> got =
+      co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, name));
+  if (!got.ok()) co_return got.status;
+  set_cond(got.value, kCondTimeout, true, kReasonTimedOut, "timed out: " + expired,
+           world_.sim().now_ms());
+  kube::Result<kube::Object> r =
+      co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
+  co_return r.status;
 }
 
 }  // namespace wsim::gitpod::mk2

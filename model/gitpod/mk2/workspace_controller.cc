@@ -1,4 +1,5 @@
-// The mk2 Workspace reconciler: components/ws-manager-mk2/controllers/workspace_controller.go
+// The mk2 Workspace reconciler: gitpod-io/gitpod @ 4f45d02eac95
+// components/ws-manager-mk2/controllers/workspace_controller.go (docs/fidelity.md G1–G14)
 // (research §3.1, §3.5). Every API call is an interleaving point.
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/mk2/manager.h"
@@ -8,6 +9,7 @@
 #include "model/gitpod/world/world.h"
 #include "sim/core/assert.h"
 #include "sim/kube/controllers/controller_util.h"
+#include "sim/kube/retry.h"
 
 namespace wsim::gitpod::mk2 {
 namespace {
@@ -50,14 +52,15 @@ Task<ReconcileResult> Mk2Manager::reconcile(std::string name) {
   update_workspace_status(ws, pods, in);
 
   if (!versions_.has(Fix::k16622)) {
-    // B1: act first, then write the status; PodStarts++ lives in memory until then.
-    ReconcileResult result = co_await act_on_status(ws, pods);
+    // B1 (a9810d6a0aa7^ Reconcile): act first, then write the status; PodStarts++ lives in
+    // memory until then. An actOnStatus error returns at once (no status write); any status
+    // write error, Conflict included, is Requeue with the error (rate-limited); on success
+    // actOnStatus's result is dropped.
+    const ReconcileResult result = co_await act_on_status(ws, pods);
+    if (result.error) co_return result;
     kube::Result<kube::Object> written = co_await client_.update(ws, kube::Subresource::kStatus);
-    if (written.status.is(kube::Code::kConflict))
-      co_return ReconcileResult::after(kConflictRequeueMs);
-    if (!written.ok() && !written.status.is(kube::Code::kNotFound))
-      co_return ReconcileResult::failed();
-    co_return result;
+    if (!written.ok()) co_return ReconcileResult::failed();
+    co_return ReconcileResult::done();
   }
   // Always written, changed or not: a stale cache shows up here as a Conflict.
   kube::Result<kube::Object> written = co_await client_.update(ws, kube::Subresource::kStatus);
@@ -93,7 +96,7 @@ Task<ReconcileResult> Mk2Manager::act_on_status(kube::Object& ws,
     case ActionKind::kDeletePod:
       co_return co_await delete_pod(pods.front(), action.grace_ms);
     case ActionKind::kDeleteSecrets:
-      co_await delete_secrets(ws.meta.name);
+      (void)co_await delete_secrets(ws.meta.name);  // Running: an error is only logged.
       co_return ReconcileResult::done();
     case ActionKind::kRemovePodFinalizer:
       co_return co_await remove_pod_finalizer(pods.front());
@@ -141,14 +144,41 @@ Task<ReconcileResult> Mk2Manager::reset_for_recreation_and_write(kube::Object& w
   co_return ReconcileResult::again();
 }
 
-Task<void> Mk2Manager::delete_secrets(const std::string& name) {
-  (void)co_await client_.remove(kube::ObjectRef{"Secret", kNamespace, env_secret_name(name)});
-  (void)co_await client_.remove(kube::ObjectRef{"Secret", kNamespace, tokens_secret_name(name)});
+// deleteSecret: wait.ExponentialBackoff{100 ms, ×1.5, jitter 0.2, 3 steps} of Get (cache;
+// NotFound = done) then Delete (NotFound = done); false when the steps ran out.
+Task<bool> Mk2Manager::delete_secret(std::string name) {
+  kube::Backoff backoff(3, 100, 1.5, 0.2);
+  while (true) {
+    kube::Result<kube::Object> got =
+        co_await client_.get(kube::ObjectRef("Secret", kNamespace, name));
+    if (got.status.is(kube::Code::kNotFound)) co_return true;
+    if (got.ok()) {
+      const kube::Status s = co_await client_.remove(kube::ObjectRef("Secret", kNamespace, name));
+      if (s.ok() || s.is(kube::Code::kNotFound)) co_return true;
+    }
+    if (backoff.steps <= 1) co_return false;
+    const DurationMs sleep_ms = kube::backoff_step(backoff, retry_stream_);
+    co_await world_.sim().loop().sleep(sleep_ms);
+  }
+}
+
+// deleteWorkspaceSecrets: both are attempted; false if either failed.
+Task<bool> Mk2Manager::delete_secrets(const std::string& name) {
+  const bool env = co_await delete_secret(env_secret_name(name));
+  const bool tokens = co_await delete_secret(tokens_secret_name(name));
+  co_return env&& tokens;
 }
 
 // §3.5 A3.
 Task<ReconcileResult> Mk2Manager::finalize_workspace(kube::Object& ws) {
-  co_await delete_secrets(ws.meta.name);
+  // actOnStatus (0 pods, Stopped): a failed secret deletion returns the error before the CR
+  // finalizer is removed.
+  const bool secrets_deleted = co_await delete_secrets(ws.meta.name);
+  if (!secrets_deleted) {
+    world_.sim().record(kActor, "delete-secrets", ws.meta.name, "failed",
+                        "CR finalizer kept until the secrets are gone");
+    co_return ReconcileResult::failed();
+  }
   if (kube::has_finalizer(ws, kFinalizer)) {
     kube::Object copy = ws;
     copy.meta.finalizers = kube::without_finalizer(copy.meta.finalizers, kFinalizer);
@@ -170,9 +200,7 @@ Task<ReconcileResult> Mk2Manager::delete_pod(const kube::Object& pod,
   options.grace_period_ms = grace_ms;
   const kube::Status s = co_await client_.remove(kube::ObjectRef::of(pod), options);
   world_.sim().record(kActor, "delete-pod", pod.meta.name, s.ok() ? "ok" : kube::code_name(s.code));
-  if (s.ok() || s.is(kube::Code::kNotFound)) co_return ReconcileResult::done();
-  if (s.is(kube::Code::kConflict)) co_return ReconcileResult::after(kConflictRequeueMs);
-  co_return ReconcileResult::failed();
+  co_return pod_delete_result(s);
 }
 
 // §3.5 B9.

@@ -1,3 +1,4 @@
+// Not a port: see content.h [invented].
 #include "model/gitpod/world/content.h"
 
 #include <set>

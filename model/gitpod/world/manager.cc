@@ -1,3 +1,4 @@
+// Not a port: see manager.h [invented].
 #include "model/gitpod/world/manager.h"
 
 namespace wsim::gitpod {

@@ -1,3 +1,4 @@
+// Not a port: see world.h [invented].
 #include "model/gitpod/world/world.h"
 
 #include "model/gitpod/daemon/ws_daemon.h"

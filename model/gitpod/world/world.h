@@ -1,3 +1,5 @@
+// Not a port: the installation around ws-manager [invented] (nodes, ws-daemons, content).
+//
 // GitpodWorld: the cluster and everything around ws-manager that a Gitpod installation has —
 // the fake Kubernetes (sim/kube/cluster.h), node disks and remote storage (content.h), one
 // ws-daemon per node, node-labeler (the ws-daemon readiness label workspace pods require,

@@ -1,3 +1,4 @@
+// See controller_util.h.
 #include "sim/kube/controllers/controller_util.h"
 
 #include <algorithm>

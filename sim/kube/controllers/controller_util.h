@@ -1,3 +1,6 @@
+// Upstream: none line by line; helpers [invented] (delays from choice streams) over Kubernetes
+// API conventions (condition lists, owner references). docs/fidelity.md K10.
+//
 // Small helpers shared by the built-in controllers: delays drawn from choice streams, finalizer
 // and owner-reference bookkeeping, integer fields, Kubernetes-style condition setting. Pure
 // functions of their arguments (no ApiServer), so they are unit-tested on their own.

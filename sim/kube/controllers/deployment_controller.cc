@@ -1,3 +1,5 @@
+// Upstream: kubernetes/kubernetes pkg/controller/deployment @ c91999aea603 (see the header;
+// docs/fidelity.md K1–K6).
 #include "sim/kube/controllers/deployment_controller.h"
 
 #include <algorithm>
@@ -16,6 +18,20 @@ bool starts_with(const std::string& text, std::string_view prefix) {
 }
 
 std::string quoted(const std::string& name) { return "\"" + name + "\""; }
+
+// progress.go syncRolloutStatus's isCompleteDeployment: every active pod is of the current
+// template and the last rollout completed.
+bool is_complete_deployment(const Condition* progressing, const DeploymentObservation& obs) {
+  return obs.replicas == obs.updated && progressing != nullptr &&
+         progressing->reason == "NewReplicaSetAvailable";
+}
+
+// deployment_util.go DeploymentTimedOut: never after a completed rollout; stays timed out; else
+// no progress for longer than the deadline.
+bool timed_out(const Condition* progressing, const DeploymentObservation& obs) {
+  if (progressing == nullptr || progressing->reason == "NewReplicaSetAvailable") return false;
+  return obs.now_ms - obs.last_progress_ms > obs.progress_deadline_ms;
+}
 
 }  // namespace
 
@@ -89,23 +105,25 @@ DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
     set_condition(update.conditions, std::move(condition), obs.now_ms);
   };
 
+  // pkg/controller/deployment/sync.go getNewReplicaSet: a created ReplicaSet is
+  // NewReplicaSetCreated; an existing one is FoundNewReplicaSet only when there is no Progressing
+  // condition yet. A pure scale (kScaled) writes no Progressing condition (sync.go sync →
+  // syncDeploymentStatus, which keeps the conditions).
   if (obs.change == RolloutChange::kNewReplicaSet) {
     progressing_true("NewReplicaSetCreated", "Created new replica set " + rs);
     update.progressed = true;
-  } else if (obs.change == RolloutChange::kFoundReplicaSet) {
+  } else if (obs.change == RolloutChange::kFoundReplicaSet && progressing == nullptr) {
     progressing_true("FoundNewReplicaSet", "Found new replica set " + rs);
     update.progressed = true;
-  } else if (obs.change == RolloutChange::kScaled && obs.scale_marks_progressing) {
-    progressing_true("ReplicaSetUpdated", "ReplicaSet " + rs + " is progressing.");
-    update.progressed = true;
+  } else if (is_complete_deployment(progressing, obs)) {
+    // progress.go syncRolloutStatus: no progress is estimated for a completed rollout whose pods
+    // are all of the current template (a scale, a pod turning unready, a resync).
   } else if (update.complete) {
     progressing_true("NewReplicaSetAvailable", "ReplicaSet " + rs + " has successfully progressed.");
-  } else if (progressing != nullptr && progressing->reason == "NewReplicaSetAvailable") {
-    // A completed rollout is not re-estimated (Kubernetes' isCompleteDeployment).
   } else if (made_progress) {
     progressing_true("ReplicaSetUpdated", "ReplicaSet " + rs + " is progressing.");
     update.progressed = true;
-  } else if (progressing != nullptr && obs.now_ms - obs.last_progress_ms > obs.progress_deadline_ms) {
+  } else if (timed_out(progressing, obs)) {
     set_condition(update.conditions,
                   Condition{"Progressing", "False", "ProgressDeadlineExceeded",
                             "ReplicaSet " + rs + " has timed out progressing.", 0},
@@ -263,7 +281,6 @@ void DeploymentController::sync(const ObjectRef& ref) {
   obs.last_progress_ms = memory.last_progress_ms;
   obs.progress_deadline_ms = int_field(deployment.spec, "progressDeadlineMs",
                                        options_.default_progress_deadline_ms);
-  obs.scale_marks_progressing = options_.scale_marks_progressing;
 
   memory.current_hash = hash;
   const DeploymentStatusUpdate update = compute_deployment_status(deployment, obs);

@@ -3,19 +3,27 @@
 // blockOwnerDeletion=true). Strategy Recreate: pods of an old template are deleted and the new
 // ones created once the old are gone.
 //
-// Status and conditions are the ones the GitLab ActualStateCalculator reads
-// (research/gitlab-agent.md §4.3, §6), computed like k8s.io/kubernetes/pkg/controller/deployment:
+// Upstream: kubernetes/kubernetes pkg/controller/deployment (sync.go getNewReplicaSet, sync,
+// syncDeploymentStatus, calculateStatus; progress.go syncRolloutStatus; recreate.go
+// rolloutRecreate; util/deployment_util.go DeploymentComplete, DeploymentProgressing,
+// DeploymentTimedOut) @ c91999aea603. docs/fidelity.md lists each rule with its test.
+//
+// Status and conditions (the ones the GitLab ActualStateCalculator reads):
 //   status: replicas (active pods), updatedReplicas, readyReplicas, availableReplicas (= ready,
 //           minReadySeconds 0), unavailableReplicas (= max(spec.replicas - available, 0)),
 //           observedGeneration
 //   Available:   True MinimumReplicasAvailable   if available >= spec.replicas
 //                False MinimumReplicasUnavailable otherwise
-//   Progressing: on a newly observed generation: True NewReplicaSetCreated (new template hash),
-//                FoundNewReplicaSet (a template seen before) or ReplicaSetUpdated (same template,
-//                e.g. a replicas change); then True NewReplicaSetAvailable once complete
-//                (updated == replicas == available == spec.replicas) — sticky afterwards, as in
-//                Kubernetes; True ReplicaSetUpdated on progress; False ProgressDeadlineExceeded
-//                when no progress for spec "progressDeadlineMs" (default 600 s).
+//   Progressing: a new template hash → True NewReplicaSetCreated; a template seen before →
+//                True FoundNewReplicaSet only if there is no Progressing condition yet; a pure
+//                replicas change → unchanged. Then, unless the rollout is complete
+//                (isCompleteDeployment: replicas == updated and the condition is
+//                NewReplicaSetAvailable — so a scale of a completed Deployment keeps
+//                NewReplicaSetAvailable even if its new pod never becomes ready): True
+//                NewReplicaSetAvailable once updated == replicas == available == spec.replicas;
+//                True ReplicaSetUpdated on progress; False ProgressDeadlineExceeded after spec
+//                "progressDeadlineMs" (default 600 s) without progress (never after
+//                NewReplicaSetAvailable).
 // Every status change is one write (status subresource); an unchanged status is not written.
 //
 // Spec keys read: "replicas" (default 1), "progressDeadlineMs", "template.labels.<k>",
@@ -39,10 +47,6 @@ namespace wsim::kube {
 struct DeploymentControllerOptions {
   DelayRange step{10, 500};  // Delay of a sync after an event on the Deployment or its pods.
   DurationMs default_progress_deadline_ms = 600 * kSecondMs;
-  // true: a spec change that keeps the template (a replicas change) sets Progressing
-  // ReplicaSetUpdated like a rollout (what research/gitlab-agent.md §6 asks for).
-  // false: upstream behaviour, a pure scale leaves the Progressing condition as it is.
-  bool scale_marks_progressing = true;
 };
 
 // The pod-template hash of a Deployment: FNV-1a over its "template.*" spec keys, rendered with the
@@ -55,7 +59,7 @@ enum class RolloutChange {
   kNone,            // Generation already observed.
   kNewReplicaSet,   // New generation with a template hash never seen: NewReplicaSetCreated.
   kFoundReplicaSet, // New generation with a template hash seen before: FoundNewReplicaSet.
-  kScaled,          // New generation, same template: ReplicaSetUpdated (or nothing upstream).
+  kScaled,          // New generation, same template: the Progressing condition is kept.
 };
 
 struct DeploymentObservation {
@@ -68,7 +72,6 @@ struct DeploymentObservation {
   TimeMs now_ms = 0;
   TimeMs last_progress_ms = 0;  // Last time the rollout made progress.
   DurationMs progress_deadline_ms = 600 * kSecondMs;
-  bool scale_marks_progressing = true;
 };
 
 struct DeploymentStatusUpdate {

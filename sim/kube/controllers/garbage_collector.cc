@@ -1,3 +1,4 @@
+// See garbage_collector.h ([reconstructed] GC cascade).
 #include "sim/kube/controllers/garbage_collector.h"
 
 #include <algorithm>

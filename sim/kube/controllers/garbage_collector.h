@@ -1,3 +1,7 @@
+// Upstream: kubernetes/kubernetes pkg/controller/garbagecollector — the cascade rules are
+// [reconstructed] from its documented behaviour (background, foreground, orphan), not ported line
+// by line; step delays [invented]. docs/fidelity.md K10.
+//
 // Garbage collector: the ownerReference cascade of the Kubernetes GC
 // (pkg/controller/garbagecollector), on a dependency index kept from server-side events.
 //

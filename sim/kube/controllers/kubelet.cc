@@ -1,3 +1,4 @@
+// See kubelet.h ([reconstructed] kubelet semantics, [invented] delays).
 #include "sim/kube/controllers/kubelet.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// Upstream: none line by line. Pod phases, container states, grace periods and admission
+// rejection messages are [reconstructed] from kubernetes/kubernetes pkg/kubelet behaviour and
+// the Pod API; all delays [invented]. docs/fidelity.md K10.
+//
 // Kubelet: one per node; runs the pods bound to it (spec "nodeName").
 //
 // Pod lifecycle (each step after a delay drawn from the "kube.kubelet" stream, as

@@ -1,3 +1,4 @@
+// See namespace_controller.h.
 #include "sim/kube/controllers/namespace_controller.h"
 
 #include <algorithm>

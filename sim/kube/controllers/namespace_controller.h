@@ -1,3 +1,7 @@
+// Upstream: kubernetes/kubernetes pkg/controller/namespace — [reconstructed] (content deleted
+// over several steps, then the spec finalizer); batch size and delays [invented]. docs/fidelity.md
+// K10.
+//
 // Namespace controller: the content removal of a Terminating namespace
 // (pkg/controller/namespace), over several steps.
 //

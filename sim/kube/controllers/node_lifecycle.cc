@@ -1,3 +1,4 @@
+// See node_lifecycle.h.
 #include "sim/kube/controllers/node_lifecycle.h"
 
 #include <vector>

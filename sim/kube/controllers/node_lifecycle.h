@@ -1,3 +1,6 @@
+// Upstream: kubernetes/kubernetes pkg/controller/nodelifecycle, pkg/controller/podgc —
+// [reconstructed] (NodeLost, orphaned pods); no taint-based eviction. docs/fidelity.md K10.
+//
 // Node lifecycle: what the node lifecycle controller and the pod garbage collector
 // (pkg/controller/nodelifecycle, pkg/controller/podgc) do for pods whose node is gone or down.
 //

@@ -1,3 +1,4 @@
+// See scheduler.h.
 #include "sim/kube/controllers/scheduler.h"
 
 namespace wsim::kube {

@@ -1,3 +1,7 @@
+// Upstream: kubernetes/kubernetes pkg/scheduler — [reconstructed] fit rules (nodeSelector,
+// cpu/memory, cordon) and the Unschedulable message; candidate choice [invented] (choice stream).
+// docs/fidelity.md K10.
+//
 // Scheduler: binds Pending pods without spec "nodeName" to a node.
 //
 // A node is a candidate if it is ready (status "ready" == "true"), not cordoned (spec

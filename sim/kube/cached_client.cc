@@ -1,0 +1,92 @@
+// CachedClient (cached_client.h): controller-runtime's delegating client over the informer cache.
+#include "sim/kube/cached_client.h"
+
+#include <utility>
+
+#include "sim/core/assert.h"
+#include "sim/kube/api_server.h"
+
+namespace wsim::kube {
+
+CachedClient::CachedClient(Sim& sim, ApiServer& server, std::string identity)
+    : sim_(sim), server_(server), writer_(server.client(std::move(identity))) {
+  WSIM_ASSERT(!writer_.identity().empty());
+}
+
+CachedClient::~CachedClient() { stop(); }
+
+void CachedClient::share(const std::string& kind, Informer* informer) {
+  WSIM_ASSERT(!kind.empty());
+  if (informer == nullptr) {
+    shared_.erase(kind);
+    return;
+  }
+  // A cache informer this client started for the kind meanwhile (a read while the owner was
+  // down) is dropped: the shared one replaces it.
+  if (auto it = owned_.find(kind); it != owned_.end()) {
+    it->second->stop();
+    owned_.erase(it);
+  }
+  shared_[kind] = informer;
+}
+
+void CachedClient::stop() {
+  for (auto& [kind, informer] : owned_) informer->stop();
+  owned_.clear();
+}
+
+const Informer* CachedClient::informer_for(const std::string& kind) const {
+  if (auto it = shared_.find(kind); it != shared_.end()) return it->second;
+  if (auto it = owned_.find(kind); it != owned_.end()) return it->second.get();
+  return nullptr;
+}
+
+Informer& CachedClient::informer(const std::string& kind) {
+  if (auto it = shared_.find(kind); it != shared_.end()) return *it->second;
+  auto it = owned_.find(kind);
+  if (it == owned_.end()) {
+    InformerOptions options;
+    options.identity = writer_.identity();
+    options.kind = kind;
+    options.trace_changes = false;
+    it = owned_.emplace(kind, std::make_unique<Informer>(sim_, server_, options)).first;
+    it->second->start();
+  }
+  WSIM_ASSERT(it->second != nullptr);
+  return *it->second;
+}
+
+Task<void> CachedClient::wait_synced(std::string kind) {
+  // Polls instead of awaiting the informer's own signal: no reference to an informer is held
+  // across a suspension, so a shared informer that is stopped and replaced meanwhile (the
+  // manager restarted) or an owned one dropped by share() / stop() is never touched again.
+  while (!informer(kind).synced()) co_await sim_.loop().sleep(kSyncPollMs);
+}
+
+Task<Result<Object>> CachedClient::get(ObjectRef ref) {
+  co_await wait_synced(ref.kind);
+  std::optional<Object> cached = informer(ref.kind).get(ref.namespace_, ref.name);
+  Result<Object> out;
+  if (cached.has_value()) {
+    out.value = std::move(*cached);
+  } else {
+    out.status = Status::Error(Code::kNotFound, ref.kind + " \"" + ref.name + "\" not found");
+  }
+  co_return out;
+}
+
+Task<Result<std::vector<Object>>> CachedClient::list(std::string kind, std::string namespace_,
+                                                     LabelSelector selector) {
+  co_await wait_synced(kind);
+  std::vector<Object> out;
+  for (Object& object : informer(kind).list()) {
+    if (!namespace_.empty() && object.meta.namespace_ != namespace_) continue;
+    if (!selector.matches(object.meta.labels)) continue;
+    out.push_back(std::move(object));
+  }
+  Result<std::vector<Object>> result;
+  result.value = std::move(out);
+  co_return result;
+}
+
+}  // namespace wsim::kube

@@ -1,0 +1,40 @@
+// retry.RetryOnConflict (retry.h).
+#include "sim/kube/retry.h"
+
+#include <cmath>
+
+#include "sim/core/assert.h"
+
+namespace wsim::kube {
+
+Backoff default_retry() { return Backoff(5, 10, 1.0, 0.1); }
+Backoff default_backoff() { return Backoff(4, 10, 5.0, 0.1); }
+
+DurationMs backoff_step(Backoff& backoff, ChoiceStream& stream) {
+  WSIM_ASSERT_GT(backoff.steps, 0);
+  WSIM_ASSERT_GE(backoff.duration_ms, 0);
+  WSIM_ASSERT_GE(backoff.jitter, 0.0);
+  const DurationMs base = backoff.duration_ms;
+  --backoff.steps;
+  backoff.duration_ms = static_cast<DurationMs>(std::llround(base * backoff.factor));
+  const auto max_jitter = static_cast<DurationMs>(std::floor(backoff.jitter * base));
+  const DurationMs jitter = max_jitter > 0 ? stream.range(0, max_jitter) : 0;
+  WSIM_ASSERT_LE(jitter, max_jitter);
+  return base + jitter;
+}
+
+Task<Status> retry_on_conflict(Sim& sim, ChoiceStream& stream, Backoff backoff,
+                               std::function<Task<Status>()> attempt) {
+  WSIM_ASSERT_GT(backoff.steps, 0);
+  WSIM_ASSERT(attempt != nullptr);
+  Status last;
+  while (true) {
+    last = co_await attempt();
+    if (!last.is(Code::kConflict) || backoff.steps <= 1) break;
+    const DurationMs sleep_ms = backoff_step(backoff, stream);
+    co_await sim.loop().sleep(sleep_ms);
+  }
+  co_return last;
+}
+
+}  // namespace wsim::kube
