@@ -1,9 +1,10 @@
 // Names, labels and annotations shared by Rails, agentk and the invariants
-// (research/gitlab-agent.md §1, §4.5, §5.7).
+// (docs/gitlab-model.md §1, §4.5, §5.7).
 //
 // Real names are `workspace-<agentId>-<userId>-<rand6>` and `gl-rd-ns-<agentId>-<userId>-<rand6>`
 // (§1, R3 CreatorBootstrapper); the simulation uses short readable names: workspace "ws-0" lives
 // in namespace "gl-rd-ns-ws-0" (unique mode) or in the shared namespace.
+// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
 #pragma once
 
 #include <optional>

@@ -25,7 +25,8 @@ struct InvariantInfo {
   std::string id;           // Stable, e.g. "gitlab.L1" — used by corpus expectations.
   InvariantKind kind;
   std::string description;  // One line.
-  std::string reference;    // Real-world reference: "gitlab#411205 (seed 000)", "research §10.2".
+  // Real-world reference: "gitlab#411205 (seed 000)", "docs/gitlab-model.md §10.2".
+  std::string reference;
 };
 
 struct Violation {

@@ -1,3 +1,4 @@
+// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
 #include "model/gitlab/agent/k8s_ops.h"
 
 #include "sim/core/assert.h"

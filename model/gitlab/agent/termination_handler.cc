@@ -1,3 +1,4 @@
+// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
 #include "model/gitlab/agent/termination_handler.h"
 
 #include <optional>
@@ -65,7 +66,8 @@ Task<Errors> handle_post_fix(AgentContext& ctx, ReconcilerState& state, Workspac
   co_return Errors{};
 }
 
-// --- A3 [inferred], research §5.8 -------------------------------------------------------------
+// --- A3 [inferred], docs/gitlab-model.md §5.8
+// -------------------------------------------------------------
 
 struct LiveInventory {
   kube::Object config_map;           // As sent by Rails (no data).

@@ -1,4 +1,4 @@
-// `handleDesiredStateIsTerminated` of every agent version (research/gitlab-agent.md §5.5, §5.8).
+// `handleDesiredStateIsTerminated` of every agent version (docs/gitlab-model.md §5.5, §5.8).
 //
 // A0 (pre-fix, ea4641ad / 93f7dd8a):
 //   if tracked ∧ actual Terminated: untrack, forget persisted version; ok
@@ -14,6 +14,7 @@
 // A3 ([inferred], §5.8 with the alternatives of versions.h): inventory-based deletion; in shared
 //   mode never touches the namespace.
 // Returns the error messages of this call (the "error channel"); empty = ok.
+// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
 #pragma once
 
 #include <string>

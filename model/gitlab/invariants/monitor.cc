@@ -1,3 +1,4 @@
+// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
 #include "model/gitlab/invariants/monitor.h"
 
 #include "model/gitlab/invariants/catalog.h"
@@ -291,7 +292,7 @@ void Monitor::on_reconciler_reset(std::uint64_t generation, bool restart) {
 }
 
 // S16: a Deployment the agent leaves out of a request because it believes Rails already has that
-// version (the persisted-version tracker, §5.2) must be at that version in Rails' row: the
+// version (the persisted-version tracker, §5.3, §5.4) must be at that version in Rails' row: the
 // tracker only learns versions from Rails' responses, and Rails only from the agent's reports.
 void Monitor::check_skipped_deployments(const BuiltRequest& built) {
   if (!agent_.cached_deployments) return;
