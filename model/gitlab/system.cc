@@ -262,12 +262,32 @@ std::string GitlabSystem::description() const {
 }
 
 std::vector<run::VersionAxis> GitlabSystem::axes() const {
+  // Provenance per value (docs/fidelity.md "GitLab"): the agent mirror pluralsh/kubernetes-agent
+  // and GitLab's ee/lib/remote_development at the commits named; A2/A3 have no public code.
   return {
-      {"agent", {"A0a", "A0b", "A1", "A2", "A3"}, "A3"},
-      {"rails", {"R0", "R1", "R2", "R3"}, "R3"},
-      {"namespace_mode", {"unique", "shared"}, "unique"},
-      // [inferred] §5.8 alternatives and the naive §8 variants (items 1–3); not versions.
-      {"a3_termination", a3_termination_names(), "plan"},
+      {"agent",
+       {"A0a", "A0b", "A1", "A2", "A3"},
+       "A3",
+       {"@ea4641ad", "@93f7dd8a", "@9743dcf6 (gitlab-agent!1080)",
+        "[reconstructed] gitlab-agent!1158 (synced flag)",
+        "[reconstructed] seed-001 plan, gitlab-agent!2351 (shared namespaces)"}},
+      {"rails",
+       {"R0", "R1", "R2", "R3"},
+       "R3",
+       {"ReconcileProcessor @50566b4f3874", "Reconcile::Main @b34b10cbcc58",
+        "WorkspaceOperations::Reconcile @0582d2cdb488, lifecycle @ed88fc037fb7",
+        "2025 reconcile (actual_state_updated_at, strict >)"}},
+      {"namespace_mode",
+       {"unique", "shared"},
+       "unique",
+       {"every version", "[reconstructed] seed-001 plan (A3+R3 only)"}},
+      // The A3 termination alternatives and the naive variants; not versions.
+      {"a3_termination",
+       a3_termination_names(),
+       "plan",
+       {"[reconstructed] seed-001 plan", "[reconstructed] inventory-driven deletion",
+        "[reconstructed] seed-001 'apply to prune'", "[reconstructed] the A1 rule (unsafe shared)",
+        "[invented] naive: delete the namespace", "[invented] naive: inventories first"}},
   };
 }
 

@@ -19,10 +19,18 @@ std::string GitpodSystem::description() const {
 std::vector<run::VersionAxis> GitpodSystem::axes() const {
   std::vector<std::string> fixes;
   for (Fix fix : all_fixes()) fixes.emplace_back(fix_name(fix));
+  // Provenance per value (docs/fidelity.md): gitpod-io/gitpod at the commits named.
   return {
-      {"manager", {"mk1-plis", "mk1-finalizer", "mk2"}, "mk2"},
+      {"manager",
+       {"mk1-plis", "mk1-finalizer", "mk2"},
+       "mk2",
+       {"ws-manager @724ed7a92a^", "ws-manager @c8c4c3bda92c", "ws-manager-mk2 @4f45d02eac95"}},
       {"fixes", fixes, "all"},
-      {"upgrade", {"none", "naive", "drain-first"}, "none"},
+      {"upgrade",
+       {"none", "naive", "drain-first"},
+       "none",
+       {"no upgrade", "[reconstructed] gitpod#13147 (ws-daemon removed while workspaces run)",
+        "[reconstructed] gitpod#13147 (stop workspaces, then upgrade)"}},
   };
 }
 

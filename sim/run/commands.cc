@@ -9,6 +9,7 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include "sim/core/assert.h"
 #include "sim/core/sim.h"
 #include "sim/run/bundle.h"
 #include "sim/run/corpus_bugs.h"
@@ -21,9 +22,9 @@ namespace pb = google::protobuf;
 
 std::string shell_quote(const std::string& text) {
   const bool safe = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '.' || c == '_' || c == '-' || c == '/' || c == '=' || c == ':' || c == ',' ||
-           c == '+' || c == '@';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-' || c == '/' || c == '=' || c == ':' || c == ',' || c == '+' ||
+           c == '@';
   });
   if (safe) return text;
   std::string out = "'";
@@ -138,8 +139,8 @@ bool build_scenario(const ScenarioFlags& flags, LoadedScenario& loaded, std::str
       return false;
     }
     if (!flags.system.empty() && loaded.system->name() != flags.system) {
-      error = "--system " + flags.system + ": bug " + bug.name + " is a " +
-              loaded.system->name() + " bug";
+      error = "--system " + flags.system + ": bug " + bug.name + " is a " + loaded.system->name() +
+              " bug";
       return false;
     }
   } else if (!flags.scenario_file.empty()) {
@@ -175,7 +176,8 @@ bool build_scenario(const ScenarioFlags& flags, LoadedScenario& loaded, std::str
   }
   if (flags.fault_phase_ms) {
     loaded.scenario.set_fault_phase_ms(*flags.fault_phase_ms);
-    loaded.overridden["fault_phase_ms"] = "--time-limit " + format_duration_ms(*flags.fault_phase_ms);
+    loaded.overridden["fault_phase_ms"] =
+        "--time-limit " + format_duration_ms(*flags.fault_phase_ms);
   }
   if (flags.settle_ms) {
     loaded.scenario.set_settle_ms(*flags.settle_ms);
@@ -223,9 +225,8 @@ int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
     out << (result.known.empty() ? "NEW" : "known: " + result.known) << " (signature "
         << result.signature->text() << ")\n";
   }
-  const int code =
-      finish_run(loaded, result, command.ignore_expect, command.out_dir, command.out_dir_given,
-                 repro_command(command.flags), out, err);
+  const int code = finish_run(loaded, result, command.ignore_expect, command.out_dir,
+                              command.out_dir_given, repro_command(command.flags), out, err);
   if (command.print_hash) {
     out << loaded.scenario.seed() << " " << format_hash(result.fingerprint) << "\n";
   }
@@ -245,7 +246,8 @@ int cmd_replay(const ReplayCommand& command, std::ostream& out, std::ostream& er
     options.tape = tape_of(bundle.record);
     options.log = &out;
     options.events_max = command.events_max;
-    const RunResult result = execute_run(*bundle.scenario.system, bundle.scenario.scenario, options);
+    const RunResult result =
+        execute_run(*bundle.scenario.system, bundle.scenario.scenario, options);
     if (result.fingerprint != bundle.fingerprint || result.trace_hash != bundle.trace_hash) {
       out << "NONDETERMINISM: the replay's fingerprint " << format_hash(result.fingerprint)
           << " (trace hash " << format_hash(result.trace_hash) << ") differs from the bundle's "
@@ -290,12 +292,11 @@ int cmd_replay(const ReplayCommand& command, std::ostream& out, std::ostream& er
   const RunResult replayed = execute_run(*loaded.system, loaded.scenario, again);
   if (replayed.fingerprint != result.fingerprint) {
     out << "NONDETERMINISM: replaying the run's own choice record gave fingerprint "
-        << format_hash(replayed.fingerprint) << ", the run gave "
-        << format_hash(result.fingerprint) << "\n";
+        << format_hash(replayed.fingerprint) << ", the run gave " << format_hash(result.fingerprint)
+        << "\n";
     return kExitNondeterminism;
   }
-  out << "replayed its choice record: same fingerprint " << format_hash(result.fingerprint)
-      << "\n";
+  out << "replayed its choice record: same fingerprint " << format_hash(result.fingerprint) << "\n";
   return finish_run(loaded, result, command.ignore_expect, command.out_dir, false,
                     repro_command(flags), out, err);
 }
@@ -336,17 +337,28 @@ int cmd_list(std::ostream& out, std::ostream& err) {
     }
     out << system->name() << " — " << system->description() << "\n";
     out << "  defaults: " << describe_config(loaded.scenario, *system) << "\n";
-    out << "  phases: fault " << format_duration_ms(system->default_fault_phase_ms())
-        << ", settle " << format_duration_ms(system->default_settle_ms()) << "\n";
+    out << "  phases: fault " << format_duration_ms(system->default_fault_phase_ms()) << ", settle "
+        << format_duration_ms(system->default_settle_ms()) << "\n";
     out << "  versions (command-line flags):\n";
     for (const VersionAxis& axis : system->axes()) {
       std::string flag = axis.field;
       std::replace(flag.begin(), flag.end(), '_', '-');
       out << "    --" << std::left << std::setw(16) << flag;
-      for (std::size_t i = 0; i < axis.values.size(); ++i) {
-        out << (i ? ", " : "") << axis.values[i] << (axis.values[i] == axis.latest ? " (latest)" : "");
+      if (axis.provenance.empty()) {
+        for (std::size_t i = 0; i < axis.values.size(); ++i) {
+          out << (i ? ", " : "") << axis.values[i]
+              << (axis.values[i] == axis.latest ? " (latest)" : "");
+        }
+        out << "\n";
+        continue;
       }
+      WSIM_ASSERT_EQ(axis.provenance.size(), axis.values.size());
       out << "\n";
+      for (std::size_t i = 0; i < axis.values.size(); ++i) {
+        out << "        " << std::left << std::setw(20)
+            << (axis.values[i] + (axis.values[i] == axis.latest ? " (latest)" : ""))
+            << axis.provenance[i] << "\n";
+      }
     }
     out << "  invariants:\n";
     const std::vector<InvariantInfo> invariants = system->invariants();
@@ -432,7 +444,8 @@ void print_findings(std::ostream& out, const HuntResult& result) {
         << finding_label(f) << (f.bundle.empty() ? "-" : f.bundle) << "\n";
   }
   for (const Finding& f : result.findings) {
-    if (!f.signature.empty()) out << "  signature of " << finding_label(f) << ": " << f.signature << "\n";
+    if (!f.signature.empty())
+      out << "  signature of " << finding_label(f) << ": " << f.signature << "\n";
   }
 }
 
@@ -551,14 +564,15 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
         << command.seed_start << ", " << command.jobs << (command.jobs == 1 ? " job" : " jobs");
     if (command.runs) out << ", " << *command.runs << " runs";
     if (budget) out << ", " << format_duration_ms(*budget);
-    out << (command.keep_going         ? ", keep going"
-            : options.unmasked         ? ", going past the " + std::to_string(known.size()) +
+    out << (command.keep_going ? ", keep going"
+            : options.unmasked ? ", going past the " + std::to_string(known.size()) +
                                      " known bugs of " + corpus_dir + ", stop at the first NEW"
-                                       : ", stop at the first failure")
+                               : ", stop at the first failure")
         << "\n";
     out.flush();
     HuntResult result = hunt(options);
-    out << "\n" << loaded.system->name() << ": " << result.runs << " runs in "
+    out << "\n"
+        << loaded.system->name() << ": " << result.runs << " runs in "
         << format_duration_ms(static_cast<DurationMs>(result.seconds * 1000)) << " ("
         << rate(result) << " runs/s), " << result.failures
         << (result.failures == 1 ? " failing run" : " failing runs")
@@ -568,8 +582,7 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
     if (code == kExitPass) code = result.exit_code();
     const bool interrupted = result.interrupted;
     rows.push_back(HuntRow{loaded.system->name(),
-                           describe_versions(loaded.scenario, *loaded.system),
-                           std::move(result)});
+                           describe_versions(loaded.scenario, *loaded.system), std::move(result)});
     if (interrupted) break;  // Ctrl-C ends the whole hunt, not just this system's part.
   }
 
@@ -581,16 +594,16 @@ int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err) {
       w_system = std::max(w_system, row.system.size());
       w_config = std::max(w_config, std::min<std::size_t>(row.config.size(), 60));
     }
-    out << "  " << std::left << std::setw(static_cast<int>(w_system)) << "system" << "  "
-        << std::setw(static_cast<int>(w_config)) << "versions" << "  " << std::right
-        << std::setw(9) << "runs" << std::setw(9) << "runs/s" << "  found\n";
+    out << "  " << std::left << std::setw(static_cast<int>(w_system)) << "system"
+        << "  " << std::setw(static_cast<int>(w_config)) << "versions"
+        << "  " << std::right << std::setw(9) << "runs" << std::setw(9) << "runs/s"
+        << "  found\n";
     for (const HuntRow& row : rows) {
       std::string found = summary_found(row.result);
       std::string config = row.config.size() > 60 ? row.config.substr(0, 59) + "~" : row.config;
       out << "  " << std::left << std::setw(static_cast<int>(w_system)) << row.system << "  "
-          << std::setw(static_cast<int>(w_config)) << config << "  " << std::right
-          << std::setw(9) << row.result.runs << std::setw(9) << rate(row.result) << "  " << found
-          << "\n";
+          << std::setw(static_cast<int>(w_config)) << config << "  " << std::right << std::setw(9)
+          << row.result.runs << std::setw(9) << rate(row.result) << "  " << found << "\n";
     }
   }
   return code;

@@ -22,7 +22,7 @@ namespace wsim::run {
 enum class InvariantKind { kSafety, kLiveness };
 
 struct InvariantInfo {
-  std::string id;           // Stable, e.g. "gitlab.L1" — used by corpus expectations.
+  std::string id;  // Stable, e.g. "gitlab.L1" — used by corpus expectations.
   InvariantKind kind;
   std::string description;  // One line.
   // Real-world reference: "gitlab#411205 (seed 000)", "docs/gitlab-model.md §10.2".
@@ -40,6 +40,9 @@ struct VersionAxis {
   std::string field;                // Field name in the system's config message.
   std::vector<std::string> values;  // Oldest first.
   std::string latest;
+  // Empty, or one entry per value: where that value's behaviour comes from, e.g. "@ea4641ad"
+  // (upstream commit), "[reconstructed] <design document>" or "[invented]" (docs/fidelity.md).
+  std::vector<std::string> provenance = {};
 };
 
 struct ActionInfo {

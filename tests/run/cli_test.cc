@@ -14,8 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using ::testing::StartsWith;
 using testing::run_wsim;
+using ::testing::StartsWith;
 
 TEST(CliTest, ListShowsSystemsInvariantsFaultsAndProbes) {
   const std::string dir = testing::scratch_dir("cli-list");
@@ -29,6 +29,11 @@ TEST(CliTest, ListShowsSystemsInvariantsFaultsAndProbes) {
   EXPECT_THAT(output, HasSubstr("toy.actor.crash"));
   EXPECT_THAT(output, HasSubstr("kube.api.conflict"));
   EXPECT_THAT(output, HasSubstr("toy.conflict_retry"));
+  // Provenance tags per version and variant (issue #10 item 7, docs/fidelity.md).
+  EXPECT_THAT(output, HasSubstr("A1                  @9743dcf6"));
+  EXPECT_THAT(output, HasSubstr("A3 (latest)         [reconstructed] seed-001 plan"));
+  EXPECT_THAT(output, HasSubstr("inventory_first     [invented] naive"));
+  EXPECT_THAT(output, HasSubstr("mk2 (latest)        ws-manager-mk2 @4f45d02eac95"));
 }
 
 TEST(CliTest, PassingRunExitsZeroAndPrintsTheSeedFirst) {
@@ -50,8 +55,9 @@ TEST(CliTest, SafetyViolationExitsTwoWithBundleAndRepro) {
   EXPECT_THAT(output, HasSubstr("verdict SAFETY_VIOLATION"));
   EXPECT_THAT(output, HasSubstr("invariant toy.S1 on ConfigMap/toy-"));
   EXPECT_THAT(output, HasSubstr("bundle wsim-out/toy-buggy-s1-toy.S1\n"));
-  EXPECT_THAT(output, HasSubstr("reproduce with:\n  scripts/wsim replay wsim-out/toy-buggy-s1-toy.S1\n"
-                                "  scripts/wsim run --system toy --version buggy --seed 1\n"));
+  EXPECT_THAT(output,
+              HasSubstr("reproduce with:\n  scripts/wsim replay wsim-out/toy-buggy-s1-toy.S1\n"
+                        "  scripts/wsim run --system toy --version buggy --seed 1\n"));
   for (const char* file : {"scenario.textproto", "choices.bin", "trace.jsonl", "trace.txt",
                            "verdict.json", "timeline.html"}) {
     EXPECT_TRUE(fs::exists(dir + "/wsim-out/toy-buggy-s1-toy.S1/" + file)) << file;
@@ -106,7 +112,8 @@ TEST(CliTest, ExpectationsDecideTheExitCode) {
   EXPECT_EQ(run_wsim(dir, "run --scenario e.textproto --version buggy", &output), 0) << output;
   EXPECT_THAT(output, HasSubstr("as expected: SAFETY_VIOLATION toy.S1"));
   EXPECT_FALSE(fs::exists(dir + "/wsim-out"));  // Expected failures leave no bundle.
-  EXPECT_EQ(run_wsim(dir, "run --scenario e.textproto --version buggy --ignore-expect", &output), 2);
+  EXPECT_EQ(run_wsim(dir, "run --scenario e.textproto --version buggy --ignore-expect", &output),
+            2);
   EXPECT_EQ(run_wsim(dir, "run --scenario e.textproto --time-limit 20s", &output), 0) << output;
   EXPECT_THAT(output, HasSubstr("as expected: PASS"));
   // Seed 4 does not trip the bug: the expected violation does not happen, exit 5.
@@ -114,7 +121,8 @@ TEST(CliTest, ExpectationsDecideTheExitCode) {
       << output;
   EXPECT_THAT(output, HasSubstr("NOT as expected: expected SAFETY_VIOLATION toy.S1 (expect[0]), "
                                 "got PASS"));
-  EXPECT_THAT(output, HasSubstr("scripts/wsim run --scenario e.textproto --version buggy --seed 4"));
+  EXPECT_THAT(output,
+              HasSubstr("scripts/wsim run --scenario e.textproto --version buggy --seed 4"));
   // Replaying a scenario file runs it, replays its own record, then checks the expectation.
   EXPECT_EQ(run_wsim(dir, "replay e.textproto", &output), 0) << output;
   EXPECT_THAT(output, HasSubstr("replayed its choice record: same fingerprint"));
