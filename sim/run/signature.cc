@@ -147,6 +147,51 @@ std::string normalize_text(std::string_view text, std::string_view object) {
   return out;
 }
 
+std::string relax_template(std::string_view text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && space(text[at])) ++at;
+    std::size_t end = at;
+    while (end < text.size() && !space(text[end])) ++end;
+    if (end == at) break;
+    const std::string_view word = text.substr(at, end - at);
+    at = end;
+    std::size_t letter = 0;
+    while (letter < word.size() && !alnum(word[letter]) && word[letter] != '#') ++letter;
+    if (letter < word.size() && ((word[letter] >= 'A' && word[letter] <= 'Z') ||
+                                 word[letter] == '#')) {
+      continue;
+    }
+    out += (out.empty() ? "" : " ") + std::string(word);
+  }
+  return out;
+}
+
+double word_similarity(std::string_view a, std::string_view b) {
+  auto words = [](std::string_view text) {
+    std::set<std::string> out;
+    std::string word;
+    for (const char c : text) {
+      if (space(c) || std::string_view(",;:/(){}[]").find(c) != std::string_view::npos) {
+        if (!word.empty()) out.insert(word);
+        word.clear();
+      } else {
+        word += c;
+      }
+    }
+    if (!word.empty()) out.insert(word);
+    return out;
+  };
+  const std::set<std::string> wa = words(a);
+  const std::set<std::string> wb = words(b);
+  if (wa.empty() && wb.empty()) return 1.0;
+  std::vector<std::string> shared;
+  std::set_intersection(wa.begin(), wa.end(), wb.begin(), wb.end(), std::back_inserter(shared));
+  return static_cast<double>(shared.size()) /
+         static_cast<double>(wa.size() + wb.size() - shared.size());
+}
+
 std::string normalize_state(std::string_view state, std::string_view object) {
   if (object.empty()) return "";
   std::set<std::string> lines;
@@ -216,6 +261,7 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
   signature.mechanism = normalize_text(violation.message, object);
   signature.state = normalize_state(final_state, object);
   std::set<std::string> path;
+  std::set<std::string> actions;
   for (const TraceEvent& event : trace) {
     if (is_harness(event) || is_scripted_marker(event) || !touches(event, object)) continue;
     // An external action is named without its result (the reply to a user varies by seed).
@@ -225,11 +271,13 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
       TraceEvent action = event;
       action.result.clear();
       path.insert(normalize_event(action));
+      actions.insert(normalize_event(action));
     } else if (is_fault_event(event) && event.result != "Conflict") {
       path.insert(normalize_event(event));
     }
   }
   signature.path.assign(path.begin(), path.end());
+  signature.actions.assign(actions.begin(), actions.end());
   WSIM_ASSERT(std::is_sorted(signature.path.begin(), signature.path.end()));
   return signature;
 }
@@ -243,38 +291,69 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
     const auto it = weights.find(feature);
     return it == weights.end() ? 0.0 : it->second;
   };
+  using Mechanism = MatchOptions::Mechanism;
+  using State = MatchOptions::State;
   constexpr double kEpsilon = 1e-9;
+  const std::string relaxed = relax_template(finding.mechanism);
   const KnownBug* best = nullptr;
+  double best_state = 0;
   double best_coverage = 0;
   double best_shared = 0;
   for (const KnownBug& bug : known) {
     const Signature& k = bug.signature;
     if (k.invariant != finding.invariant) continue;
     if (!k.culprit.empty() && !finding.culprit.empty() && k.culprit != finding.culprit) continue;
-    if (options.mechanism && !k.mechanism.empty() && !finding.mechanism.empty() &&
+    const bool both_mechanism = !k.mechanism.empty() && !finding.mechanism.empty();
+    if (both_mechanism && options.mechanism == Mechanism::kExact &&
         k.mechanism != finding.mechanism) {
       continue;
     }
-    if (options.state && !k.state.empty() && !finding.state.empty() && k.state != finding.state) {
+    if (both_mechanism && options.mechanism == Mechanism::kRelaxed &&
+        relax_template(k.mechanism) != relaxed) {
       continue;
     }
+    const bool both_state = !k.state.empty() && !finding.state.empty();
+    if (both_state && options.state == State::kFilter && k.state != finding.state) continue;
+    // The similarities of mechanism and state rank first (kRank); 1 when not compared.
+    const double mechanism = both_mechanism && options.mechanism == Mechanism::kRank
+                                 ? word_similarity(k.mechanism, finding.mechanism)
+                                 : 1.0;
+    const double state_similarity = both_state && options.state == State::kRank
+                                        ? word_similarity(k.state, finding.state)
+                                        : 1.0;
+    if (mechanism + kEpsilon < kSimilarityMin || state_similarity + kEpsilon < kSimilarityMin) {
+      continue;
+    }
+    const double state = mechanism + state_similarity;
     double total = 0;
     double shared = 0;
     for (const std::string& feature : k.path) {
+      const bool action = std::binary_search(k.actions.begin(), k.actions.end(), feature);
+      if (action && options.actions == MatchOptions::Actions::kIgnored) continue;
       const double w = weight(feature);
       total += w;
-      if (std::binary_search(finding.path.begin(), finding.path.end(), feature)) shared += w;
+      bool covered = std::binary_search(finding.path.begin(), finding.path.end(), feature);
+      if (!covered && action && options.actions == MatchOptions::Actions::kByActor) {
+        const std::string actor = feature.substr(0, feature.find(' ') + 1);  // "user ".
+        covered = std::any_of(finding.actions.begin(), finding.actions.end(),
+                              [&](const std::string& a) { return a.rfind(actor, 0) == 0; });
+      }
+      if (covered) shared += w;
     }
-    // An empty known path is covered by any path.
+    // A known path with nothing counted is covered by any path.
     const double coverage = total <= kEpsilon ? 1.0 : shared / total;
     if (coverage * kPathCoverageDen + kEpsilon <
         static_cast<double>(kPathCoverageNum)) {
       continue;
     }
-    // Higher coverage, then more shared weight, then corpus order.
-    if (best == nullptr || coverage > best_coverage + kEpsilon ||
-        (coverage > best_coverage - kEpsilon && shared > best_shared + kEpsilon)) {
+    // A more similar mechanism and state, then higher coverage, then more shared weight, then corpus order.
+    const bool same_state = std::abs(state - best_state) <= kEpsilon;
+    const bool same_coverage = std::abs(coverage - best_coverage) <= kEpsilon;
+    if (best == nullptr || state > best_state + kEpsilon ||
+        (same_state && coverage > best_coverage + kEpsilon) ||
+        (same_state && same_coverage && shared > best_shared + kEpsilon)) {
       best = &bug;
+      best_state = state;
       best_coverage = coverage;
       best_shared = shared;
     }

@@ -59,6 +59,7 @@ struct Signature {
   std::vector<std::string> path;  // Normalised path features, sorted, unique.
   std::string mechanism = {};     // The violation message's template (normalize_text).
   std::string state = {};         // Liveness: the object's final state lines, normalised.
+  std::vector<std::string> actions = {};  // The external actions of `path`, sorted.
 
   // One line: "gitpod.S5 @ ws-manager create Pod ok [pod # after stop] {...} | kubelet reject
   // Pod fail; user stop" (the mechanism in brackets, the state in braces, when set).
@@ -107,10 +108,39 @@ inline constexpr std::size_t kPathCoverageDen = 3;  // Measured: docs/signatures
 // Which components match_known compares (scripts/bench-signatures measures each; the defaults
 // are the rule of the file comment).
 struct MatchOptions {
-  bool mechanism = true;  // Equal mechanisms required (when both have one).
-  bool state = true;      // Equal states required (when both have one).
-  bool rarity = true;     // Path features weighted by rarity; false: each weighs 1.
+  enum class Mechanism {
+    kOff,
+    kExact,    // Equal templates required (when both have one).
+    kRelaxed,  // Equal after relax_template (when both have one).
+    kRank,     // The most similar template first (word_similarity), at least kSimilarityMin.
+  };
+  enum class State {
+    kOff,
+    kFilter,  // Equal states required (when both have one).
+    kRank,    // The most similar state first (word_similarity), at least kSimilarityMin.
+  };
+  Mechanism mechanism = Mechanism::kRank;
+  State state = State::kRank;
+  bool rarity = false;  // Path features weighted by rarity; false: each weighs 1.
+  enum class Actions {
+    kExact,    // A known path's external action ("user stop") is covered by the same action.
+    kByActor,  // ... by any external action of the same actor ("user restart").
+    kIgnored,  // External actions do not count in the coverage: faults only.
+  };
+  Actions actions = Actions::kByActor;
 };
+
+// A template without its values: every word that starts with a capital letter (a state, a
+// phase, a kind, a list of kinds: what the seed was doing when the oracle looked) and every '#'
+// word dropped. "desired Stopped set at # ms (request #; not returned)" → "desired set at ms
+// (request not returned)". Punctuation-only leftovers are dropped with the word.
+std::string relax_template(std::string_view text);
+
+// |A ∩ B| / |A ∪ B| over the sets of words of `a` and `b` (split at spaces and , ; : / ( ) { }
+// [ ]); 1 when both are empty.
+double word_similarity(std::string_view a, std::string_view b);
+
+inline constexpr double kSimilarityMin = 0.5;
 
 // The known bug whose signature `finding` carries (see the file comment), or null: NEW.
 // The returned pointer points into `known`.

@@ -120,24 +120,76 @@ TEST(SignatureTest, StateIsTheObjectsFinalStateLines) {
   EXPECT_EQ(safety.text(), "sys.S1 @ user terminate ok [bad #] | user terminate");
 }
 
-TEST(SignatureTest, MechanismAndStateMustAgreeWhenBothHaveThem) {
-  Signature limbo{"sys.L1", "", {"user terminate"}, "never done", "no Deployment, not tracked"};
-  Signature stuck{"sys.L1", "", {"user terminate"}, "never done", "no Deployment, tracked"};
+TEST(SignatureTest, TheMostSimilarMechanismAndStateWin) {
+  const Signature limbo{"sys.L1", "", {"user terminate"}, "never done: desired Terminated",
+                        "desired Terminated, actual Running, no Deployment, not tracked"};
+  const Signature stuck{"sys.L1", "", {"user terminate"}, "never done: desired Terminated",
+                        "desired Terminated, actual Terminating, Deployment present, tracked"};
   const std::vector<KnownBug> known = {{"limbo.textproto#0", limbo},
                                        {"stuck.textproto#0", stuck}};
   EXPECT_EQ(match_known(limbo, known)->name, "limbo.textproto#0");
   EXPECT_EQ(match_known(stuck, known)->name, "stuck.textproto#0");
+  // Another seed's actual state (the seed's, not the bug's): still nearest to the limbo.
   Signature other = limbo;
-  other.state = "Deployment present, not tracked";  // A third final state: NEW.
+  other.state = "desired Terminated, actual CreationRequested, no Deployment, not tracked";
+  EXPECT_EQ(match_known(other, known)->name, "limbo.textproto#0");
+  other.state = "desired Terminated, actual Stopped, Deployment present, tracked";
+  EXPECT_EQ(match_known(other, known)->name, "stuck.textproto#0");
+  // A final state like neither (under kSimilarityMin): NEW; without states, the path decides.
+  other.state = "phase=Stopped podStarts=# conditions: Failed=True";
   EXPECT_EQ(match_known(other, known), nullptr);
   MatchOptions no_state;
-  no_state.state = false;
-  EXPECT_NE(match_known(other, known, no_state), nullptr);
+  no_state.state = MatchOptions::State::kOff;
+  EXPECT_EQ(match_known(other, known, no_state)->name, "limbo.textproto#0");
+  MatchOptions equal_state;
+  equal_state.state = MatchOptions::State::kFilter;
+  other.state = "desired Terminated, actual CreationRequested, no Deployment, not tracked";
+  EXPECT_EQ(match_known(other, known, equal_state), nullptr);
+  // Another template: NEW; a finding without one is judged by the rest.
   other = limbo;
-  other.mechanism = "never started";  // Another template: NEW.
+  other.mechanism = "pod created for a workspace";
   EXPECT_EQ(match_known(other, known), nullptr);
-  other.mechanism.clear();  // A finding without one is judged by the rest.
+  other.mechanism.clear();
   EXPECT_EQ(match_known(other, known)->name, "limbo.textproto#0");
+  // The nearest template wins over corpus order.
+  const std::vector<KnownBug> losses = {
+      {"delete.textproto#0", {"sys.S1", "", {}, "version # lost: ws-daemon delete"}},
+      {"orphan.textproto#0", {"sys.S1", "", {}, "version # lost: orphaned"}}};
+  EXPECT_EQ(match_known(Signature{"sys.S1", "", {}, "version # of lost: orphaned"}, losses)->name,
+            "orphan.textproto#0");
+}
+
+TEST(SignatureTest, RelaxedTemplatesAndWordSimilarity) {
+  EXPECT_EQ(relax_template("desired Stopped set at # ms (request #; not returned)"),
+            "desired set at ms (request not returned)");
+  EXPECT_EQ(relax_template("objects remain: Deployment Service"), "objects remain:");
+  EXPECT_EQ(relax_template(""), "");
+  EXPECT_DOUBLE_EQ(word_similarity("a b, c", "c; b a"), 1.0);
+  EXPECT_DOUBLE_EQ(word_similarity("a b", "b c"), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(word_similarity("", ""), 1.0);
+  EXPECT_DOUBLE_EQ(word_similarity("a", ""), 0.0);
+}
+
+TEST(SignatureTest, ExternalActionsByActor) {
+  // The script's user stopped; the hunt's user restarted: the same workload step.
+  const std::vector<KnownBug> known = {
+      {"k.textproto#0", {"sys.S1", "", {"link drop fail", "user create", "user stop"}, "x", "",
+                         {"user create", "user stop"}}}};
+  const Signature finding{"sys.S1", "", {"link drop fail", "user create", "user restart"}, "x",
+                          "", {"user create", "user restart"}};
+  MatchOptions exact;
+  exact.actions = MatchOptions::Actions::kExact;
+  EXPECT_NE(match_known(finding, known, exact), nullptr);  // 2 of 3.
+  const Signature no_fault{"sys.S1", "", {"user create", "user restart"}, "x", "",
+                           {"user create", "user restart"}};
+  EXPECT_EQ(match_known(no_fault, known, exact), nullptr);  // 1 of 3.
+  MatchOptions by_actor;
+  by_actor.actions = MatchOptions::Actions::kByActor;
+  EXPECT_NE(match_known(no_fault, known, by_actor), nullptr);  // 2 of 3: any user action.
+  MatchOptions faults_only;
+  faults_only.actions = MatchOptions::Actions::kIgnored;
+  EXPECT_EQ(match_known(no_fault, known, faults_only), nullptr);  // 0 of 1.
+  EXPECT_NE(match_known(finding, known, faults_only), nullptr);   // 1 of 1.
 }
 
 TEST(SignatureTest, RareFeaturesOutweighCommonOnes) {
@@ -151,18 +203,20 @@ TEST(SignatureTest, RareFeaturesOutweighCommonOnes) {
   // the rare feature is most of a's path, so the finding is NEW.
   const Signature finding{"sys.L1", "", {"user create", "user stop"}};
   MatchOptions flat;
-  flat.rarity = false;
+  MatchOptions rare;
+  rare.rarity = true;
   ASSERT_NE(match_known(finding, known, flat), nullptr);
   EXPECT_EQ(match_known(finding, known, flat)->name, "a.textproto#0");
-  EXPECT_EQ(match_known(finding, known), nullptr);
+  EXPECT_EQ(match_known(finding, known, rare), nullptr);
   // The rare feature alone covers most of a's path.
-  EXPECT_EQ(match_known(Signature{"sys.L1", "", {"link drop fail", "user create"}}, known)->name,
-            "a.textproto#0");
+  EXPECT_EQ(
+      match_known(Signature{"sys.L1", "", {"link drop fail", "user create"}}, known, rare)->name,
+      "a.textproto#0");
   // Rarity is counted per system (the invariant id's prefix): another system's bugs, where the
   // feature is common, do not make it common here (counted, they would make `finding` match a).
   std::vector<KnownBug> more = known;
   for (int i = 0; i < 3; ++i) more.push_back({"d.textproto#0", {"other.L1", "", {"link drop fail"}}});
-  EXPECT_EQ(match_known(finding, more), nullptr);
+  EXPECT_EQ(match_known(finding, more, rare), nullptr);
 }
 
 // The signature of selftest.S1 in the "twice" run, as a known bug.
