@@ -59,8 +59,7 @@ std::string drop_quoted(std::string_view text) {
     const char c = text[i];
     if ((c == '"' || c == '\'') && (i == 0 || !alnum(text[i - 1]))) {
       std::size_t close = text.find(c, i + 1);
-      while (close != std::string_view::npos && close + 1 < text.size() &&
-             alnum(text[close + 1])) {
+      while (close != std::string_view::npos && close + 1 < text.size() && alnum(text[close + 1])) {
         close = text.find(c, close + 1);
       }
       if (close != std::string_view::npos) {
@@ -159,8 +158,8 @@ std::string relax_template(std::string_view text) {
     at = end;
     std::size_t letter = 0;
     while (letter < word.size() && !alnum(word[letter]) && word[letter] != '#') ++letter;
-    if (letter < word.size() && ((word[letter] >= 'A' && word[letter] <= 'Z') ||
-                                 word[letter] == '#')) {
+    if (letter < word.size() &&
+        ((word[letter] >= 'A' && word[letter] <= 'Z') || word[letter] == '#')) {
       continue;
     }
     out += (out.empty() ? "" : " ") + std::string(word);
@@ -318,9 +317,8 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
     const double mechanism = both_mechanism && options.mechanism == Mechanism::kRank
                                  ? word_similarity(k.mechanism, finding.mechanism)
                                  : 1.0;
-    const double state_similarity = both_state && options.state == State::kRank
-                                        ? word_similarity(k.state, finding.state)
-                                        : 1.0;
+    const double state_similarity =
+        both_state && options.state == State::kRank ? word_similarity(k.state, finding.state) : 1.0;
     if (mechanism + kEpsilon < kSimilarityMin || state_similarity + kEpsilon < kSimilarityMin) {
       continue;
     }
@@ -342,11 +340,11 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
     }
     // A known path with nothing counted is covered by any path.
     const double coverage = total <= kEpsilon ? 1.0 : shared / total;
-    if (coverage * kPathCoverageDen + kEpsilon <
-        static_cast<double>(kPathCoverageNum)) {
+    if (coverage * kPathCoverageDen + kEpsilon < static_cast<double>(kPathCoverageNum)) {
       continue;
     }
-    // A more similar mechanism and state, then higher coverage, then more shared weight, then corpus order.
+    // A more similar mechanism and state, then higher coverage, then more shared weight, then
+    // corpus order.
     const bool same_state = std::abs(state - best_state) <= kEpsilon;
     const bool same_coverage = std::abs(coverage - best_coverage) <= kEpsilon;
     if (best == nullptr || state > best_state + kEpsilon ||

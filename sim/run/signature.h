@@ -55,10 +55,10 @@ namespace wsim::run {
 
 struct Signature {
   std::string invariant;
-  std::string culprit;            // Normalised culprit event; empty for liveness.
-  std::vector<std::string> path;  // Normalised path features, sorted, unique.
-  std::string mechanism = {};     // The violation message's template (normalize_text).
-  std::string state = {};         // Liveness: the object's final state lines, normalised.
+  std::string culprit;                    // Normalised culprit event; empty for liveness.
+  std::vector<std::string> path;          // Normalised path features, sorted, unique.
+  std::string mechanism = {};             // The violation message's template (normalize_text).
+  std::string state = {};                 // Liveness: the object's final state lines, normalised.
   std::vector<std::string> actions = {};  // The external actions of `path`, sorted.
 
   // One line: "gitpod.S5 @ ws-manager create Pod ok [pod # after stop] {...} | kubelet reject

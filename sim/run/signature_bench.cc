@@ -37,8 +37,8 @@ bool hunt_instances(const BenchSignaturesCommand& command, BugRow& row, std::ost
     options.keep_trace = true;
     const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
     WSIM_ASSERT(result.signature.has_value());
-    if (command.dump) err << "  " << row.bug.name << " seed " << seed << ": "
-                          << result.signature->text() << "\n";
+    if (command.dump)
+      err << "  " << row.bug.name << " seed " << seed << ": " << result.signature->text() << "\n";
     row.signatures.push_back(*result.signature);
   }
   return true;
@@ -176,8 +176,7 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
     const std::size_t n = row.signatures.size();
     out << "| " << row.bug.name << " | " << row.bug.invariant << " | " << n << " | "
         << percent(self, n) << " | " << percent(in_group, n) << " | " << carrying << " | "
-        << percent(right, carrying) << " | " << (other_text.empty() ? "-" : other_text)
-        << " |\n";
+        << percent(right, carrying) << " | " << (other_text.empty() ? "-" : other_text) << " |\n";
   }
   const Score total = score(rows, labels, group);
   out << "\ntotal: " << total.instances << " instances of " << rows.size() << " bugs; recall "

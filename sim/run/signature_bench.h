@@ -24,7 +24,7 @@ struct BenchSignaturesCommand {
   std::string corpus_dir = "corpus/regressions";
   int instances = 10;
   std::uint64_t runs_max = 400;
-  std::string only;  // Substring of the bug names to bench; empty = all.
+  std::string only;   // Substring of the bug names to bench; empty = all.
   bool dump = false;  // Print each instance's signature to `err`.
 };
 int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& out,

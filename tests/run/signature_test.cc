@@ -85,12 +85,14 @@ TEST(SignatureTest, MechanismIsTheMessagesTemplate) {
             "pod of doesn't exist, \"\" at # ms");
   // Other objects' names keep their letters: their numbers are the seed's.
   EXPECT_EQ(normalize_text("  ws-7 and  ws-12  ", "ws-3"), "ws-# and ws-#");
-  EXPECT_EQ(normalize_text("Deployment/ns-1/ws-3, ConfigMap/ns-1/inv.", ""), "Deployment, ConfigMap.");
+  EXPECT_EQ(normalize_text("Deployment/ns-1/ws-3, ConfigMap/ns-1/inv.", ""),
+            "Deployment, ConfigMap.");
   // Two seeds of one oracle agree; two mechanisms of one invariant differ.
   EXPECT_EQ(normalize_text("changed while request 3 was between its finder and its answer", "a"),
             normalize_text("changed while request 41 was between its finder and its answer", "b"));
-  EXPECT_NE(normalize_text("termination never completed: desired Terminated, actual Running", ""),
-            normalize_text("termination never completed: desired Terminated, actual Terminating", ""));
+  EXPECT_NE(
+      normalize_text("termination never completed: desired Terminated, actual Running", ""),
+      normalize_text("termination never completed: desired Terminated, actual Terminating", ""));
 }
 
 TEST(SignatureTest, StateIsTheObjectsFinalStateLines) {
@@ -121,12 +123,17 @@ TEST(SignatureTest, StateIsTheObjectsFinalStateLines) {
 }
 
 TEST(SignatureTest, TheMostSimilarMechanismAndStateWin) {
-  const Signature limbo{"sys.L1", "", {"user terminate"}, "never done: desired Terminated",
+  const Signature limbo{"sys.L1",
+                        "",
+                        {"user terminate"},
+                        "never done: desired Terminated",
                         "desired Terminated, actual Running, no Deployment, not tracked"};
-  const Signature stuck{"sys.L1", "", {"user terminate"}, "never done: desired Terminated",
+  const Signature stuck{"sys.L1",
+                        "",
+                        {"user terminate"},
+                        "never done: desired Terminated",
                         "desired Terminated, actual Terminating, Deployment present, tracked"};
-  const std::vector<KnownBug> known = {{"limbo.textproto#0", limbo},
-                                       {"stuck.textproto#0", stuck}};
+  const std::vector<KnownBug> known = {{"limbo.textproto#0", limbo}, {"stuck.textproto#0", stuck}};
   EXPECT_EQ(match_known(limbo, known)->name, "limbo.textproto#0");
   EXPECT_EQ(match_known(stuck, known)->name, "stuck.textproto#0");
   // Another seed's actual state (the seed's, not the bug's): still nearest to the limbo.
@@ -172,16 +179,20 @@ TEST(SignatureTest, RelaxedTemplatesAndWordSimilarity) {
 
 TEST(SignatureTest, ExternalActionsByActor) {
   // The script's user stopped; the hunt's user restarted: the same workload step.
-  const std::vector<KnownBug> known = {
-      {"k.textproto#0", {"sys.S1", "", {"link drop fail", "user create", "user stop"}, "x", "",
-                         {"user create", "user stop"}}}};
-  const Signature finding{"sys.S1", "", {"link drop fail", "user create", "user restart"}, "x",
-                          "", {"user create", "user restart"}};
+  const std::vector<KnownBug> known = {{"k.textproto#0",
+                                        {"sys.S1",
+                                         "",
+                                         {"link drop fail", "user create", "user stop"},
+                                         "x",
+                                         "",
+                                         {"user create", "user stop"}}}};
+  const Signature finding{"sys.S1", "", {"link drop fail", "user create", "user restart"},
+                          "x",      "", {"user create", "user restart"}};
   MatchOptions exact;
   exact.actions = MatchOptions::Actions::kExact;
   EXPECT_NE(match_known(finding, known, exact), nullptr);  // 2 of 3.
-  const Signature no_fault{"sys.S1", "", {"user create", "user restart"}, "x", "",
-                           {"user create", "user restart"}};
+  const Signature no_fault{"sys.S1", "", {"user create", "user restart"},
+                           "x",      "", {"user create", "user restart"}};
   EXPECT_EQ(match_known(no_fault, known, exact), nullptr);  // 1 of 3.
   MatchOptions by_actor;
   by_actor.actions = MatchOptions::Actions::kByActor;
@@ -215,7 +226,8 @@ TEST(SignatureTest, RareFeaturesOutweighCommonOnes) {
   // Rarity is counted per system (the invariant id's prefix): another system's bugs, where the
   // feature is common, do not make it common here (counted, they would make `finding` match a).
   std::vector<KnownBug> more = known;
-  for (int i = 0; i < 3; ++i) more.push_back({"d.textproto#0", {"other.L1", "", {"link drop fail"}}});
+  for (int i = 0; i < 3; ++i)
+    more.push_back({"d.textproto#0", {"other.L1", "", {"link drop fail"}}});
   EXPECT_EQ(match_known(finding, more, rare), nullptr);
 }
 
