@@ -21,18 +21,25 @@
 //
 //   mechanism  the violation message's template (normalize_text): oracles describe what they
 //              saw ("changed while request # was between its finder and its answer"), and two
-//              seeds of one bug tend to give the same words;
+//              seeds of one bug tend to give similar words;
 //   state      for liveness only, the failing object's final state (normalize_state of
 //              SystemRun::describe_state: "desired Terminated, actual Terminating, ..., no
-//              Deployment, not tracked"), which tells a limbo from a stuck tracker.
-// Matching (match_known) is nearest-known with a floor: a finding carries known bug K's
-// signature when the invariants are equal, the culprits, mechanisms and states are equal (each
-// when both have one), and the finding's path covers at least kPathCoverageNum/kPathCoverageDen
-// of K's path, each feature weighted by its rarity among the known bugs of the same system (the
-// invariant id's prefix): log((bugs + 1) / bugs with the feature), so a feature every known bug
-// has ("user create") weighs little and one only K has weighs most; among
-// several, the highest coverage wins, then the larger shared weight, then the earlier bug (corpus
-// order).
+//              Deployment, not tracked"), which tells a limbo from a stuck tracker;
+//   actions    the external actions of the path (a subset of it).
+// Matching (match_known, default MatchOptions) is nearest-known with floors: a finding carries
+// known bug K's signature when
+//   - the invariants are equal and the culprits are equal (when both have one);
+//   - the mechanisms' and the states' word_similarity is at least kSimilarityMin each (when both
+//     have one: the words of an oracle's message vary a little by seed, "desired Stopped" or
+//     "desired RestartRequested", the words of another oracle branch do not overlap);
+//   - the finding's path covers at least kPathCoverageNum/kPathCoverageDen of K's path, where an
+//     external action of K's path is covered by any external action of the same actor (the
+//     script's user stopped, the hunt's user restarted: which user action is the workload's
+//     choice; a fault must be the same fault).
+// Among several, the highest mechanism + state similarity wins, then the highest coverage, then
+// the larger shared path, then the earlier bug (corpus order). MatchOptions also has the
+// alternatives scripts/bench-signatures measured and docs/signatures.md reports (equal
+// templates, relaxed templates, equal states, rarity-weighted features, faults only).
 // A finding that matches no known bug is NEW. Nothing here knows a system or a bug: the known
 // signatures come from running the corpus's own scripts (corpus_bugs.h known_bugs).
 //
@@ -105,8 +112,8 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
 inline constexpr std::size_t kPathCoverageNum = 2;
 inline constexpr std::size_t kPathCoverageDen = 3;  // Measured: docs/signatures.md.
 
-// Which components match_known compares (scripts/bench-signatures measures each; the defaults
-// are the rule of the file comment).
+// Which components match_known compares and how (scripts/bench-signatures measures each; the
+// defaults are the rule of the file comment, the best measured).
 struct MatchOptions {
   enum class Mechanism {
     kOff,
