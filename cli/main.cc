@@ -325,6 +325,8 @@ int main(int argc, char** argv) {
   bench_signatures->add_option("--runs-max", bench_signatures_command.runs_max,
                                "runs per bug at most (default 400)");
   bench_signatures->add_option("--only", bench_signatures_command.only, "bug names containing");
+  bench_signatures->add_flag("--dump", bench_signatures_command.dump,
+                             "print each instance's signature to stderr");
 
   CLI::App* fingerprint = app.add_subcommand("fingerprint", "print 'SEED FINGERPRINT' per seed");
   fingerprint->group("");

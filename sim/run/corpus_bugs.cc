@@ -169,7 +169,7 @@ bool corpus_bug_signature(const CorpusBug& bug, Signature& out, std::string& err
   for (const Violation& violation : result.liveness) {
     if (violation.invariant_id != bug.invariant) continue;
     out = compute_signature(external_actors_of(*loaded.system), result.trace, std::nullopt,
-                            violation);
+                            violation, result.state);
     return true;
   }
   error = origin + ": field expect.invariant: its script does not violate " + bug.invariant +

@@ -257,7 +257,11 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
   if (options.keep_trace && result.violation && !result.signature) {
     const std::optional<std::size_t> culprit =
         result.verdict == Verdict::kSafety ? result.culprit_event : std::nullopt;
-    result.signature = compute_signature(externals, result.trace, culprit, *result.violation);
+    // A liveness violation's final state names its mechanism (signature.h).
+    const std::string_view state =
+        result.verdict == Verdict::kLiveness ? std::string_view(result.state) : "";
+    result.signature =
+        compute_signature(externals, result.trace, culprit, *result.violation, state);
     if (options.known != nullptr) {
       const KnownBug* known = match_known(*result.signature, *options.known);
       if (known != nullptr) result.known = known->name;

@@ -1,6 +1,8 @@
 #include "sim/run/signature.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "sim/core/assert.h"
 #include "sim/run/explain.h"
@@ -43,11 +45,176 @@ bool touches(const TraceEvent& event, const std::string& object) {
   return names_object(event.object, object) || names_object(event.actor, object);
 }
 
+bool alnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Quoted values ('x', "x") become an empty pair of quotes. A quote opens only at the start of a
+// word and closes only at the end of one, so an apostrophe inside a word ("doesn't") is text.
+std::string drop_quoted(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if ((c == '"' || c == '\'') && (i == 0 || !alnum(text[i - 1]))) {
+      std::size_t close = text.find(c, i + 1);
+      while (close != std::string_view::npos && close + 1 < text.size() && alnum(text[close + 1])) {
+        close = text.find(c, close + 1);
+      }
+      if (close != std::string_view::npos) {
+        out += c;
+        out += c;
+        i = close;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+// One word of a text, normalised (normalize_text): punctuation around it stays.
+std::string normalize_word(std::string_view word, std::string_view object) {
+  std::size_t begin = 0;
+  std::size_t end = word.size();
+  while (begin < end && std::string_view("([{").find(word[begin]) != std::string_view::npos) {
+    ++begin;
+  }
+  while (end > begin && std::string_view(",;:.)]}").find(word[end - 1]) != std::string_view::npos) {
+    --end;
+  }
+  std::string_view core = word.substr(begin, end - begin);
+  if (!core.empty() && core[0] >= 'A' && core[0] <= 'Z' &&
+      core.find('/') != std::string_view::npos) {
+    core = core.substr(0, core.find('/'));  // "Pod/gitpod/ws-1" → "Pod".
+  } else if (!object.empty() && names_object(core, object)) {
+    core = {};
+  }
+  const std::string kept =
+      std::string(word.substr(0, begin)) + std::string(core) + std::string(word.substr(end));
+  std::string out;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const bool digit = kept[i] >= '0' && kept[i] <= '9';
+    if (!digit) {
+      out += kept[i];
+    } else if (i == 0 || !(kept[i - 1] >= '0' && kept[i - 1] <= '9')) {
+      out += '#';
+    }
+  }
+  return out;
+}
+
+// A feature's rarity weight among `known` bugs of the finding's system (the file comment).
+std::map<std::string, double> rarity_weights(const Signature& finding,
+                                             const std::vector<KnownBug>& known) {
+  const std::string_view invariant = finding.invariant;
+  const std::string_view system = invariant.substr(0, invariant.find('.'));
+  std::map<std::string, int> with_feature;
+  int bugs = 0;
+  for (const KnownBug& bug : known) {
+    const std::string_view other = bug.signature.invariant;
+    if (other.substr(0, other.find('.')) != system) continue;
+    ++bugs;
+    for (const std::string& feature : bug.signature.path) ++with_feature[feature];
+  }
+  std::map<std::string, double> weights;
+  for (const auto& [feature, count] : with_feature) {
+    // As if one more bug (the finding's) had none of the features: a feature every known bug
+    // has weighs little, not nothing, and with one known bug every feature weighs the same.
+    weights[feature] = std::log(static_cast<double>(bugs + 1) / static_cast<double>(count));
+  }
+  return weights;
+}
+
 }  // namespace
+
+std::string normalize_text(std::string_view text, std::string_view object) {
+  const std::string unquoted = drop_quoted(text);
+  std::string out;
+  std::size_t at = 0;
+  while (at < unquoted.size()) {
+    while (at < unquoted.size() && space(unquoted[at])) ++at;
+    std::size_t end = at;
+    while (end < unquoted.size() && !space(unquoted[end])) ++end;
+    if (end == at) break;
+    const std::string word =
+        normalize_word(std::string_view(unquoted).substr(at, end - at), object);
+    if (!word.empty()) out += (out.empty() ? "" : " ") + word;
+    at = end;
+  }
+  return out;
+}
+
+std::string relax_template(std::string_view text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && space(text[at])) ++at;
+    std::size_t end = at;
+    while (end < text.size() && !space(text[end])) ++end;
+    if (end == at) break;
+    const std::string_view word = text.substr(at, end - at);
+    at = end;
+    std::size_t letter = 0;
+    while (letter < word.size() && !alnum(word[letter]) && word[letter] != '#') ++letter;
+    if (letter < word.size() &&
+        ((word[letter] >= 'A' && word[letter] <= 'Z') || word[letter] == '#')) {
+      continue;
+    }
+    out += (out.empty() ? "" : " ") + std::string(word);
+  }
+  return out;
+}
+
+double word_similarity(std::string_view a, std::string_view b) {
+  auto words = [](std::string_view text) {
+    std::set<std::string> out;
+    std::string word;
+    for (const char c : text) {
+      if (space(c) || std::string_view(",;:/(){}[]").find(c) != std::string_view::npos) {
+        if (!word.empty()) out.insert(word);
+        word.clear();
+      } else {
+        word += c;
+      }
+    }
+    if (!word.empty()) out.insert(word);
+    return out;
+  };
+  const std::set<std::string> wa = words(a);
+  const std::set<std::string> wb = words(b);
+  if (wa.empty() && wb.empty()) return 1.0;
+  std::vector<std::string> shared;
+  std::set_intersection(wa.begin(), wa.end(), wb.begin(), wb.end(), std::back_inserter(shared));
+  return static_cast<double>(shared.size()) /
+         static_cast<double>(wa.size() + wb.size() - shared.size());
+}
+
+std::string normalize_state(std::string_view state, std::string_view object) {
+  if (object.empty()) return "";
+  std::set<std::string> lines;
+  std::size_t at = 0;
+  while (at <= state.size()) {
+    std::size_t end = state.find('\n', at);
+    if (end == std::string_view::npos) end = state.size();
+    const std::string_view line = state.substr(at, end - at);
+    if (names_object(line, object)) {
+      std::string normal = normalize_text(line, object);
+      if (!normal.empty()) lines.insert(std::move(normal));
+    }
+    at = end + 1;
+  }
+  std::string out;
+  for (const std::string& line : lines) out += (out.empty() ? "" : " / ") + line;
+  return out;
+}
 
 std::string Signature::text() const {
   std::string out = invariant;
   if (!culprit.empty()) out += " @ " + culprit;
+  if (!mechanism.empty()) out += " [" + mechanism + "]";
+  if (!state.empty()) out += " {" + state + "}";
   out += " |";
   if (path.empty()) out += " -";
   for (std::size_t i = 0; i < path.size(); ++i) out += (i == 0 ? " " : "; ") + path[i];
@@ -76,7 +243,8 @@ std::set<std::string, std::less<>> external_actors_of(const System& system) {
 
 Signature compute_signature(const std::set<std::string, std::less<>>& external_actors,
                             const std::vector<TraceEvent>& trace,
-                            std::optional<std::size_t> culprit, const Violation& violation) {
+                            std::optional<std::size_t> culprit, const Violation& violation,
+                            std::string_view final_state) {
   WSIM_ASSERT(!violation.invariant_id.empty());
   Signature signature;
   signature.invariant = violation.invariant_id;
@@ -89,7 +257,10 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
   }
   // "world" and empty objects name no object: every event is on the path.
   const std::string object = violation.object == "world" ? "" : violation.object;
+  signature.mechanism = normalize_text(violation.message, object);
+  signature.state = normalize_state(final_state, object);
   std::set<std::string> path;
+  std::set<std::string> actions;
   for (const TraceEvent& event : trace) {
     if (is_harness(event) || is_scripted_marker(event) || !touches(event, object)) continue;
     // An external action is named without its result (the reply to a user varies by seed).
@@ -99,36 +270,90 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
       TraceEvent action = event;
       action.result.clear();
       path.insert(normalize_event(action));
+      actions.insert(normalize_event(action));
     } else if (is_fault_event(event) && event.result != "Conflict") {
       path.insert(normalize_event(event));
     }
   }
   signature.path.assign(path.begin(), path.end());
+  signature.actions.assign(actions.begin(), actions.end());
   WSIM_ASSERT(std::is_sorted(signature.path.begin(), signature.path.end()));
   return signature;
 }
 
-const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug>& known) {
+const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug>& known,
+                            const MatchOptions& options) {
+  const std::map<std::string, double> weights =
+      options.rarity ? rarity_weights(finding, known) : std::map<std::string, double>{};
+  auto weight = [&](const std::string& feature) {
+    if (!options.rarity) return 1.0;
+    const auto it = weights.find(feature);
+    return it == weights.end() ? 0.0 : it->second;
+  };
+  using Mechanism = MatchOptions::Mechanism;
+  using State = MatchOptions::State;
+  constexpr double kEpsilon = 1e-9;
+  const std::string relaxed = relax_template(finding.mechanism);
   const KnownBug* best = nullptr;
-  std::size_t best_shared = 0;
-  std::size_t best_size = 1;  // best_shared / best_size is the best coverage so far.
+  double best_state = 0;
+  double best_coverage = 0;
+  double best_shared = 0;
   for (const KnownBug& bug : known) {
     const Signature& k = bug.signature;
     if (k.invariant != finding.invariant) continue;
     if (!k.culprit.empty() && !finding.culprit.empty() && k.culprit != finding.culprit) continue;
-    std::vector<std::string> shared;
-    std::set_intersection(k.path.begin(), k.path.end(), finding.path.begin(), finding.path.end(),
-                          std::back_inserter(shared));
-    const std::size_t size = std::max<std::size_t>(k.path.size(), 1);
-    const std::size_t covered = k.path.empty() ? 1 : shared.size();
-    if (covered * kPathCoverageDen < size * kPathCoverageNum) continue;
-    // Higher coverage (covered/size), then more shared features, then corpus order.
-    const std::size_t lhs = covered * best_size;
-    const std::size_t rhs = best_shared * size;
-    if (best == nullptr || lhs > rhs || (lhs == rhs && covered > best_shared)) {
+    const bool both_mechanism = !k.mechanism.empty() && !finding.mechanism.empty();
+    if (both_mechanism && options.mechanism == Mechanism::kExact &&
+        k.mechanism != finding.mechanism) {
+      continue;
+    }
+    if (both_mechanism && options.mechanism == Mechanism::kRelaxed &&
+        relax_template(k.mechanism) != relaxed) {
+      continue;
+    }
+    const bool both_state = !k.state.empty() && !finding.state.empty();
+    if (both_state && options.state == State::kFilter && k.state != finding.state) continue;
+    // The similarities of mechanism and state rank first (kRank); 1 when not compared.
+    const double mechanism = both_mechanism && options.mechanism == Mechanism::kRank
+                                 ? word_similarity(k.mechanism, finding.mechanism)
+                                 : 1.0;
+    const double state_similarity =
+        both_state && options.state == State::kRank ? word_similarity(k.state, finding.state) : 1.0;
+    if (mechanism + kEpsilon < kSimilarityMin || state_similarity + kEpsilon < kSimilarityMin) {
+      continue;
+    }
+    const double state = mechanism + state_similarity;
+    double total = 0;
+    double shared = 0;
+    for (const std::string& feature : k.path) {
+      const bool action = std::binary_search(k.actions.begin(), k.actions.end(), feature);
+      if (action && options.actions == MatchOptions::Actions::kIgnored) continue;
+      const double w = weight(feature);
+      total += w;
+      bool covered = std::binary_search(finding.path.begin(), finding.path.end(), feature);
+      if (!covered && action && options.actions == MatchOptions::Actions::kByActor) {
+        const std::string actor = feature.substr(0, feature.find(' ') + 1);  // "user ".
+        covered = std::any_of(finding.actions.begin(), finding.actions.end(),
+                              [&](const std::string& a) { return a.rfind(actor, 0) == 0; });
+      }
+      if (covered) shared += w;
+    }
+    // A known path with nothing counted is covered by any path.
+    const double coverage = total <= kEpsilon ? 1.0 : shared / total;
+    if (coverage * kPathCoverageDen + kEpsilon < static_cast<double>(kPathCoverageNum)) {
+      continue;
+    }
+    // A more similar mechanism and state, then higher coverage, then more shared weight, then
+    // corpus order.
+    const bool same_state = std::abs(state - best_state) <= kEpsilon;
+    const bool same_coverage = std::abs(coverage - best_coverage) <= kEpsilon;
+    if (best == nullptr || state > best_state + kEpsilon ||
+        (same_state && coverage > best_coverage + kEpsilon) ||
+        (same_state && same_coverage && shared > best_shared + kEpsilon)) {
       best = &bug;
-      best_shared = covered;
-      best_size = size;
+      best_state = state;
+      best_coverage = coverage;
+      best_shared = shared;
     }
   }
   WSIM_ASSERT(best == nullptr || best->signature.invariant == finding.invariant);

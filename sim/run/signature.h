@@ -19,10 +19,27 @@
 // result's class (ok; NotFound, Gone, AlreadyExists, Forbidden, Conflict; any other failure —
 // lost, timeout, throttled, 5xx — is "fail").
 //
-// Matching (match_known) is nearest-known with a floor: a finding carries known bug K's
-// signature when the invariants are equal, the culprits are equal (when both have one), and the
-// finding's path covers at least kPathCoverageNum/kPathCoverageDen of K's path; among several,
-// the highest coverage wins, then the larger shared path, then the earlier bug (corpus order).
+//   mechanism  the violation message's template (normalize_text): oracles describe what they
+//              saw ("changed while request # was between its finder and its answer"), and two
+//              seeds of one bug tend to give similar words;
+//   state      for liveness only, the failing object's final state (normalize_state of
+//              SystemRun::describe_state: "desired Terminated, actual Terminating, ..., no
+//              Deployment, not tracked"), which tells a limbo from a stuck tracker;
+//   actions    the external actions of the path (a subset of it).
+// Matching (match_known, default MatchOptions) is nearest-known with floors: a finding carries
+// known bug K's signature when
+//   - the invariants are equal and the culprits are equal (when both have one);
+//   - the mechanisms' and the states' word_similarity is at least kSimilarityMin each (when both
+//     have one: the words of an oracle's message vary a little by seed, "desired Stopped" or
+//     "desired RestartRequested", the words of another oracle branch do not overlap);
+//   - the finding's path covers at least kPathCoverageNum/kPathCoverageDen of K's path, where an
+//     external action of K's path is covered by any external action of the same actor (the
+//     script's user stopped, the hunt's user restarted: which user action is the workload's
+//     choice; a fault must be the same fault).
+// Among several, the highest mechanism + state similarity wins, then the highest coverage, then
+// the larger shared path, then the earlier bug (corpus order). MatchOptions also has the
+// alternatives scripts/bench-signatures measured and docs/signatures.md reports (equal
+// templates, relaxed templates, equal states, rarity-weighted features, faults only).
 // A finding that matches no known bug is NEW. Nothing here knows a system or a bug: the known
 // signatures come from running the corpus's own scripts (corpus_bugs.h known_bugs).
 //
@@ -45,10 +62,14 @@ namespace wsim::run {
 
 struct Signature {
   std::string invariant;
-  std::string culprit;            // Normalised culprit event; empty for liveness.
-  std::vector<std::string> path;  // Normalised path features, sorted, unique.
+  std::string culprit;                    // Normalised culprit event; empty for liveness.
+  std::vector<std::string> path;          // Normalised path features, sorted, unique.
+  std::string mechanism = {};             // The violation message's template (normalize_text).
+  std::string state = {};                 // Liveness: the object's final state lines, normalised.
+  std::vector<std::string> actions = {};  // The external actions of `path`, sorted.
 
-  // One line: "gitpod.S5 @ ws-manager create Pod ok | kubelet reject Pod error; user stop".
+  // One line: "gitpod.S5 @ ws-manager create Pod ok [pod # after stop] {...} | kubelet reject
+  // Pod fail; user stop" (the mechanism in brackets, the state in braces, when set).
   std::string text() const;
   bool operator==(const Signature& other) const = default;
 };
@@ -63,22 +84,75 @@ struct KnownBug {
 // error"): see the file comment.
 std::string normalize_event(const TraceEvent& event);
 
+// The template of a free text (a violation message, a state line): what an oracle saw, with
+// what names the seed dropped. Quoted values are dropped ("" stays), a word that names `object`
+// (explain.h names_object) is dropped, a Kubernetes object reference ("Pod/gitpod/ws-1") becomes
+// its kind, every run of digits becomes '#', and whitespace is collapsed.
+// "request 12 saw 'x' on Pod/ns/ws-3 (ws-3: 2 FULL)" with object "ws-3" →
+// "request # saw '' on Pod (: # FULL)".
+std::string normalize_text(std::string_view text, std::string_view object);
+
+// The normalised final state of `object` (liveness signatures): the lines of `state`
+// (SystemRun::describe_state) that name it, each normalize_text'ed, sorted, deduplicated and
+// joined with " / "; empty when no line names it.
+std::string normalize_state(std::string_view state, std::string_view object);
+
 // The actors whose events count as external actions of `system` (user, kubectl, admin and the
 // actors of its scripted actions).
 std::set<std::string, std::less<>> external_actors_of(const System& system);
 
 // The signature of `violation`, seen in `trace` (the events recorded so far; the run may go on).
+// `final_state` (SystemRun::describe_state at the end) is given for a liveness violation only.
 // REQUIRES: culprit, when set, indexes `trace`.
 Signature compute_signature(const std::set<std::string, std::less<>>& external_actors,
                             const std::vector<TraceEvent>& trace,
-                            std::optional<std::size_t> culprit, const Violation& violation);
+                            std::optional<std::size_t> culprit, const Violation& violation,
+                            std::string_view final_state = {});
 
 inline constexpr std::size_t kPathCoverageNum = 2;
 inline constexpr std::size_t kPathCoverageDen = 3;  // Measured: docs/signatures.md.
 
+// Which components match_known compares and how (scripts/bench-signatures measures each; the
+// defaults are the rule of the file comment, the best measured).
+struct MatchOptions {
+  enum class Mechanism {
+    kOff,
+    kExact,    // Equal templates required (when both have one).
+    kRelaxed,  // Equal after relax_template (when both have one).
+    kRank,     // The most similar template first (word_similarity), at least kSimilarityMin.
+  };
+  enum class State {
+    kOff,
+    kFilter,  // Equal states required (when both have one).
+    kRank,    // The most similar state first (word_similarity), at least kSimilarityMin.
+  };
+  Mechanism mechanism = Mechanism::kRank;
+  State state = State::kRank;
+  bool rarity = false;  // Path features weighted by rarity; false: each weighs 1.
+  enum class Actions {
+    kExact,    // A known path's external action ("user stop") is covered by the same action.
+    kByActor,  // ... by any external action of the same actor ("user restart").
+    kIgnored,  // External actions do not count in the coverage: faults only.
+  };
+  Actions actions = Actions::kByActor;
+};
+
+// A template without its values: every word that starts with a capital letter (a state, a
+// phase, a kind, a list of kinds: what the seed was doing when the oracle looked) and every '#'
+// word dropped. "desired Stopped set at # ms (request #; not returned)" → "desired set at ms
+// (request not returned)". Punctuation-only leftovers are dropped with the word.
+std::string relax_template(std::string_view text);
+
+// |A ∩ B| / |A ∪ B| over the sets of words of `a` and `b` (split at spaces and , ; : / ( ) { }
+// [ ]); 1 when both are empty.
+double word_similarity(std::string_view a, std::string_view b);
+
+inline constexpr double kSimilarityMin = 0.5;
+
 // The known bug whose signature `finding` carries (see the file comment), or null: NEW.
 // The returned pointer points into `known`.
-const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug>& known);
+const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug>& known,
+                            const MatchOptions& options = {});
 
 // "known: FILE#N" or "NEW".
 std::string known_label(const KnownBug* known);

@@ -15,30 +15,31 @@ namespace {
 
 struct BugRow {
   CorpusBug bug;
-  std::string name;                 // KnownBug::name: "PATH#N".
-  std::string group;                // hunting key + invariant.
-  std::vector<std::string> labels;  // One per instance: a KnownBug::name, or "" (NEW).
+  std::string name;                   // KnownBug::name: "PATH#N".
+  std::string hunt;                   // hunting key + invariant.
+  std::vector<Signature> signatures;  // One per instance.
   std::uint64_t runs = 0;
 };
 
 // The first `instances` violations of the bug's invariant from its hunting scenario.
-bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<KnownBug>& known,
-                    BugRow& row, std::string& error) {
+bool hunt_instances(const BenchSignaturesCommand& command, BugRow& row, std::ostream& err,
+                    std::string& error) {
   LoadedScenario loaded;
   if (!corpus_bug_scenario(row.bug, loaded, error)) return false;
-  row.group = hunting_key(loaded.scenario) + " " + row.bug.invariant;
+  row.hunt = hunting_key(loaded.scenario) + " " + row.bug.invariant;
   for (std::uint64_t seed = 0; seed < command.runs_max; ++seed) {
-    if (static_cast<int>(row.labels.size()) >= command.instances) break;
+    if (static_cast<int>(row.signatures.size()) >= command.instances) break;
     loaded.scenario.set_seed(seed);
     ++row.runs;
     const RunResult fast = execute_run(*loaded.system, loaded.scenario, RunOptions{});
     if (!fast.violation || fast.violation->invariant_id != row.bug.invariant) continue;
     RunOptions options;
     options.keep_trace = true;
-    options.known = &known;
     const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
-    WSIM_ASSERT(result.labelled);
-    row.labels.push_back(result.known);
+    WSIM_ASSERT(result.signature.has_value());
+    if (command.dump)
+      err << "  " << row.bug.name << " seed " << seed << ": " << result.signature->text() << "\n";
+    row.signatures.push_back(*result.signature);
   }
   return true;
 }
@@ -46,6 +47,75 @@ bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<Kno
 std::string percent(std::size_t num, std::size_t den) {
   if (den == 0) return "-";
   return std::to_string((num * 100 + den / 2) / den) + " %";
+}
+
+// Union-find over the rows: the group a row's instances may rightly be labelled with.
+class Groups {
+ public:
+  explicit Groups(std::size_t n) : parent_(n) {
+    for (std::size_t i = 0; i < n; ++i) parent_[i] = i;
+  }
+  std::size_t find(std::size_t i) {
+    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
+    return i;
+  }
+  void join(std::size_t a, std::size_t b) { parent_[find(a)] = find(b); }
+
+ private:
+  std::vector<std::size_t> parent_;
+};
+
+// Each row's group: rows with the same hunt (always), and with the same file (by_file).
+std::vector<std::size_t> group_rows(const std::vector<BugRow>& rows, bool by_file) {
+  Groups groups(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (rows[i].hunt == rows[j].hunt || (by_file && rows[i].bug.path == rows[j].bug.path)) {
+        groups.join(i, j);
+      }
+    }
+  }
+  std::vector<std::size_t> out(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = groups.find(i);
+  return out;
+}
+
+struct Score {
+  std::size_t instances = 0, strict = 0, grouped = 0, labelled = 0, right = 0;
+};
+
+// labels[r][i]: the index of the row instance i of row r is labelled with, or -1 (NEW, or a bug
+// with no row).
+using Labels = std::vector<std::vector<int>>;
+
+Labels label_all(const std::vector<BugRow>& rows, const std::vector<KnownBug>& known,
+                 const MatchOptions& options) {
+  std::map<std::string, int> row_of;
+  for (std::size_t r = 0; r < rows.size(); ++r) row_of[rows[r].name] = static_cast<int>(r);
+  Labels labels(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (const Signature& signature : rows[r].signatures) {
+      const KnownBug* match = match_known(signature, known, options);
+      const auto it = match == nullptr ? row_of.end() : row_of.find(match->name);
+      labels[r].push_back(it == row_of.end() ? (match == nullptr ? -1 : -2) : it->second);
+    }
+  }
+  return labels;
+}
+
+Score score(const std::vector<BugRow>& rows, const Labels& labels,
+            const std::vector<std::size_t>& group) {
+  Score s;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (const int label : labels[r]) {
+      ++s.instances;
+      if (label == static_cast<int>(r)) ++s.strict;
+      if (label >= 0 && group[static_cast<std::size_t>(label)] == group[r]) ++s.grouped;
+      if (label >= 0 || label == -2) ++s.labelled;
+      if (label >= 0 && group[static_cast<std::size_t>(label)] == group[r]) ++s.right;
+    }
+  }
+  return s;
 }
 
 }  // namespace
@@ -64,58 +134,93 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
   for (const CorpusBug& bug : bugs) {
     BugRow row{bug, bug.path + "#" + std::to_string(bug.expect_index), "", {}, 0};
     if (!command.only.empty() && bug.name.find(command.only) == std::string::npos) continue;
-    if (!hunt_instances(command, known, row, error)) {
+    if (!hunt_instances(command, row, err, error)) {
       err << "wsim bench-signatures: " << bug.name << ": " << error << "\n";
       return kExitUsage;
     }
-    err << "bench-signatures: " << bug.name << ": " << row.labels.size() << " instances in "
+    err << "bench-signatures: " << bug.name << ": " << row.signatures.size() << " instances in "
         << row.runs << " runs\n";
     rows.push_back(std::move(row));
   }
-  // Which group each known bug is in (the group of its own hunt).
-  std::map<std::string, std::string> group_of;
-  for (const BugRow& row : rows) group_of[row.name] = row.group;
+  const std::vector<std::size_t> group = group_rows(rows, true);
+  const Labels labels = label_all(rows, known, MatchOptions{});
   out << "| bug | invariant | instances | recall (strict) | recall (group) | labelled it | "
          "precision | other labels |\n|---|---|---|---|---|---|---|---|\n";
-  std::size_t total = 0, strict = 0, grouped = 0, labelled_total = 0, labelled_right = 0;
-  for (const BugRow& row : rows) {
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const BugRow& row = rows[r];
     std::size_t self = 0, in_group = 0;
     std::map<std::string, int> others;
-    for (const std::string& label : row.labels) {
-      if (label == row.name) ++self;
-      const auto g = group_of.find(label);
-      if (label == row.name || (g != group_of.end() && g->second == row.group)) {
+    for (std::size_t i = 0; i < labels[r].size(); ++i) {
+      const int label = labels[r][i];
+      if (label == static_cast<int>(r)) ++self;
+      if (label >= 0 && group[static_cast<std::size_t>(label)] == group[r]) {
         ++in_group;
+      } else if (label < 0) {
+        ++others[label == -1 ? "NEW" : "(unbenched)"];
       } else {
-        ++others[label.empty() ? "NEW" : label.substr(label.rfind('/') + 1)];
+        ++others[rows[static_cast<std::size_t>(label)].bug.name];
       }
     }
     std::size_t carrying = 0, right = 0;
-    for (const BugRow& other : rows) {
-      for (const std::string& label : other.labels) {
-        if (label != row.name) continue;
+    for (std::size_t o = 0; o < rows.size(); ++o) {
+      for (const int label : labels[o]) {
+        if (label != static_cast<int>(r)) continue;
         ++carrying;
-        if (other.group == row.group) ++right;
+        if (group[o] == group[r]) ++right;
       }
     }
     std::string other_text;
     for (const auto& [label, count] : others) {
       other_text += (other_text.empty() ? "" : ", ") + label + " ×" + std::to_string(count);
     }
-    out << "| " << row.bug.name << " | " << row.bug.invariant << " | " << row.labels.size() << " | "
-        << percent(self, row.labels.size()) << " | " << percent(in_group, row.labels.size())
-        << " | " << carrying << " | " << percent(right, carrying) << " | "
-        << (other_text.empty() ? "-" : other_text) << " |\n";
-    total += row.labels.size();
-    strict += self;
-    grouped += in_group;
-    labelled_total += carrying;
-    labelled_right += right;
+    const std::size_t n = row.signatures.size();
+    out << "| " << row.bug.name << " | " << row.bug.invariant << " | " << n << " | "
+        << percent(self, n) << " | " << percent(in_group, n) << " | " << carrying << " | "
+        << percent(right, carrying) << " | " << (other_text.empty() ? "-" : other_text) << " |\n";
   }
-  out << "\ntotal: " << total << " instances of " << rows.size() << " bugs; recall "
-      << percent(strict, total) << " strict, " << percent(grouped, total) << " by group; precision "
-      << percent(labelled_right, labelled_total) << " (" << labelled_right << " of "
-      << labelled_total << " labels)\n";
+  const Score total = score(rows, labels, group);
+  out << "\ntotal: " << total.instances << " instances of " << rows.size() << " bugs; recall "
+      << percent(total.strict, total.instances) << " strict, "
+      << percent(total.grouped, total.instances) << " by group; precision "
+      << percent(total.right, total.labelled) << " (" << total.right << " of " << total.labelled
+      << " labels)\n";
+
+  // Each component of the match rule on and off, and the two groupings (signature_bench.h).
+  const std::vector<std::size_t> by_hunt = group_rows(rows, false);
+  struct Variant {
+    std::string name;
+    MatchOptions options;
+  };
+  using M = MatchOptions::Mechanism;
+  using S = MatchOptions::State;
+  using A = MatchOptions::Actions;
+  const std::vector<Variant> variants = {
+      {"path only (the first design)", {M::kOff, S::kOff, false, A::kExact}},
+      {"+ rarity", {M::kOff, S::kOff, true, A::kExact}},
+      {"+ mechanism, exact", {M::kExact, S::kOff, false, A::kExact}},
+      {"+ mechanism, relaxed", {M::kRelaxed, S::kOff, false, A::kExact}},
+      {"+ mechanism, most similar", {M::kRank, S::kOff, false, A::kExact}},
+      {"+ state, equal", {M::kOff, S::kFilter, false, A::kExact}},
+      {"+ state, most similar", {M::kOff, S::kRank, false, A::kExact}},
+      {"+ mechanism exact + state equal", {M::kExact, S::kFilter, false, A::kExact}},
+      {"+ mechanism relaxed + state most similar", {M::kRelaxed, S::kRank, false, A::kExact}},
+      {"+ mechanism most similar + state most similar", {M::kRank, S::kRank, false, A::kExact}},
+      {"  + rarity", {M::kRank, S::kRank, true, A::kExact}},
+      {"  + faults only", {M::kRank, S::kRank, false, A::kIgnored}},
+      {"  + actions by actor (default)", {M::kRank, S::kRank, false, A::kByActor}},
+      {"actions by actor alone", {M::kOff, S::kOff, false, A::kByActor}},
+  };
+
+  out << "\n| match rule | recall, hunt groups | precision, hunt groups | recall, file groups | "
+         "precision, file groups |\n|---|---|---|---|---|\n";
+  for (const Variant& variant : variants) {
+    const Labels l = label_all(rows, known, variant.options);
+    const Score h = score(rows, l, by_hunt);
+    const Score f = score(rows, l, group);
+    out << "| " << variant.name << " | " << percent(h.grouped, h.instances) << " | "
+        << percent(h.right, h.labelled) << " | " << percent(f.grouped, f.instances) << " | "
+        << percent(f.right, f.labelled) << " |\n";
+  }
   return kExitPass;
 }
 

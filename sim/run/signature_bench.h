@@ -4,11 +4,14 @@
 // For every corpus bug (corpus_bugs.h) it hunts up to `instances` violations of the bug's
 // invariant from its hunting scenario (seeds 0, 1, ..., at most `runs_max` runs; each run first
 // without the trace, re-run with it when it violates that invariant) and labels each instance with
-// match_known over the whole corpus. Bugs hunted by the same scenario for the same invariant are
-// one GROUP: a hunt cannot tell which of them it found, so a label anywhere in the group is right.
+// match_known over the whole corpus. Bugs hunted by the same scenario for the same invariant,
+// and the expectations of one corpus file (one bug on several versions), are one GROUP: a hunt
+// cannot tell which of them it found, so a label anywhere in the group is right.
 //   recall(B)    = instances of B's hunt labelled B (strict) / in B's group (group);
 //   precision(B) = instances labelled B that come from a hunt of B's group / all labelled B.
-// Output: a Markdown table, one row per bug, then the totals. Single process; deterministic.
+// Output: a Markdown table, one row per bug, then the totals, then the totals of each component
+// of the match rule (MatchOptions) on and off under both groupings (by hunt only, and by hunt or
+// file). Single process; deterministic.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +24,8 @@ struct BenchSignaturesCommand {
   std::string corpus_dir = "corpus/regressions";
   int instances = 10;
   std::uint64_t runs_max = 400;
-  std::string only;  // Substring of the bug names to bench; empty = all.
+  std::string only;   // Substring of the bug names to bench; empty = all.
+  bool dump = false;  // Print each instance's signature to `err`.
 };
 int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& out,
                          std::ostream& err);

@@ -14,6 +14,9 @@
 namespace wsim::run {
 namespace {
 
+using ::testing::HasSubstr;
+using ::testing::Not;
+
 constexpr const char* kCorpus = "corpus/regressions";
 constexpr const char* kB2 = "corpus/regressions/gitpod/podstarts-patch-failure.textproto#0";
 constexpr const char* kB1 = "corpus/regressions/gitpod/status-conflict-pre16622.textproto#0";
@@ -69,6 +72,40 @@ TEST_F(SignatureCorpusTest, TwoBugsWithTheSameInvariantDiffer) {
   EXPECT_NE(b2.signature, b1.signature) << b2.signature.text();
   EXPECT_EQ(match_known(b2.signature, known_)->name, kB2);
   EXPECT_EQ(match_known(b1.signature, known_)->name, kB1);
+}
+
+// Liveness signatures carry the failing object's final state (signature.h): a hunted limbo
+// (no Deployment, not tracked) is not taken for the stuck tracker of shared-inventory-first#2
+// (tracked), whose path (user create; user terminate) every L1 finding covers.
+TEST_F(SignatureCorpusTest, TheFinalStateTellsALimboFromAStuckTracker) {
+  std::vector<KnownBug> gitlab;
+  std::string error;
+  ASSERT_TRUE(known_bugs(kCorpus, "gitlab", gitlab, error)) << error;
+  const std::string stuck = "corpus/regressions/gitlab/shared-inventory-first.textproto#2";
+  const std::string limbo = "corpus/regressions/gitlab/limbo-411205.textproto#0";
+  for (const KnownBug& bug : gitlab) {
+    if (bug.name == limbo) EXPECT_THAT(bug.signature.state, HasSubstr("not tracked"));
+    if (bug.name == stuck) EXPECT_THAT(bug.signature.state, Not(HasSubstr("not tracked")));
+  }
+  CorpusBug bug;
+  LoadedScenario loaded;
+  ASSERT_TRUE(parse_corpus_bug(limbo, bug, error)) << error;
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  int found = 0;
+  for (std::uint64_t seed = 0; seed < 200 && found < 3; ++seed) {
+    loaded.scenario.set_seed(seed);
+    RunOptions options;
+    options.keep_trace = true;
+    options.known = &gitlab;
+    const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+    if (!result.violation || result.violation->invariant_id != "gitlab.L1") continue;
+    ++found;
+    ASSERT_TRUE(result.signature.has_value());
+    EXPECT_THAT(result.signature->state, HasSubstr("not tracked")) << "seed " << seed;
+    EXPECT_NE(result.known, stuck) << "seed " << seed << ": " << result.signature->text();
+    EXPECT_FALSE(result.known.empty()) << "seed " << seed << ": " << result.signature->text();
+  }
+  EXPECT_EQ(found, 3) << "the limbo hunt found gitlab.L1 fewer than 3 times in 200 seeds";
 }
 
 TEST_F(SignatureCorpusTest, EveryCorpusBugMatchesItself) {

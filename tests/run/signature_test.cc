@@ -51,7 +51,8 @@ TEST(SignatureTest, PathKeepsFaultsAndExternalActionsOnTheObjectOnly) {
   EXPECT_EQ(signature.path,
             (std::vector<std::string>{"user start", "ws-manager patch Workspace fail"}));
   EXPECT_EQ(signature.text(),
-            "sys.S5 @ ws-manager create Pod ok | user start; ws-manager patch Workspace fail");
+            "sys.S5 @ ws-manager create Pod ok [pod after stop] | user start; ws-manager patch "
+            "Workspace fail");
 }
 
 TEST(SignatureTest, MatchesTheMostSpecificKnownBugAndElseIsNew) {
@@ -74,6 +75,160 @@ TEST(SignatureTest, MatchesTheMostSpecificKnownBugAndElseIsNew) {
       {"d.textproto#0", {"sys.S2", "", {"a x ok", "b y ok", "link drop lost"}}}};
   EXPECT_EQ(match_known(Signature{"sys.S2", "", {"link drop lost"}}, three), nullptr);
   EXPECT_NE(match_known(Signature{"sys.S2", "", {"a x ok", "link drop lost"}}, three), nullptr);
+}
+
+TEST(SignatureTest, MechanismIsTheMessagesTemplate) {
+  // Numbers → #, object references → their kind, the object's own name and quoted values dropped.
+  EXPECT_EQ(normalize_text("request 12 saw 'x y' on Pod/ns/ws-3 (ws-3: 2 FULL cycles)", "ws-3"),
+            "request # saw '' on Pod (: # FULL cycles)");
+  EXPECT_EQ(normalize_text("pod ws-ws0-1 of ws0-1 doesn't exist, \"v12\" at 1500 ms", "ws0-1"),
+            "pod of doesn't exist, \"\" at # ms");
+  // Other objects' names keep their letters: their numbers are the seed's.
+  EXPECT_EQ(normalize_text("  ws-7 and  ws-12  ", "ws-3"), "ws-# and ws-#");
+  EXPECT_EQ(normalize_text("Deployment/ns-1/ws-3, ConfigMap/ns-1/inv.", ""),
+            "Deployment, ConfigMap.");
+  // Two seeds of one oracle agree; two mechanisms of one invariant differ.
+  EXPECT_EQ(normalize_text("changed while request 3 was between its finder and its answer", "a"),
+            normalize_text("changed while request 41 was between its finder and its answer", "b"));
+  EXPECT_NE(
+      normalize_text("termination never completed: desired Terminated, actual Running", ""),
+      normalize_text("termination never completed: desired Terminated, actual Terminating", ""));
+}
+
+TEST(SignatureTest, StateIsTheObjectsFinalStateLines) {
+  const std::string state =
+      "agent A0a rails R1\n"
+      "ws-1: desired Terminated, actual Terminating, updated_at 1200, responded_at NULL, no "
+      "Deployment, not tracked\n"
+      "ws-10: desired Running, actual Running, updated_at 300, responded_at 400, Deployment "
+      "present, not tracked\n"
+      "  pod ws-ws-1-2 on node-2 Running\n"
+      "  pod ws-ws-1-3 on node-1 Running\n";
+  EXPECT_EQ(normalize_state(state, "ws-1"),
+            ": desired Terminated, actual Terminating, updated_at #, responded_at NULL, no "
+            "Deployment, not tracked / pod on node-# Running");
+  EXPECT_EQ(normalize_state(state, ""), "");
+  EXPECT_EQ(normalize_state(state, "ws-2"), "");
+  // Only a liveness violation's signature has a state; every violation has a mechanism.
+  const std::vector<TraceEvent> trace = {{1, "user", "terminate", "ws-1", "ok", ""}};
+  const Signature liveness = compute_signature(
+      {"user"}, trace, std::nullopt, Violation{"sys.L1", "ws-1", "never done: ws-1 at 5"}, state);
+  EXPECT_EQ(liveness.mechanism, "never done: at #");
+  EXPECT_THAT(liveness.state, HasSubstr("actual Terminating"));
+  EXPECT_EQ(liveness.text(), "sys.L1 [never done: at #] {" + liveness.state + "} | user terminate");
+  const Signature safety =
+      compute_signature({"user"}, trace, 0, Violation{"sys.S1", "ws-1", "bad 3"});
+  EXPECT_EQ(safety.state, "");
+  EXPECT_EQ(safety.text(), "sys.S1 @ user terminate ok [bad #] | user terminate");
+}
+
+TEST(SignatureTest, TheMostSimilarMechanismAndStateWin) {
+  const Signature limbo{"sys.L1",
+                        "",
+                        {"user terminate"},
+                        "never done: desired Terminated",
+                        "desired Terminated, actual Running, no Deployment, not tracked"};
+  const Signature stuck{"sys.L1",
+                        "",
+                        {"user terminate"},
+                        "never done: desired Terminated",
+                        "desired Terminated, actual Terminating, Deployment present, tracked"};
+  const std::vector<KnownBug> known = {{"limbo.textproto#0", limbo}, {"stuck.textproto#0", stuck}};
+  EXPECT_EQ(match_known(limbo, known)->name, "limbo.textproto#0");
+  EXPECT_EQ(match_known(stuck, known)->name, "stuck.textproto#0");
+  // Another seed's actual state (the seed's, not the bug's): still nearest to the limbo.
+  Signature other = limbo;
+  other.state = "desired Terminated, actual CreationRequested, no Deployment, not tracked";
+  EXPECT_EQ(match_known(other, known)->name, "limbo.textproto#0");
+  other.state = "desired Terminated, actual Stopped, Deployment present, tracked";
+  EXPECT_EQ(match_known(other, known)->name, "stuck.textproto#0");
+  // A final state like neither (under kSimilarityMin): NEW; without states, the path decides.
+  other.state = "phase=Stopped podStarts=# conditions: Failed=True";
+  EXPECT_EQ(match_known(other, known), nullptr);
+  MatchOptions no_state;
+  no_state.state = MatchOptions::State::kOff;
+  EXPECT_EQ(match_known(other, known, no_state)->name, "limbo.textproto#0");
+  MatchOptions equal_state;
+  equal_state.state = MatchOptions::State::kFilter;
+  other.state = "desired Terminated, actual CreationRequested, no Deployment, not tracked";
+  EXPECT_EQ(match_known(other, known, equal_state), nullptr);
+  // Another template: NEW; a finding without one is judged by the rest.
+  other = limbo;
+  other.mechanism = "pod created for a workspace";
+  EXPECT_EQ(match_known(other, known), nullptr);
+  other.mechanism.clear();
+  EXPECT_EQ(match_known(other, known)->name, "limbo.textproto#0");
+  // The nearest template wins over corpus order.
+  const std::vector<KnownBug> losses = {
+      {"delete.textproto#0", {"sys.S1", "", {}, "version # lost: ws-daemon delete"}},
+      {"orphan.textproto#0", {"sys.S1", "", {}, "version # lost: orphaned"}}};
+  EXPECT_EQ(match_known(Signature{"sys.S1", "", {}, "version # of lost: orphaned"}, losses)->name,
+            "orphan.textproto#0");
+}
+
+TEST(SignatureTest, RelaxedTemplatesAndWordSimilarity) {
+  EXPECT_EQ(relax_template("desired Stopped set at # ms (request #; not returned)"),
+            "desired set at ms (request not returned)");
+  EXPECT_EQ(relax_template("objects remain: Deployment Service"), "objects remain:");
+  EXPECT_EQ(relax_template(""), "");
+  EXPECT_DOUBLE_EQ(word_similarity("a b, c", "c; b a"), 1.0);
+  EXPECT_DOUBLE_EQ(word_similarity("a b", "b c"), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(word_similarity("", ""), 1.0);
+  EXPECT_DOUBLE_EQ(word_similarity("a", ""), 0.0);
+}
+
+TEST(SignatureTest, ExternalActionsByActor) {
+  // The script's user stopped; the hunt's user restarted: the same workload step.
+  const std::vector<KnownBug> known = {{"k.textproto#0",
+                                        {"sys.S1",
+                                         "",
+                                         {"link drop fail", "user create", "user stop"},
+                                         "x",
+                                         "",
+                                         {"user create", "user stop"}}}};
+  const Signature finding{"sys.S1", "", {"link drop fail", "user create", "user restart"},
+                          "x",      "", {"user create", "user restart"}};
+  MatchOptions exact;
+  exact.actions = MatchOptions::Actions::kExact;
+  EXPECT_NE(match_known(finding, known, exact), nullptr);  // 2 of 3.
+  const Signature no_fault{"sys.S1", "", {"user create", "user restart"},
+                           "x",      "", {"user create", "user restart"}};
+  EXPECT_EQ(match_known(no_fault, known, exact), nullptr);  // 1 of 3.
+  MatchOptions by_actor;
+  by_actor.actions = MatchOptions::Actions::kByActor;
+  EXPECT_NE(match_known(no_fault, known, by_actor), nullptr);  // 2 of 3: any user action.
+  MatchOptions faults_only;
+  faults_only.actions = MatchOptions::Actions::kIgnored;
+  EXPECT_EQ(match_known(no_fault, known, faults_only), nullptr);  // 0 of 1.
+  EXPECT_NE(match_known(finding, known, faults_only), nullptr);   // 1 of 1.
+}
+
+TEST(SignatureTest, RareFeaturesOutweighCommonOnes) {
+  // Every known bug has "user create": it names no mechanism. "link drop fail" is rare.
+  const std::vector<KnownBug> known = {
+      {"a.textproto#0", {"sys.L1", "", {"link drop fail", "user create", "user stop"}}},
+      {"b.textproto#0", {"sys.L1", "", {"kubectl delete Namespace", "user create"}}},
+      {"c.textproto#0", {"sys.S1", "", {"user create", "user stop"}}},
+  };
+  // Two of a's three features, but not its rare one: unweighted that is 2/3, a match; weighted,
+  // the rare feature is most of a's path, so the finding is NEW.
+  const Signature finding{"sys.L1", "", {"user create", "user stop"}};
+  MatchOptions flat;
+  MatchOptions rare;
+  rare.rarity = true;
+  ASSERT_NE(match_known(finding, known, flat), nullptr);
+  EXPECT_EQ(match_known(finding, known, flat)->name, "a.textproto#0");
+  EXPECT_EQ(match_known(finding, known, rare), nullptr);
+  // The rare feature alone covers most of a's path.
+  EXPECT_EQ(
+      match_known(Signature{"sys.L1", "", {"link drop fail", "user create"}}, known, rare)->name,
+      "a.textproto#0");
+  // Rarity is counted per system (the invariant id's prefix): another system's bugs, where the
+  // feature is common, do not make it common here (counted, they would make `finding` match a).
+  std::vector<KnownBug> more = known;
+  for (int i = 0; i < 3; ++i)
+    more.push_back({"d.textproto#0", {"other.L1", "", {"link drop fail"}}});
+  EXPECT_EQ(match_known(finding, more, rare), nullptr);
 }
 
 // The signature of selftest.S1 in the "twice" run, as a known bug.
