@@ -48,8 +48,7 @@ std::string hunting_key(proto::Scenario scenario) {
   return text;
 }
 
-bool corpus_bugs(const std::string& corpus_dir, std::vector<CorpusBug>& out,
-                 std::string& error) {
+bool corpus_bugs(const std::string& corpus_dir, std::vector<CorpusBug>& out, std::string& error) {
   std::error_code ec;
   std::vector<std::string> paths;
   for (auto it = std::filesystem::recursive_directory_iterator(corpus_dir, ec);
@@ -67,7 +66,8 @@ bool corpus_bugs(const std::string& corpus_dir, std::vector<CorpusBug>& out,
     LoadedScenario loaded;
     if (!load_scenario_file(path, loaded, error)) return false;
     for (int i = 0; i < loaded.scenario.expect_size(); ++i) {
-      if (is_violation(loaded.scenario.expect(i))) out.push_back(make_bug(path, loaded.scenario, i));
+      if (is_violation(loaded.scenario.expect(i)))
+        out.push_back(make_bug(path, loaded.scenario, i));
     }
   }
   return true;
@@ -97,8 +97,8 @@ bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& erro
   }
   const int index = std::stoi(digits);
   if (index >= scenario.expect_size()) {
-    error = path + ": has " + std::to_string(scenario.expect_size()) +
-            " expect blocks; #" + digits + " does not exist";
+    error = path + ": has " + std::to_string(scenario.expect_size()) + " expect blocks; #" +
+            digits + " does not exist";
     return false;
   }
   if (!is_violation(scenario.expect(index))) {
@@ -119,8 +119,8 @@ bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::stri
   const std::string origin = bug.path + " (bug " + bug.name + ")";
   loaded.hunted_invariant = bug.invariant;
   scenario.set_name("bug-" + bug.name);
-  scenario.set_description("corpus bug " + bug.name + " (" + bug.invariant + " when " +
-                           bug.when + "), random workload instead of the file's script");
+  scenario.set_description("corpus bug " + bug.name + " (" + bug.invariant + " when " + bug.when +
+                           "), random workload instead of the file's script");
   // Operator one-offs (an upgrade) stay: no random workload or fault point invents them.
   google::protobuf::RepeatedPtrField<proto::ScriptedEvent> kept;
   for (const proto::ScriptedEvent& event : scenario.events()) {
@@ -179,7 +179,8 @@ bool corpus_bug_signature(const CorpusBug& bug, Signature& out, std::string& err
 }
 
 bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
-                std::vector<KnownBug>& out, std::string& error) {
+                std::vector<KnownBug>& out, std::string& error,
+                std::vector<std::string>* not_reproduced) {
   std::vector<CorpusBug> bugs;
   if (!corpus_bugs(corpus_dir, bugs, error)) return false;
   for (const CorpusBug& bug : bugs) {
@@ -187,7 +188,13 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
     if (!system_name.empty() && bug.invariant.rfind(system_name + ".", 0) != 0) continue;
     KnownBug known;
     known.name = bug.path + "#" + std::to_string(bug.expect_index);
-    if (!corpus_bug_signature(bug, known.signature, error)) return false;
+    if (!corpus_bug_signature(bug, known.signature, error)) {
+      const bool stale = error.find("its script does not violate") != std::string::npos;
+      if (!stale || not_reproduced == nullptr) return false;
+      not_reproduced->push_back(error);
+      error.clear();
+      continue;
+    }
     out.push_back(std::move(known));
   }
   return true;

@@ -1,7 +1,7 @@
 #include "sim/run/driver.h"
 
-#include <iomanip>
 #include <algorithm>
+#include <iomanip>
 #include <map>
 #include <set>
 
@@ -68,10 +68,10 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
                       const RunOptions& options) {
   RunResult result;
   result.seed = scenario.seed();
-  ChoiceSource choices = options.tape    ? ChoiceSource::from_tape(*options.tape)
-                         : options.bytes ? ChoiceSource::from_bytes(*options.bytes,
-                                                                    options.bytes_tail)
-                                         : ChoiceSource::from_seed(scenario.seed());
+  ChoiceSource choices = options.tape ? ChoiceSource::from_tape(*options.tape)
+                         : options.bytes
+                             ? ChoiceSource::from_bytes(*options.bytes, options.bytes_tail)
+                             : ChoiceSource::from_seed(scenario.seed());
   choices.set_recording(options.record_choices);
   Sim sim(std::move(choices));
   assert_context().seed = scenario.seed();
@@ -98,8 +98,8 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     std::size_t width = 0;
     for (const auto& [name, value] : result.swarm) width = std::max(width, name.size());
     for (const auto& [name, value] : result.swarm) {
-      *log << "swarm " << std::left << std::setw(static_cast<int>(width)) << name << "  "
-           << value << "\n";
+      *log << "swarm " << std::left << std::setw(static_cast<int>(width)) << name << "  " << value
+           << "\n";
     }
     log->flush();
   }
@@ -138,10 +138,9 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     const auto listed = go_past.find(key);
     if (!masking && listed == go_past.end()) return false;
     // A later violation of an object a known bug already broke is taken for its consequence.
-    const auto broken = std::find_if(result.masked.begin(), result.masked.end(),
-                                     [&](const MaskedViolation& m) {
-                                       return m.violation.object == violation.object;
-                                     });
+    const auto broken = std::find_if(
+        result.masked.begin(), result.masked.end(),
+        [&](const MaskedViolation& m) { return m.violation.object == violation.object; });
     const bool keep = sim.trace().keep_events();
     std::optional<std::size_t> culprit;
     if (keep && sim.trace().count() > trace_count_before_event) {
@@ -212,8 +211,9 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
   if (!stopped) loop.run_until(scenario.fault_phase_ms());
   if (!stopped) {
     result.phase = "settle";
-    sim.record("wsim", "heal", "", "ok", "faults and external actions stop; settle " +
-                                             format_duration_ms(scenario.settle_ms()));
+    sim.record(
+        "wsim", "heal", "", "ok",
+        "faults and external actions stop; settle " + format_duration_ms(scenario.settle_ms()));
     sim.faults().heal();
     run->heal();
     trace_count_before_event = sim.trace().count();
@@ -265,6 +265,13 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     if (options.known != nullptr) {
       const KnownBug* known = match_known(*result.signature, *options.known);
       if (known != nullptr) result.known = known->name;
+      // A liveness verdict of a run that went past a known safety violation is judged on a world
+      // that bug already broke (a leak keeps the protocol busy, a lost object is never
+      // converged): it is taken for that bug's consequence, as a later safety violation of the
+      // same object is.
+      if (known == nullptr && result.verdict == Verdict::kLiveness && !result.masked.empty()) {
+        result.known = result.masked.front().known;
+      }
     }
   }
   result.labelled = result.labelled || (options.known != nullptr && result.signature.has_value());
@@ -285,7 +292,8 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     }
     if (result.signature) {
       *log << "signature " << result.signature->text() << "\n";
-      if (result.labelled) *log << (result.known.empty() ? "NEW" : "known: " + result.known) << "\n";
+      if (result.labelled)
+        *log << (result.known.empty() ? "NEW" : "known: " + result.known) << "\n";
     }
     log->flush();
   }

@@ -12,7 +12,8 @@
 // and the run goes on, so a later, different violation is still seen (issue #12 item 2; liveness
 // is judged at the end as usual). A later safety violation of an object a known bug already broke
 // is taken for a consequence of that bug and goes past too (a different bug on the same object is
-// hidden: the price of not drowning in cascades). The run also stops (as a harness error) when it exceeds its event budget: a livelock at one instant of
+// hidden: the price of not drowning in cascades). Likewise a liveness verdict of a run that went
+// past a known safety violation is labelled with that bug. The run also stops (as a harness error) when it exceeds its event budget: a livelock at one instant of
 // virtual time must not hang a hunt.
 #pragma once
 

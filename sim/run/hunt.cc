@@ -113,10 +113,9 @@ std::vector<RunFinding> run_findings(const RunResult& result, bool unmasked) {
     if (options.runs && index >= *options.runs) break;
     const std::uint64_t seed = options.seed_start + index;
     scenario.set_seed(seed);
-    const RunResult result =
-        options.unmasked
-            ? execute_run_with_known(*options.system, scenario, run_options, *options.known)
-            : execute_run(*options.system, scenario, run_options);
+    const RunResult result = options.unmasked ? execute_run_with_known(*options.system, scenario,
+                                                                       run_options, *options.known)
+                                              : execute_run(*options.system, scenario, run_options);
     probes.merge(result.probes);
     std::string line = "R " + std::to_string(index) + " " + std::to_string(seed);
     for (const RunFinding& finding : run_findings(result, options.unmasked)) {
@@ -190,6 +189,10 @@ void label_finding(Finding& finding, const RunResult& rerun, const HuntOptions& 
   finding.signature = rerun.signature->text();
   const KnownBug* known = match_known(*rerun.signature, *options.known);
   finding.known = known == nullptr ? "" : known->name;
+  // As execute_run: a liveness verdict after a known safety violation is its consequence.
+  if (known == nullptr && rerun.verdict == Verdict::kLiveness && !rerun.masked.empty()) {
+    finding.known = rerun.masked.front().known;
+  }
 }
 
 }  // namespace
@@ -215,10 +218,9 @@ std::string render_probe_coverage(const std::vector<Probe>& sorted) {
   for (int pass = 0; pass < 2; ++pass) {
     for (const Probe& probe : sorted) {
       if ((probe.hits > 0) != (pass == 0)) continue;
-      out << "  " << (probe.hits > 0 ? "reached" : "never  ") << " " << std::right
-          << std::setw(10) << probe.hits << "  " << std::left
-          << std::setw(static_cast<int>(width)) << probe.name << "  " << probe.description
-          << "\n";
+      out << "  " << (probe.hits > 0 ? "reached" : "never  ") << " " << std::right << std::setw(10)
+          << probe.hits << "  " << std::left << std::setw(static_cast<int>(width)) << probe.name
+          << "  " << probe.description << "\n";
     }
   }
   return out.str();
@@ -462,8 +464,8 @@ HuntResult hunt(const HuntOptions& options) {
     run_options.known = options.known;
     run_options.go_past_known = options.unmasked;
     RunResult rerun = execute_run(*options.system, scenario, run_options);
-    const std::string label = finding.labelled ? (finding.known.empty() ? "NEW" : finding.known)
-                                               : std::string("-");
+    const std::string label =
+        finding.labelled ? (finding.known.empty() ? "NEW" : finding.known) : std::string("-");
     bool same = false;
     for (const RunFinding& again : run_findings(rerun, options.unmasked)) {
       same = same || (again.verdict == finding.verdict && again.invariant == finding.invariant &&
@@ -485,7 +487,8 @@ HuntResult hunt(const HuntOptions& options) {
       finding.object = rerun.violation->object;
       finding.message = rerun.violation->message;
       for (const MaskedViolation& masked : rerun.masked) {
-        if (masked.violation.invariant_id != finding.invariant || finding.verdict != Verdict::kSafety)
+        if (masked.violation.invariant_id != finding.invariant ||
+            finding.verdict != Verdict::kSafety)
           continue;
         finding.object = masked.violation.object;
         finding.message = masked.violation.message;

@@ -46,6 +46,29 @@ TEST_F(CorpusBugsTest, ListsEveryViolatingExpectationOfTheCorpus) {
   EXPECT_TRUE(limbo);
 }
 
+// When the code under test changes what a corpus script does (a planted bug, a regression), a
+// hunt with --known still runs: the bug that no longer reproduces is left out and named.
+TEST_F(CorpusBugsTest, AKnownBugThatNoLongerReproducesIsSetAsideNotFatal) {
+  const std::string dir = testing::scratch_dir("corpus-stale") + "/gitlab";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/stale.textproto")
+      << "name: \"stale\" seed: 1 scripted_only: true fault_phase_ms: 60000\n"
+         "gitlab { agent: \"A1\" rails: \"R1\" }\n"
+         "events { at_ms: 1000 actor: \"user\" action: \"create\" target: \"ws-0\" }\n"
+         "expect { verdict: LIVENESS_VIOLATION invariant: \"gitlab.L1\" }\n";
+  std::vector<KnownBug> known;
+  std::string error;
+  EXPECT_FALSE(known_bugs(dir, "gitlab", known, error));
+  EXPECT_THAT(error, HasSubstr("its script does not violate gitlab.L1"));
+  std::vector<std::string> not_reproduced;
+  error.clear();
+  known.clear();
+  ASSERT_TRUE(known_bugs(dir, "gitlab", known, error, &not_reproduced)) << error;
+  EXPECT_TRUE(known.empty());
+  ASSERT_EQ(not_reproduced.size(), 1u);
+  EXPECT_THAT(not_reproduced[0], HasSubstr("stale.textproto expect #0"));
+}
+
 TEST_F(CorpusBugsTest, ParsesFileHashIndexAndRejectsBadSpecs) {
   CorpusBug bug;
   std::string error;

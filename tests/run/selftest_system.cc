@@ -15,8 +15,8 @@ class SelftestRun : public run::SystemRun {
  public:
   SelftestRun(Sim& sim, const proto::SelftestConfig& config, bool scripted_only)
       : sim_(sim), config_(config), scripted_only_(scripted_only) {
-    glitch_ = sim_.faults().declare("selftest.glitch", "a tick glitches", Ratio{1, 2},
-                                    Ratio{1, 10});
+    glitch_ =
+        sim_.faults().declare("selftest.glitch", "a tick glitches", Ratio{1, 2}, Ratio{1, 10});
     probe_glitch_ = sim_.probes().declare("selftest.glitch", "a glitch fired");
     sim_.probes().declare("selftest.never", "never reached");
     ChoiceStream mix = sim_.stream("selftest.mix");
@@ -49,11 +49,12 @@ class SelftestRun : public run::SystemRun {
   std::optional<run::Violation> check_safety() override {
     // version crash: a harness bug, as an always-on assertion (the hunt reports the seed).
     WSIM_ASSERT_MSG(config_.version() != "crash" || ticks_ < 3, "selftest crash");
-    if (config_.version() == "unsafe" && ticks_ > 0 && last_tick_ms_ >= config_.violate_after_ms()) {
+    if (config_.version() == "unsafe" && ticks_ > 0 &&
+        last_tick_ms_ >= config_.violate_after_ms()) {
       return run::Violation{"selftest.S1", last_ticker_,
                             "ticked at " + std::to_string(last_tick_ms_) + " ms"};
     }
-    if (config_.version() == "twice") return check_twice();
+    if (config_.version() == "twice" || config_.version() == "leaky") return check_twice();
     return std::nullopt;
   }
 
@@ -65,6 +66,7 @@ class SelftestRun : public run::SystemRun {
       s1_reported_ = true;
       return run::Violation{"selftest.S1", last_ticker_, "first violation"};
     }
+    if (config_.version() == "leaky") return std::nullopt;  // S1 only; the world stays broken.
     if (s1_reported_ && !s2_reported_ && last_tick_ms_ >= 2 * config_.violate_after_ms()) {
       s2_reported_ = true;
       // Another object: a later violation of the object S1 broke would count as its consequence.
@@ -77,9 +79,13 @@ class SelftestRun : public run::SystemRun {
 
   std::vector<run::Violation> check_liveness() override {
     if (config_.version() == "stuck") {
-      return {run::Violation{"selftest.L1", "world", "stuck after " + std::to_string(ticks_) +
-                                                         " ticks"},
+      return {run::Violation{"selftest.L1", "world",
+                             "stuck after " + std::to_string(ticks_) + " ticks"},
               run::Violation{"selftest.L2", "world", "also stuck"}};
+    }
+    // version leaky: after its S1 the world never recovers (a liveness verdict at the end).
+    if (config_.version() == "leaky" && s1_reported_) {
+      return {run::Violation{"selftest.L1", "world", "never recovered from S1"}};
     }
     return {};
   }
@@ -131,7 +137,8 @@ class SelftestSystem : public run::System {
   std::string name() const override { return "selftest"; }
   std::string description() const override { return "harness self-test: tickers"; }
   std::vector<run::VersionAxis> axes() const override {
-    return {run::VersionAxis{"version", {"crash", "stuck", "unsafe", "twice", "ok"}, "ok"}};
+    return {
+        run::VersionAxis{"version", {"crash", "stuck", "unsafe", "twice", "leaky", "ok"}, "ok"}};
   }
   std::vector<run::InvariantInfo> invariants() const override {
     return {{"selftest.S1", run::InvariantKind::kSafety, "no tick after violate_after_ms", ""},
@@ -150,8 +157,9 @@ class SelftestSystem : public run::System {
     if (config->version().empty()) config->set_version("ok");
     if (config->version() != "ok" && config->version() != "unsafe" &&
         config->version() != "stuck" && config->version() != "crash" &&
-        config->version() != "twice") {
-      error = "version \"" + config->version() + "\" is not one of: crash, stuck, unsafe, twice, ok";
+        config->version() != "twice" && config->version() != "leaky") {
+      error = "version \"" + config->version() +
+              "\" is not one of: crash, stuck, unsafe, twice, leaky, ok";
       return false;
     }
     if (config->tickers() == 0) config->set_tickers(2);

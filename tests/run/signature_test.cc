@@ -302,6 +302,30 @@ TEST(UnmaskedRunTest, OnlyKnownViolationsEndAsTheFirstOfThem) {
   EXPECT_EQ(result.phase, "liveness");  // It ran to the end.
 }
 
+// A liveness verdict of a run that went past a known safety violation is that bug's consequence:
+// the world it broke never converges (a leak keeps the protocol busy), which is not NEW.
+TEST(UnmaskedRunTest, LivenessAfterAKnownViolationIsItsConsequence) {
+  LoadedScenario loaded = testing::scenario_from_text(
+      "selftest { version: \"leaky\" violate_after_ms: 20000 }\nfault_phase_ms: 60000\n");
+  const std::vector<KnownBug> known = known_s1(loaded);
+  RunOptions options;
+  options.keep_trace = true;
+  options.known = &known;
+  options.go_past_known = true;
+  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  ASSERT_EQ(result.masked.size(), 1u);
+  ASSERT_TRUE(result.violation.has_value());
+  EXPECT_EQ(result.verdict, Verdict::kLiveness);
+  EXPECT_EQ(result.violation->invariant_id, "selftest.L1");
+  EXPECT_EQ(result.known, "s1.textproto#0");
+  // Without the known S1 the same liveness verdict is NEW.
+  const std::vector<KnownBug> none;
+  options.known = &none;
+  const RunResult unknown = execute_run(*loaded.system, loaded.scenario, options);
+  EXPECT_EQ(unknown.verdict, Verdict::kSafety);
+  EXPECT_TRUE(unknown.known.empty());
+}
+
 TEST(UnmaskedRunTest, GoPastEntriesAreValidated) {
   testing::register_test_systems();
   LoadedScenario loaded;
