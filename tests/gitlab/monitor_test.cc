@@ -193,6 +193,29 @@ TEST_F(MonitorTest, S11FlagsObjectsLeftBehindAtTerminated) {
   EXPECT_EQ(first(), kS11);
 }
 
+// S17: the synced flag is an acknowledgement: it may only be set for a progress Rails received.
+TEST_F(MonitorTest, S17FlagsASyncedProgressRailsNeverReceived) {
+  build(AgentVersion::kA3, RailsVersion::kR3);
+  state_ = std::make_unique<ReconcilerState>(1, SyncedFlagRule::kAfterExchange);
+  const WorkspaceKey lost{"lost", ""};
+  state_->termination.update_or_set(lost, TerminationProgress::kTerminating);
+  state_->termination.mark_synced(lost, TerminationProgress::kTerminating);
+  BuiltRequest built;
+  built.request.request_id = 7;
+  monitor_->on_request_built(1, built);
+  EXPECT_EQ(first(), kS17);
+  // Delivered: Rails received the progress in step 1 of a request (its answer may be lost).
+  monitor_->on_rails_request_begin(request_with("ok", TerminationProgress::kTerminating, 8));
+  monitor_->on_rails_request_end();
+  state_->termination.erase(lost);
+  const WorkspaceKey ok{"ok", ""};
+  state_->termination.update_or_set(ok, TerminationProgress::kTerminating);
+  state_->termination.mark_synced(ok, TerminationProgress::kTerminating);
+  built.request.request_id = 9;
+  monitor_->on_request_built(1, built);
+  EXPECT_EQ(first(), "");
+}
+
 TEST_F(MonitorTest, L1L2L4OnTheLimboRowAndL3OnAStoppedTarget) {
   build(AgentVersion::kA0a, RailsVersion::kR1);
   create("ws");

@@ -74,6 +74,10 @@ std::vector<run::InvariantInfo> gitlab_invariants() {
              "a Deployment the agent leaves out of a request as already known is at that "
              "version in Rails' row (the persisted-version tracker agrees with Rails)",
              "docs/gitlab-oracles.md, docs/gitlab-model.md §5.3, §5.4, §10.1 S16"),
+      safety(kS17,
+             "A2+: a termination progress the agent marks as synced (not to be sent again) is "
+             "the one Rails last received",
+             "docs/gitlab-oracles.md, docs/gitlab-model.md §5.3"),
       liveness(kL1, "desired = Terminated eventually gives actual = Terminated",
                "gitlab#411205 (seed 000), docs/gitlab-model.md §7, §10.2 L1"),
       liveness(

@@ -100,6 +100,10 @@ void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const Wo
 void Monitor::on_rails_request_begin(const RailsRequest& request) {
   rails_request_ = request;
   request_infos_ = infos_by_name(request.workspace_agent_infos);
+  for (const WorkspaceAgentInfo& info : request.workspace_agent_infos) {
+    if (info.termination_progress == TerminationProgress::kNone) continue;
+    progress_received_[WorkspaceKey{info.name, info.namespace_}] = info.termination_progress;
+  }
   protocol_.on_select(request.request_id);
 }
 
@@ -314,8 +318,27 @@ void Monitor::check_skipped_deployments(const BuiltRequest& built) {
   }
 }
 
+// S17: a termination progress the agent's tracker marks as synced (A2+, so it is not sent again)
+// is the one Rails last received: the flag is an acknowledgement and may only follow delivery.
+void Monitor::check_synced_progress() {
+  const ReconcilerState* state = agent_.state ? agent_.state() : nullptr;
+  if (state == nullptr) return;
+  for (const auto& [key, entry] : state->termination.entries()) {
+    if (!entry.synced) continue;
+    auto received = progress_received_.find(key);
+    if (received != progress_received_.end() && received->second == entry.progress) continue;
+    violate(
+        kS17, key.name,
+        "termination progress " + std::string(progress_name(entry.progress)) +
+            " marked synced, but Rails last received " +
+            (received == progress_received_.end() ? std::string("none")
+                                                  : std::string(progress_name(received->second))));
+  }
+}
+
 void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& built) {
   check_skipped_deployments(built);
+  check_synced_progress();
   present_by_request_[built.request.request_id] = built.present;
   while (present_by_request_.size() > kRequestsRemembered) {
     present_by_request_.erase(present_by_request_.begin());

@@ -95,6 +95,7 @@ class Monitor : public AgentObserver {
   void check_rails_flip(const WorkspaceRow& before, const WorkspaceRow& after);
   void check_config_replicas(const WorkspaceRailsInfo& info);
   void check_skipped_deployments(const BuiltRequest& built);
+  void check_synced_progress();
   bool owned_by(const std::string& workspace, const kube::ObjectRef& ref) const;
   bool orphaned_dependent(const kube::Object& object) const;
   void track_convergence();
@@ -112,6 +113,7 @@ class Monitor : public AgentObserver {
   std::optional<RailsRequest> rails_request_;                          // While Rails runs step 1.
   std::map<std::string, WorkspaceAgentInfo> request_infos_;            // Its infos by name (S12).
   ProtocolModel protocol_;                                             // S14, the reference model.
+  std::map<WorkspaceKey, TerminationProgress> progress_received_;      // S17: last Rails got.
   std::map<std::uint64_t, std::set<std::string>> present_by_request_;  // S3 (recent requests)
   std::map<std::uint64_t, bool> response_had_terminated_;  // request id → any desired Terminated
   std::set<std::string> terminated_received_;              // S4
