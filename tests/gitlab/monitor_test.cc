@@ -341,5 +341,27 @@ TEST_F(MonitorTest, L6CountsFromANamespaceVanishingAfterHeal) {
   EXPECT_TRUE(monitor_->check_liveness().empty());
 }
 
+// The agent may re-create a vanished namespace inside the very cycle that would have seen it gone
+// (the partial's ensure-namespace step): the re-creation after heal is the disturbance then.
+TEST_F(MonitorTest, L6CountsFromANamespaceRecreatedAfterHeal) {
+  for (const bool recreated : {false, true}) {
+    build(AgentVersion::kA3, RailsVersion::kR3);
+    create("ws");
+    set("ws", State::kRunning, State::kRunning);
+    monitor_->on_heal(sim_.loop().now_ms());
+    const TimeMs start_ms = sim_.loop().now_ms();
+    monitor_->on_cycle_done(1, true, true);
+    sim_.loop().run_until(start_ms + 2 * kMinuteMs);
+    set("ws", State::kRunning, State::kUnknown, start_ms + 2 * kMinuteMs);
+    monitor_->on_cycle_done(1, false, true);
+    if (recreated) monitor_->on_namespace_create("ws", unique_namespace_for("ws"));
+    sim_.loop().run_until(start_ms + 2 * kMinuteMs + kHourMs + 30 * kSecondMs);
+    set("ws", State::kRunning, State::kRunning,
+        start_ms + 2 * kMinuteMs + kHourMs + 30 * kSecondMs);
+    monitor_->on_cycle_done(1, false, true);
+    EXPECT_EQ(monitor_->check_liveness().empty(), recreated) << recreated;
+  }
+}
+
 }  // namespace
 }  // namespace wsim::gitlab

@@ -377,6 +377,11 @@ void Monitor::on_rails_info(std::uint64_t generation, const WorkspaceRailsInfo& 
 }
 
 void Monitor::on_namespace_create(const std::string& workspace, const std::string& namespace_) {
+  // A live workspace's namespace re-created after heal had vanished after heal (a slow deletion
+  // by kubectl finishing late): a disturbance taking effect after heal, repaired only by a FULL
+  // (docs/gitlab-model.md §9.4), as note_vanished_namespaces() sees when no cycle re-creates it
+  // first (a 10 min full interval, seed 1999 of the gitlab_guard scenario).
+  if (heal_ms_ && terminated_received_.count(workspace) == 0) last_disturbance_ms_ = sim_.now_ms();
   if (options_.versions.shared()) {
     violate(kS5, workspace, "namespace create issued in shared mode: " + namespace_);
   }
