@@ -301,8 +301,14 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
   for (const KnownBug& bug : known) {
     const Signature& k = bug.signature;
     if (k.invariant != finding.invariant) continue;
-    if (!k.culprit.empty() && !finding.culprit.empty() && k.culprit != finding.culprit) continue;
     const bool both_mechanism = !k.mechanism.empty() && !finding.mechanism.empty();
+    // The culprit (the last event before the check) tells mechanisms apart only when the
+    // oracle's own description does not: with both mechanisms present it is not a filter (an
+    // unrelated event between a response and its check must not make a known bug NEW).
+    if (!both_mechanism && !k.culprit.empty() && !finding.culprit.empty() &&
+        k.culprit != finding.culprit) {
+      continue;
+    }
     if (both_mechanism && options.mechanism == Mechanism::kExact &&
         k.mechanism != finding.mechanism) {
       continue;

@@ -77,6 +77,20 @@ TEST(SignatureTest, MatchesTheMostSpecificKnownBugAndElseIsNew) {
   EXPECT_NE(match_known(Signature{"sys.S2", "", {"a x ok", "link drop lost"}}, three), nullptr);
 }
 
+// With the oracle's own description (the mechanism) on both sides, the culprit — whichever event
+// happened to come last before the check — does not filter: it made known S14s NEW.
+TEST(SignatureTest, TheCulpritFiltersOnlyWithoutAMechanism) {
+  const std::vector<KnownBug> known = {
+      {"a.textproto#0",
+       {"sys.S1", "rails reconcile ok", {"user stop"}, "desired # set at # ms was not delivered"}}};
+  Signature finding{
+      "sys.S1", "scheduler bind Pod ok", {"user stop"}, "desired # set at # ms was not delivered"};
+  ASSERT_NE(match_known(finding, known), nullptr);
+  EXPECT_EQ(match_known(finding, known)->name, "a.textproto#0");
+  finding.mechanism.clear();  // No description: the culprit tells them apart again.
+  EXPECT_EQ(match_known(finding, known), nullptr);
+}
+
 TEST(SignatureTest, MechanismIsTheMessagesTemplate) {
   // Numbers → #, object references → their kind, the object's own name and quoted values dropped.
   EXPECT_EQ(normalize_text("request 12 saw 'x y' on Pod/ns/ws-3 (ws-3: 2 FULL cycles)", "ws-3"),
