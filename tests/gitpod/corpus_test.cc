@@ -16,7 +16,11 @@ std::vector<std::string> corpus_files() {
   const std::filesystem::path dir =
       std::filesystem::path(WSIM_SOURCE_DIR) / "corpus/regressions/gitpod";
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() == ".textproto") out.push_back(entry.path().string());
+    if (entry.path().extension() != ".textproto") continue;
+    // A hunted case that went past known bugs (`go_past`) is replayed by run_corpus_replay_test,
+    // whose driver honours those entries; this runner stops at the first violation.
+    if (load_scenario(entry.path().string()).go_past_size() > 0) continue;
+    out.push_back(entry.path().string());
   }
   std::sort(out.begin(), out.end());
   return out;
