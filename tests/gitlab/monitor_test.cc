@@ -214,6 +214,13 @@ TEST_F(MonitorTest, S17FlagsASyncedProgressRailsNeverReceived) {
   built.request.request_id = 9;
   monitor_->on_request_built(1, built);
   EXPECT_EQ(first(), "");
+  // A0/A1 never read the flag: no S17 there (seed 215 of A1+R1).
+  build(AgentVersion::kA1, RailsVersion::kR1);
+  state_->termination.update_or_set(lost, TerminationProgress::kTerminating);
+  state_->termination.mark_synced(lost, TerminationProgress::kTerminating);
+  built.request.request_id = 10;
+  monitor_->on_request_built(1, built);
+  EXPECT_EQ(first(), "");
 }
 
 TEST_F(MonitorTest, L1L2L4OnTheLimboRowAndL3OnAStoppedTarget) {

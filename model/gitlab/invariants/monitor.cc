@@ -321,6 +321,8 @@ void Monitor::check_skipped_deployments(const BuiltRequest& built) {
 // S17: a termination progress the agent's tracker marks as synced (A2+, so it is not sent again)
 // is the one Rails last received: the flag is an acknowledgement and may only follow delivery.
 void Monitor::check_synced_progress() {
+  // A0/A1 never read the flag (they send the informer's progress every cycle; seed 215 of A1+R1).
+  if (!options_.versions.agent_has_synced_flag()) return;
   const ReconcilerState* state = agent_.state ? agent_.state() : nullptr;
   if (state == nullptr) return;
   for (const auto& [key, entry] : state->termination.entries()) {
