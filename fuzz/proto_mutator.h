@@ -1,5 +1,5 @@
 // A small structure-aware mutator over protobuf reflection (design.md §7): libprotobuf-mutator
-// is not packaged in Debian 12 and nothing is vendored (research/anchors.md §3.2, §5.6), so this
+// is not packaged in Debian 12 and nothing is vendored, so this
 // is the project's own `LLVMFuzzerCustomMutator` / `LLVMFuzzerCustomCrossOver` engine.
 //
 // The input and output are binary protobuf of one message type (the root descriptor). One call

@@ -1,6 +1,6 @@
 // Kubernetes objects as plain values. Every object crossing an API boundary is a deep copy (the
 // structs hold only values), so a reconciler can never mutate the server's state by accident —
-// one of the client-go fake's pitfalls (research/anchors.md §8).
+// one of the client-go fake's known pitfalls.
 //
 // Kind-specific fields live in flat string maps, keyed like JSON paths without the top level:
 //   Deployment  spec:   "replicas"                status: "replicas", "availableReplicas",
