@@ -187,12 +187,8 @@ void label_finding(Finding& finding, const RunResult& rerun, const HuntOptions& 
   WSIM_ASSERT(rerun.signature.has_value());
   finding.labelled = true;
   finding.signature = rerun.signature->text();
-  const KnownBug* known = match_known(*rerun.signature, *options.known);
-  finding.known = known == nullptr ? "" : known->name;
-  // As execute_run: a liveness verdict after a known safety violation is its consequence.
-  if (known == nullptr && rerun.verdict == Verdict::kLiveness && !rerun.masked.empty()) {
-    finding.known = rerun.masked.front().known;
-  }
+  // The re-run had the known list: execute_run matched its signature (consequences included).
+  finding.known = rerun.known;
 }
 
 }  // namespace

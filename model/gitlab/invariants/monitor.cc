@@ -99,8 +99,10 @@ void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const Wo
 
 void Monitor::on_rails_request_begin(const RailsRequest& request) {
   rails_request_ = request;
-  request_infos_ = infos_by_name(request.workspace_agent_infos);
-  for (const WorkspaceAgentInfo& info : request.workspace_agent_infos) {
+  request_infos_.clear();
+  // Into rails_request_, no copies; a later info of the same name wins, as in infos_by_name.
+  for (const WorkspaceAgentInfo& info : rails_request_->workspace_agent_infos) {
+    request_infos_.insert_or_assign(info.name, &info);
     if (info.termination_progress == TerminationProgress::kNone) continue;
     progress_received_[WorkspaceKey{info.name, info.namespace_}] = info.termination_progress;
   }
@@ -118,7 +120,7 @@ void Monitor::check_actual_against_report(const WorkspaceRow& after) {
   auto info = request_infos_.find(after.name);
   if (info == request_infos_.end()) return;
   const std::optional<std::string> why =
-      actual_state_contradiction(options_.versions.rails, after.actual_state, info->second);
+      actual_state_contradiction(options_.versions.rails, after.actual_state, *info->second);
   if (why) violate(kS12, after.name, "actual " + name_of(after.actual_state) + ": " + *why);
 }
 

@@ -111,7 +111,7 @@ class Monitor : public AgentObserver {
   std::set<std::string> reported_;  // "id|object": report each pair once.
 
   std::optional<RailsRequest> rails_request_;                          // While Rails runs step 1.
-  std::map<std::string, WorkspaceAgentInfo> request_infos_;            // Its infos by name (S12).
+  std::map<std::string, const WorkspaceAgentInfo*> request_infos_;     // Into rails_request_ (S12).
   ProtocolModel protocol_;                                             // S14, the reference model.
   std::map<WorkspaceKey, TerminationProgress> progress_received_;      // S17: last Rails got.
   std::map<std::uint64_t, std::set<std::string>> present_by_request_;  // S3 (recent requests)
