@@ -1,5 +1,7 @@
 #include "sim/core/fault.h"
 
+#include <algorithm>
+
 #include "sim/core/assert.h"
 
 namespace wsim {
@@ -42,8 +44,22 @@ bool Faults::fires(FaultId id, ChoiceStream& stream) {
   if (healed_ || !point.enabled) return false;
   ++point.evaluations;
   const bool fired = stream.chance(point.fire);
-  if (fired) ++point.fired;
+  if (fired) {
+    ++point.fired;
+    fired_pending_.push_back(Firing{current_step(), id});
+  }
   return fired;
+}
+
+std::vector<std::string> Faults::take_fired(std::uint64_t step) {
+  std::vector<std::string> names;
+  for (const Firing& firing : fired_pending_) {
+    if (firing.step != step) continue;
+    const std::string& name = points_[firing.id].name;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  fired_pending_.clear();
+  return names;
 }
 
 std::string Faults::describe_swarm() const {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -54,8 +55,23 @@ class Faults {
   // "name=on/off" for every point in name order (printed at the start of a run).
   std::string describe_swarm() const;
 
+  // Where fires() stamps a firing: the event loop's step counter (Sim sets it). Unset, every
+  // firing carries step 0.
+  void set_step_counter(std::function<std::uint64_t()> counter) { step_ = std::move(counter); }
+  // The names of the points that fired during step `step`, in firing order without repeats, and
+  // forgets every pending firing (a firing of an earlier step that no trace event showed is
+  // dropped, so it is never pinned on another actor's later event).
+  std::vector<std::string> take_fired(std::uint64_t step);
+  std::uint64_t current_step() const { return step_ ? step_() : 0; }
+
  private:
+  struct Firing {
+    std::uint64_t step;
+    FaultId id;
+  };
   std::vector<FaultPoint> points_;
+  std::vector<Firing> fired_pending_;
+  std::function<std::uint64_t()> step_;
   std::map<std::string, FaultId> id_by_name_;
   bool healed_ = false;
 };

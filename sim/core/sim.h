@@ -17,6 +17,7 @@ namespace wsim {
 class Sim {
  public:
   explicit Sim(ChoiceSource choices) : choices_(std::move(choices)) {
+    faults_.set_step_counter([this] { return loop_.events_processed(); });
     assert_context().seed = choices_.seed();
     assert_context().now_ms = 0;
   }
@@ -31,11 +32,27 @@ class Sim {
   Faults& faults() { return faults_; }
   Probes& probes() { return probes_; }
 
-  // Convenience: records a trace event at the current virtual time.
+  // Records an action event at the current virtual time, with the fault points that fired in
+  // this event-loop step before it (TraceEvent::faults).
   void record(std::string actor, std::string verb, std::string object, std::string result,
               std::string detail = {}) {
-    trace_.record(now_ms(), std::move(actor), std::move(verb), std::move(object),
-                  std::move(result), std::move(detail));
+    record_event(TraceEvent{now_ms(), std::move(actor), std::move(verb), std::move(object),
+                            std::move(result), std::move(detail)});
+  }
+  // The driver's marker that a scripted scenario event (actor, action, target) fires now.
+  void record_scripted(std::string actor, std::string action, std::string target) {
+    record_event(TraceEvent(now_ms(), std::move(actor), std::move(action), std::move(target),
+                            "scripted", {}, TraceKind::kScripted));
+  }
+  // The harness's verdict: invariant `invariant_id` broke on `object`.
+  void record_violation(std::string object, std::string invariant_id, std::string message) {
+    record_event(TraceEvent(now_ms(), "wsim", "violation", std::move(object),
+                            std::move(invariant_id), std::move(message), TraceKind::kViolation));
+  }
+  // Records `event` with the fault points fired in this event-loop step (TraceEvent::faults).
+  void record_event(TraceEvent event) {
+    event.faults = faults_.take_fired(loop_.events_processed());
+    trace_.record(std::move(event));
   }
 
   // Trace hash combined with the event loop's schedule hash: the run's fingerprint.

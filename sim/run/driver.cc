@@ -64,242 +64,332 @@ std::vector<std::uint64_t> tape_of(const std::vector<Choice>& record) {
   return tape;
 }
 
-RunResult execute_run(const System& system, const proto::Scenario& scenario,
-                      const RunOptions& options) {
-  RunResult result;
-  result.seed = scenario.seed();
+namespace {
+
+ChoiceSource make_choices(const proto::Scenario& scenario, const RunOptions& options) {
   ChoiceSource choices = options.tape ? ChoiceSource::from_tape(*options.tape)
                          : options.bytes
                              ? ChoiceSource::from_bytes(*options.bytes, options.bytes_tail)
                              : ChoiceSource::from_seed(scenario.seed());
   choices.set_recording(options.record_choices);
-  Sim sim(std::move(choices));
-  assert_context().seed = scenario.seed();
-  assert_context().scenario = system.name() + " " + describe_config(scenario, system);
-  sim.trace().set_keep_events(options.keep_trace);
+  return choices;
+}
 
-  std::unique_ptr<SystemRun> run = system.create(sim, scenario);
-  WSIM_ASSERT(run != nullptr);
-  apply_fault_overrides(sim, scenario);
-  if (!scenario.scripted_only()) sim.faults().draw_swarm(sim.stream("swarm"));
-  result.swarm = swarm_of(sim, *run);
+// One run through its phases. Members in order of construction: the Sim first, the SystemRun
+// after it, so the run (and its actors) is destroyed before the Sim it points into.
+class RunDriver {
+ public:
+  RunDriver(const System& system, const proto::Scenario& scenario, const RunOptions& options)
+      : system_(system),
+        scenario_(scenario),
+        options_(options),
+        sim_(make_choices(scenario, options)),
+        externals_(external_actors_of(system)) {}
 
-  std::ostream* log = options.log;
-  if (log != nullptr) {
-    *log << "SEED=" << scenario.seed()
-         << (options.tape    ? " (replaying a choice record)"
-             : options.bytes ? " (choices from a fuzzer input)"
-                             : "")
-         << "\n";
-    *log << "system " << system.name() << ": " << describe_config(scenario, system) << "\n";
-    *log << "phases: fault " << format_duration_ms(scenario.fault_phase_ms()) << ", settle "
-         << format_duration_ms(scenario.settle_ms())
-         << (scenario.scripted_only() ? ", scripted events only" : "") << "\n";
-    std::size_t width = 0;
-    for (const auto& [name, value] : result.swarm) width = std::max(width, name.size());
-    for (const auto& [name, value] : result.swarm) {
-      *log << "swarm " << std::left << std::setw(static_cast<int>(width)) << name << "  " << value
-           << "\n";
-    }
-    log->flush();
+  RunResult run() {
+    set_up();
+    print_banner();
+    install_safety_checks();
+    enter(RunPhase::kFault);
+    run_->start();
+    schedule_scripted_events();
+    check_safety(true);  // A violation right at the start (before any event).
+    if (!stopped_) sim_.loop().run_until(scenario_.fault_phase_ms());
+    if (!stopped_) heal_and_settle();
+    if (!stopped_) check_liveness();
+    sim_.loop().set_after_event(nullptr);
+    if (!stopped_ && !result_.masked.empty()) adopt_first_masked();
+    collect();
+    sign_and_label();
+    print_verdict();
+    return std::move(result_);
   }
 
-  // Safety after every event; the event budget.
-  EventLoop& loop = sim.loop();
-  std::uint64_t trace_count_before_event = 0;
-  bool stopped = false;
-  // `culprit`: the trace events of the current loop event caused it (safety); liveness has none.
-  auto stop_with_violation = [&](Violation violation, Verdict verdict, bool culprit) {
-    if (culprit && sim.trace().count() > trace_count_before_event && options.keep_trace) {
-      result.culprit_event = sim.trace().events().size() - 1;
-    }
-    sim.record("wsim", "violation", violation.object, violation.invariant_id, violation.message);
-    if (options.keep_trace) result.violation_event = sim.trace().events().size() - 1;
-    result.verdict = verdict;
-    result.violation = std::move(violation);
-    stopped = true;
-    loop.request_stop();
-  };
-  // issue #12 item 2: a known safety violation is recorded and the run goes on. A system whose
-  // check_safety() reports a standing violation again after every event is told apart by
-  // (invariant, object): each is recorded once.
-  const bool masking = options.known != nullptr && options.keep_trace && options.go_past_known;
-  const std::set<std::string, std::less<>> externals = external_actors_of(system);
-  std::set<std::pair<std::string, std::string>> masked_seen;
-  // True when `violation` (a safety violation just seen) is known and was recorded.
-  // The scenario's go_past entries (a bundle of such a run) go past without signatures.
-  std::map<std::pair<std::string, std::string>, std::string> go_past;
-  for (const proto::KnownViolation& entry : scenario.go_past()) {
-    go_past.emplace(std::make_pair(entry.invariant(), entry.object()), entry.known());
+ private:
+  void set_up();
+  void print_banner();
+  void install_safety_checks();
+  void enter(RunPhase phase) { result_.phase = phase; }
+  void schedule_scripted_events();
+  void heal_and_settle();
+  void check_liveness();
+  void adopt_first_masked();
+  void collect();
+  void sign_and_label();
+  void print_verdict();
+
+  void stop(Verdict verdict) {
+    result_.verdict = verdict;
+    stopped_ = true;
+    sim_.loop().request_stop();
   }
-  auto mask = [&](const Violation& violation) {
-    const auto key = std::make_pair(violation.invariant_id, violation.object);
-    if (masked_seen.count(key) > 0) return true;
-    const auto listed = go_past.find(key);
-    if (!masking && listed == go_past.end()) return false;
-    // A later violation of an object a known bug already broke is taken for its consequence.
-    const auto broken = std::find_if(
-        result.masked.begin(), result.masked.end(),
-        [&](const MaskedViolation& m) { return m.violation.object == violation.object; });
-    const bool keep = sim.trace().keep_events();
-    std::optional<std::size_t> culprit;
-    if (keep && sim.trace().count() > trace_count_before_event) {
-      culprit = sim.trace().events().size() - 1;
-    }
-    Signature signature;
-    if (keep) signature = compute_signature(externals, sim.trace().events(), culprit, violation);
-    std::string known_name;
-    if (listed != go_past.end()) {
-      known_name = listed->second;
-    } else if (broken != result.masked.end()) {
-      known_name = broken->known;
-    } else {
-      const KnownBug* known = match_known(signature, *options.known);
-      if (known == nullptr) return false;
-      known_name = known->name;
-    }
-    masked_seen.insert(key);
-    sim.record("wsim", "known-violation", violation.object, violation.invariant_id,
-               known_name + ": " + violation.message);
-    result.masked.push_back(MaskedViolation{violation, std::move(signature), known_name, culprit});
-    return true;
-  };
-  auto check_safety = [&](bool culprit) {
-    while (std::optional<Violation> violation = run->check_safety()) {
+  void stop_with_violation(Violation violation, Verdict verdict, bool culprit);
+  bool mask(const Violation& violation);
+  std::optional<std::string> known_name_of(const Violation& violation,
+                                           const Signature& signature) const;
+  void check_safety(bool culprit) {
+    while (std::optional<Violation> violation = run_->check_safety()) {
       if (mask(*violation)) continue;
       stop_with_violation(std::move(*violation), Verdict::kSafety, culprit);
       return;
     }
-  };
-  loop.set_after_event([&] {
-    if (stopped) return;
+  }
+
+  const System& system_;
+  const proto::Scenario& scenario_;
+  const RunOptions& options_;
+  RunResult result_;
+  Sim sim_;
+  std::unique_ptr<SystemRun> run_;
+  const std::set<std::string, std::less<>> externals_;
+  bool stopped_ = false;
+  std::uint64_t trace_count_before_event_ = 0;
+  // issue #12 item 2: a known safety violation is recorded and the run goes on. A system whose
+  // check_safety() reports a standing violation again after every event is told apart by
+  // (invariant, object): each is recorded once.
+  bool masking_ = false;
+  std::set<std::pair<std::string, std::string>> masked_seen_;
+  // The scenario's go_past entries (a bundle of such a run) go past without signatures.
+  std::map<std::pair<std::string, std::string>, std::string> go_past_;
+};
+
+void RunDriver::set_up() {
+  result_.seed = scenario_.seed();
+  assert_context().seed = scenario_.seed();
+  assert_context().scenario = system_.name() + " " + describe_config(scenario_, system_);
+  sim_.trace().set_keep_events(options_.keep_trace);
+  run_ = system_.create(sim_, scenario_);
+  WSIM_ASSERT(run_ != nullptr);
+  apply_fault_overrides(sim_, scenario_);
+  if (!scenario_.scripted_only()) sim_.faults().draw_swarm(sim_.stream("swarm"));
+  result_.swarm = swarm_of(sim_, *run_);
+  masking_ = options_.known != nullptr && options_.keep_trace && options_.go_past_known;
+  for (const proto::KnownViolation& entry : scenario_.go_past()) {
+    go_past_.emplace(std::make_pair(entry.invariant(), entry.object()), entry.known());
+  }
+}
+
+void RunDriver::print_banner() {
+  std::ostream* log = options_.log;
+  if (log == nullptr) return;
+  *log << "SEED=" << scenario_.seed()
+       << (options_.tape    ? " (replaying a choice record)"
+           : options_.bytes ? " (choices from a fuzzer input)"
+                            : "")
+       << "\n";
+  *log << "system " << system_.name() << ": " << describe_config(scenario_, system_) << "\n";
+  *log << "phases: fault " << format_duration_ms(scenario_.fault_phase_ms()) << ", settle "
+       << format_duration_ms(scenario_.settle_ms())
+       << (scenario_.scripted_only() ? ", scripted events only" : "") << "\n";
+  std::size_t width = 0;
+  for (const auto& [name, value] : result_.swarm) width = std::max(width, name.size());
+  for (const auto& [name, value] : result_.swarm) {
+    *log << "swarm " << std::left << std::setw(static_cast<int>(width)) << name << "  " << value
+         << "\n";
+  }
+  log->flush();
+}
+
+// Safety after every event; the event budget.
+void RunDriver::install_safety_checks() {
+  EventLoop& loop = sim_.loop();
+  loop.set_after_event([this, &loop] {
+    if (stopped_) return;
     check_safety(true);
-    if (stopped) return;
-    if (loop.events_processed() >= options.events_max) {
-      result.verdict = Verdict::kHarnessError;
-      result.harness_error = "event budget of " + std::to_string(options.events_max) +
-                             " events exhausted at " + format_duration_ms(loop.now_ms()) +
-                             " (a livelock, or raise --max-events)";
-      stopped = true;
-      loop.request_stop();
+    if (stopped_) return;
+    if (loop.events_processed() >= options_.events_max) {
+      result_.harness_error = "event budget of " + std::to_string(options_.events_max) +
+                              " events exhausted at " + format_duration_ms(loop.now_ms()) +
+                              " (a livelock, or raise --max-events)";
+      stop(Verdict::kHarnessError);
       return;
     }
-    trace_count_before_event = sim.trace().count();
+    trace_count_before_event_ = sim_.trace().count();
   });
+}
 
-  result.phase = "fault";
-  run->start();
-  // Scripted events at their times (after the actors start(), so an event at 0 runs after
-  // their first step).
-  for (const proto::ScriptedEvent& event : scenario.events()) {
-    loop.schedule(event.at_ms(), [&, event] {
-      if (stopped) return;
-      sim.record(event.actor(), event.action(), event.target(), "scripted");
+// `culprit`: the trace events of the current loop event caused it (safety); liveness has none.
+void RunDriver::stop_with_violation(Violation violation, Verdict verdict, bool culprit) {
+  if (culprit && sim_.trace().count() > trace_count_before_event_ && options_.keep_trace) {
+    result_.culprit_event = sim_.trace().events().size() - 1;
+  }
+  sim_.record_violation(violation.object, violation.invariant_id, violation.message);
+  if (options_.keep_trace) result_.violation_event = sim_.trace().events().size() - 1;
+  result_.violation = std::move(violation);
+  stop(verdict);
+}
+
+// The known bug a safety violation just seen is taken for, if any: the scenario's go_past entry,
+// the bug that already broke the same object (a later violation is its consequence), or the
+// bug whose signature matches.
+std::optional<std::string> RunDriver::known_name_of(const Violation& violation,
+                                                    const Signature& signature) const {
+  const auto listed = go_past_.find(std::make_pair(violation.invariant_id, violation.object));
+  if (listed != go_past_.end()) return listed->second;
+  const auto broken = std::find_if(
+      result_.masked.begin(), result_.masked.end(),
+      [&](const MaskedViolation& m) { return m.violation.object == violation.object; });
+  if (broken != result_.masked.end()) return broken->known;
+  const KnownBug* known = match_known(signature, *options_.known);
+  if (known == nullptr) return std::nullopt;
+  return known->name;
+}
+
+// True when `violation` (a safety violation just seen) is known and was recorded.
+bool RunDriver::mask(const Violation& violation) {
+  const auto key = std::make_pair(violation.invariant_id, violation.object);
+  if (masked_seen_.count(key) > 0) return true;
+  if (!masking_ && go_past_.count(key) == 0) return false;
+  const bool keep = sim_.trace().keep_events();
+  std::optional<std::size_t> culprit;
+  if (keep && sim_.trace().count() > trace_count_before_event_) {
+    culprit = sim_.trace().events().size() - 1;
+  }
+  Signature signature;
+  if (keep) signature = compute_signature(externals_, sim_.trace().events(), culprit, violation);
+  std::optional<std::string> known_name = known_name_of(violation, signature);
+  if (!known_name) return false;
+  masked_seen_.insert(key);
+  sim_.record("wsim", "known-violation", violation.object, violation.invariant_id,
+              *known_name + ": " + violation.message);
+  result_.masked.push_back(
+      MaskedViolation{violation, std::move(signature), std::move(*known_name), culprit});
+  return true;
+}
+
+// Scripted events at their times (after the actors start(), so an event at 0 runs after their
+// first step).
+void RunDriver::schedule_scripted_events() {
+  for (const proto::ScriptedEvent& event : scenario_.events()) {
+    sim_.loop().schedule(event.at_ms(), [this, event] {
+      if (stopped_) return;
+      sim_.record_scripted(event.actor(), event.action(), event.target());
       std::string error;
-      if (!run->perform(event, error)) {
-        result.verdict = Verdict::kHarnessError;
-        result.harness_error = "scripted event " + event.actor() + " " + event.action() + " " +
-                               event.target() + " failed: " + error;
-        stopped = true;
-        loop.request_stop();
+      if (!run_->perform(event, error)) {
+        result_.harness_error = "scripted event " + event.actor() + " " + event.action() + " " +
+                                event.target() + " failed: " + error;
+        stop(Verdict::kHarnessError);
       }
     });
   }
+}
 
-  // A violation right at the start (before any event).
-  check_safety(true);
-  if (!stopped) loop.run_until(scenario.fault_phase_ms());
-  if (!stopped) {
-    result.phase = "settle";
-    sim.record(
-        "wsim", "heal", "", "ok",
-        "faults and external actions stop; settle " + format_duration_ms(scenario.settle_ms()));
-    sim.faults().heal();
-    run->heal();
-    trace_count_before_event = sim.trace().count();
-    check_safety(false);
-  }
-  if (!stopped) loop.run_until(scenario.fault_phase_ms() + scenario.settle_ms());
-  if (!stopped) {
-    result.phase = "liveness";
-    result.liveness = run->check_liveness();
-    if (!result.liveness.empty()) {
-      stop_with_violation(result.liveness.front(), Verdict::kLiveness, false);
-      for (std::size_t i = 1; i < result.liveness.size(); ++i) {
-        const Violation& v = result.liveness[i];
-        sim.record("wsim", "violation", v.object, v.invariant_id, v.message);
-      }
-    }
-  }
-  loop.set_after_event(nullptr);
-  if (!stopped && !result.masked.empty()) {
-    // Only known safety violations: the first of them is the run's verdict.
-    const MaskedViolation& first = result.masked.front();
-    result.verdict = Verdict::kSafety;
-    result.violation = first.violation;
-    result.culprit_event = first.culprit_event;
-    if (options.keep_trace) result.signature = first.signature;
-    result.known = first.known;
-    result.labelled = true;
-  }
+void RunDriver::heal_and_settle() {
+  enter(RunPhase::kSettle);
+  sim_.record(
+      "wsim", "heal", "", "ok",
+      "faults and external actions stop; settle " + format_duration_ms(scenario_.settle_ms()));
+  sim_.faults().heal();
+  run_->heal();
+  trace_count_before_event_ = sim_.trace().count();
+  check_safety(false);
+  if (!stopped_) sim_.loop().run_until(scenario_.fault_phase_ms() + scenario_.settle_ms());
+}
 
-  result.fingerprint = sim.fingerprint();
-  result.trace_hash = sim.trace().hash();
-  result.events = loop.events_processed();
-  result.trace_events = sim.trace().count();
-  result.choices = sim.choices().consumed();
-  result.tape_exhausted = sim.choices().exhausted();
-  result.end_ms = sim.now_ms();
-  result.state = run->describe_state();
-  result.probes = sim.probes();
-  if (options.record_choices) result.record = sim.choices().record();
-  if (options.keep_trace) result.trace = sim.trace().events();
-  if (options.keep_trace && result.violation && !result.signature) {
+void RunDriver::check_liveness() {
+  enter(RunPhase::kLiveness);
+  result_.liveness = run_->check_liveness();
+  if (result_.liveness.empty()) return;
+  stop_with_violation(result_.liveness.front(), Verdict::kLiveness, false);
+  for (std::size_t i = 1; i < result_.liveness.size(); ++i) {
+    const Violation& v = result_.liveness[i];
+    sim_.record_violation(v.object, v.invariant_id, v.message);
+  }
+}
+
+// Only known safety violations: the first of them is the run's verdict.
+void RunDriver::adopt_first_masked() {
+  const MaskedViolation& first = result_.masked.front();
+  result_.verdict = Verdict::kSafety;
+  result_.violation = first.violation;
+  result_.culprit_event = first.culprit_event;
+  if (options_.keep_trace) result_.signature = first.signature;
+  result_.known = first.known;
+  result_.labelled = true;
+}
+
+void RunDriver::collect() {
+  result_.fingerprint = sim_.fingerprint();
+  result_.trace_hash = sim_.trace().hash();
+  result_.events = sim_.loop().events_processed();
+  result_.trace_events = sim_.trace().count();
+  result_.choices = sim_.choices().consumed();
+  result_.tape_exhausted = sim_.choices().exhausted();
+  result_.end_ms = sim_.now_ms();
+  result_.state = run_->describe_state();
+  result_.probes = sim_.probes();
+  if (options_.record_choices) result_.record = sim_.choices().record();
+  if (options_.keep_trace) result_.trace = sim_.trace().events();
+}
+
+void RunDriver::sign_and_label() {
+  if (options_.keep_trace && result_.violation && !result_.signature) {
     const std::optional<std::size_t> culprit =
-        result.verdict == Verdict::kSafety ? result.culprit_event : std::nullopt;
+        result_.verdict == Verdict::kSafety ? result_.culprit_event : std::nullopt;
     // A liveness violation's final state names its mechanism (signature.h).
     const std::string_view state =
-        result.verdict == Verdict::kLiveness ? std::string_view(result.state) : "";
-    result.signature =
-        compute_signature(externals, result.trace, culprit, *result.violation, state);
-    if (options.known != nullptr) {
-      const KnownBug* known = match_known(*result.signature, *options.known);
-      if (known != nullptr) result.known = known->name;
+        result_.verdict == Verdict::kLiveness ? std::string_view(result_.state) : "";
+    result_.signature =
+        compute_signature(externals_, result_.trace, culprit, *result_.violation, state);
+    if (options_.known != nullptr) {
+      const KnownBug* known = match_known(*result_.signature, *options_.known);
+      if (known != nullptr) result_.known = known->name;
       // A liveness verdict of a run that went past a known safety violation is judged on a world
       // that bug already broke (a leak keeps the protocol busy, a lost object is never
       // converged): it is taken for that bug's consequence, as a later safety violation of the
       // same object is.
-      if (known == nullptr && result.verdict == Verdict::kLiveness && !result.masked.empty()) {
-        result.known = result.masked.front().known;
+      if (known == nullptr && result_.verdict == Verdict::kLiveness && !result_.masked.empty()) {
+        result_.known = result_.masked.front().known;
       }
     }
   }
-  result.labelled = result.labelled || (options.known != nullptr && result.signature.has_value());
+  result_.labelled =
+      result_.labelled || (options_.known != nullptr && result_.signature.has_value());
+}
 
-  if (log != nullptr) {
-    *log << "verdict " << verdict_name(result.verdict) << " at "
-         << format_duration_ms(result.end_ms) << " (" << result.phase << " phase), "
-         << result.events << " events, " << result.trace_events << " trace events, fingerprint "
-         << format_hash(result.fingerprint) << "\n";
-    if (result.verdict == Verdict::kHarnessError) *log << "  " << result.harness_error << "\n";
-    if (result.verdict == Verdict::kSafety && result.violation) {
-      print_violation(*log, *result.violation);
-    }
-    for (const Violation& violation : result.liveness) print_violation(*log, violation);
-    for (const MaskedViolation& masked : result.masked) {
-      *log << "  known safety violation passed (known: " << masked.known << ")\n";
-      print_violation(*log, masked.violation);
-    }
-    if (result.signature) {
-      *log << "signature " << result.signature->text() << "\n";
-      if (result.labelled)
-        *log << (result.known.empty() ? "NEW" : "known: " + result.known) << "\n";
-    }
-    log->flush();
+void RunDriver::print_verdict() {
+  std::ostream* log = options_.log;
+  if (log == nullptr) return;
+  *log << "verdict " << verdict_name(result_.verdict) << " at "
+       << format_duration_ms(result_.end_ms) << " (" << run_phase_name(result_.phase) << " phase), "
+       << result_.events << " events, " << result_.trace_events << " trace events, fingerprint "
+       << format_hash(result_.fingerprint) << "\n";
+  if (result_.verdict == Verdict::kHarnessError) *log << "  " << result_.harness_error << "\n";
+  if (result_.verdict == Verdict::kSafety && result_.violation) {
+    print_violation(*log, *result_.violation);
   }
-  // The run (and its actors) must go before the Sim they point into: `run` is destroyed first
-  // (declared after `sim`).
-  return result;
+  for (const Violation& violation : result_.liveness) print_violation(*log, violation);
+  for (const MaskedViolation& masked : result_.masked) {
+    *log << "  known safety violation passed (known: " << masked.known << ")\n";
+    print_violation(*log, masked.violation);
+  }
+  if (result_.signature) {
+    *log << "signature " << result_.signature->text() << "\n";
+    if (result_.labelled) {
+      *log << (result_.known.empty() ? "NEW" : "known: " + result_.known) << "\n";
+    }
+  }
+  log->flush();
+}
+
+}  // namespace
+
+std::string_view run_phase_name(RunPhase phase) {
+  switch (phase) {
+    case RunPhase::kFault:
+      return "fault";
+    case RunPhase::kSettle:
+      return "settle";
+    case RunPhase::kLiveness:
+      return "liveness";
+  }
+  WSIM_ASSERT(false);
+  return "fault";
+}
+
+RunResult execute_run(const System& system, const proto::Scenario& scenario,
+                      const RunOptions& options) {
+  return RunDriver(system, scenario, options).run();
 }
 
 }  // namespace wsim::run

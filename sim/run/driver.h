@@ -21,6 +21,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,12 @@ struct RunOptions {
   bool go_past_known = false;
 };
 
+// The phases of a run, in order (the file comment above): faults and external actions, then
+// heal and settle, then the liveness check.
+enum class RunPhase { kFault, kSettle, kLiveness };
+// "fault", "settle", "liveness" (verdict.json's "phase", the reports' "(... phase)").
+std::string_view run_phase_name(RunPhase phase);
+
 // A safety violation that matched a known bug and did not stop the run.
 struct MaskedViolation {
   Violation violation;
@@ -67,7 +74,7 @@ struct RunResult {
   std::optional<Violation> violation;   // The violation that decided the verdict.
   std::vector<Violation> liveness;      // Every liveness violation (the first is `violation`).
   std::string harness_error;            // For Verdict::kHarnessError.
-  std::string phase;                    // Where the run ended: "fault", "settle", "liveness".
+  RunPhase phase = RunPhase::kFault;    // Where the run ended.
 
   std::uint64_t seed = 0;
   std::uint64_t fingerprint = 0;        // Sim::fingerprint(): trace hash ⊕ schedule hash.

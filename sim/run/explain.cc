@@ -7,12 +7,14 @@
 #include <sstream>
 #include <system_error>
 
+#include "sim/core/assert.h"
 #include "sim/run/bundle.h"
 #include "sim/run/corpus_bugs.h"
 #include "sim/run/duration.h"
 #include "sim/run/report.h"
 #include "sim/run/scenario.h"
 #include "sim/run/timeline_html.h"
+#include "sim/run/trace_view.h"
 
 namespace wsim::run {
 
@@ -20,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string_view prefix(std::string_view actor) { return actor.substr(0, actor.find('/')); }
+std::string_view prefix(std::string_view actor) { return actor_prefix(actor); }
 
 bool alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -31,21 +33,6 @@ bool success(std::string_view result) {
 }
 
 bool is_read(std::string_view verb) { return verb == "get" || verb == "list" || verb == "watch"; }
-
-bool is_violation(const TraceEvent& e) { return e.actor == "wsim" && e.verb == "violation"; }
-
-std::string one_line(std::string_view text) {
-  std::string out;
-  for (char c : text) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-  return out;
-}
-
-std::string clip(std::string_view text, std::size_t width) {
-  if (text.size() <= width) return std::string(text);
-  std::size_t cut = width - 1;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-  return std::string(text.substr(0, cut)) + "~";
-}
 
 std::string pad(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
@@ -62,13 +49,6 @@ std::set<std::string, std::less<>> external_actors(const System& system) {
   std::set<std::string, std::less<>> actors = {"user", "kubectl", "admin"};
   for (const ActionInfo& action : system.actions()) actors.insert(action.actor);
   return actors;
-}
-
-// The driver's "scripted" marker when the scripted event itself follows at once.
-bool redundant_scripted(const std::vector<TraceEvent>& trace, std::size_t i) {
-  if (trace[i].result != "scripted" || i + 1 >= trace.size()) return false;
-  const TraceEvent& next = trace[i + 1];
-  return next.time_ms == trace[i].time_ms && prefix(next.actor) == prefix(trace[i].actor);
 }
 
 struct Group {
@@ -199,6 +179,21 @@ std::vector<std::size_t> key_events(const System& system, const RunResult& resul
   return keys;
 }
 
+std::optional<std::size_t> first_disturbing_event(const System& system, const RunResult& result,
+                                                  const std::vector<std::size_t>& keys) {
+  const auto externals = external_actors(system);
+  bool seen_external = false;
+  for (std::size_t i : keys) {
+    WSIM_ASSERT_LT(i, result.trace.size());
+    const TraceEvent& e = result.trace[i];
+    if (is_violation(e)) continue;
+    const bool external = externals.count(prefix(e.actor)) > 0;
+    if (is_fault_event(e) || (external && seen_external)) return i;
+    seen_external = seen_external || external;
+  }
+  return result.culprit_event;
+}
+
 std::optional<StateSnapshot> state_before(const System& system, const proto::Scenario& scenario,
                                           const std::vector<std::uint64_t>& tape,
                                           const RunResult& result, std::size_t trace_index) {
@@ -239,7 +234,7 @@ std::string explain_run(const System& system, const proto::Scenario& scenario,
     out << invariant << " violated";
     if (!object.empty()) out << " on " << object;
     out << " at " << format_trace_time(result.end_ms) << " (" << verdict_name(result.verdict)
-        << ", " << result.phase << " phase)\n";
+        << ", " << run_phase_name(result.phase) << " phase)\n";
     for (const InvariantInfo& info : system.invariants()) {
       if (info.id != invariant) continue;
       out << "  means: " << info.description;
@@ -254,7 +249,7 @@ std::string explain_run(const System& system, const proto::Scenario& scenario,
     }
   } else {
     out << verdict_name(result.verdict) << " at " << format_trace_time(result.end_ms) << " ("
-        << result.phase << " phase)";
+        << run_phase_name(result.phase) << " phase)";
     if (result.verdict == Verdict::kHarnessError) out << ": " << result.harness_error;
     out << "\n";
   }
@@ -308,22 +303,7 @@ std::string explain_run(const System& system, const proto::Scenario& scenario,
   for (const std::string& line : lines) out << line << "\n";
 
   // 3. The state before and after.
-  std::optional<std::size_t> trigger;
-  {
-    const auto externals = external_actors(system);
-    bool seen_external = false;
-    for (std::size_t i : keys) {
-      const TraceEvent& e = trace[i];
-      if (is_violation(e)) continue;
-      const bool external = externals.count(prefix(e.actor)) > 0;
-      if (is_fault_event(e) || (external && seen_external)) {
-        trigger = i;
-        break;
-      }
-      seen_external = seen_external || external;
-    }
-    if (!trigger && result.culprit_event) trigger = *result.culprit_event;
-  }
+  const std::optional<std::size_t> trigger = first_disturbing_event(system, result, keys);
   if (trigger && !tape.empty()) {
     if (auto before = state_before(system, scenario, tape, result, *trigger)) {
       const TraceEvent& e = trace[*trigger];

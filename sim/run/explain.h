@@ -43,6 +43,12 @@ bool names_object(std::string_view object, std::string_view name);
 std::vector<std::size_t> key_events(const System& system, const RunResult& result,
                                     const std::string& object);
 
+// The first disturbing event among `keys` (key_events): the first fault, or the first external
+// action after an earlier one (the first creates, the next disturbs), else the culprit. The
+// event `wsim explain` shows the state before, and the timeline marks "first culprit".
+std::optional<std::size_t> first_disturbing_event(const System& system, const RunResult& result,
+                                                  const std::vector<std::size_t>& keys);
+
 struct StateSnapshot {
   TimeMs time_ms = 0;
   std::string state;

@@ -6,6 +6,7 @@
 
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
+#include "sim/run/trace_view.h"
 
 namespace wsim::run {
 
@@ -74,27 +75,6 @@ std::string pad(std::string_view text, std::size_t width) {
   return out;
 }
 
-std::string clip(std::string_view text, std::size_t width) {
-  if (text.size() <= width) return std::string(text);
-  return std::string(text.substr(0, width - 1)) + "~";
-}
-
-// Replaces newlines and tabs so one event stays on one line of trace.txt.
-std::string one_line(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 const char* mark_of(const RunResult& result, std::size_t index) {
   if (result.violation_event && *result.violation_event == index) return "violation";
   if (result.culprit_event && *result.culprit_event == index) return "culprit";
@@ -108,7 +88,8 @@ std::string headline(const System& system, const proto::Scenario& scenario,
     out += " " + result.violation->invariant_id;
     if (!result.violation->object.empty()) out += " on " + result.violation->object;
   }
-  out += " at " + format_duration_ms(result.end_ms) + " (" + result.phase + " phase)";
+  out += " at " + format_duration_ms(result.end_ms) + " (" +
+         std::string(run_phase_name(result.phase)) + " phase)";
   return out;
 }
 
@@ -196,7 +177,7 @@ std::string render_trace_text(const System& system, const proto::Scenario& scena
                               const RunResult& result) {
   std::ostringstream out;
   out << "# " << headline(system, scenario, result) << "\n";
-  if (result.violation) out << "# " << one_line(result.violation->message) << "\n";
+  if (result.violation) out << "# " << one_line_escaped(result.violation->message) << "\n";
   if (result.verdict == Verdict::kHarnessError) out << "# " << result.harness_error << "\n";
   out << "# seed " << result.seed << ", " << system.name() << " "
       << describe_config(scenario, system) << ", fingerprint " << format_hash(result.fingerprint)
@@ -232,10 +213,12 @@ std::string render_trace_text(const System& system, const proto::Scenario& scena
     std::string line = std::string(mark == nullptr                       ? "   "
                                    : std::string_view(mark) == "culprit" ? ">> "
                                                                          : "!! ") +
-                       time + "  " + pad(clip(one_line(e.actor), 28), w_actor) + "  " +
-                       pad(clip(one_line(e.verb), 20), w_verb) + "  " +
-                       pad(clip(one_line(e.object), 48), w_object) + "  " +
-                       pad(clip(one_line(e.result), 20), w_result) + "  " + one_line(e.detail);
+                       time + "  " + pad(clip(one_line_escaped(e.actor), 28), w_actor) + "  " +
+                       pad(clip(one_line_escaped(e.verb), 20), w_verb) + "  " +
+                       pad(clip(one_line_escaped(e.object), 48), w_object) + "  " +
+                       pad(clip(one_line_escaped(e.result), 20), w_result) + "  " +
+                       one_line_escaped(e.detail);
+    if (fired_fault(e)) line += "  [fault " + fault_names(e) + "]";
     while (!line.empty() && line.back() == ' ') line.pop_back();
     if (result.violation && i == violating) line += "  <-- violates " + result.violation->invariant_id;
     out << line << "\n";
@@ -253,7 +236,15 @@ std::string render_trace_jsonl(const RunResult& result) {
     out += "{\"i\":" + std::to_string(i) + ",\"time_ms\":" + std::to_string(e.time_ms) +
            ",\"actor\":" + json_string(e.actor) + ",\"verb\":" + json_string(e.verb) +
            ",\"object\":" + json_string(e.object) + ",\"result\":" + json_string(e.result) +
-           ",\"detail\":" + json_string(e.detail);
+           ",\"detail\":" + json_string(e.detail) +
+           ",\"kind\":" + json_string(trace_kind_name(e.kind));
+    if (!e.faults.empty()) {
+      out += ",\"faults\":[";
+      for (std::size_t f = 0; f < e.faults.size(); ++f) {
+        out += (f == 0 ? "" : ",") + json_string(e.faults[f]);
+      }
+      out += "]";
+    }
     if (const char* mark = mark_of(result, i)) out += ",\"mark\":" + json_string(mark);
     out += "}\n";
   }
@@ -314,7 +305,7 @@ std::string render_verdict_json(const System& system, const proto::Scenario& sce
   out << "  \"choices\": " << result.choices << ",\n";
   out << "  \"virtual_time_ms\": " << result.end_ms << ",\n";
   out << "  \"virtual_time\": " << json_string(format_duration_ms(result.end_ms)) << ",\n";
-  out << "  \"phase\": " << json_string(result.phase) << ",\n";
+  out << "  \"phase\": " << json_string(run_phase_name(result.phase)) << ",\n";
   out << "  \"swarm\": {";
   for (std::size_t i = 0; i < result.swarm.size(); ++i) {
     out << (i == 0 ? "\n    " : ",\n    ") << json_string(result.swarm[i].first) << ": "

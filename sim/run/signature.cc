@@ -7,12 +7,11 @@
 #include "sim/core/assert.h"
 #include "sim/run/explain.h"
 #include "sim/run/timeline_html.h"
+#include "sim/run/trace_view.h"
 
 namespace wsim::run {
 
 namespace {
-
-std::string_view actor_prefix(std::string_view actor) { return actor.substr(0, actor.find('/')); }
 
 // "Pod/gitpod/ws-1" → "Pod"; a bare name (a workspace, a user) names the seed, not the bug.
 std::string_view object_kind(std::string_view object) {
@@ -34,9 +33,6 @@ std::string_view result_class(std::string_view result) {
 }
 
 bool is_harness(const TraceEvent& event) { return lane_of(event.actor) == Lane::kHarness; }
-
-// The driver's marker of a scripted event ("user stop alice scripted"): the event itself follows.
-bool is_scripted_marker(const TraceEvent& event) { return event.result == "scripted"; }
 
 // On the object's path: naming it, or naming no object at all (a channel fault such as a lost
 // response concerns every object, as `wsim explain` also shows).
@@ -271,7 +267,7 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
       action.result.clear();
       path.insert(normalize_event(action));
       actions.insert(normalize_event(action));
-    } else if (is_fault_event(event) && event.result != "Conflict") {
+    } else if (is_fault_symptom(event) && event.result != "Conflict") {
       path.insert(normalize_event(event));
     }
   }

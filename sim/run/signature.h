@@ -8,7 +8,7 @@
 //              events skipped), normalised (below): "ws-manager create Pod ok"; empty for
 //              liveness (judged at the end, no culprit);
 //   path       the mechanism on the failing object's causal path: every fault event
-//              (timeline_html.h is_fault_event) but Conflicts (routine optimistic concurrency,
+//              (trace_view.h is_fault_symptom) but Conflicts (routine optimistic concurrency,
 //              there or not by seed), and every external action (user, kubectl, admin: the user
 //              lane; as "actor verb", without its result), that touches the object (explain.h
 //              names_object) or names no object (a lost response concerns every workspace),

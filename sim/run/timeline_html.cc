@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "sim/run/duration.h"
+#include "sim/run/explain.h"
 #include "sim/run/report.h"
 #include "sim/run/scenario.h"
+#include "sim/run/trace_view.h"
 
 namespace wsim::run {
 
@@ -29,7 +31,7 @@ constexpr std::size_t kTextMax = 120;   // Characters of the row's text.
 constexpr std::size_t kTitleMax = 600;  // Characters of a tooltip.
 constexpr std::size_t kRepeatMin = 3;
 
-std::string_view prefix(std::string_view actor) { return actor.substr(0, actor.find('/')); }
+std::string_view prefix(std::string_view actor) { return actor_prefix(actor); }
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -66,7 +68,7 @@ bool is_watch_notification(const TraceEvent& e) {
 // The message an event carries, as (from, to) lanes, when it clearly is one.
 std::optional<std::pair<Lane, Lane>> message_of(const TraceEvent& e) {
   const Lane lane = lane_of(e.actor);
-  if (e.result == "scripted") return std::nullopt;
+  if (is_scripted_marker(e)) return std::nullopt;
   if (is_watch_notification(e)) return std::make_pair(Lane::kApiServer, lane);
   if (lane != Lane::kApiServer && is_api_verb(e.verb) && is_kube_object(e.object)) {
     return std::make_pair(lane, Lane::kApiServer);
@@ -85,20 +87,6 @@ std::optional<std::pair<Lane, Lane>> message_of(const TraceEvent& e) {
     return std::make_pair(Lane::kWsDaemon, Lane::kStorage);
   }
   return std::nullopt;
-}
-
-std::string clip(std::string_view text, std::size_t width) {
-  if (text.size() <= width) return std::string(text);
-  // Do not cut a UTF-8 sequence in half.
-  std::size_t cut = width - 1;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-  return std::string(text.substr(0, cut)) + "~";
-}
-
-std::string one_line(std::string_view text) {
-  std::string out;
-  for (char c : text) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-  return out;
 }
 
 std::string event_text(const TraceEvent& e) {
@@ -211,20 +199,11 @@ bool same_signature(const TraceEvent& a, const TraceEvent& b) {
   return a.actor == b.actor && a.verb == b.verb && a.object == b.object && a.result == b.result;
 }
 
-// The driver's "scripted" marker of a scripted event, when the event itself follows at once.
-bool redundant_scripted(const std::vector<TraceEvent>& trace, std::size_t i) {
-  if (trace[i].result != "scripted" || i + 1 >= trace.size()) return false;
-  const TraceEvent& next = trace[i + 1];
-  return next.time_ms == trace[i].time_ms && prefix(next.actor) == prefix(trace[i].actor) &&
-         next.verb == trace[i].verb && next.object == trace[i].object;
-}
-
 std::vector<Row> build_rows(const RunResult& result, std::size_t& elided_events) {
   const std::vector<TraceEvent>& trace = result.trace;
   auto marked = [&](std::size_t i) {
     return (result.culprit_event && *result.culprit_event == i) ||
-           (result.violation_event && *result.violation_event == i) ||
-           (trace[i].actor == "wsim" && trace[i].verb == "violation");
+           (result.violation_event && *result.violation_event == i) || is_violation(trace[i]);
   };
   std::vector<Row> rows;
   for (std::size_t i = 0; i < trace.size(); ++i) {
@@ -340,6 +319,7 @@ struct Page {
   const Bands& bands;
   std::string violates;  // Invariant id, for the "<-- violates" note.
   std::size_t violating = SIZE_MAX;
+  std::size_t first_culprit = SIZE_MAX;  // first_disturbing_event (explain.h), if any.
 };
 
 void draw_bands(std::string& out, const Page& page, const std::vector<Row>& rows,
@@ -398,13 +378,15 @@ void draw_row(std::string& out, const Page& page, const Row& row, int y) {
   }
   const TraceEvent& e = trace[row.first];
   const bool culprit = page.result.culprit_event && *page.result.culprit_event == row.first;
-  const bool violation = e.actor == "wsim" && e.verb == "violation";
+  const bool violation = is_violation(e);
   const bool lost = e.result == "lost";
   std::string css = "ev";
+  const bool first = row.first == page.first_culprit && row.kind == RowKind::kEvent;
   if (culprit) css += " culprit";
+  if (first) css += " first";
   if (violation) css += " violation";
   if (row.fault) css += " fault";
-  if (e.result == "scripted") css += " scripted";
+  if (is_scripted_marker(e)) css += " scripted";
   if (row.kind == RowKind::kRepeat) css += " rep";
   out += "<g class=\"" + css + "\"><title>";
   if (row.kind == RowKind::kRepeat) {
@@ -416,7 +398,7 @@ void draw_row(std::string& out, const Page& page, const Row& row, int y) {
                        " ");
   }
   out += html_escape(clip(event_text(e), kTitleMax)) + "</title>";
-  if (culprit || violation) {
+  if (culprit || violation || first) {
     out += "<rect class=\"hl\" x=\"0\" y=\"" + num(y) + "\" width=\"" + num(kWidth) +
            "\" height=\"" + num(kRowH) + "\"/>";
   }
@@ -452,15 +434,99 @@ void draw_row(std::string& out, const Page& page, const Row& row, int y) {
   if (row.first == page.violating && !page.violates.empty()) {
     out += "<tspan class=\"vn\">  &lt;-- violates " + html_escape(page.violates) + "</tspan>";
   }
+  if (first) out += "<tspan class=\"fc\">  &lt;-- first culprit (wsim explain)</tspan>";
   out += "</text></g>\n";
 }
 
-void draw_lane_lines(std::string& out, int height) {
+// The lane lines; with `only`, just the lanes it marks.
+void draw_lane_lines(std::string& out, int height, const std::vector<bool>* only = nullptr) {
   for (int l = 0; l < kLaneCount; ++l) {
+    if (only != nullptr && !(*only)[static_cast<std::size_t>(l)]) continue;
     const int x = lane_x(static_cast<Lane>(l));
     out += "<line class=\"lane\" x1=\"" + num(x) + "\" y1=\"0\" x2=\"" + num(x) + "\" y2=\"" +
            num(height) + "\"/>";
   }
+}
+
+// ---- the story ---------------------------------------------------------------------------
+
+// The events of the failing object's story: explain's key events (key_events), the culprit, the
+// violation and the first culprit, in trace order; at most kTimelineStoryRowsMax rows, the first
+// quarter and the rest nearest the violation, with the cut counted in an elided row.
+std::vector<Row> story_rows(const Page& page, const std::vector<std::size_t>& keys) {
+  const RunResult& result = page.result;
+  std::vector<std::size_t> indices = keys;
+  for (std::size_t extra : {page.violating, page.first_culprit}) {
+    if (extra < result.trace.size()) indices.push_back(extra);
+  }
+  if (result.violation_event) indices.push_back(*result.violation_event);
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  std::vector<Row> rows;
+  for (std::size_t i : indices) {
+    Row row;
+    row.first = row.last = i;
+    row.marked = i == page.violating || i == page.first_culprit || is_violation(result.trace[i]);
+    row.fault = is_fault_event(result.trace[i]);
+    rows.push_back(row);
+  }
+  if (rows.size() <= kTimelineStoryRowsMax) return rows;
+  const std::size_t head = kTimelineStoryRowsMax / 4;
+  const std::size_t tail = kTimelineStoryRowsMax - head - 1;
+  Row elided;
+  elided.kind = RowKind::kElided;
+  elided.count = rows.size() - head - tail;
+  elided.from_ms = result.trace[rows[head].first].time_ms;
+  elided.to_ms = result.trace[rows[rows.size() - tail - 1].first].time_ms;
+  std::vector<Row> kept(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(head));
+  kept.push_back(elided);
+  kept.insert(kept.end(), rows.end() - static_cast<std::ptrdiff_t>(tail), rows.end());
+  return kept;
+}
+
+// The lanes the story's events are on or send messages to.
+std::vector<bool> story_lanes(const RunResult& result, const std::vector<Row>& rows) {
+  std::vector<bool> lanes(kLaneCount, false);
+  for (const Row& row : rows) {
+    if (row.kind != RowKind::kEvent) continue;
+    const TraceEvent& e = result.trace[row.first];
+    lanes[static_cast<std::size_t>(lane_of(e.actor))] = true;
+    if (auto message = message_of(e)) {
+      lanes[static_cast<std::size_t>(message->first)] = true;
+      lanes[static_cast<std::size_t>(message->second)] = true;
+    }
+  }
+  return lanes;
+}
+
+// The open section at the top: the failing object's lanes and the events that touched it.
+void draw_story(std::string& out, const Page& page, const std::string& object,
+                const std::vector<Row>& rows, std::size_t keys_count) {
+  const std::vector<bool> lanes = story_lanes(page.result, rows);
+  std::string lane_names;
+  for (int l = 0; l < kLaneCount; ++l) {
+    if (!lanes[static_cast<std::size_t>(l)]) continue;
+    lane_names += (lane_names.empty() ? "" : ", ") + std::string(lane_name(static_cast<Lane>(l)));
+  }
+  out += "<details id=\"story\" open><summary>The story of " + html_escape(object) + ": " +
+         num(static_cast<long long>(keys_count)) + " of " +
+         num(static_cast<long long>(page.result.trace.size())) +
+         " events touched it (lanes: " + html_escape(lane_names) +
+         "); the whole run is below, folded</summary>\n";
+  const int height = static_cast<int>(rows.size()) * kRowH;
+  out += "<svg width=\"" + num(kWidth) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " +
+         num(kWidth) + " " + num(height) + "\">\n";
+  draw_lane_lines(out, height, &lanes);
+  draw_bands(out, page, rows, 0, rows.size());
+  out += "\n";
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::string row;
+    draw_row(row, page, rows[r], static_cast<int>(r) * kRowH);
+    // Story rows are "st ev ...": the same look, told apart from the full timeline's rows.
+    if (row.rfind("<g class=\"ev", 0) == 0) row.insert(10, "st ");
+    out += row;
+  }
+  out += "</svg>\n</details>\n";
 }
 
 std::string headline(const System& system, const proto::Scenario& scenario,
@@ -471,7 +537,8 @@ std::string headline(const System& system, const proto::Scenario& scenario,
     out += " " + result.violation->invariant_id;
     if (!result.violation->object.empty()) out += " on " + result.violation->object;
   }
-  out += " at " + format_trace_time(result.end_ms) + " (" + result.phase + " phase)";
+  out += " at " + format_trace_time(result.end_ms) + " (" +
+         std::string(run_phase_name(result.phase)) + " phase)";
   (void)scenario;
   return out;
 }
@@ -510,6 +577,9 @@ svg{display:block}
 .vl{stroke:#d00;stroke-width:1;stroke-dasharray:2 2}
 .vm{fill:#d00}
 .vn{fill:#d00;font-weight:bold}
+.fc{fill:#8a5a00;font-weight:bold}
+.first .hl{fill:#ffe08a}
+#story>summary{background:#fdf1d8;font-weight:bold}
 .vt{fill:#d00;font-weight:bold;text-anchor:end;paint-order:stroke;stroke:#f8d7da;stroke-width:4px}
 .gap rect{fill:#f0f4fa}.gap line{stroke:#7a93b8;stroke-dasharray:6 4}.gap text{fill:#3d5a85;font-style:italic}
 .eli rect{fill:#f6f0e6}.eli line{stroke:#b08a4a;stroke-dasharray:1 3}.eli text{fill:#7a5a20;font-style:italic}
@@ -566,25 +636,6 @@ Lane lane_of(std::string_view actor) {
   return Lane::kOther;
 }
 
-bool is_fault_event(const TraceEvent& e) {
-  static constexpr std::string_view kResults[] = {
-      "lost",    "Conflict",           "Timeout", "InternalError", "ServiceUnavailable",
-      "TooManyRequests", "failed",     "gave up", "Gone",          "refused"};
-  if (std::find(std::begin(kResults), std::end(kResults), e.result) != std::end(kResults)) {
-    return true;
-  }
-  if (e.result.size() == 3 && e.result[0] == '5' && e.result[1] >= '0' && e.result[1] <= '9') {
-    return true;
-  }
-  if (starts_with(e.detail, "fault ") || e.detail.find(" fault ") != std::string::npos) {
-    return true;
-  }
-  static constexpr std::string_view kVerbs[] = {"fault", "crash",         "down",
-                                                "reject", "reject-running", "partition"};
-  if (std::find(std::begin(kVerbs), std::end(kVerbs), e.verb) != std::end(kVerbs)) return true;
-  return prefix(e.actor) == "link";
-}
-
 std::string render_timeline_html(const System& system, const proto::Scenario& scenario,
                                  const RunResult& result) {
   const std::vector<TraceEvent>& trace = result.trace;
@@ -597,6 +648,14 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
     page.violating = result.culprit_event     ? *result.culprit_event
                      : result.violation_event ? *result.violation_event
                                               : SIZE_MAX;
+  }
+  const std::string object = result.violation ? result.violation->object : "";
+  std::vector<std::size_t> keys;
+  std::vector<Row> story;
+  if (!object.empty() && !trace.empty()) {
+    keys = key_events(system, result, object);
+    page.first_culprit = first_disturbing_event(system, result, keys).value_or(SIZE_MAX);
+    story = story_rows(page, keys);
   }
 
   std::size_t faults = 0;
@@ -668,7 +727,9 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
   }
   out += "<div style=\"left:" + num(kTextLeft) + "px;text-align:left\">event</div></div>\n";
 
-  // Sections.
+  if (!story.empty()) draw_story(out, page, object, story, keys.size());
+
+  // Sections: with a story, all folded (one click away); else the first, last and marked open.
   for (std::size_t begin = 0; begin < rows.size(); begin += kTimelineSectionRows) {
     const std::size_t end = std::min(rows.size(), begin + kTimelineSectionRows);
     bool marked = false;
@@ -687,7 +748,7 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
       if (row.kind != RowKind::kElided && row.fault) ++section_faults;
       events += row.kind == RowKind::kEvent ? 1 : row.count;
     }
-    const bool open = begin == 0 || end == rows.size() || marked;
+    const bool open = story.empty() && (begin == 0 || end == rows.size() || marked);
     out += std::string("<details") + (open ? " open" : "") + "><summary>rows " +
            num(static_cast<long long>(begin + 1)) + "&#8211;" + num(static_cast<long long>(end)) +
            ": " + format_trace_time(t0.value_or(0)) + " &#8594; " + format_trace_time(t1) +

@@ -15,7 +15,13 @@
 //             events, so the final state (SystemRun::describe_state) is printed below instead
 //   gaps      a marker where no event happened for more than kGapMs of virtual time
 //   repeats   runs of >= 3 identical consecutive events (actor, verb, object, result) are one row
-//   sections  rows come in sections of kSectionRows; the first, last and marked ones are open
+//   story     a run with a violation on an object opens on its story: one open section at the
+//             top with the lanes of that object's events and the events that touched it
+//             (explain.h key_events: external actions, faults, decisions about it), the
+//             culprit, the violation and the first culprit `wsim explain` names
+//             (first_disturbing_event), marked "first culprit"; at most kStoryRowsMax rows
+//   sections  rows come in sections of kSectionRows; with a story all of them start folded
+//             (one click away), otherwise the first, last and marked ones are open
 //   cap       at most kRowsMax rows are drawn: the first and last rows, the marked rows, then
 //             external actions and faults; the rest are elided with a note saying how many
 //
@@ -30,6 +36,7 @@
 #include "sim/core/trace.h"
 #include "sim/proto/scenario.pb.h"
 #include "sim/run/driver.h"
+#include "sim/run/trace_view.h"
 #include "sim/run/system.h"
 
 namespace wsim::run {
@@ -37,6 +44,7 @@ namespace wsim::run {
 inline constexpr DurationMs kTimelineGapMs = 5 * 60 * 1000;
 inline constexpr std::size_t kTimelineSectionRows = 250;
 inline constexpr std::size_t kTimelineRowsMax = 3000;
+inline constexpr std::size_t kTimelineStoryRowsMax = 120;
 
 // The lanes, left to right.
 enum class Lane {
@@ -55,10 +63,6 @@ inline constexpr int kLaneCount = 10;
 std::string_view lane_name(Lane lane);
 // The lane of an actor, by the part of its name before the first '/'.
 Lane lane_of(std::string_view actor);
-
-// A fault or failure: a lost request/response, an injected fault ("fault <point>" detail),
-// Conflict, Timeout, 5xx, "failed", a crash or a rejection.
-bool is_fault_event(const TraceEvent& event);
 
 // The whole page. `result` must have been run with keep_trace.
 std::string render_timeline_html(const System& system, const proto::Scenario& scenario,

@@ -57,7 +57,7 @@ Outcome run_gitpod(proto::Scenario scenario, bool keep_going) {
   EventLoop& loop = sim.loop();
   bool stopped = false;
   auto on_safety = [&](run::Violation v) {
-    sim.record("wsim", "violation", v.object, v.invariant_id, v.message);
+    sim.record_violation(v.object, v.invariant_id, v.message);
     outcome.safety.push_back(v);
     if (!outcome.violation.has_value()) {
       outcome.violation = v;
@@ -79,7 +79,7 @@ Outcome run_gitpod(proto::Scenario scenario, bool keep_going) {
   for (const proto::ScriptedEvent& event : scenario.events()) {
     loop.schedule(event.at_ms(), [&, event] {
       if (stopped) return;
-      sim.record(event.actor(), event.action(), event.target(), "scripted");
+      sim.record_scripted(event.actor(), event.action(), event.target());
       std::string why;
       EXPECT_TRUE(run->perform(event, why)) << why;
     });

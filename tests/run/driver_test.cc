@@ -27,7 +27,7 @@ TEST(DriverTest, PassRunsBothPhasesToTheEnd) {
   options.keep_trace = true;
   const RunResult result = run_text("seed: 3\nselftest { }\n", options);
   EXPECT_EQ(result.verdict, Verdict::kPass);
-  EXPECT_EQ(result.phase, "liveness");
+  EXPECT_EQ(result.phase, RunPhase::kLiveness);
   EXPECT_EQ(result.end_ms, 70 * kSecondMs);  // 60 s fault phase + 10 s settle.
   EXPECT_FALSE(result.violation);
   EXPECT_GT(result.events, 10u);
@@ -53,7 +53,7 @@ TEST(DriverTest, SafetyViolationStopsAtOnceAndMarksTheCulprit) {
   ASSERT_EQ(result.verdict, Verdict::kSafety);
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant_id, "selftest.S1");
-  EXPECT_EQ(result.phase, "fault");
+  EXPECT_EQ(result.phase, RunPhase::kFault);
   EXPECT_GE(result.end_ms, 5000);
   EXPECT_LT(result.end_ms, 5000 + 1000);  // Stopped at the first tick after 5 s.
   ASSERT_TRUE(result.culprit_event && result.violation_event);

@@ -5,7 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "model/gitlab/register.h"
 #include "sim/run/bundle.h"
 #include "sim/run/driver.h"
+#include "sim/run/explain.h"
 #include "sim/run/report.h"
 #include "sim/run/scenario.h"
 #include "sim/run/timeline_html.h"
@@ -116,7 +119,7 @@ RunResult synthetic(std::size_t n) {
   RunResult result;
   result.verdict = Verdict::kSafety;
   result.violation = Violation{"synthetic.S1", "ws-7", "the synthetic invariant broke"};
-  result.phase = "fault";
+  result.phase = RunPhase::kFault;
   const char* kinds[] = {"Pod", "ConfigMap", "Deployment"};
   TimeMs t = 0;
   for (std::size_t i = 0; i + 1 < n; ++i) {
@@ -142,7 +145,8 @@ RunResult synthetic(std::size_t n) {
         result.trace.push_back({t, "rails", "reconcile", "partial", "201", "0 infos in"});
     }
   }
-  result.trace.push_back({t, "wsim", "violation", "ws-7", "synthetic.S1", "broke"});
+  result.trace.push_back(
+      {t, "wsim", "violation", "ws-7", "synthetic.S1", "broke", TraceKind::kViolation});
   result.culprit_event = result.trace.size() - 2;
   result.violation_event = result.trace.size() - 1;
   result.trace_events = result.trace.size();
@@ -188,10 +192,73 @@ TEST(ReportTimeline, FiveThousandEventsAreSectioned) {
   const LoadedScenario loaded = testing::scenario_from_text("seed: 1\ntoy {}\n");
   const std::string html =
       render_timeline_html(*loaded.system, loaded.scenario, synthetic(5'000));
-  EXPECT_THAT(html, Not(HasSubstr("events elided")));  // Under the cap: everything drawn.
-  EXPECT_THAT(html, HasSubstr("<details open>"));
-  EXPECT_THAT(html, HasSubstr("<details>"));           // Middle sections start collapsed.
+  // The story of ws-7 opens (its own rows capped); every section of the whole run starts folded.
+  const std::size_t story_end = html.find("</details>", html.find("<details id=\"story\" open>"));
+  ASSERT_NE(story_end, std::string::npos);
+  EXPECT_THAT(html.substr(story_end), Not(HasSubstr("events elided")));  // Under the cap.
+  EXPECT_THAT(html, Not(HasSubstr("<details open>")));
+  EXPECT_THAT(html, HasSubstr("<details>"));
   EXPECT_THAT(html, HasSubstr("quiet for"));
+}
+
+TEST(ReportTimeline, WithoutAViolationSectionsOpenAsBefore) {
+  const LoadedScenario loaded = testing::scenario_from_text("seed: 1\ntoy {}\n");
+  RunResult result = synthetic(5'000);
+  result.verdict = Verdict::kPass;
+  result.violation.reset();
+  result.culprit_event.reset();
+  result.violation_event.reset();
+  const std::string html = render_timeline_html(*loaded.system, loaded.scenario, result);
+  EXPECT_THAT(html, Not(HasSubstr("id=\"story\"")));
+  EXPECT_THAT(html, HasSubstr("<details open>"));  // The first and last sections.
+  EXPECT_THAT(html, HasSubstr("<details>"));       // Middle sections start collapsed.
+}
+
+// The limbo bundle opens on ws-0's story: the events explain lists (key_events), marked with
+// the first culprit explain names, above the folded whole run.
+TEST(ReportTimeline, LimboOpensOnTheStoryOfTheFailingObject) {
+  const LoadedScenario loaded = load_limbo();
+  const RunResult result = run_kept(loaded);
+  ASSERT_TRUE(result.violation);
+  ASSERT_EQ(result.violation->object, "ws-0");
+  const std::string html = render_timeline_html(*loaded.system, loaded.scenario, result);
+  const std::size_t story = html.find("<details id=\"story\" open>");
+  ASSERT_NE(story, std::string::npos);
+  const std::size_t story_end = html.find("</details>", story);
+  ASSERT_NE(story_end, std::string::npos);
+  const std::string story_html = html.substr(story, story_end - story);
+  EXPECT_THAT(html.substr(story_end), Not(HasSubstr("<details open>")));  // The rest folded.
+
+  const std::vector<std::size_t> keys = key_events(*loaded.system, result, "ws-0");
+  ASSERT_FALSE(keys.empty());
+  std::size_t story_rows = 0;
+  for (std::size_t at = story_html.find("<g class=\"st ev"); at != std::string::npos;
+       at = story_html.find("<g class=\"st ev", at + 1)) {
+    ++story_rows;
+  }
+  EXPECT_GE(story_rows, std::min(keys.size(), kTimelineStoryRowsMax - 1));
+  EXPECT_LT(story_rows, result.trace.size() / 10);  // A story, not the whole run.
+  EXPECT_THAT(story_html, HasSubstr("kubectl delete Namespace/gl-rd-ns-ws-0"));
+  EXPECT_THAT(story_html, HasSubstr("st ev violation"));
+
+  const std::optional<std::size_t> first = first_disturbing_event(*loaded.system, result, keys);
+  ASSERT_TRUE(first.has_value());
+  // The one row whose class says "first": its tooltip names trace event #first.
+  std::vector<std::string> first_titles;
+  for (std::size_t at = story_html.find("<g class=\"st ev"); at != std::string::npos;
+       at = story_html.find("<g class=\"st ev", at + 1)) {
+    const std::size_t classes_end = story_html.find('"', at + 10);
+    const std::string classes = story_html.substr(at + 10, classes_end - at - 10);
+    if (classes.find(" first") == std::string::npos) continue;
+    const std::size_t title = story_html.find("<title>", at) + 7;
+    first_titles.push_back(story_html.substr(title, story_html.find("</title>", title) - title));
+  }
+  ASSERT_EQ(first_titles.size(), 1u);
+  EXPECT_THAT(first_titles[0], HasSubstr(" #" + std::to_string(*first) + " "));
+  EXPECT_THAT(story_html, HasSubstr("first culprit (wsim explain)"));
+  // Only the story's lanes are drawn in it: the storage lane has no limbo event.
+  EXPECT_THAT(story_html, HasSubstr("(lanes: "));
+  EXPECT_THAT(story_html, Not(HasSubstr("lanes: storage")));
 }
 
 }  // namespace

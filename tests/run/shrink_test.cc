@@ -157,7 +157,7 @@ TEST(Shrink, RendersAVerifiedScriptedScenario) {
 TEST(Shrink, MapsTraceEventsToCatalogActions) {
   LoadedScenario loaded = load(R"(gitlab { agent: "A0a" rails: "R1" })");
   const std::vector<TraceEvent> trace = {
-      {1000, "user", "create", "ws-1", "scripted", ""},
+      {1000, "user", "create", "ws-1", "scripted", "", TraceKind::kScripted},
       {1000, "user", "create", "ws-1", "ok", ""},
       {2000, "kubectl", "delete", "Namespace/gl-rd-ns-ws-1", "ok", ""},
       {3000, "kubectl", "delete", "ConfigMap/gl-rd-ns-ws-1/ws-1-workspace-inventory", "ok", ""},

@@ -313,7 +313,7 @@ TEST(UnmaskedRunTest, OnlyKnownViolationsEndAsTheFirstOfThem) {
   EXPECT_EQ(result.verdict, Verdict::kSafety);
   EXPECT_EQ(result.violation->invariant_id, "selftest.S1");
   EXPECT_EQ(result.known, "s1.textproto#0");
-  EXPECT_EQ(result.phase, "liveness");  // It ran to the end.
+  EXPECT_EQ(result.phase, RunPhase::kLiveness);  // It ran to the end.
 }
 
 // A liveness verdict of a run that went past a known safety violation is that bug's consequence:
