@@ -764,12 +764,28 @@ bool validate_go_past(const LoadedScenario& loaded, const std::vector<InvariantI
   return true;
 }
 
-bool validate_scenario(LoadedScenario& loaded, std::string& error) {
-  proto::Scenario& scenario = loaded.scenario;
-  const System* system = selected_system(loaded, error);
-  if (system == nullptr) return false;
-  loaded.system = system;
+namespace {
 
+// The phases of validate_scenario, in order: each checks one part of the scenario and may
+// assume the phases before it passed.
+enum class ValidationPhase {
+  kHeader,          // name, description, phase lengths
+  kFaultOverrides,  // counts and fire ratios (names: kDryRun)
+  kScriptedEvents,  // counts, times, sizes
+  kSystemChecks,    // System::normalize, the defaults, events inside the fault phase
+  kExpectations,    // known invariants of the right kind, `when` keys naming config fields
+  kGoPast,          // go_past entries
+  kDryRun,          // a throwaway world: fault names declared, scripted events understood
+};
+constexpr ValidationPhase kValidationPhases[] = {
+    ValidationPhase::kHeader,         ValidationPhase::kFaultOverrides,
+    ValidationPhase::kScriptedEvents, ValidationPhase::kSystemChecks,
+    ValidationPhase::kExpectations,   ValidationPhase::kGoPast,
+    ValidationPhase::kDryRun};
+
+// Name, description and phase lengths.
+bool validate_header(LoadedScenario& loaded, const System& system, std::string& error) {
+  proto::Scenario& scenario = loaded.scenario;
   if (!check_string(loaded, {{scenario_field("name"), -1}}, scenario.name(), 200, error) ||
       !check_string(loaded, {{scenario_field("description"), -1}}, scenario.description(),
                     64 * 1024, error) ||
@@ -777,8 +793,13 @@ bool validate_scenario(LoadedScenario& loaded, std::string& error) {
       !check_phase(loaded, "settle_ms", scenario.settle_ms(), error)) {
     return false;
   }
+  return true;
+}
 
-  // Fault overrides: counts and ratios (names are checked against the declared points below).
+// Fault overrides: counts and ratios (names are checked against the declared points in
+// the dry run).
+bool validate_fault_overrides(LoadedScenario& loaded, const System& system, std::string& error) {
+  proto::Scenario& scenario = loaded.scenario;
   const pb::FieldDescriptor* faults_field = scenario_field("faults");
   if (scenario.faults_size() > kFaultOverridesMax) {
     error = locate(loaded, {{faults_field, kFaultOverridesMax}},
@@ -803,8 +824,12 @@ bool validate_scenario(LoadedScenario& loaded, std::string& error) {
       return false;
     }
   }
+  return true;
+}
 
-  // Scripted events: counts, times, sizes.
+// Scripted events: counts, times, sizes.
+bool validate_scripted_events(LoadedScenario& loaded, const System& system, std::string& error) {
+  proto::Scenario& scenario = loaded.scenario;
   const pb::FieldDescriptor* events_field = scenario_field("events");
   if (scenario.events_size() > kScriptedEventsMax) {
     error = locate(loaded, {{events_field, kScriptedEventsMax}},
@@ -845,11 +870,17 @@ bool validate_scenario(LoadedScenario& loaded, std::string& error) {
       }
     }
   }
+  return true;
+}
 
-  // The system's own checks and defaults.
+// The system's own checks and defaults; scripted events inside the fault phase.
+bool validate_system_checks(LoadedScenario& loaded, const System& system, std::string& error) {
+  proto::Scenario& scenario = loaded.scenario;
+  const pb::FieldDescriptor* events_field = scenario_field("events");
+  const pb::Descriptor* ed = proto::ScriptedEvent::descriptor();
   std::string problem;
-  if (!system->normalize(scenario, problem)) {
-    const FieldPath path = path_for_system_error(scenario, *system, problem);
+  if (!system.normalize(scenario, problem)) {
+    const FieldPath path = path_for_system_error(scenario, system, problem);
     // Systems often prefix their message with the field ("gitlab.agent: ..."): say it once.
     for (const std::string& prefix : {path_name(path) + ": ", path.back().first->name() + ": "}) {
       if (problem.rfind(prefix, 0) == 0) {
@@ -860,8 +891,8 @@ bool validate_scenario(LoadedScenario& loaded, std::string& error) {
     error = locate(loaded, path, problem);
     return false;
   }
-  if (scenario.fault_phase_ms() == 0) scenario.set_fault_phase_ms(system->default_fault_phase_ms());
-  if (scenario.settle_ms() == 0) scenario.set_settle_ms(system->default_settle_ms());
+  if (scenario.fault_phase_ms() == 0) scenario.set_fault_phase_ms(system.default_fault_phase_ms());
+  if (scenario.settle_ms() == 0) scenario.set_settle_ms(system.default_settle_ms());
   for (int i = 0; i < scenario.events_size(); ++i) {
     if (scenario.events(i).at_ms() > scenario.fault_phase_ms()) {
       error = locate(loaded, {{events_field, i}, {message_field(ed, "at_ms"), -1}},
@@ -872,80 +903,87 @@ bool validate_scenario(LoadedScenario& loaded, std::string& error) {
       return false;
     }
   }
+  return true;
+}
 
-  // Expectations: known invariants of the right kind, `when` keys naming config fields.
+// Expectation `i`: `when` keys naming config fields, a verdict, a known invariant of its kind.
+bool validate_expectation(const LoadedScenario& loaded, const System& system,
+                          const std::vector<InvariantInfo>& invariants, int i, std::string& error) {
+  const proto::Scenario& scenario = loaded.scenario;
   const pb::FieldDescriptor* expect_field = scenario_field("expect");
+  const pb::Descriptor* xd = proto::Expectation::descriptor();
+  const proto::Expectation& expect = scenario.expect(i);
+  auto fail = [&](const char* field, const std::string& message) {
+    error = locate(loaded, {{expect_field, i}, {message_field(xd, field), -1}}, message);
+    return false;
+  };
+  for (const auto& [key, value] : expect.when()) {
+    std::string actual;
+    if (!config_value(scenario, system, key, actual)) {
+      return fail("when",
+                  "'" + key.substr(0, 64) + "' is not a field of " + system.name() + " (fields: " +
+                      field_names(config_of(scenario, system)->GetDescriptor(), true) + ")");
+    }
+  }
+  if (expect.verdict() == proto::VERDICT_UNSPECIFIED) {
+    return fail("verdict",
+                "an expectation needs a verdict: PASS, SAFETY_VIOLATION or LIVENESS_VIOLATION");
+  }
+  if (expect.verdict() == proto::PASS) {
+    if (!expect.invariant().empty())
+      return fail("invariant", "a PASS expectation names no invariant");
+    return true;
+  }
+  const InvariantKind kind = expect.verdict() == proto::SAFETY_VIOLATION ? InvariantKind::kSafety
+                                                                         : InvariantKind::kLiveness;
+  const InvariantInfo* found = nullptr;
+  for (const InvariantInfo& info : invariants) {
+    if (info.id == expect.invariant()) found = &info;
+  }
+  if (found == nullptr) {
+    std::string ids;
+    for (const InvariantInfo& info : invariants) {
+      if (info.kind != kind) continue;
+      if (!ids.empty()) ids += ", ";
+      ids += info.id;
+    }
+    return fail("invariant",
+                expect.invariant().empty()
+                    ? "a violation expectation needs the invariant id (" + ids + ")"
+                    : "unknown invariant '" + expect.invariant().substr(0, 64) + "' (" + ids + ")");
+  }
+  if (found->kind != kind) {
+    return fail("invariant", found->id + " is a " +
+                                 (found->kind == InvariantKind::kSafety ? "safety" : "liveness") +
+                                 " invariant, but the verdict is " +
+                                 proto::Verdict_Name(expect.verdict()));
+  }
+  return true;
+}
+
+// Expectations: at most kExpectationsMax, each valid (validate_expectation).
+bool validate_expectations(LoadedScenario& loaded, const System& system, std::string& error) {
+  const proto::Scenario& scenario = loaded.scenario;
   if (scenario.expect_size() > kExpectationsMax) {
-    error = locate(loaded, {{expect_field, kExpectationsMax}},
+    error = locate(loaded, {{scenario_field("expect"), kExpectationsMax}},
                    "more than " + std::to_string(kExpectationsMax) + " expectations");
     return false;
   }
-  const std::vector<InvariantInfo> invariants = system->invariants();
-  const pb::Descriptor* xd = proto::Expectation::descriptor();
+  const std::vector<InvariantInfo> invariants = system.invariants();
   for (int i = 0; i < scenario.expect_size(); ++i) {
-    const proto::Expectation& expect = scenario.expect(i);
-    for (const auto& [key, value] : expect.when()) {
-      std::string actual;
-      if (!config_value(scenario, *system, key, actual)) {
-        error = locate(loaded, {{expect_field, i}, {message_field(xd, "when"), -1}},
-                       "'" + key.substr(0, 64) + "' is not a field of " + system->name() +
-                           " (fields: " +
-                           field_names(config_of(scenario, *system)->GetDescriptor(), true) +
-                           ")");
-        return false;
-      }
-    }
-    if (expect.verdict() == proto::VERDICT_UNSPECIFIED) {
-      error = locate(loaded, {{expect_field, i}, {message_field(xd, "verdict"), -1}},
-                     "an expectation needs a verdict: PASS, SAFETY_VIOLATION or "
-                     "LIVENESS_VIOLATION");
-      return false;
-    }
-    if (expect.verdict() == proto::PASS) {
-      if (!expect.invariant().empty()) {
-        error = locate(loaded, {{expect_field, i}, {message_field(xd, "invariant"), -1}},
-                       "a PASS expectation names no invariant");
-        return false;
-      }
-      continue;
-    }
-    const InvariantKind kind = expect.verdict() == proto::SAFETY_VIOLATION
-                                   ? InvariantKind::kSafety
-                                   : InvariantKind::kLiveness;
-    const InvariantInfo* found = nullptr;
-    for (const InvariantInfo& info : invariants) {
-      if (info.id == expect.invariant()) found = &info;
-    }
-    if (found == nullptr) {
-      std::string ids;
-      for (const InvariantInfo& info : invariants) {
-        if (info.kind != kind) continue;
-        if (!ids.empty()) ids += ", ";
-        ids += info.id;
-      }
-      error = locate(loaded, {{expect_field, i}, {message_field(xd, "invariant"), -1}},
-                     expect.invariant().empty()
-                         ? "a violation expectation needs the invariant id (" + ids + ")"
-                         : "unknown invariant '" + expect.invariant().substr(0, 64) + "' (" +
-                               ids + ")");
-      return false;
-    }
-    if (found->kind != kind) {
-      error = locate(loaded, {{expect_field, i}, {message_field(xd, "invariant"), -1}},
-                     found->id + " is a " +
-                         (found->kind == InvariantKind::kSafety ? "safety" : "liveness") +
-                         " invariant, but the verdict is " +
-                         proto::Verdict_Name(expect.verdict()));
-      return false;
-    }
+    if (!validate_expectation(loaded, system, invariants, i, error)) return false;
   }
+  return true;
+}
 
-  if (!validate_go_past(loaded, invariants, error)) return false;
-
-  // Dry run on a throwaway world: fault names must be declared; every scripted event must be
-  // understood by the system.
+// Dry run on a throwaway world: fault names must be declared; every scripted event must be
+// understood by the system.
+bool validate_dry_run(LoadedScenario& loaded, const System& system, std::string& error) {
+  proto::Scenario& scenario = loaded.scenario;
+  const pb::FieldDescriptor* faults_field = scenario_field("faults");
+  const pb::FieldDescriptor* events_field = scenario_field("events");
   Sim dummy(ChoiceSource::from_seed(scenario.seed()));
-  std::unique_ptr<SystemRun> run = system->create(dummy, scenario);
+  std::unique_ptr<SystemRun> run = system.create(dummy, scenario);
   WSIM_ASSERT(run != nullptr);
   const pb::Descriptor* fd = proto::FaultOverride::descriptor();
   for (int i = 0; i < scenario.faults_size(); ++i) {
@@ -971,6 +1009,40 @@ bool validate_scenario(LoadedScenario& loaded, std::string& error) {
         return false;
       }
     }
+  }
+  return true;
+}
+
+bool validate_phase(ValidationPhase phase, LoadedScenario& loaded, const System& system,
+                    std::string& error) {
+  switch (phase) {
+    case ValidationPhase::kHeader:
+      return validate_header(loaded, system, error);
+    case ValidationPhase::kFaultOverrides:
+      return validate_fault_overrides(loaded, system, error);
+    case ValidationPhase::kScriptedEvents:
+      return validate_scripted_events(loaded, system, error);
+    case ValidationPhase::kSystemChecks:
+      return validate_system_checks(loaded, system, error);
+    case ValidationPhase::kExpectations:
+      return validate_expectations(loaded, system, error);
+    case ValidationPhase::kGoPast:
+      return validate_go_past(loaded, system.invariants(), error);
+    case ValidationPhase::kDryRun:
+      return validate_dry_run(loaded, system, error);
+  }
+  WSIM_ASSERT(false);
+  return false;
+}
+
+}  // namespace
+
+bool validate_scenario(LoadedScenario& loaded, std::string& error) {
+  const System* system = selected_system(loaded, error);
+  if (system == nullptr) return false;
+  loaded.system = system;
+  for (ValidationPhase phase : kValidationPhases) {
+    if (!validate_phase(phase, loaded, *system, error)) return false;
   }
   return true;
 }

@@ -78,8 +78,8 @@ std::string render_events(const std::vector<TraceEvent>& events);
 //   target   the actor's "/suffix", else the longest known target (actor suffixes, plain objects of
 //            catalog events) found at a '-'/'/' boundary in the object, else the object's last
 //            path component.
-//   fault    a fault point of the run's swarm named in a trace event ("fault kube.api.error5xx")
-//            or a link loss ("<link> request|response lost" for "<link>.lost_request|response").
+//   fault    a fault point of the run's swarm that fired: named in a trace event's fault set
+//            (TraceEvent::faults, the points fired in the step that recorded the event).
 //
 // Known limitations: the mapping is a heuristic (an action the system does not trace at the time
 // it happens, e.g. a Gitpod start traced only by its reply, is rendered at the trace time; a
