@@ -192,8 +192,8 @@ void RunDriver::print_banner() {
 
 // Safety after every event; the event budget.
 void RunDriver::install_safety_checks() {
-  EventLoop& loop = sim_.loop();
-  loop.set_after_event([this, &loop] {
+  sim_.loop().set_after_event([this] {
+    EventLoop& loop = sim_.loop();
     if (stopped_) return;
     check_safety(true);
     if (stopped_) return;

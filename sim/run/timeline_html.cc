@@ -529,6 +529,70 @@ void draw_story(std::string& out, const Page& page, const std::string& object,
   out += "</svg>\n</details>\n";
 }
 
+constexpr std::string_view kLaneSub[kLaneCount] = {
+    "user kubectl", "Rails/ws-manager", "agentk", "kube-apiserver", "scheduler GC ns", "nodes",
+    "per node",     "backups",          "",       "harness"};
+
+// The sticky lane header: time, the workspace bands, the lanes, the event text.
+void draw_lane_header(std::string& out, const Bands& bands) {
+  out += "<div id=\"lanes\" style=\"width:" + num(kWidth) + "px\">";
+  out += "<div style=\"left:0;width:" + num(kTimeRight) + "px;text-align:right\">time</div>";
+  for (std::size_t w = 0; w < bands.workspaces.size(); ++w) {
+    out += "<div class=\"ws\" style=\"left:" + num(kBandLeft + static_cast<int>(w) * kBandW) +
+           "px;width:" + num(kBandW) + "px\">" + html_escape(clip(bands.workspaces[w], 8)) +
+           "</div>";
+  }
+  for (int l = 0; l < kLaneCount; ++l) {
+    out += "<div style=\"left:" + num(kLaneLeft + l * kLaneW) + "px;width:" + num(kLaneW) +
+           "px\">" + std::string(lane_name(static_cast<Lane>(l))) + "<br><small>" +
+           std::string(kLaneSub[l]) + "</small></div>";
+  }
+  out += "<div style=\"left:" + num(kTextLeft) + "px;text-align:left\">event</div></div>\n";
+}
+
+// The whole run in sections of kTimelineSectionRows rows; `folded`: all start closed (the story
+// is open above them), else the first, last and marked ones are open.
+void draw_sections(std::string& out, const Page& page, const std::vector<Row>& rows, bool folded) {
+  const std::vector<TraceEvent>& trace = page.result.trace;
+  for (std::size_t begin = 0; begin < rows.size(); begin += kTimelineSectionRows) {
+    const std::size_t end = std::min(rows.size(), begin + kTimelineSectionRows);
+    bool marked = false;
+    std::size_t section_faults = 0;
+    std::size_t events = 0;
+    std::optional<TimeMs> t0;
+    TimeMs t1 = 0;
+    for (std::size_t r = begin; r < end; ++r) {
+      const Row& row = rows[r];
+      if (row.kind == RowKind::kGap) continue;
+      const TimeMs from = row.kind == RowKind::kElided ? row.from_ms : trace[row.first].time_ms;
+      const TimeMs to = row.kind == RowKind::kElided ? row.to_ms : trace[row.last].time_ms;
+      if (!t0) t0 = from;
+      t1 = to;
+      marked = marked || row.marked;
+      if (row.kind != RowKind::kElided && row.fault) ++section_faults;
+      events += row.kind == RowKind::kEvent ? 1 : row.count;
+    }
+    const bool open = !folded && (begin == 0 || end == rows.size() || marked);
+    out += std::string("<details") + (open ? " open" : "") + "><summary>rows " +
+           num(static_cast<long long>(begin + 1)) + "&#8211;" + num(static_cast<long long>(end)) +
+           ": " + format_trace_time(t0.value_or(0)) + " &#8594; " + format_trace_time(t1) + ", " +
+           num(static_cast<long long>(events)) + " events" +
+           (section_faults > 0 ? ", " + num(static_cast<long long>(section_faults)) + " with faults"
+                               : std::string()) +
+           (marked ? ", <b>violation</b>" : "") + "</summary>\n";
+    const int height = static_cast<int>(end - begin) * kRowH;
+    out += "<svg width=\"" + num(kWidth) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " +
+           num(kWidth) + " " + num(height) + "\">\n";
+    draw_lane_lines(out, height);
+    draw_bands(out, page, rows, begin, end);
+    out += "\n";
+    for (std::size_t r = begin; r < end; ++r) {
+      draw_row(out, page, rows[r], static_cast<int>(r - begin) * kRowH);
+    }
+    out += "</svg>\n</details>\n";
+  }
+}
+
 std::string headline(const System& system, const proto::Scenario& scenario,
                      const RunResult& result) {
   std::string out = system.name() + " seed " + std::to_string(result.seed) + ": " +
@@ -591,10 +655,6 @@ button{font:inherit;font-size:11px}
 constexpr const char* kScript = R"(
 function setAll(open){for(const d of document.querySelectorAll('details')){d.open=open;}}
 )";
-
-constexpr std::string_view kLaneSub[kLaneCount] = {
-    "user kubectl", "Rails/ws-manager", "agentk", "kube-apiserver", "scheduler GC ns",
-    "nodes",        "per node",         "backups", "",              "harness"};
 
 }  // namespace
 
@@ -712,62 +772,10 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
   out += "<button onclick=\"setAll(true)\">expand all</button> <button "
          "onclick=\"setAll(false)\">collapse all</button></p>\n</header>\n";
 
-  // Sticky lane header.
-  out += "<div id=\"lanes\" style=\"width:" + num(kWidth) + "px\">";
-  out += "<div style=\"left:0;width:" + num(kTimeRight) + "px;text-align:right\">time</div>";
-  for (std::size_t w = 0; w < bands.workspaces.size(); ++w) {
-    out += "<div class=\"ws\" style=\"left:" +
-           num(kBandLeft + static_cast<int>(w) * kBandW) + "px;width:" + num(kBandW) + "px\">" +
-           html_escape(clip(bands.workspaces[w], 8)) + "</div>";
-  }
-  for (int l = 0; l < kLaneCount; ++l) {
-    out += "<div style=\"left:" + num(kLaneLeft + l * kLaneW) + "px;width:" + num(kLaneW) +
-           "px\">" + std::string(lane_name(static_cast<Lane>(l))) + "<br><small>" +
-           std::string(kLaneSub[l]) + "</small></div>";
-  }
-  out += "<div style=\"left:" + num(kTextLeft) + "px;text-align:left\">event</div></div>\n";
-
+  draw_lane_header(out, bands);
   if (!story.empty()) draw_story(out, page, object, story, keys.size());
 
-  // Sections: with a story, all folded (one click away); else the first, last and marked open.
-  for (std::size_t begin = 0; begin < rows.size(); begin += kTimelineSectionRows) {
-    const std::size_t end = std::min(rows.size(), begin + kTimelineSectionRows);
-    bool marked = false;
-    std::size_t section_faults = 0;
-    std::size_t events = 0;
-    std::optional<TimeMs> t0;
-    TimeMs t1 = 0;
-    for (std::size_t r = begin; r < end; ++r) {
-      const Row& row = rows[r];
-      if (row.kind == RowKind::kGap) continue;
-      const TimeMs from = row.kind == RowKind::kElided ? row.from_ms : trace[row.first].time_ms;
-      const TimeMs to = row.kind == RowKind::kElided ? row.to_ms : trace[row.last].time_ms;
-      if (!t0) t0 = from;
-      t1 = to;
-      marked = marked || row.marked;
-      if (row.kind != RowKind::kElided && row.fault) ++section_faults;
-      events += row.kind == RowKind::kEvent ? 1 : row.count;
-    }
-    const bool open = story.empty() && (begin == 0 || end == rows.size() || marked);
-    out += std::string("<details") + (open ? " open" : "") + "><summary>rows " +
-           num(static_cast<long long>(begin + 1)) + "&#8211;" + num(static_cast<long long>(end)) +
-           ": " + format_trace_time(t0.value_or(0)) + " &#8594; " + format_trace_time(t1) +
-           ", " + num(static_cast<long long>(events)) + " events" +
-           (section_faults > 0 ? ", " + num(static_cast<long long>(section_faults)) + " with faults"
-                               : std::string()) +
-           (marked ? ", <b>violation</b>" : "") + "</summary>\n";
-    const int height = static_cast<int>(end - begin) * kRowH;
-    out += "<svg width=\"" + num(kWidth) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " +
-           num(kWidth) + " " + num(height) + "\">\n";
-    draw_lane_lines(out, height);
-    draw_bands(out, page, rows, begin, end);
-    out += "\n";
-    for (std::size_t r = begin; r < end; ++r) {
-      draw_row(out, page, rows[r], static_cast<int>(r - begin) * kRowH);
-    }
-    out += "</svg>\n</details>\n";
-  }
-
+  draw_sections(out, page, rows, /*folded=*/!story.empty());
   out += "<header><p><b>Final state</b> (SystemRun::describe_state)</p></header>\n<pre>" +
          html_escape(result.state) + "</pre>\n</body>\n</html>\n";
   return out;
