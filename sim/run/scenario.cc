@@ -47,6 +47,35 @@ class FirstErrorCollector : public pb::io::ErrorCollector {
   std::string message;
 };
 
+// The next non-space character of `text` at or after position j (on any line), skipping
+// comments; '\0' at the end.
+char next_significant(std::string_view text, std::size_t j) {
+  while (j < text.size()) {
+    const char c = text[j];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      ++j;
+    } else if (c == '#') {
+      while (j < text.size() && text[j] != '\n') ++j;
+    } else {
+      return c;
+    }
+  }
+  return '\0';
+}
+
+// "a.b.c" of the enclosing fields (empty ones skipped) and the current one; "-" when none.
+std::string dotted_path(const std::vector<std::string>& stack, const std::string& current) {
+  std::string path;
+  for (const std::string& name : stack) {
+    if (name.empty()) continue;
+    path += name;
+    path += '.';
+  }
+  path += current;
+  if (!path.empty() && path.back() == '.') path.pop_back();
+  return path.empty() ? "-" : path;
+}
+
 // Which field was being parsed at (line, column) of `text`: the enclosing message fields plus the
 // field whose name or value sits at the position, e.g. "toy.version". A light scan of the text
 // format (comments, strings, braces); good enough to name the field in an error message.
@@ -68,20 +97,6 @@ std::string field_at(std::string_view text, int line, int column) {
       }
     }
   };
-  // The next non-space character after position j (on any line), skipping comments.
-  auto next_significant = [&](std::size_t j) -> char {
-    while (j < text.size()) {
-      const char c = text[j];
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-        ++j;
-      } else if (c == '#') {
-        while (j < text.size() && text[j] != '\n') ++j;
-      } else {
-        return c;
-      }
-    }
-    return '\0';
-  };
   while (i < text.size() && !reached()) {
     const char c = text[i];
     if (c == '#') {
@@ -96,7 +111,7 @@ std::string field_at(std::string_view text, int line, int column) {
       std::size_t j = i;
       while (j < text.size() && ident_char(text[j])) ++j;
       last_ident = std::string(text.substr(i, j - i));
-      const char next = next_significant(j);
+      const char next = next_significant(text, j);
       if (next == ':' || next == '{' || next == '<') current = last_ident;
       advance(j - i);
     } else if (c == '{' || c == '<') {
@@ -117,18 +132,10 @@ std::string field_at(std::string_view text, int line, int column) {
   if (i < text.size() && ident_start(text[i])) {
     std::size_t j = i;
     while (j < text.size() && ident_char(text[j])) ++j;
-    const char next = next_significant(j);
+    const char next = next_significant(text, j);
     if (next == ':' || next == '{' || next == '<') current = std::string(text.substr(i, j - i));
   }
-  std::string path;
-  for (const std::string& name : stack) {
-    if (name.empty()) continue;
-    path += name;
-    path += '.';
-  }
-  path += current;
-  if (!path.empty() && path.back() == '.') path.pop_back();
-  return path.empty() ? "-" : path;
+  return dotted_path(stack, current);
 }
 
 std::string path_key(const FieldPath& path) {

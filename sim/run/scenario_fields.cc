@@ -15,6 +15,7 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/io/tokenizer.h>
 
+#include "sim/core/assert.h"
 #include "sim/core/sim.h"
 #include "sim/run/duration.h"
 #include "sim/run/scenario_internal.h"
@@ -86,54 +87,84 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 
 // Sets (or, for repeated fields, adds) one scalar value. `error` gets the problem without the
 // field name.
-bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::string_view text,
-                std::string& error) {
+// An integer field's value from text: a number, or a duration ("5m") for a *_ms field.
+bool integer_of(const pb::FieldDescriptor* field, std::string_view text, bool is_signed,
+                std::int64_t& i64, std::uint64_t& u64, std::string& error) {
+  if (ends_with(field->name(), "_ms") && !text.empty() &&
+      (text.back() < '0' || text.back() > '9')) {
+    DurationMs ms = 0;
+    if (!parse_duration_ms(text, ms, error)) return false;
+    i64 = ms;
+    u64 = static_cast<std::uint64_t>(ms);
+    return true;
+  }
+  if (is_signed ? parse_i64(text, i64) : parse_u64(text, u64)) return true;
+  error =
+      "'" + std::string(text) + "' is not " + (is_signed ? "an integer" : "a non-negative integer");
+  return false;
+}
+
+bool set_integer(pb::Message& message, const pb::FieldDescriptor* field, std::string_view text,
+                 std::string& error) {
   const pb::Reflection* r = message.GetReflection();
   const bool rep = field->is_repeated();
+  const auto type = field->cpp_type();
+  const bool is_signed =
+      type == pb::FieldDescriptor::CPPTYPE_INT32 || type == pb::FieldDescriptor::CPPTYPE_INT64;
   std::int64_t i64 = 0;
   std::uint64_t u64 = 0;
-  auto integer = [&](bool is_signed) {
-    // Durations for *_ms fields: "--set settle_ms=5m".
-    if (ends_with(field->name(), "_ms") && !text.empty() &&
-        (text.back() < '0' || text.back() > '9')) {
-      DurationMs ms = 0;
-      if (!parse_duration_ms(text, ms, error)) return false;
-      i64 = ms;
-      u64 = static_cast<std::uint64_t>(ms);
-      return true;
-    }
-    if (is_signed ? parse_i64(text, i64) : parse_u64(text, u64)) return true;
-    error = "'" + std::string(text) + "' is not " +
-            (is_signed ? "an integer" : "a non-negative integer");
+  if (!integer_of(field, text, is_signed, i64, u64, error)) return false;
+  if ((type == pb::FieldDescriptor::CPPTYPE_INT32 && (i64 < INT32_MIN || i64 > INT32_MAX)) ||
+      (type == pb::FieldDescriptor::CPPTYPE_UINT32 && u64 > UINT32_MAX)) {
+    error = "'" + std::string(text) + "' is out of range";
     return false;
-  };
-  switch (field->cpp_type()) {
+  }
+  switch (type) {
     case pb::FieldDescriptor::CPPTYPE_INT32:
-      if (!integer(true)) return false;
-      if (i64 < INT32_MIN || i64 > INT32_MAX) {
-        error = "'" + std::string(text) + "' is out of range";
-        return false;
-      }
       rep ? r->AddInt32(&message, field, static_cast<std::int32_t>(i64))
           : r->SetInt32(&message, field, static_cast<std::int32_t>(i64));
       return true;
     case pb::FieldDescriptor::CPPTYPE_INT64:
-      if (!integer(true)) return false;
       rep ? r->AddInt64(&message, field, i64) : r->SetInt64(&message, field, i64);
       return true;
     case pb::FieldDescriptor::CPPTYPE_UINT32:
-      if (!integer(false)) return false;
-      if (u64 > UINT32_MAX) {
-        error = "'" + std::string(text) + "' is out of range";
-        return false;
-      }
       rep ? r->AddUInt32(&message, field, static_cast<std::uint32_t>(u64))
           : r->SetUInt32(&message, field, static_cast<std::uint32_t>(u64));
       return true;
-    case pb::FieldDescriptor::CPPTYPE_UINT64:
-      if (!integer(false)) return false;
+    default:
+      WSIM_ASSERT(type == pb::FieldDescriptor::CPPTYPE_UINT64);
       rep ? r->AddUInt64(&message, field, u64) : r->SetUInt64(&message, field, u64);
       return true;
+  }
+}
+
+bool set_enum(pb::Message& message, const pb::FieldDescriptor* field, std::string_view text,
+              std::string& error) {
+  const pb::EnumValueDescriptor* value = field->enum_type()->FindValueByName(std::string(text));
+  if (value == nullptr) {
+    std::string names;
+    for (int k = 0; k < field->enum_type()->value_count(); ++k) {
+      if (!names.empty()) names += ", ";
+      names += field->enum_type()->value(k)->name();
+    }
+    error = "unknown value '" + std::string(text) + "' (one of: " + names + ")";
+    return false;
+  }
+  const pb::Reflection* r = message.GetReflection();
+  field->is_repeated() ? r->AddEnum(&message, field, value) : r->SetEnum(&message, field, value);
+  return true;
+}
+
+bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::string_view text,
+                std::string& error) {
+  const pb::Reflection* r = message.GetReflection();
+  const bool rep = field->is_repeated();
+  switch (field->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_INT32:
+    case pb::FieldDescriptor::CPPTYPE_INT64:
+    case pb::FieldDescriptor::CPPTYPE_UINT32:
+    case pb::FieldDescriptor::CPPTYPE_UINT64:
+      return set_integer(message, field, text, error);
     case pb::FieldDescriptor::CPPTYPE_BOOL: {
       bool value = false;
       if (text == "true" || text == "1") {
@@ -145,20 +176,8 @@ bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::str
       rep ? r->AddBool(&message, field, value) : r->SetBool(&message, field, value);
       return true;
     }
-    case pb::FieldDescriptor::CPPTYPE_ENUM: {
-      const pb::EnumValueDescriptor* value = field->enum_type()->FindValueByName(std::string(text));
-      if (value == nullptr) {
-        std::string names;
-        for (int k = 0; k < field->enum_type()->value_count(); ++k) {
-          if (!names.empty()) names += ", ";
-          names += field->enum_type()->value(k)->name();
-        }
-        error = "unknown value '" + std::string(text) + "' (one of: " + names + ")";
-        return false;
-      }
-      rep ? r->AddEnum(&message, field, value) : r->SetEnum(&message, field, value);
-      return true;
-    }
+    case pb::FieldDescriptor::CPPTYPE_ENUM:
+      return set_enum(message, field, text, error);
     case pb::FieldDescriptor::CPPTYPE_STRING:
       if (text.size() > kFieldBytesMax) {
         error = "value longer than " + std::to_string(kFieldBytesMax) + " bytes";

@@ -179,6 +179,58 @@ class Shrinker {
   bool exhausted_ = false;
 };
 
+// A replay of `tape` that records its choices and keeps its trace.
+RunOptions replay_options(const std::vector<std::uint64_t>& tape, std::uint64_t events_max) {
+  RunOptions options;
+  options.tape = tape;
+  options.record_choices = true;
+  options.keep_trace = true;
+  options.events_max = events_max;
+  return options;
+}
+
+// The passes (shrink.h), repeated until none helps or the budget is spent.
+void run_passes(Shrinker& shrinker) {
+  // Coarse spans first (a 10 000-choice tape would otherwise spend the budget on single
+  // choices); finer once the coarse passes stop helping.
+  std::size_t granularity = 64;
+  bool progress = true;
+  while (progress && shrinker.budget_left()) {
+    progress = false;
+    const auto size_before = std::make_tuple(shrinker.scenario_.events_size(),
+                                             shrinker.tape_.size(), nonzero(shrinker.tape_));
+    const std::size_t smallest = std::max<std::size_t>(1, shrinker.tape_.size() / granularity);
+    if (shrinker.scenario_.events_size() > 0 && shrinker.pass_events()) {
+      progress = true;
+      shrinker.report("events");
+    }
+    if (shrinker.pass_truncate()) {
+      progress = true;
+      shrinker.report("truncate");
+    }
+    if (shrinker.pass_spans(false, smallest)) {
+      progress = true;
+      shrinker.report("zero");
+    }
+    if (shrinker.pass_spans(true, smallest)) {
+      progress = true;
+      shrinker.report("delete");
+    }
+    if (!progress && smallest > 1) {
+      granularity *= 8;
+      progress = true;
+      continue;
+    }
+    if (!progress) {
+      // Finest granularity and nothing helped: lower single values once; go on only if that
+      // made the run smaller in events, length or non-zero choices (not just lower values).
+      if (shrinker.pass_lower()) shrinker.report("lower");
+      progress = std::make_tuple(shrinker.scenario_.events_size(), shrinker.tape_.size(),
+                                 nonzero(shrinker.tape_)) < size_before;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<TraceEvent> external_events(const System& system,
@@ -229,12 +281,7 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
   Shrinker shrinker(system, options);
 
   // The original run: it must fail with a violation.
-  RunOptions first_options;
-  first_options.tape = tape;
-  first_options.record_choices = true;
-  first_options.keep_trace = true;
-  first_options.events_max = options.events_max;
-  const RunResult first = execute_run(system, scenario, first_options);
+  const RunResult first = execute_run(system, scenario, replay_options(tape, options.events_max));
   out.runs = 1;
   if ((first.verdict != Verdict::kSafety && first.verdict != Verdict::kLiveness) ||
       !first.violation) {
@@ -253,51 +300,10 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
   out.scripted_before = scenario.events_size();
   out.external_before = external_events(system, first.trace).size();
 
-  // Coarse spans first (a 10 000-choice tape would otherwise spend the budget on single
-  // choices); finer once the coarse passes stop helping.
-  std::size_t granularity = 64;
-  bool progress = true;
-  while (progress && shrinker.budget_left()) {
-    progress = false;
-    const auto size_before = std::make_tuple(shrinker.scenario_.events_size(),
-                                             shrinker.tape_.size(), nonzero(shrinker.tape_));
-    const std::size_t smallest = std::max<std::size_t>(1, shrinker.tape_.size() / granularity);
-    if (shrinker.scenario_.events_size() > 0 && shrinker.pass_events()) {
-      progress = true;
-      shrinker.report("events");
-    }
-    if (shrinker.pass_truncate()) {
-      progress = true;
-      shrinker.report("truncate");
-    }
-    if (shrinker.pass_spans(false, smallest)) {
-      progress = true;
-      shrinker.report("zero");
-    }
-    if (shrinker.pass_spans(true, smallest)) {
-      progress = true;
-      shrinker.report("delete");
-    }
-    if (!progress && smallest > 1) {
-      granularity *= 8;
-      progress = true;
-      continue;
-    }
-    if (!progress) {
-      // Finest granularity and nothing helped: lower single values once; go on only if that
-      // made the run smaller in events, length or non-zero choices (not just lower values).
-      if (shrinker.pass_lower()) shrinker.report("lower");
-      progress = std::make_tuple(shrinker.scenario_.events_size(), shrinker.tape_.size(),
-                                 nonzero(shrinker.tape_)) < size_before;
-    }
-  }
+  run_passes(shrinker);
 
-  RunOptions final_options;
-  final_options.tape = shrinker.tape_;
-  final_options.record_choices = true;
-  final_options.keep_trace = true;
-  final_options.events_max = options.events_max;
-  out.run = execute_run(system, shrinker.scenario_, final_options);
+  out.run =
+      execute_run(system, shrinker.scenario_, replay_options(shrinker.tape_, options.events_max));
   out.runs = shrinker.runs_ + 2;
   out.ok = shrinker.same_failure(out.run);
   if (!out.ok) out.error = "the shrunk run no longer fails the same way (nondeterminism?)";

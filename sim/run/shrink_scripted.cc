@@ -354,14 +354,14 @@ void drop_refused_events(proto::Scenario& scenario) {
 
 }  // namespace
 
-ScriptedResult render_scripted(const System& system, const proto::Scenario& source,
-                               const RunResult& shrunk, Verdict verdict,
-                               const std::string& invariant, const ScriptedOptions& options) {
-  WSIM_ASSERT(verdict == Verdict::kSafety || verdict == Verdict::kLiveness);
-  WSIM_ASSERT(!invariant.empty());
-  ScriptedResult out;
-  out.invariant = invariant;
+namespace {
 
+// The rendered scenario without fault overrides: `source`'s config, phases and seed, scripted
+// only, the shrunk run's external actions that the system accepts, expecting (verdict,
+// invariant) on `source`'s versions.
+proto::Scenario scripted_base(const System& system, const proto::Scenario& source,
+                              const RunResult& shrunk, Verdict verdict,
+                              const std::string& invariant) {
   proto::Scenario base = source;
   base.clear_events();
   base.clear_faults();
@@ -375,47 +375,67 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
   proto::Expectation* expect = base.add_expect();
   for (const VersionAxis& axis : system.axes()) {
     std::string value;
-    if (config_value(source, system, axis.field, value))
+    if (config_value(source, system, axis.field, value)) {
       (*expect->mutable_when())[axis.field] = value;
+    }
   }
   expect->set_verdict(to_proto(verdict));
   expect->set_invariant(invariant);
-  out.events_rendered = base.events_size();
+  return base;
+}
 
-  auto with_faults = [&](const std::vector<std::string>& names) {
-    proto::Scenario scenario = base;
-    for (const std::string& name : names) {
-      proto::FaultOverride* fault = scenario.add_faults();
-      fault->set_name(name);
-      fault->set_enabled(true);
-    }
-    return scenario;
-  };
-  const std::vector<std::string> fired = fired_faults(shrunk);
-  out.faults_rendered = static_cast<int>(fired.size());
-
-  // The variants, most faithful first: the rendered form; every fault the shrunk run had
-  // enabled; no faults; events shifted by ±1 s (a reply traced after its request); other seeds.
-  std::vector<std::pair<std::string, proto::Scenario>> variants;
-  variants.emplace_back("as rendered (seed " + std::to_string(source.seed()) + ")",
-                        with_faults(fired));
-  const std::vector<std::string> enabled = enabled_faults(shrunk);
-  if (enabled.size() > fired.size()) {
-    variants.emplace_back("every fault the shrunk run had enabled", with_faults(enabled));
+proto::Scenario with_faults(const proto::Scenario& base, const std::vector<std::string>& names) {
+  proto::Scenario scenario = base;
+  for (const std::string& name : names) {
+    proto::FaultOverride* fault = scenario.add_faults();
+    fault->set_name(name);
+    fault->set_enabled(true);
   }
-  if (!fired.empty()) variants.emplace_back("no fault overrides", with_faults({}));
+  return scenario;
+}
+
+// The variants, most faithful first: the rendered form; every fault the shrunk run had
+// enabled; no faults; events shifted by ±1 s (a reply traced after its request); other seeds.
+std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
+    const proto::Scenario& base, std::uint64_t seed, const std::vector<std::string>& fired,
+    const std::vector<std::string>& enabled) {
+  std::vector<std::pair<std::string, proto::Scenario>> variants;
+  variants.emplace_back("as rendered (seed " + std::to_string(seed) + ")",
+                        with_faults(base, fired));
+  if (enabled.size() > fired.size()) {
+    variants.emplace_back("every fault the shrunk run had enabled", with_faults(base, enabled));
+  }
+  if (!fired.empty()) variants.emplace_back("no fault overrides", with_faults(base, {}));
   for (const DurationMs shift_ms : {-kSecondMs, kSecondMs}) {
-    proto::Scenario shifted = with_faults(fired);
+    proto::Scenario shifted = with_faults(base, fired);
     for (proto::ScriptedEvent& event : *shifted.mutable_events()) {
       event.set_at_ms(std::max<std::int64_t>(0, event.at_ms() + shift_ms));
     }
     variants.emplace_back(std::string("event times ") + (shift_ms < 0 ? "-1s" : "+1s"), shifted);
   }
-  for (std::uint64_t seed = source.seed() + 1; seed <= source.seed() + 8; ++seed) {
-    proto::Scenario reseeded = with_faults(fired);
-    reseeded.set_seed(seed);
-    variants.emplace_back("seed " + std::to_string(seed), reseeded);
+  for (std::uint64_t other = seed + 1; other <= seed + 8; ++other) {
+    proto::Scenario reseeded = with_faults(base, fired);
+    reseeded.set_seed(other);
+    variants.emplace_back("seed " + std::to_string(other), reseeded);
   }
+  return variants;
+}
+
+}  // namespace
+
+ScriptedResult render_scripted(const System& system, const proto::Scenario& source,
+                               const RunResult& shrunk, Verdict verdict,
+                               const std::string& invariant, const ScriptedOptions& options) {
+  WSIM_ASSERT(verdict == Verdict::kSafety || verdict == Verdict::kLiveness);
+  WSIM_ASSERT(!invariant.empty());
+  ScriptedResult out;
+  out.invariant = invariant;
+  const proto::Scenario base = scripted_base(system, source, shrunk, verdict, invariant);
+  out.events_rendered = base.events_size();
+  const std::vector<std::string> fired = fired_faults(shrunk);
+  out.faults_rendered = static_cast<int>(fired.size());
+  std::vector<std::pair<std::string, proto::Scenario>> variants =
+      scripted_variants(base, source.seed(), fired, enabled_faults(shrunk));
 
   ScriptedShrinker shrinker(system, verdict, invariant, options);
   out.scenario = variants.front().second;
@@ -423,8 +443,9 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
     std::string what;
     const bool same = shrinker.fails_same(scenario, &what);
     out.tried.push_back(form + ": " + what);
-    if (options.progress != nullptr)
+    if (options.progress != nullptr) {
       *options.progress << "scripted: " << form << ": " << what << "\n";
+    }
     if (!same) continue;
     out.form = form;
     out.scenario = shrinker.shrink(scenario);
@@ -439,8 +460,9 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
                         options.events_max)) {
     out.verdict = final_run.verdict;
     out.reproduces = same_failure(final_run, verdict, invariant);
-    if (!out.reproduces)
+    if (!out.reproduces) {
       out.invariant = final_run.violation ? final_run.violation->invariant_id : "";
+    }
   }
   if (out.reproduces) WSIM_ASSERT(!out.form.empty());
   out.events_kept = out.scenario.events_size();
