@@ -221,15 +221,13 @@ std::optional<StateSnapshot> state_before(const System& system, const proto::Sce
   return StateSnapshot{best.end_ms, best.state};
 }
 
-std::string explain_run(const System& system, const proto::Scenario& scenario,
-                        const std::vector<std::uint64_t>& tape, const RunResult& result,
-                        const std::string& source) {
-  std::ostringstream out;
+namespace {
+
+// Section 1: the invariant (its description and reference), what was seen, the run.
+void explain_invariant(std::ostream& out, const System& system, const proto::Scenario& scenario,
+                       const RunResult& result, const std::string& source) {
   const std::string object = result.violation ? result.violation->object : "";
   const std::string invariant = result.violation ? result.violation->invariant_id : "";
-  const std::vector<TraceEvent>& trace = result.trace;
-
-  // 1. The invariant.
   if (result.violation) {
     out << invariant << " violated";
     if (!object.empty()) out << " on " << object;
@@ -258,9 +256,14 @@ std::string explain_run(const System& system, const proto::Scenario& scenario,
   if (!scenario.name().empty()) out << " (" << scenario.name() << ")";
   out << "; " << result.events << " events, " << result.trace_events << " trace events\n";
   out << "from:  " << source << "\n";
+}
 
-  // 2. The events that matter.
-  const std::vector<std::size_t> keys = key_events(system, result, object);
+// Section 2: the key events, runs of the same actor/verb/result folded into one line, at most
+// kExplainEventLinesMax lines (the beginning and, above all, the end).
+void explain_events(std::ostream& out, const RunResult& result,
+                    const std::vector<std::size_t>& keys, const std::string& object,
+                    const std::string& invariant) {
+  const std::vector<TraceEvent>& trace = result.trace;
   std::vector<Group> groups;
   for (std::size_t i : keys) {
     const TraceEvent& e = trace[i];
@@ -301,6 +304,24 @@ std::string explain_run(const System& system, const proto::Scenario& scenario,
     lines = std::move(kept);
   }
   for (const std::string& line : lines) out << line << "\n";
+}
+
+}  // namespace
+
+std::string explain_run(const System& system, const proto::Scenario& scenario,
+                        const std::vector<std::uint64_t>& tape, const RunResult& result,
+                        const std::string& source) {
+  std::ostringstream out;
+  const std::string object = result.violation ? result.violation->object : "";
+  const std::string invariant = result.violation ? result.violation->invariant_id : "";
+  const std::vector<TraceEvent>& trace = result.trace;
+
+  // 1. The invariant.
+  explain_invariant(out, system, scenario, result, source);
+
+  // 2. The events that matter.
+  const std::vector<std::size_t> keys = key_events(system, result, object);
+  explain_events(out, result, keys, object, invariant);
 
   // 3. The state before and after.
   const std::optional<std::size_t> trigger = first_disturbing_event(system, result, keys);

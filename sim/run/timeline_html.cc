@@ -199,7 +199,8 @@ bool same_signature(const TraceEvent& a, const TraceEvent& b) {
   return a.actor == b.actor && a.verb == b.verb && a.object == b.object && a.result == b.result;
 }
 
-std::vector<Row> build_rows(const RunResult& result, std::size_t& elided_events) {
+// One row per event, runs of >= kRepeatMin identical unmarked events folded into one.
+std::vector<Row> event_rows(const RunResult& result) {
   const std::vector<TraceEvent>& trace = result.trace;
   auto marked = [&](std::size_t i) {
     return (result.culprit_event && *result.culprit_event == i) ||
@@ -226,9 +227,14 @@ std::vector<Row> build_rows(const RunResult& result, std::size_t& elided_events)
     }
     rows.push_back(row);
   }
+  return rows;
+}
 
-  // The cap: first and last rows, marked rows, then external actions, then faults.
-  elided_events = 0;
+// The cap: at most kTimelineRowsMax rows — first and last rows, marked rows, then external
+// actions, then faults; each run of dropped rows becomes one elided row. Returns the events
+// elided.
+std::size_t cap_rows(const std::vector<TraceEvent>& trace, std::vector<Row>& rows) {
+  std::size_t elided_events = 0;
   if (rows.size() > kTimelineRowsMax) {
     std::vector<bool> keep(rows.size(), false);
     std::size_t budget = kTimelineRowsMax;
@@ -271,8 +277,11 @@ std::vector<Row> build_rows(const RunResult& result, std::size_t& elided_events)
     }
     rows = std::move(kept);
   }
+  return elided_events;
+}
 
-  // Quiet stretches.
+// A gap row before each stretch of more than kTimelineGapMs without events.
+std::vector<Row> with_gaps(const std::vector<TraceEvent>& trace, const std::vector<Row>& rows) {
   std::vector<Row> out;
   std::optional<TimeMs> previous;
   for (const Row& row : rows) {
@@ -289,6 +298,12 @@ std::vector<Row> build_rows(const RunResult& result, std::size_t& elided_events)
     out.push_back(row);
   }
   return out;
+}
+
+std::vector<Row> build_rows(const RunResult& result, std::size_t& elided_events) {
+  std::vector<Row> rows = event_rows(result);
+  elided_events = cap_rows(result.trace, rows);
+  return with_gaps(result.trace, rows);
 }
 
 // ---- drawing ------------------------------------------------------------------------------
@@ -354,26 +369,32 @@ void draw_bands(std::string& out, const Page& page, const std::vector<Row>& rows
   }
 }
 
+// A quiet stretch (kGap) or elided rows (kElided): one full-width row with a note.
+void draw_stretch_row(std::string& out, const Row& row, int y) {
+  const int mid = y + kRowH / 2;
+  const int base = y + kRowH - 4;
+  const bool gap = row.kind == RowKind::kGap;
+  out += "<g class=\"" + std::string(gap ? "gap" : "eli") + "\"><rect x=\"0\" y=\"" + num(y) +
+         "\" width=\"" + num(kWidth) + "\" height=\"" + num(kRowH) + "\"/><line x1=\"" +
+         num(kLaneLeft) + "\" y1=\"" + num(mid) + "\" x2=\"" + num(kTextLeft - 10) + "\" y2=\"" +
+         num(mid) + "\"/><text x=\"" + num(kTextLeft) + "\" y=\"" + num(base) + "\">";
+  if (gap) {
+    out += "&#8942; quiet for " + format_duration_ms(row.to_ms - row.from_ms) + " (" +
+           format_trace_time(row.from_ms) + " &#8594; " + format_trace_time(row.to_ms) + ")";
+  } else {
+    out += "&#8942; " + num(static_cast<long long>(row.count)) + " events elided (" +
+           format_trace_time(row.from_ms) + " &#8594; " + format_trace_time(row.to_ms) +
+           (row.fault ? ", some faults" : "") + "); see trace.txt";
+  }
+  out += "</text></g>\n";
+}
+
 void draw_row(std::string& out, const Page& page, const Row& row, int y) {
   const std::vector<TraceEvent>& trace = page.result.trace;
   const int mid = y + kRowH / 2;
   const int base = y + kRowH - 4;
   if (row.kind == RowKind::kGap || row.kind == RowKind::kElided) {
-    const bool gap = row.kind == RowKind::kGap;
-    out += "<g class=\"" + std::string(gap ? "gap" : "eli") + "\"><rect x=\"0\" y=\"" + num(y) +
-           "\" width=\"" + num(kWidth) + "\" height=\"" + num(kRowH) +
-           "\"/><line x1=\"" + num(kLaneLeft) + "\" y1=\"" + num(mid) + "\" x2=\"" +
-           num(kTextLeft - 10) + "\" y2=\"" + num(mid) + "\"/><text x=\"" + num(kTextLeft) +
-           "\" y=\"" + num(base) + "\">";
-    if (gap) {
-      out += "&#8942; quiet for " + format_duration_ms(row.to_ms - row.from_ms) + " (" +
-             format_trace_time(row.from_ms) + " &#8594; " + format_trace_time(row.to_ms) + ")";
-    } else {
-      out += "&#8942; " + num(static_cast<long long>(row.count)) + " events elided (" +
-             format_trace_time(row.from_ms) + " &#8594; " + format_trace_time(row.to_ms) +
-             (row.fault ? ", some faults" : "") + "); see trace.txt";
-    }
-    out += "</text></g>\n";
+    draw_stretch_row(out, row, y);
     return;
   }
   const TraceEvent& e = trace[row.first];
@@ -593,6 +614,28 @@ void draw_sections(std::string& out, const Page& page, const std::vector<Row>& r
   }
 }
 
+// The legend line, with the workspace bands when there are any, and the expand/collapse buttons.
+void draw_legend(std::string& out, bool with_bands) {
+  out +=
+      "<p class=\"legend\"><span><span class=\"sw\" style=\"background:#6b7b8c\">"
+      "</span>event</span><span><span class=\"sw\" style=\"background:#fff;border-color:"
+      "#2a5db0\"></span>scripted</span><span><span class=\"sw\" style=\"background:#a9b6c4\">"
+      "</span>repeated &#215;N</span><span><span class=\"sw\" style=\"background:#d00\">"
+      "</span>fault (lost, Conflict, 5xx, injected)</span><span><span class=\"sw\" "
+      "style=\"background:#f8d7da\"></span>violation</span><span><span class=\"sw\" "
+      "style=\"background:#fff3cd\"></span>culprit event</span>";
+  if (with_bands) {
+    out +=
+        "<span>bands: desired state from user actions: <span class=\"sw\" "
+        "style=\"background:#8fd18a\"></span>running <span class=\"sw\" "
+        "style=\"background:#bbb\"></span>stopped <span class=\"sw\" "
+        "style=\"background:#a98bd6\"></span>terminated</span>";
+  }
+  out +=
+      "<button onclick=\"setAll(true)\">expand all</button> <button "
+      "onclick=\"setAll(false)\">collapse all</button></p>\n</header>\n";
+}
+
 std::string headline(const System& system, const proto::Scenario& scenario,
                      const RunResult& result) {
   std::string out = system.name() + " seed " + std::to_string(result.seed) + ": " +
@@ -718,8 +761,7 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
     story = story_rows(page, keys);
   }
 
-  std::size_t faults = 0;
-  for (const TraceEvent& e : trace) faults += is_fault_event(e) ? 1 : 0;
+  const auto faults = std::count_if(trace.begin(), trace.end(), is_fault_event);
 
   std::string out;
   out.reserve(4096 + rows.size() * 700);
@@ -756,21 +798,8 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
     out += "; " + num(static_cast<long long>(result.trace_events - trace.size())) +
            " events were not kept by the run";
   }
-  out += "</p>\n<p class=\"legend\"><span><span class=\"sw\" style=\"background:#6b7b8c\">"
-         "</span>event</span><span><span class=\"sw\" style=\"background:#fff;border-color:"
-         "#2a5db0\"></span>scripted</span><span><span class=\"sw\" style=\"background:#a9b6c4\">"
-         "</span>repeated &#215;N</span><span><span class=\"sw\" style=\"background:#d00\">"
-         "</span>fault (lost, Conflict, 5xx, injected)</span><span><span class=\"sw\" "
-         "style=\"background:#f8d7da\"></span>violation</span><span><span class=\"sw\" "
-         "style=\"background:#fff3cd\"></span>culprit event</span>";
-  if (!bands.workspaces.empty()) {
-    out += "<span>bands: desired state from user actions: <span class=\"sw\" "
-           "style=\"background:#8fd18a\"></span>running <span class=\"sw\" "
-           "style=\"background:#bbb\"></span>stopped <span class=\"sw\" "
-           "style=\"background:#a98bd6\"></span>terminated</span>";
-  }
-  out += "<button onclick=\"setAll(true)\">expand all</button> <button "
-         "onclick=\"setAll(false)\">collapse all</button></p>\n</header>\n";
+  out += "</p>\n";
+  draw_legend(out, !bands.workspaces.empty());
 
   draw_lane_header(out, bands);
   if (!story.empty()) draw_story(out, page, object, story, keys.size());
