@@ -140,7 +140,11 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     // A later violation of an object a known bug already broke is taken for its consequence.
     const auto broken = std::find_if(
         result.masked.begin(), result.masked.end(),
-        [&](const MaskedViolation& m) { return m.violation.object == violation.object; });
+        [&](const MaskedViolation& m) {
+          return m.violation.object == violation.object ||
+                 std::find(violation.related.begin(), violation.related.end(),
+                           m.violation.object) != violation.related.end();
+        });
     const bool keep = sim.trace().keep_events();
     std::optional<std::size_t> culprit;
     if (keep && sim.trace().count() > trace_count_before_event) {

@@ -33,6 +33,10 @@ struct Violation {
   std::string invariant_id;
   std::string object;   // The workspace or object concerned.
   std::string message;  // What was seen, with the values that break it.
+  // Other objects the violation is about (e.g. the two instances of one workspace id): a later
+  // violation that names an object a known bug already broke, here or as `object`, is taken for
+  // that bug's consequence (driver.h).
+  std::vector<std::string> related;
 };
 
 // A named value axis of a system ("agent": A0a..A3), for `wsim list` and hunting.
