@@ -42,6 +42,8 @@ class EventLoop {
   EventLoop& operator=(const EventLoop&) = delete;
 
   TimeMs now_ms() const { return now_ms_; }
+  // The clock itself, for readers that must see virtual time without a loop (Faults incidents).
+  const TimeMs* now_ms_clock() const { return &now_ms_; }
 
   // Starts `task` as an actor at the current time, after events already due now (FIFO).
   ActorId spawn(std::string name, Task<void> task);

@@ -1,5 +1,7 @@
 #include "sim/core/fault.h"
 
+#include <algorithm>
+
 #include "sim/core/assert.h"
 
 namespace wsim {
@@ -34,6 +36,55 @@ void Faults::draw_swarm(ChoiceStream stream) {
   }
 }
 
+void Faults::draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ratio enable,
+                            const std::int64_t* now_ms, std::optional<bool> force) {
+  WSIM_ASSERT(now_ms != nullptr);
+  WSIM_ASSERT_GE(fault_phase_ms, 0);
+  now_ms_ = now_ms;
+  incidents_.clear();
+  const bool on = force ? *force : stream.chance(enable);
+  if (!on || fault_phase_ms <= 0) return;
+  constexpr std::int64_t kMinLengthMs = 2'000;
+  constexpr std::int64_t kMaxLengthMs = 60'000;
+  const auto count = static_cast<int>(stream.range(1, 4));
+  for (int i = 0; i < count; ++i) {
+    const std::int64_t start_ms = stream.range(0, fault_phase_ms - 1);
+    const std::int64_t length_ms = stream.range(kMinLengthMs, kMaxLengthMs);
+    incidents_.push_back(Incident{start_ms, std::min(start_ms + length_ms, fault_phase_ms)});
+  }
+  std::sort(incidents_.begin(), incidents_.end(),
+            [](const Incident& a, const Incident& b) { return a.start_ms < b.start_ms; });
+  // Overlapping windows merge: the list stays sorted and disjoint.
+  std::vector<Incident> merged;
+  for (const Incident& incident : incidents_) {
+    if (!merged.empty() && incident.start_ms <= merged.back().end_ms) {
+      merged.back().end_ms = std::max(merged.back().end_ms, incident.end_ms);
+    } else {
+      merged.push_back(incident);
+    }
+  }
+  incidents_ = std::move(merged);
+  for (const Incident& incident : incidents_) WSIM_ASSERT_LT(incident.start_ms, incident.end_ms);
+}
+
+bool Faults::in_incident() const {
+  if (incidents_.empty() || now_ms_ == nullptr) return false;
+  const std::int64_t now = *now_ms_;
+  return std::any_of(incidents_.begin(), incidents_.end(), [now](const Incident& incident) {
+    return incident.start_ms <= now && now < incident.end_ms;
+  });
+}
+
+std::string Faults::describe_incidents() const {
+  if (incidents_.empty()) return "none";
+  std::string out = std::to_string(incidents_.size()) + ":";
+  for (const Incident& incident : incidents_) {
+    out += " " + std::to_string(incident.start_ms / 1000) + "s+" +
+           std::to_string((incident.end_ms - incident.start_ms) / 1000) + "s";
+  }
+  return out;
+}
+
 void Faults::heal() { healed_ = true; }
 
 bool Faults::fires(FaultId id, ChoiceStream& stream) {
@@ -41,7 +92,10 @@ bool Faults::fires(FaultId id, ChoiceStream& stream) {
   FaultPoint& point = points_[id];
   if (healed_ || !point.enabled) return false;
   ++point.evaluations;
-  const bool fired = stream.chance(point.fire);
+  // Inside an incident an enabled point fires at least at kIncidentFire (same one draw).
+  const bool boosted = in_incident() && point.fire.num * kIncidentFire.den <
+                                            kIncidentFire.num * point.fire.den;
+  const bool fired = stream.chance(boosted ? kIncidentFire : point.fire);
   if (fired) ++point.fired;
   return fired;
 }

@@ -31,6 +31,9 @@ void apply_fault_overrides(Sim& sim, const proto::Scenario& scenario) {
 }
 
 // Every fault point in name order with its drawn state, then the system's own parameters.
+// Share of the runs that draw incidents (correlated fault bursts, sim/core/fault.h).
+constexpr Ratio kIncidentsEnable{1, 3};
+
 std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const SystemRun& run) {
   std::vector<std::pair<std::string, std::string>> out;
   std::map<std::string, FaultId> by_name;
@@ -45,6 +48,7 @@ std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const System
     if (point.enabled) value += " fire " + ratio_text(point.fire);
     out.emplace_back(name, value);
   }
+  out.emplace_back("incidents", faults.describe_incidents());
   for (auto& parameter : run.swarm_parameters()) out.push_back(parameter);
   return out;
 }
@@ -82,6 +86,12 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
   WSIM_ASSERT(run != nullptr);
   apply_fault_overrides(sim, scenario);
   if (!scenario.scripted_only()) sim.faults().draw_swarm(sim.stream("swarm"));
+  if (!scenario.scripted_only() || scenario.incidents()) {
+    std::optional<bool> force;
+    if (scenario.has_incidents()) force = scenario.incidents();
+    sim.faults().draw_incidents(sim.stream("incidents"), scenario.fault_phase_ms(),
+                                kIncidentsEnable, sim.loop().now_ms_clock(), force);
+  }
   result.swarm = swarm_of(sim, *run);
 
   std::ostream* log = options.log;
