@@ -33,16 +33,7 @@
 #include "sim/run/explain.h"
 #include "sim/run/signature_bench.h"
 #include "sim/run/verdict.h"
-
-#ifdef WSIM_HAVE_TOY
-#include "model/toy/register.h"
-#endif
-#ifdef WSIM_HAVE_GITLAB
-#include "model/gitlab/register.h"
-#endif
-#ifdef WSIM_HAVE_GITPOD
-#include "model/gitpod/register.h"
-#endif
+#include "model/all_systems/all_systems.h"
 
 namespace {
 
@@ -50,18 +41,6 @@ namespace pb = google::protobuf;
 using wsim::run::FieldOverride;
 using wsim::run::ScenarioFlags;
 using wsim::DurationMs;
-
-void register_systems() {
-#ifdef WSIM_HAVE_TOY
-  wsim::toy::register_toy_system();
-#endif
-#ifdef WSIM_HAVE_GITLAB
-  wsim::gitlab::register_gitlab_system();
-#endif
-#ifdef WSIM_HAVE_GITPOD
-  wsim::gitpod::register_gitpod_system();
-#endif
-}
 
 // Flags every scenario-selecting subcommand shares, plus one flag per config field of every
 // registered system (--agent, --rails, --namespace-mode, --version, ...).
@@ -195,7 +174,7 @@ bool to_flags(const ScenarioOptions& options, ScenarioFlags& flags, std::string&
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_systems();
+  wsim::register_all_systems();
 
   CLI::App app{"wsim: deterministic simulation and fuzz harness for workspace reconcilers"};
   app.require_subcommand(1);
@@ -312,6 +291,9 @@ int main(int argc, char** argv) {
   // list
   CLI::App* list = app.add_subcommand("list", "systems, versions, invariants, actions, faults, "
                                               "probes");
+  bool list_fuzz_targets = false;
+  list->add_flag("--fuzz-targets", list_fuzz_targets,
+                 "only the systems' fuzz targets: NAME KIND GATE MAX_LEN SYSTEM BUGS per line");
 
   // fingerprint (hidden): the determinism check's workhorse.
   // bench-signatures (hidden): scripts/bench-signatures, docs/signatures.md.
@@ -384,6 +366,7 @@ int main(int argc, char** argv) {
   if (*corpus_add) return wsim::run::cmd_corpus_add(corpus_add_command, std::cout, std::cerr);
   if (*shrink) return wsim::run::cmd_shrink(shrink_command, std::cout, std::cerr);
   if (*explain) return wsim::run::cmd_explain(explain_command, std::cout, std::cerr);
+  if (*list && list_fuzz_targets) return wsim::run::cmd_list_fuzz_targets(std::cout);
   if (*list) return wsim::run::cmd_list(std::cout, std::cerr);
   if (*fingerprint) {
     if (!to_flags(fingerprint_options, fingerprint_command.flags, error)) {

@@ -26,7 +26,7 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include "fuzz/proto_mutator.h"
-#include "fuzz/register_systems.h"
+#include "model/all_systems/all_systems.h"
 #include "sim/run/fuzz_targets.h"
 #include "sim/run/scenario.h"
 
@@ -112,7 +112,7 @@ wsim::fuzz::ProtoMutatorHooks scenario_hooks(const wsim::run::System& system,
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  wsim::fuzz::register_systems();
+  wsim::register_all_systems();
   g_target = wsim::run::find_fuzz_target(kBaseTarget);
   g_base = new wsim::run::LoadedScenario();
   std::string error;

@@ -1,18 +1,17 @@
 // Replays the whole regression corpus (corpus/regressions/*/*.textproto, design.md §7) through
 // the run layer: each file once per expectation, with that expectation's `when` fields set, and
-// the expectation must be met. Directories of systems that are not linked here are skipped
-// loudly. tests/gitlab and tests/gitpod replay their own directories too (with model-level
+// the expectation must be met. Every system of model/ is linked and registered here
+// (register_all_systems()), and every registered system must have a corpus directory. tests/gitlab and tests/gitpod replay their own directories too (with model-level
 // detail); this test is the one that also covers files `wsim corpus add` writes for any system.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "model/gitlab/register.h"
-#include "model/gitpod/register.h"
-#include "model/toy/register.h"
+#include "model/all_systems/all_systems.h"
 #include "sim/run/corpus.h"
 #include "sim/run/driver.h"
 #include "sim/run/expect.h"
@@ -57,14 +56,29 @@ void replay_file(const std::filesystem::path& path) {
 }
 
 TEST(CorpusReplay, EveryFileMeetsEveryExpectation) {
-  toy::register_toy_system();
-  gitlab::register_gitlab_system();
-  gitpod::register_gitpod_system();
+  register_all_systems();
   const std::vector<std::filesystem::path> files = corpus_files();
   ASSERT_FALSE(files.empty());
   for (const auto& file : files) {
     SCOPED_TRACE(file.string());
     replay_file(file);
+  }
+}
+
+// A system registered only by its model/<system>/ folder (wsim_add_system) is replayed too: each
+// registered system has regression files, and a file's directory names a registered system.
+TEST(CorpusReplay, EveryRegisteredSystemHasRegressionFiles) {
+  register_all_systems();
+  std::set<std::string> directories;
+  for (const auto& file : corpus_files()) {
+    directories.insert(file.parent_path().filename().string());
+  }
+  ASSERT_FALSE(systems().empty());
+  for (const System* system : systems()) {
+    EXPECT_EQ(directories.count(system->name()), 1u) << system->name();
+  }
+  for (const std::string& directory : directories) {
+    EXPECT_NE(find_system(directory), nullptr) << "corpus/regressions/" << directory;
   }
 }
 
