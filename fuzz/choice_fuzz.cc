@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <span>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,8 +40,8 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   g_name = new std::string(target_name(*argc > 0 ? (*argv)[0] : nullptr));
   g_target = wsim::run::find_fuzz_target(*g_name);
   if (g_target == nullptr) {
-    std::fprintf(stderr, "fuzz: '%s' is no fuzz target (run it as fuzz/<target>; targets:",
-                 g_name->c_str());
+    std::fprintf(
+        stderr, "fuzz: '%s' is no fuzz target (run it as fuzz/<target>; targets:", g_name->c_str());
     for (const auto& target : wsim::run::fuzz_targets()) {
       std::fprintf(stderr, " %s", target.name.c_str());
     }
@@ -73,8 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                result.violation ? result.violation->invariant_id.c_str() : "",
                result.violation ? ": " : result.harness_error.c_str(),
                result.violation ? result.violation->message.c_str() : "");
-  std::fprintf(stderr,
-               "full bundle: scripts/wsim replay --fuzz-target %s <the crash file below>\n",
+  std::fprintf(stderr, "full bundle: scripts/wsim replay --fuzz-target %s <the crash file below>\n",
                g_target->name.c_str());
   std::abort();
 }

@@ -39,12 +39,9 @@ std::vector<std::pair<std::string, std::string>> GitpodSystem::fast_phase_fields
 }
 
 std::vector<run::ActorLane> GitpodSystem::actor_lanes() const {
-  return {{"server", run::ActorRole::kControlPlane},
-          {"ws-manager", run::ActorRole::kControlPlane},
-          {"gitpod", run::ActorRole::kControlPlane},
-          {"breaker", run::ActorRole::kControlPlane},
-          {"ws-daemon", run::ActorRole::kNodeDaemon},
-          {"storage", run::ActorRole::kStorage}};
+  return {{"server", run::ActorRole::kControlPlane},  {"ws-manager", run::ActorRole::kControlPlane},
+          {"gitpod", run::ActorRole::kControlPlane},  {"breaker", run::ActorRole::kControlPlane},
+          {"ws-daemon", run::ActorRole::kNodeDaemon}, {"storage", run::ActorRole::kStorage}};
 }
 
 std::vector<run::CustomKind> GitpodSystem::custom_kinds() const {

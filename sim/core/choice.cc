@@ -130,8 +130,7 @@ std::string encode_choice_record(const std::vector<Choice>& record) {
   return out;
 }
 
-bool decode_choice_record(std::string_view bytes, std::vector<Choice>& record,
-                          std::string& error) {
+bool decode_choice_record(std::string_view bytes, std::vector<Choice>& record, std::string& error) {
   record.clear();
   if (bytes.size() < kMagicSize + 8 || bytes.substr(0, kMagicSize) != kMagic) {
     error = "byte 0: not a choice record (expected magic WSIMCHO1 and a count)";
@@ -150,8 +149,7 @@ bool decode_choice_record(std::string_view bytes, std::vector<Choice>& record,
     Choice choice{get_u64(bytes, offset), get_u64(bytes, offset + 8)};
     if (choice.bound == 0 || choice.value >= choice.bound) {
       error = "byte " + std::to_string(offset) + ": choice " + std::to_string(i) + " value " +
-              std::to_string(choice.value) + " not below its bound " +
-              std::to_string(choice.bound);
+              std::to_string(choice.value) + " not below its bound " + std::to_string(choice.bound);
       record.clear();
       return false;
     }

@@ -110,15 +110,15 @@ struct Request {
   Subresource subresource = Subresource::kMain;
   DeleteOptions delete_options;
   std::string field_manager;
-  LabelSelector selector;          // list, watch.
+  LabelSelector selector;           // list, watch.
   std::uint64_t watch_from_rv = 0;  // watch: deliver changes after this resourceVersion.
   WatchSink watch_sink;
 };
 
 struct Response {
   Status status;
-  Object object;              // get, create, update, patch, apply.
-  std::vector<Object> items;  // list.
+  Object object;                       // get, create, update, patch, apply.
+  std::vector<Object> items;           // list.
   std::uint64_t resource_version = 0;  // list: the list's resourceVersion.
   std::uint64_t watcher_id = 0;        // watch.
 };

@@ -44,10 +44,10 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
   const TimeMs timeout_at = std::max(now, sent_ms + options.client_timeout_ms);
   auto timeout = [&]() {
     Response response;
-    response.status = Status::Error(
-        Code::kTimeout, "no response from the API server within " +
-                            std::to_string(options.client_timeout_ms) +
-                            " ms (the request may or may not have been applied)");
+    response.status =
+        Status::Error(Code::kTimeout, "no response from the API server within " +
+                                          std::to_string(options.client_timeout_ms) +
+                                          " ms (the request may or may not have been applied)");
     return response;
   };
   const char* verb = verb_name(request.verb);

@@ -11,11 +11,13 @@ Cluster::Cluster(Sim& sim, ClusterOptions options)
       kubelet_shared_(std::make_unique<KubeletShared>(sim, options_.kubelet)),
       namespace_controller_(
           std::make_unique<NamespaceController>(sim, *api_, options_.namespace_controller)),
-      garbage_collector_(std::make_unique<GarbageCollector>(sim, *api_, options_.garbage_collector)),
+      garbage_collector_(
+          std::make_unique<GarbageCollector>(sim, *api_, options_.garbage_collector)),
       deployment_controller_(
           std::make_unique<DeploymentController>(sim, *api_, options_.deployment_controller)),
       scheduler_(std::make_unique<Scheduler>(sim, *api_, options_.scheduler)),
-      node_lifecycle_(std::make_unique<NodeLifecycleController>(sim, *api_, options_.node_lifecycle)) {}
+      node_lifecycle_(
+          std::make_unique<NodeLifecycleController>(sim, *api_, options_.node_lifecycle)) {}
 
 Cluster::~Cluster() = default;
 
@@ -48,7 +50,8 @@ void Cluster::start() {
 Status Cluster::add_node(const std::string& name, std::int64_t cpu_milli, std::int64_t memory_mib,
                          std::map<std::string, std::string> labels) {
   if (auto it = kubelets_.find(name); it != kubelets_.end()) {
-    if (!it->second->stopped()) return Status::Error(Code::kAlreadyExists, "node " + name + " exists");
+    if (!it->second->stopped())
+      return Status::Error(Code::kAlreadyExists, "node " + name + " exists");
     retired_kubelets_.push_back(std::move(it->second));
     kubelets_.erase(it);
   }
@@ -152,7 +155,9 @@ void Cluster::dispatch_node(const WatchEvent& event) {
   }
 }
 
-Result<Object> Cluster::create(Object object) { return api_->server_create(std::move(object), kKubectl); }
+Result<Object> Cluster::create(Object object) {
+  return api_->server_create(std::move(object), kKubectl);
+}
 
 Status Cluster::remove(const ObjectRef& ref, DeleteOptions options) {
   const Status status = api_->server_delete(ref, options, kKubectl);
@@ -165,7 +170,8 @@ Result<Object> Cluster::scale(const ObjectRef& deployment, std::int64_t replicas
   patch.spec["replicas"] = std::to_string(replicas);
   Result<Object> result = api_->server_patch(deployment, patch, Subresource::kMain, kKubectl);
   sim_.record(kKubectl, "scale", deployment.to_string(),
-              result.ok() ? "ok" : code_name(result.status.code), "replicas=" + std::to_string(replicas));
+              result.ok() ? "ok" : code_name(result.status.code),
+              "replicas=" + std::to_string(replicas));
   return result;
 }
 

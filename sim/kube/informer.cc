@@ -202,15 +202,16 @@ Informer::~Informer() {
   ++core.session;
   // The watch closes itself at its next delivery (the sink refuses it); the actor unwinds at
   // its next resume and frees the core.
-  if (core.actor != kNoActor && core.sim.loop().alive(core.actor)) core.sim.loop().cancel(core.actor);
+  if (core.actor != kNoActor && core.sim.loop().alive(core.actor))
+    core.sim.loop().cancel(core.actor);
 }
 
 void Informer::start() {
   InformerCore& core = *state_->core;
   if (core.started) return;
   core.started = true;
-  core.actor = core.sim.loop().spawn(core.trace_actor + " " + core.options.kind,
-                                     run_informer(state_->core));
+  core.actor =
+      core.sim.loop().spawn(core.trace_actor + " " + core.options.kind, run_informer(state_->core));
   schedule_resync(state_->core);
 }
 
@@ -220,7 +221,8 @@ void Informer::stop() {
   core.stopped = true;
   ++core.session;
   if (core.watcher_id != 0) core.server->close_watch(core.watcher_id);
-  if (core.actor != kNoActor && core.sim.loop().alive(core.actor)) core.sim.loop().cancel(core.actor);
+  if (core.actor != kNoActor && core.sim.loop().alive(core.actor))
+    core.sim.loop().cancel(core.actor);
   core.changed.notify_all();
 }
 

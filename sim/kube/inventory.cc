@@ -130,8 +130,7 @@ Task<InventoryApplyResult> run_applier(Client* client_ptr, std::shared_ptr<Apply
   const ObjectRef inventory_ref = ObjectRef::of(inventory_configmap);
   const std::string inventory_id = [&] {
     auto it = inventory_configmap.meta.labels.find(kInventoryIdLabel);
-    return it == inventory_configmap.meta.labels.end() ? inventory_configmap.meta.name
-                                                       : it->second;
+    return it == inventory_configmap.meta.labels.end() ? inventory_configmap.meta.name : it->second;
   }();
 
   // 1. The previous object set.
@@ -254,8 +253,8 @@ Task<InventoryApplyResult> run_applier(Client* client_ptr, std::shared_ptr<Apply
 Task<InventoryApplyResult> apply_inventory_group(Client& client, Object inventory_configmap,
                                                  std::vector<Object> objects,
                                                  std::string field_manager) {
-  auto args = std::make_shared<ApplyArgs>(ApplyArgs{
-      std::move(inventory_configmap), std::move(objects), std::move(field_manager)});
+  auto args = std::make_shared<ApplyArgs>(
+      ApplyArgs{std::move(inventory_configmap), std::move(objects), std::move(field_manager)});
   return run_applier(&client, std::move(args));
 }
 

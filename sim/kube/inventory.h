@@ -68,10 +68,10 @@ struct InventoryGroup {
 Result<std::vector<InventoryGroup>> group_by_inventory(std::vector<Object> objects);
 
 struct InventoryApplyResult {
-  Status inventory_status;               // Reading / writing the inventory ConfigMap.
-  std::vector<ObjectRef> applied;        // Applied successfully, in input order.
-  std::vector<ObjectRef> pruned;         // Deleted (or already gone) because no longer listed.
-  std::vector<std::string> errors;       // "<verb> <object>: <Code>: <message>", in order.
+  Status inventory_status;          // Reading / writing the inventory ConfigMap.
+  std::vector<ObjectRef> applied;   // Applied successfully, in input order.
+  std::vector<ObjectRef> pruned;    // Deleted (or already gone) because no longer listed.
+  std::vector<std::string> errors;  // "<verb> <object>: <Code>: <message>", in order.
   bool ok() const { return inventory_status.ok() && errors.empty(); }
 };
 

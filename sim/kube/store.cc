@@ -151,7 +151,9 @@ Result<Object> ApiServer::Impl::create(Object object) {
               {}};
     }
     const auto* ns = find(ObjectRef{"Namespace", "", ref.namespace_});
-    if (!ns) return {Status::Error(Code::kNotFound, "namespaces \"" + ref.namespace_ + "\" not found"), {}};
+    if (!ns)
+      return {Status::Error(Code::kNotFound, "namespaces \"" + ref.namespace_ + "\" not found"),
+              {}};
     if ((*ns)->meta.deletion_ms) {
       return {Status::Error(Code::kForbidden,
                             quoted(ref.kind, ref.name) +
@@ -160,7 +162,9 @@ Result<Object> ApiServer::Impl::create(Object object) {
               {}};
     }
   }
-  if (find(ref)) return {Status::Error(Code::kAlreadyExists, quoted(ref.kind, ref.name) + " already exists"), {}};
+  if (find(ref))
+    return {Status::Error(Code::kAlreadyExists, quoted(ref.kind, ref.name) + " already exists"),
+            {}};
 
   ObjectMeta& meta = object.meta;
   meta.uid = "uid-" + std::to_string(++next_uid);
@@ -195,9 +199,9 @@ Result<Object> ApiServer::Impl::update(Object object, Subresource subresource) {
     return {stale(ref), {}};
   }
   if (!object.meta.uid.empty() && object.meta.uid != existing.meta.uid) {
-    return {Status::Error(Code::kConflict, "Precondition failed: UID in precondition: " +
-                                               object.meta.uid + ", UID in object meta: " +
-                                               existing.meta.uid),
+    return {Status::Error(Code::kConflict,
+                          "Precondition failed: UID in precondition: " + object.meta.uid +
+                              ", UID in object meta: " + existing.meta.uid),
             {}};
   }
   Object updated = existing;
@@ -244,7 +248,8 @@ Result<Object> ApiServer::Impl::patch(const ObjectRef& raw_ref, const MergePatch
   Object updated = existing;
   if (subresource == Subresource::kMain) {
     if (patch.finalizers) {
-      if (existing.meta.deletion_ms && adds_finalizer(existing.meta.finalizers, *patch.finalizers)) {
+      if (existing.meta.deletion_ms &&
+          adds_finalizer(existing.meta.finalizers, *patch.finalizers)) {
         return {no_new_finalizers(ref), {}};
       }
       updated.meta.finalizers = *patch.finalizers;
@@ -269,17 +274,17 @@ Status ApiServer::Impl::remove(const ObjectRef& raw_ref, const DeleteOptions& op
   if (!slot) return not_found(ref);
   const Object& existing = **slot;
   if (options.precondition_uid && *options.precondition_uid != existing.meta.uid) {
-    return Status::Error(Code::kConflict, "Precondition failed: UID in precondition: " +
-                                              *options.precondition_uid +
-                                              ", UID in object meta: " + existing.meta.uid);
+    return Status::Error(Code::kConflict,
+                         "Precondition failed: UID in precondition: " + *options.precondition_uid +
+                             ", UID in object meta: " + existing.meta.uid);
   }
   if (options.precondition_resource_version &&
       *options.precondition_resource_version != existing.meta.resource_version) {
-    return Status::Error(Code::kConflict,
-                         "Precondition failed: ResourceVersion in precondition: " +
-                             std::to_string(*options.precondition_resource_version) +
-                             ", ResourceVersion in object meta: " +
-                             std::to_string(existing.meta.resource_version));
+    return Status::Error(
+        Code::kConflict,
+        "Precondition failed: ResourceVersion in precondition: " +
+            std::to_string(*options.precondition_resource_version) +
+            ", ResourceVersion in object meta: " + std::to_string(existing.meta.resource_version));
   }
   const TimeMs now = sim.now_ms();
 
@@ -398,8 +403,7 @@ std::vector<const Object*> ApiServer::peek_list(const std::string& kind,
                                                 const LabelSelector& selector) const {
   std::vector<const Object*> out;
   auto collect = [&](const Impl::KindStore& store) {
-    auto it = namespace_.empty() ? store.begin()
-                                 : store.lower_bound(ObjectRef{"", namespace_, ""});
+    auto it = namespace_.empty() ? store.begin() : store.lower_bound(ObjectRef{"", namespace_, ""});
     for (; it != store.end(); ++it) {
       if (!namespace_.empty() && it->first.namespace_ != namespace_) break;
       if (selector.matches(it->second->meta.labels)) out.push_back(it->second.get());
@@ -411,9 +415,8 @@ std::vector<const Object*> ApiServer::peek_list(const std::string& kind,
     return out;
   }
   for (const auto& [k, store] : impl_->kinds) collect(store);
-  std::sort(out.begin(), out.end(), [](const Object* a, const Object* b) {
-    return ObjectRef::of(*a) < ObjectRef::of(*b);
-  });
+  std::sort(out.begin(), out.end(),
+            [](const Object* a, const Object* b) { return ObjectRef::of(*a) < ObjectRef::of(*b); });
   return out;
 }
 

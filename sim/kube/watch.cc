@@ -108,9 +108,9 @@ Response ApiServer::Impl::start_watch(const std::string& identity, Request& requ
   Response response;
   const std::uint64_t from = request.watch_from_rv;
   if (from < history_floor_rv) {
-    response.status = Status::Error(
-        Code::kGone, "too old resource version: " + std::to_string(from) + " (" +
-                         std::to_string(history_floor_rv + 1) + ")");
+    response.status =
+        Status::Error(Code::kGone, "too old resource version: " + std::to_string(from) + " (" +
+                                       std::to_string(history_floor_rv + 1) + ")");
     return response;
   }
   const std::uint64_t id = next_watcher_id++;

@@ -98,14 +98,13 @@ std::string bundle_name(const System& system, const proto::Scenario& scenario,
   const std::string versions = version_tag(scenario, system);
   if (!versions.empty()) name += "-" + versions;
   name += "-s" + std::to_string(result.seed) + "-";
-  name += result.violation ? result.violation->invariant_id
-                           : std::string(verdict_name(result.verdict));
+  name +=
+      result.violation ? result.violation->invariant_id : std::string(verdict_name(result.verdict));
   return sanitize(name);
 }
 
-bool write_bundle(const std::string& out_dir, const System& system,
-                  const proto::Scenario& scenario, const RunResult& result, std::string& path,
-                  std::string& error) {
+bool write_bundle(const std::string& out_dir, const System& system, const proto::Scenario& scenario,
+                  const RunResult& result, std::string& path, std::string& error) {
   std::error_code ec;
   const fs::path out(out_dir.empty() ? "." : out_dir);
   fs::create_directories(out, ec);
@@ -194,8 +193,7 @@ bool read_bundle(const std::string& dir, Bundle& bundle, std::string& error) {
   std::string trace_hash;
   if (!json_member(json, "fingerprint", fingerprint) ||
       !json_member(json, "trace_hash", trace_hash) ||
-      !parse_hash(fingerprint, bundle.fingerprint) ||
-      !parse_hash(trace_hash, bundle.trace_hash)) {
+      !parse_hash(fingerprint, bundle.fingerprint) || !parse_hash(trace_hash, bundle.trace_hash)) {
     error = verdict_path + ": field fingerprint/trace_hash: missing or not a 0x-prefixed " +
             "16-digit hash";
     return false;

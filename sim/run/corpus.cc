@@ -83,9 +83,8 @@ std::string invariant_of(const RunResult& result) {
 }  // namespace
 
 std::string corpus_stem(const std::string& invariant, std::uint64_t seed, const std::string& slug) {
-  std::string short_id = invariant.substr(invariant.find('.') == std::string::npos
-                                              ? 0
-                                              : invariant.find('.') + 1);
+  std::string short_id =
+      invariant.substr(invariant.find('.') == std::string::npos ? 0 : invariant.find('.') + 1);
   return slugify(short_id) + "-s" + std::to_string(seed) + "-" +
          (slug.empty() ? std::string("regression") : slugify(slug));
 }
@@ -124,7 +123,8 @@ int cmd_corpus_add(const CorpusAddCommand& command, std::ostream& out, std::ostr
   proto::Expectation* failing = scenario.add_expect();
   for (const VersionAxis& axis : system.axes()) {
     std::string value;
-    if (config_value(scenario, system, axis.field, value)) (*failing->mutable_when())[axis.field] = value;
+    if (config_value(scenario, system, axis.field, value))
+      (*failing->mutable_when())[axis.field] = value;
   }
   failing->set_verdict(to_proto(result.verdict));
   failing->set_invariant(invariant);
@@ -173,7 +173,8 @@ int cmd_corpus_add(const CorpusAddCommand& command, std::ostream& out, std::ostr
                      describe_versions(scenario, system) + ", seed " +
                      std::to_string(scenario.seed()) + "; added by `wsim corpus add " +
                      command.bundle + "`\n";
-  if (result.violation) text += "# " + result.violation->object + ": " + result.violation->message + "\n";
+  if (result.violation)
+    text += "# " + result.violation->object + ": " + result.violation->message + "\n";
   if (!latest_note.empty()) text += "# " + latest_note + "\n";
   text += scenario_to_text(scenario);
   if (!write_new_file_atomically(path, text, error)) {

@@ -55,8 +55,8 @@ bool parse_duration_ms(std::string_view text, DurationMs& duration_ms, std::stri
       error = "duration '" + shown + "' needs a unit: ms, s, m or h (e.g. 60s)";
       return false;
     } else {
-      error = "duration '" + shown + "': unknown unit '" + std::string(unit) +
-              "' (use ms, s, m or h)";
+      error =
+          "duration '" + shown + "': unknown unit '" + std::string(unit) + "' (use ms, s, m or h)";
       return false;
     }
     const auto part = static_cast<DurationMs>(number);

@@ -37,7 +37,6 @@
 
 namespace wsim::run {
 
-
 // The short phases the targets of `system` run with (set_field path, value): the fault phase,
 // the settle and, for gitlab, the full-sync interval (System::fast_phase_fields()). Empty for an
 // unknown system.

@@ -140,9 +140,7 @@ class System {
   virtual std::vector<FuzzTarget> fuzz_targets() const { return {}; }
   // Shorter phases for fuzzing and bug hunts (set_field path, value), so one execution costs
   // milliseconds; applied before a fuzz target's own fields.
-  virtual std::vector<std::pair<std::string, std::string>> fast_phase_fields() const {
-    return {};
-  }
+  virtual std::vector<std::pair<std::string, std::string>> fast_phase_fields() const { return {}; }
   // The roles of the system's own actors, by name prefix (timeline lanes).
   virtual std::vector<ActorLane> actor_lanes() const { return {}; }
   // The custom resource kinds the system installs (sim/kube/inventory.h api_group()).

@@ -91,15 +91,21 @@ TEST(AllSystems, CustomKindGroupsComeFromTheSystem) {
 // The places that listed the systems or their fuzz targets until issue #11 must not name a
 // system again: a new system touches only model/<system>/ (and scenario.proto).
 TEST(AllSystems, NoSharedFileNamesASystem) {
-  const std::vector<std::string> files = {
-      "CMakeLists.txt",         "cli/CMakeLists.txt",       "cli/main.cc",
-      "fuzz/CMakeLists.txt",    "fuzz/choice_fuzz.cc",      "fuzz/choice_targets.cmake",
-      "scripts/fuzz",           ".ci/run",                  "scripts/check-clusterfuzzlite",
-      "tests/run/corpus_replay_test.cc", "sim/run/fuzz_targets.cc", "sim/kube/inventory.cc"};
-  const std::vector<std::string> words = {"register_toy_system", "register_gitlab_system",
-                                          "register_gitpod_system", "wsim_model_",
-                                          "toy_canary", "gitlab_guard", "gitpod_guard",
-                                          "gitpod.io"};
+  const std::vector<std::string> files = {"CMakeLists.txt",
+                                          "cli/CMakeLists.txt",
+                                          "cli/main.cc",
+                                          "fuzz/CMakeLists.txt",
+                                          "fuzz/choice_fuzz.cc",
+                                          "fuzz/choice_targets.cmake",
+                                          "scripts/fuzz",
+                                          ".ci/run",
+                                          "scripts/check-clusterfuzzlite",
+                                          "tests/run/corpus_replay_test.cc",
+                                          "sim/run/fuzz_targets.cc",
+                                          "sim/kube/inventory.cc"};
+  const std::vector<std::string> words = {
+      "register_toy_system", "register_gitlab_system", "register_gitpod_system", "wsim_model_",
+      "toy_canary",          "gitlab_guard",           "gitpod_guard",           "gitpod.io"};
   for (const std::string& file : files) {
     const std::string text = testing::read_text(std::string(WSIM_SOURCE_DIR) + "/" + file);
     ASSERT_FALSE(text.empty()) << file;

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr const char* kFiles[] = {"scenario.textproto", "choices.bin", "trace.jsonl",
+constexpr const char* kFiles[] = {"scenario.textproto", "choices.bin",  "trace.jsonl",
                                   "trace.txt",          "verdict.json", "timeline.html"};
 
 struct Written {
@@ -112,9 +112,9 @@ TEST(BundleTest, ReadBackAndReplayExactly) {
   ReplayCommand replay;
   replay.path = w.path;
   EXPECT_EQ(cmd_replay(replay, stdout_text, stderr_text), kExitSafety) << stderr_text.str();
-  EXPECT_THAT(stdout_text.str(), HasSubstr("replayed exactly: fingerprint " +
-                                           format_hash(w.result.fingerprint) +
-                                           ", SAFETY_VIOLATION toy.S1"));
+  EXPECT_THAT(stdout_text.str(),
+              HasSubstr("replayed exactly: fingerprint " + format_hash(w.result.fingerprint) +
+                        ", SAFETY_VIOLATION toy.S1"));
   EXPECT_THAT(stdout_text.str(), StartsWith("SEED=11 (replaying a choice record)\n"));
 }
 

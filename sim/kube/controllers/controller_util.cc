@@ -86,9 +86,9 @@ bool set_condition(std::vector<Condition>& conditions, Condition condition, Time
       current->reason == condition.reason) {
     return false;
   }
-  condition.last_transition_ms =
-      (current != nullptr && current->status == condition.status) ? current->last_transition_ms
-                                                                  : now_ms;
+  condition.last_transition_ms = (current != nullptr && current->status == condition.status)
+                                     ? current->last_transition_ms
+                                     : now_ms;
   std::erase_if(conditions, [&](const Condition& c) { return c.type == condition.type; });
   conditions.push_back(std::move(condition));
   return true;

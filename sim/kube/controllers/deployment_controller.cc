@@ -63,7 +63,8 @@ std::string pod_template_hash(const Object& deployment) {
 DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
                                                  const DeploymentObservation& obs) {
   DeploymentStatusUpdate update;
-  const std::int64_t spec_replicas = std::max<std::int64_t>(0, int_field(deployment.spec, "replicas", 1));
+  const std::int64_t spec_replicas =
+      std::max<std::int64_t>(0, int_field(deployment.spec, "replicas", 1));
   const std::int64_t unavailable = std::max<std::int64_t>(0, spec_replicas - obs.available);
 
   update.status = deployment.status;
@@ -119,7 +120,8 @@ DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
     // progress.go syncRolloutStatus: no progress is estimated for a completed rollout whose pods
     // are all of the current template (a scale, a pod turning unready, a resync).
   } else if (update.complete) {
-    progressing_true("NewReplicaSetAvailable", "ReplicaSet " + rs + " has successfully progressed.");
+    progressing_true("NewReplicaSetAvailable",
+                     "ReplicaSet " + rs + " has successfully progressed.");
   } else if (made_progress) {
     progressing_true("ReplicaSetUpdated", "ReplicaSet " + rs + " is progressing.");
     update.progressed = true;
@@ -136,10 +138,7 @@ DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
 
 DeploymentController::DeploymentController(Sim& sim, ApiServer& api,
                                            DeploymentControllerOptions options)
-    : sim_(sim),
-      api_(api),
-      options_(options),
-      stream_(sim.stream("kube.controller.deployment")) {
+    : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.controller.deployment")) {
   probe_deadline_ = sim.probes().declare("kube.deployment.progress_deadline_exceeded",
                                          "a Deployment reported ProgressDeadlineExceeded");
 }
@@ -236,8 +235,8 @@ void DeploymentController::sync(const ObjectRef& ref) {
         }
       }
       pod.meta.labels["pod-template-hash"] = hash;
-      pod.meta.owner_references.push_back(OwnerReference{
-          "Deployment", deployment.meta.name, deployment.meta.uid, true, true});
+      pod.meta.owner_references.push_back(
+          OwnerReference{"Deployment", deployment.meta.name, deployment.meta.uid, true, true});
       Result<Object> created;
       for (int attempt = 0; attempt < 8; ++attempt) {
         pod.meta.name = replica_set + "-" + std::to_string(memory.next_pod_index++);
@@ -254,7 +253,8 @@ void DeploymentController::sync(const ObjectRef& ref) {
       std::vector<Object> victims = current;
       std::sort(victims.begin(), victims.end(), [](const Object& a, const Object& b) {
         if (pod_is_ready(a) != pod_is_ready(b)) return !pod_is_ready(a);
-        if (a.meta.creation_ms != b.meta.creation_ms) return a.meta.creation_ms > b.meta.creation_ms;
+        if (a.meta.creation_ms != b.meta.creation_ms)
+          return a.meta.creation_ms > b.meta.creation_ms;
         return a.meta.name > b.meta.name;
       });
       for (std::int64_t i = 0; i < have - spec_replicas; ++i) {
@@ -279,8 +279,8 @@ void DeploymentController::sync(const ObjectRef& ref) {
   obs.change = change;
   obs.now_ms = sim_.now_ms();
   obs.last_progress_ms = memory.last_progress_ms;
-  obs.progress_deadline_ms = int_field(deployment.spec, "progressDeadlineMs",
-                                       options_.default_progress_deadline_ms);
+  obs.progress_deadline_ms =
+      int_field(deployment.spec, "progressDeadlineMs", options_.default_progress_deadline_ms);
 
   memory.current_hash = hash;
   const DeploymentStatusUpdate update = compute_deployment_status(deployment, obs);

@@ -56,10 +56,10 @@ std::string pod_template_hash(const Object& deployment);
 // --- The status computation, as a pure function (unit-tested without a server). ---
 
 enum class RolloutChange {
-  kNone,            // Generation already observed.
-  kNewReplicaSet,   // New generation with a template hash never seen: NewReplicaSetCreated.
-  kFoundReplicaSet, // New generation with a template hash seen before: FoundNewReplicaSet.
-  kScaled,          // New generation, same template: the Progressing condition is kept.
+  kNone,             // Generation already observed.
+  kNewReplicaSet,    // New generation with a template hash never seen: NewReplicaSetCreated.
+  kFoundReplicaSet,  // New generation with a template hash seen before: FoundNewReplicaSet.
+  kScaled,           // New generation, same template: the Progressing condition is kept.
 };
 
 struct DeploymentObservation {
@@ -79,7 +79,7 @@ struct DeploymentStatusUpdate {
   std::vector<Condition> conditions;
   bool progressed = false;  // Progress this sync (resets the deadline clock).
   bool complete = false;
-  bool changed = false;     // Differs from the deployment's current status / conditions.
+  bool changed = false;  // Differs from the deployment's current status / conditions.
 };
 
 DeploymentStatusUpdate compute_deployment_status(const Object& deployment,

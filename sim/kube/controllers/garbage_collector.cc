@@ -67,7 +67,8 @@ void GarbageCollector::on_event(const WatchEvent& event) {
   std::vector<std::string> previous_owners;
   if (auto it = owner_uids_.find(ref); it != owner_uids_.end()) previous_owners = it->second;
   index(object);
-  if (is_deleting(object) && (has_finalizer(object, kForeground) || has_finalizer(object, kOrphan))) {
+  if (is_deleting(object) &&
+      (has_finalizer(object, kForeground) || has_finalizer(object, kOrphan))) {
     enqueue_owner(ref);
   }
   // Dangling references (owner absent or with another uid) are collected.
@@ -88,7 +89,8 @@ void GarbageCollector::enqueue_owner_uid(const std::string& uid) {
   if (it == by_uid_.end()) return;
   const Object* owner = api_.peek(it->second);
   if (owner == nullptr || owner->meta.uid != uid || !is_deleting(*owner)) return;
-  if (has_finalizer(*owner, kForeground) || has_finalizer(*owner, kOrphan)) enqueue_owner(it->second);
+  if (has_finalizer(*owner, kForeground) || has_finalizer(*owner, kOrphan))
+    enqueue_owner(it->second);
 }
 
 void GarbageCollector::enqueue_dependent(const ObjectRef& ref) {

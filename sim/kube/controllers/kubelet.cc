@@ -9,7 +9,9 @@ namespace wsim::kube {
 namespace {
 using StatusPatch = std::map<std::string, std::optional<std::string>>;
 
-std::string result_name(const Status& status) { return status.ok() ? "ok" : code_name(status.code); }
+std::string result_name(const Status& status) {
+  return status.ok() ? "ok" : code_name(status.code);
+}
 }  // namespace
 
 std::string rejection_message(const std::string& reason, std::int64_t requested, std::int64_t used,
@@ -37,8 +39,9 @@ KubeletShared::KubeletShared(Sim& sim, KubeletOptions o)
       sim.probes().declare("kube.kubelet.rejected_at_admission", "a pod was rejected at admission");
   probe_rejected_running = sim.probes().declare(
       "kube.kubelet.rejected_running", "a running pod was rejected (re-admission, #20372)");
-  probe_sigkill_after_grace = sim.probes().declare(
-      "kube.kubelet.sigkill_after_grace", "a container ignored SIGTERM until its grace period ended");
+  probe_sigkill_after_grace =
+      sim.probes().declare("kube.kubelet.sigkill_after_grace",
+                           "a container ignored SIGTERM until its grace period ended");
 }
 
 Kubelet::Kubelet(Sim& sim, ApiServer& api, KubeletShared& shared, std::string node)
@@ -103,13 +106,24 @@ void Kubelet::run(const std::string& uid, std::uint64_t token) {
   const Object pod = *live;
   const Action action = std::exchange(state->pending, Action::kNone);
   switch (action) {
-    case Action::kNone: break;
-    case Action::kAdmit: admit(uid, pod); break;
+    case Action::kNone:
+      break;
+    case Action::kAdmit:
+      admit(uid, pod);
+      break;
     case Action::kStart:
-    case Action::kRestart: start_container(uid, pod); break;
-    case Action::kReady: become_ready(uid, pod); break;
-    case Action::kStop: stop_container(uid, pod, ""); break;
-    case Action::kFinalize: finalize(uid, pod); break;
+    case Action::kRestart:
+      start_container(uid, pod);
+      break;
+    case Action::kReady:
+      become_ready(uid, pod);
+      break;
+    case Action::kStop:
+      stop_container(uid, pod, "");
+      break;
+    case Action::kFinalize:
+      finalize(uid, pod);
+      break;
   }
 }
 
@@ -192,11 +206,13 @@ void Kubelet::admit(const std::string& uid, const Object& pod) {
   const std::int64_t cpu = int_field(pod.spec, "cpuMilli", 0);
   const std::int64_t memory = int_field(pod.spec, "memoryMiB", 0);
   const std::int64_t cpu_capacity = node != nullptr ? int_field(node->status, "cpuMilli", 0) : 0;
-  const std::int64_t memory_capacity = node != nullptr ? int_field(node->status, "memoryMiB", 0) : 0;
+  const std::int64_t memory_capacity =
+      node != nullptr ? int_field(node->status, "memoryMiB", 0) : 0;
 
   std::string reason;
   std::string cause;
-  if (auto forced = shared_.reject_at_admission.find(ref); forced != shared_.reject_at_admission.end()) {
+  if (auto forced = shared_.reject_at_admission.find(ref);
+      forced != shared_.reject_at_admission.end()) {
     reason = forced->second;
     if (reason.empty()) reason = kRejectionReasons[shared_.reject_stream.below(3)];
     shared_.reject_at_admission.erase(forced);
@@ -226,9 +242,9 @@ void Kubelet::admit(const std::string& uid, const Object& pod) {
     state->stage = Stage::kRejected;
     ++shared_.counters.rejected;
     sim_.probes().hit(shared_.probe_rejected_at_admission);
-    const Result<Object> written =
-        write_status(pod, {{"phase", "Failed"}, {"reason", reason}, {"message", message}, {"ready", "false"}},
-                     "False", "PodFailed");
+    const Result<Object> written = write_status(
+        pod, {{"phase", "Failed"}, {"reason", reason}, {"message", message}, {"ready", "false"}},
+        "False", "PodFailed");
     sim_.record(actor(), "reject", ref.to_string(), reason, cause + ": " + message);
     (void)written;
     return;
@@ -236,20 +252,20 @@ void Kubelet::admit(const std::string& uid, const Object& pod) {
 
   state->stage = Stage::kCreating;
   ++shared_.counters.admitted;
-  const Result<Object> written =
-      write_status(pod,
-                   {{"phase", "Pending"},
-                    {"container.state", "waiting"},
-                    {"container.reason", "ContainerCreating"},
-                    {"ready", "false"}},
-                   "False", "ContainersNotReady");
+  const Result<Object> written = write_status(pod,
+                                              {{"phase", "Pending"},
+                                               {"container.state", "waiting"},
+                                               {"container.reason", "ContainerCreating"},
+                                               {"ready", "false"}},
+                                              "False", "ContainersNotReady");
   sim_.record(actor(), "admit", ref.to_string(), result_name(written.status));
   schedule(uid, Action::kStart, draw_delay(shared_.stream, shared_.options.start));
 }
 
 void Kubelet::start_container(const std::string& uid, const Object& pod) {
   PodState* state = find(uid);
-  if (state == nullptr || (state->stage != Stage::kCreating && state->stage != Stage::kRestarting)) {
+  if (state == nullptr ||
+      (state->stage != Stage::kCreating && state->stage != Stage::kRestarting)) {
     return;
   }
   const ObjectRef ref = state->ref;
@@ -295,10 +311,10 @@ void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
       schedule(uid, Action::kStop, 0);
       return;
     case Stage::kRunning: {
-      std::int64_t grace = pod.meta.deletion_grace_period_ms.has_value()
-                               ? *pod.meta.deletion_grace_period_ms
-                               : int_field(pod.spec, "terminationGracePeriodMs",
-                                           options.default_grace_ms);
+      std::int64_t grace =
+          pod.meta.deletion_grace_period_ms.has_value()
+              ? *pod.meta.deletion_grace_period_ms
+              : int_field(pod.spec, "terminationGracePeriodMs", options.default_grace_ms);
       grace = std::clamp<std::int64_t>(grace, 0, options.max_grace_ms);
       state->stage = Stage::kStopping;
       DurationMs delay = 0;
@@ -312,8 +328,9 @@ void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
         state->stop_exit_code = 137;  // Ignores SIGTERM: SIGKILL when the grace period ends.
         sim_.probes().hit(shared_.probe_sigkill_after_grace);
       }
-      sim_.record(actor(), "kill", state->ref.to_string(), "ok",
-                  "grace " + std::to_string(grace) + "ms, stops after " + std::to_string(delay) + "ms");
+      sim_.record(
+          actor(), "kill", state->ref.to_string(), "ok",
+          "grace " + std::to_string(grace) + "ms, stops after " + std::to_string(delay) + "ms");
       schedule(uid, Action::kStop, delay);
       return;
     }
@@ -330,7 +347,8 @@ void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
   }
 }
 
-void Kubelet::stop_container(const std::string& uid, const Object& pod, const std::string& message) {
+void Kubelet::stop_container(const std::string& uid, const Object& pod,
+                             const std::string& message) {
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kStopping) return;
   const ObjectRef ref = state->ref;
@@ -413,7 +431,8 @@ Status Kubelet::exit_container(const ObjectRef& ref, int exit_code, const std::s
                                               terminal ? "PodCompleted" : "ContainersNotReady");
   sim_.record(actor(), "exit", ref.to_string(), result_name(written.status),
               "exit " + std::to_string(exit_code) + (terminal ? ", terminal" : ", restarting"));
-  if (!terminal) schedule(uid, Action::kRestart, draw_delay(shared_.stream, shared_.options.restart));
+  if (!terminal)
+    schedule(uid, Action::kRestart, draw_delay(shared_.stream, shared_.options.restart));
   return written.status;
 }
 
@@ -468,8 +487,8 @@ Status Kubelet::set_ready(const ObjectRef& ref, bool ready) {
   if (ready) ++shared_.counters.ready;
   StatusPatch status{{"ready", ready ? "true" : "false"}};
   if (ready) status["everReady"] = "true";
-  const Result<Object> written =
-      write_status(pod, std::move(status), ready ? "True" : "False", ready ? "" : "ContainersNotReady");
+  const Result<Object> written = write_status(pod, std::move(status), ready ? "True" : "False",
+                                              ready ? "" : "ContainersNotReady");
   sim_.record(actor(), ready ? "ready" : "unready", ref.to_string(), result_name(written.status));
   return written.status;
 }

@@ -114,8 +114,8 @@ void NamespaceController::step(const std::string& name) {
   patch.spec["finalizers"] = std::nullopt;
   const Result<Object> written = api_.server_patch(ref, patch, Subresource::kMain, kActor);
   ++counters_.finalized;
-  sim_.record(kActor, "finalize", ref.to_string(), written.ok() ? "ok" : code_name(written.status.code),
-              "namespace empty");
+  sim_.record(kActor, "finalize", ref.to_string(),
+              written.ok() ? "ok" : code_name(written.status.code), "namespace empty");
   // The server removes the namespace after the write when no finalizer is left; make sure.
   if (api_.peek(ref) != nullptr) api_.server_finalize(ref, kActor);
 }

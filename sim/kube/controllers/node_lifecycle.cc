@@ -6,7 +6,9 @@
 namespace wsim::kube {
 
 namespace {
-std::string result_name(const Status& status) { return status.ok() ? "ok" : code_name(status.code); }
+std::string result_name(const Status& status) {
+  return status.ok() ? "ok" : code_name(status.code);
+}
 }  // namespace
 
 NodeLifecycleController::NodeLifecycleController(Sim& sim, ApiServer& api,
@@ -64,11 +66,14 @@ void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
   if (!node.empty()) {
     if (!pod_is_terminal(*live)) {
       MergePatch patch;
-      patch.status = {{"phase", "Failed"}, {"reason", "NodeLost"}, {"message", "node deleted"},
+      patch.status = {{"phase", "Failed"},
+                      {"reason", "NodeLost"},
+                      {"message", "node deleted"},
                       {"ready", "false"}};
       std::vector<Condition> conditions = live->conditions;
-      set_condition(conditions, Condition{"DisruptionTarget", "True", "DeletionByPodGC",
-                                          "PodGC: node no longer exists", 0},
+      set_condition(conditions,
+                    Condition{"DisruptionTarget", "True", "DeletionByPodGC",
+                              "PodGC: node no longer exists", 0},
                     sim_.now_ms());
       set_condition(conditions, Condition{"Ready", "False", "NodeLost", "", 0}, sim_.now_ms());
       patch.conditions = conditions;
@@ -98,7 +103,8 @@ void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
   live = api_.peek(ref);
   if (live == nullptr || live->meta.uid != uid) {
     ++counters_.pods_removed;
-    sim_.record(kActor, "remove", ref.to_string(), "ok", node.empty() ? "never scheduled" : "node gone");
+    sim_.record(kActor, "remove", ref.to_string(), "ok",
+                node.empty() ? "never scheduled" : "node gone");
   }
 }
 
@@ -108,7 +114,8 @@ void NodeLifecycleController::sync_node(const std::string& name) {
   if (node == nullptr || node->status_or("ready", "false") == "true") return;
   std::vector<ObjectRef> pods;
   for (const Object* pod : api_.peek_list("Pod", "")) {
-    if (pod->spec_or("nodeName", "") == name && pod_is_ready(*pod)) pods.push_back(ObjectRef::of(*pod));
+    if (pod->spec_or("nodeName", "") == name && pod_is_ready(*pod))
+      pods.push_back(ObjectRef::of(*pod));
   }
   for (const ObjectRef& ref : pods) {
     const Object* pod = api_.peek(ref);

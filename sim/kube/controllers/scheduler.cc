@@ -29,14 +29,16 @@ bool node_selector_matches(const std::string& selector,
 
 std::string node_misfit(const Object& node, const NodeUsage& used, const Object& pod) {
   if (node.spec_or("unschedulable", "false") == "true") return "node(s) were unschedulable";
-  if (node.status_or("ready", "false") != "true" || is_deleting(node)) return "node(s) were not ready";
+  if (node.status_or("ready", "false") != "true" || is_deleting(node))
+    return "node(s) were not ready";
   if (!node_selector_matches(pod.spec_or("nodeSelector", ""), node.meta.labels)) {
     return "node(s) didn't match Pod's node affinity/selector";
   }
   const std::int64_t cpu = int_field(pod.spec, "cpuMilli", 0);
   const std::int64_t memory = int_field(pod.spec, "memoryMiB", 0);
   if (used.cpu_milli + cpu > int_field(node.status, "cpuMilli", 0)) return "Insufficient cpu";
-  if (used.memory_mib + memory > int_field(node.status, "memoryMiB", 0)) return "Insufficient memory";
+  if (used.memory_mib + memory > int_field(node.status, "memoryMiB", 0))
+    return "Insufficient memory";
   return "";
 }
 
@@ -104,7 +106,8 @@ void Scheduler::schedule_one(const ObjectRef& ref) {
   const std::vector<const Object*> nodes = api_.peek_list("Node", "");
   for (const Object* node : nodes) {
     auto it = usage.find(node->meta.name);
-    const std::string misfit = node_misfit(*node, it == usage.end() ? NodeUsage{} : it->second, pod);
+    const std::string misfit =
+        node_misfit(*node, it == usage.end() ? NodeUsage{} : it->second, pod);
     if (misfit.empty()) {
       candidates.push_back(node->meta.name);
     } else {
@@ -136,7 +139,8 @@ void Scheduler::schedule_one(const ObjectRef& ref) {
   MergePatch bind;
   bind.spec["nodeName"] = node;
   const Result<Object> bound = api_.server_patch(ref, bind, Subresource::kMain, kActor);
-  sim_.record(kActor, "bind", ref.to_string(), bound.ok() ? "ok" : code_name(bound.status.code), node);
+  sim_.record(kActor, "bind", ref.to_string(), bound.ok() ? "ok" : code_name(bound.status.code),
+              node);
   if (!bound.ok()) return;
   ++counters_.bound;
   unschedulable_.erase(ref);
