@@ -34,6 +34,7 @@
 #include "sim/run/signature_bench.h"
 #include "sim/run/verdict.h"
 #include "model/all_systems/all_systems.h"
+#include "sim/core/log.h"
 
 namespace {
 
@@ -178,6 +179,9 @@ int main(int argc, char** argv) {
 
   CLI::App app{"wsim: deterministic simulation and fuzz harness for workspace reconcilers"};
   app.require_subcommand(1);
+  std::string log_level = "off";
+  app.add_option("--log-level", log_level,
+                 "virtual-time log on stderr: off (default), error, warn, info, debug, trace");
   app.footer(
       "Exit codes: 0 pass, 1 usage or harness error, 2 safety violation, 3 liveness violation,\n"
       "4 nondeterminism, 5 an expected violation did not happen.");
@@ -324,6 +328,11 @@ int main(int argc, char** argv) {
     return code == 0 ? wsim::run::kExitPass : wsim::run::kExitUsage;
   }
 
+  if (!wsim::set_log_level(log_level)) {
+    std::cerr << "wsim: --log-level: unknown level '" << log_level
+              << "' (off, error, warn, info, debug, trace)\n";
+    return wsim::run::kExitUsage;
+  }
   std::string error;
   if (*run) {
     if (!to_flags(run_options, run_command.flags, error)) {

@@ -98,7 +98,11 @@ struct Watcher {
   LabelSelector selector;
   WatchSink sink;
   TimeMs last_due_ms = 0;  // Deliveries are never earlier than the previous one (order).
-  bool closed = false;     // No further events are scheduled (a 410 may still be in flight).
+  // The resourceVersion of the last change offered (scheduled) and delivered: both strictly
+  // increase (asserted in offer() and deliver(), paired with the store's write assertion).
+  std::uint64_t last_offered_rv = 0;
+  std::uint64_t last_delivered_rv = 0;
+  bool closed = false;  // No further events are scheduled (a 410 may still be in flight).
 };
 
 // A client request as it travels to the server.
@@ -154,6 +158,7 @@ struct ApiServer::Impl {
   std::deque<Change> history;
   std::uint64_t history_floor_rv = 0;  // Changes with rv <= this are no longer in history.
   std::deque<Change> undispatched;
+  std::uint64_t last_dispatched_rv = 0;  // Changes are dispatched in strictly ascending rv.
   bool dispatching = false;
   std::vector<std::pair<std::string, Listener>> listeners;
   std::map<std::uint64_t, Watcher> watchers;

@@ -5,6 +5,7 @@
 // request, recorded when the request reaches the server.
 #include "sim/kube/client.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/kube/api_server_impl.h"
@@ -22,11 +23,14 @@ std::string request_object(const Request& request) {
 }
 
 DurationMs ApiServer::Impl::draw_latency() {
-  return api_latency.range(options.min_latency_ms, options.max_latency_ms);
+  const DurationMs latency_ms = api_latency.range(options.min_latency_ms, options.max_latency_ms);
+  WSIM_ASSERT_GE(latency_ms, 0);
+  return latency_ms;
 }
 
 Delivery<Response> ApiServer::Impl::send(const std::string& identity,
                                          std::shared_ptr<Request> request) {
+  WSIM_ASSERT(request != nullptr);
   Delivery<Response> reply(sim.loop());
   const TimeMs sent_ms = sim.now_ms();
   const DurationMs latency = draw_latency();
@@ -41,6 +45,7 @@ Delivery<Response> ApiServer::Impl::send(const std::string& identity,
 void ApiServer::Impl::arrive(const std::string& identity, Request& request,
                              Delivery<Response> reply, TimeMs sent_ms) {
   const TimeMs now = sim.now_ms();
+  WSIM_ASSERT_GE(now, sent_ms);  // A request never arrives before it was sent.
   const TimeMs timeout_at = std::max(now, sent_ms + options.client_timeout_ms);
   auto timeout = [&]() {
     Response response;
@@ -85,7 +90,13 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
     return;
   }
 
+  const std::uint64_t rv_before = resource_version;
   Response response = execute(identity, request);
+  // Reads never write; a failed request writes nothing either.
+  if (request.verb == Verb::kGet || request.verb == Verb::kList) {
+    WSIM_ASSERT_EQ(resource_version, rv_before);
+  }
+  if (!response.status.ok()) WSIM_ASSERT_EQ(resource_version, rv_before);
   std::string detail;
   if (!response.status.ok()) {
     detail = response.status.message;
@@ -131,6 +142,10 @@ Response ApiServer::Impl::execute(const std::string& identity, Request& request)
         }
       }
       response.resource_version = resource_version;
+      WSIM_ASSERT(std::is_sorted(response.items.begin(), response.items.end(),
+                                 [](const Object& a, const Object& b) {
+                                   return ObjectRef::of(a) < ObjectRef::of(b);
+                                 }));
       break;
     }
     case Verb::kWatch:
@@ -177,17 +192,20 @@ namespace {
 using RequestPtr = std::shared_ptr<Request>;
 
 Task<Result<Object>> object_call(ApiServer::Impl* impl, std::string identity, RequestPtr request) {
+  WSIM_ASSERT(impl != nullptr);
   Response response = co_await impl->send(identity, std::move(request));
   co_return Result<Object>{std::move(response.status), std::move(response.object)};
 }
 
 Task<Result<std::vector<Object>>> list_call(ApiServer::Impl* impl, std::string identity,
                                             RequestPtr request) {
+  WSIM_ASSERT(impl != nullptr);
   Response response = co_await impl->send(identity, std::move(request));
   co_return Result<std::vector<Object>>{std::move(response.status), std::move(response.items)};
 }
 
 Task<Status> status_call(ApiServer::Impl* impl, std::string identity, RequestPtr request) {
+  WSIM_ASSERT(impl != nullptr);
   Response response = co_await impl->send(identity, std::move(request));
   co_return std::move(response.status);
 }

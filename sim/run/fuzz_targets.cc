@@ -85,6 +85,33 @@ RunResult fuzz_execute(const FuzzTarget& target, const LoadedScenario& loaded,
   return execute_run_with_known(*loaded.system, loaded.scenario, fuzz_run_options(bytes), known);
 }
 
+namespace {
+
+// The raw fuzzer input at `path` (at most kFuzzInputBytesMax bytes); false after telling `err`.
+bool read_fuzz_input(const std::string& path, std::vector<std::uint8_t>& bytes, std::ostream& err) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || std::filesystem::is_directory(path, ec)) {
+    err << "wsim replay: " << path << ": not a readable file\n";
+    return false;
+  }
+  if (size > kFuzzInputBytesMax) {
+    err << "wsim replay: " << path << ": " << size << " bytes, more than the " << kFuzzInputBytesMax
+        << " a fuzzer input may have\n";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) {
+    err << "wsim replay: " << path << ": read error\n";
+    return false;
+  }
+  WSIM_ASSERT_LE(bytes.size(), kFuzzInputBytesMax);
+  return true;
+}
+
+}  // namespace
+
 int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& command,
                           std::ostream& out, std::ostream& err, const std::string& known_dir) {
   const FuzzTarget* target = find_fuzz_target(target_name);
@@ -94,24 +121,8 @@ int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& c
     err << "wsim replay: unknown fuzz target '" << target_name << "' (targets: " << names << ")\n";
     return kExitUsage;
   }
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(command.path, ec);
-  if (ec || std::filesystem::is_directory(command.path, ec)) {
-    err << "wsim replay: " << command.path << ": not a readable file\n";
-    return kExitUsage;
-  }
-  if (size > kFuzzInputBytesMax) {
-    err << "wsim replay: " << command.path << ": " << size << " bytes, more than the "
-        << kFuzzInputBytesMax << " a fuzzer input may have\n";
-    return kExitUsage;
-  }
-  std::ifstream in(command.path, std::ios::binary);
-  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in),
-                                        std::istreambuf_iterator<char>()};
-  if (!in.good() && !in.eof()) {
-    err << "wsim replay: " << command.path << ": read error\n";
-    return kExitUsage;
-  }
+  std::vector<std::uint8_t> bytes;
+  if (!read_fuzz_input(command.path, bytes, err)) return kExitUsage;
   LoadedScenario loaded;
   std::string error;
   if (!fuzz_target_scenario(*target, loaded, error)) {

@@ -156,7 +156,10 @@ TEST(BundleTest, BrokenFilesAreClearErrors) {
   EXPECT_THAT(replay_error(), HasSubstr(w.path + "/scenario.textproto:"));
   testing::write_text(w.path + "/scenario.textproto", scenario);
 
+  // verdict.json is read with protobuf's JSON parser (sim/run/verdict_json.h).
   testing::write_text(w.path + "/verdict.json", "{\"fingerprint\": 12}");
+  EXPECT_THAT(replay_error(), HasSubstr("verdict.json: not a verdict record"));
+  testing::write_text(w.path + "/verdict.json", "{\"fingerprint\": \"0x12\", \"new_member\": 1}");
   EXPECT_THAT(replay_error(), HasSubstr("verdict.json: field fingerprint/trace_hash"));
   fs::remove(w.path + "/verdict.json");
   EXPECT_THAT(replay_error(), HasSubstr("verdict.json: cannot read"));

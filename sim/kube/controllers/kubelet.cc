@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "sim/core/log.h"
+
 namespace wsim::kube {
 
 namespace {
@@ -11,6 +13,17 @@ using StatusPatch = std::map<std::string, std::optional<std::string>>;
 
 std::string result_name(const Status& status) {
   return status.ok() ? "ok" : code_name(status.code);
+}
+
+// The pod phases a kubelet may write over `from` (Kubernetes' pod lifecycle: "" → Pending or
+// Failed at admission; Pending → Running, or straight to a terminal phase; Running → a terminal
+// phase; Succeeded and Failed are final).
+bool legal_phase_transition(const std::string& from, const std::string& to) {
+  if (from == to) return true;
+  if (from.empty()) return to == "Pending" || to == "Failed";
+  if (from == "Pending") return to == "Running" || to == "Succeeded" || to == "Failed";
+  if (from == "Running") return to == "Succeeded" || to == "Failed";
+  return false;
 }
 }  // namespace
 
@@ -48,6 +61,7 @@ Kubelet::Kubelet(Sim& sim, ApiServer& api, KubeletShared& shared, std::string no
     : sim_(sim), api_(api), shared_(shared), node_(std::move(node)) {}
 
 Kubelet::PodState* Kubelet::find(const std::string& uid) {
+  WSIM_ASSERT(!uid.empty());
   auto it = pods_.find(uid);
   return it == pods_.end() ? nullptr : &it->second;
 }
@@ -77,6 +91,7 @@ NodeUsage Kubelet::usage_excluding(const std::string& uid) const {
 }
 
 void Kubelet::schedule(const std::string& uid, Action action, DurationMs delay_ms) {
+  WSIM_ASSERT_GE(delay_ms, 0);
   PodState* state = find(uid);
   if (state == nullptr) return;
   const std::uint64_t token = ++state->token;
@@ -86,6 +101,7 @@ void Kubelet::schedule(const std::string& uid, Action action, DurationMs delay_m
 }
 
 void Kubelet::cancel(PodState& state) {
+  WSIM_ASSERT(!state.ref.name.empty());
   ++state.token;
   state.pending = Action::kNone;
   state.parked = false;
@@ -104,6 +120,7 @@ void Kubelet::run(const std::string& uid, std::uint64_t token) {
     return;
   }
   const Object pod = *live;
+  WSIM_ASSERT_EQ(pod.spec_or("nodeName", ""), node_);
   const Action action = std::exchange(state->pending, Action::kNone);
   switch (action) {
     case Action::kNone:
@@ -185,6 +202,18 @@ void Kubelet::stop() {
 
 Result<Object> Kubelet::write_status(const Object& pod, StatusPatch status,
                                      const char* ready_status, const char* ready_reason) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
+  WSIM_ASSERT_EQ(pod.spec_or("nodeName", ""), node_);
+  if (auto phase = status.find("phase"); phase != status.end() && phase->second.has_value()) {
+    const std::string from = pod.status_or("phase", "");
+    WSIM_ASSERT_MSG(legal_phase_transition(from, *phase->second),
+                    "kubelet " << node_ << " writes phase " << *phase->second << " over " << from
+                               << " on " << ObjectRef::of(pod).to_string());
+    if (from != *phase->second) {
+      WSIM_LOG_DEBUG("kubelet/" << node_ << ": " << ObjectRef::of(pod).to_string() << " phase "
+                                << (from.empty() ? "(none)" : from) << " -> " << *phase->second);
+    }
+  }
   MergePatch patch;
   patch.status = std::move(status);
   if (ready_status != nullptr) {
@@ -198,6 +227,7 @@ Result<Object> Kubelet::write_status(const Object& pod, StatusPatch status,
 }
 
 void Kubelet::admit(const std::string& uid, const Object& pod) {
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kNew) return;
   const ObjectRef ref = state->ref;
@@ -263,6 +293,7 @@ void Kubelet::admit(const std::string& uid, const Object& pod) {
 }
 
 void Kubelet::start_container(const std::string& uid, const Object& pod) {
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   PodState* state = find(uid);
   if (state == nullptr ||
       (state->stage != Stage::kCreating && state->stage != Stage::kRestarting)) {
@@ -287,8 +318,10 @@ void Kubelet::start_container(const std::string& uid, const Object& pod) {
 }
 
 void Kubelet::become_ready(const std::string& uid, const Object& pod) {
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kRunning) return;
+  WSIM_ASSERT(!pod_is_terminal(pod));
   state->ready = true;
   ++shared_.counters.ready;
   const ObjectRef ref = state->ref;
@@ -298,6 +331,7 @@ void Kubelet::become_ready(const std::string& uid, const Object& pod) {
 }
 
 void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   PodState* state = find(uid);
   if (state == nullptr) return;
   const KubeletOptions& options = shared_.options;
@@ -351,8 +385,10 @@ void Kubelet::stop_container(const std::string& uid, const Object& pod,
                              const std::string& message) {
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kStopping) return;
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   const ObjectRef ref = state->ref;
   const int exit_code = state->stop_exit_code;
+  WSIM_ASSERT_GE(exit_code, -1);
   state->stage = Stage::kStopped;
   state->ready = false;
   ++shared_.counters.stopped;
@@ -375,6 +411,7 @@ void Kubelet::stop_container(const std::string& uid, const Object& pod,
 void Kubelet::finalize(const std::string& uid, const Object& pod) {
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kStopped) return;
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   const ObjectRef ref = state->ref;
   const std::string who = actor();
   // The kubelet's final delete (grace 0): the server removes the pod now, or as soon as its
@@ -395,6 +432,7 @@ Status Kubelet::exit_container(const ObjectRef& ref, int exit_code, const std::s
   const Object* live = ours(ref, uid);
   if (live == nullptr) return Status::Error(Code::kNotFound, ref.to_string() + " not on " + node_);
   PodState* state = find(uid);
+  WSIM_ASSERT(state != nullptr);
   if (state->stage == Stage::kStopping && state->stop_exit_code >= 0) {
     // Killed (or exited) while the pod is being deleted, e.g. ws-daemon's SIGKILL after its
     // wait (#20382): the stop completes now with this exit code.
@@ -441,6 +479,7 @@ Status Kubelet::reject_running(const ObjectRef& ref, const std::string& reason) 
   const Object* live = ours(ref, uid);
   if (live == nullptr) return Status::Error(Code::kNotFound, ref.to_string() + " not on " + node_);
   PodState* state = find(uid);
+  WSIM_ASSERT(state != nullptr);
   if (state->stage != Stage::kRunning && state->stage != Stage::kRestarting) {
     return Status::Error(Code::kConflict, ref.to_string() + ": no running container to reject");
   }
@@ -478,6 +517,7 @@ Status Kubelet::set_ready(const ObjectRef& ref, bool ready) {
   const Object* live = ours(ref, uid);
   if (live == nullptr) return Status::Error(Code::kNotFound, ref.to_string() + " not on " + node_);
   PodState* state = find(uid);
+  WSIM_ASSERT(state != nullptr);
   if (state->stage != Stage::kRunning) {
     return Status::Error(Code::kConflict, ref.to_string() + ": container not running");
   }
