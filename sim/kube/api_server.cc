@@ -61,10 +61,12 @@ ApiServer::~ApiServer() = default;
 // --- RBAC-lite ---
 
 void ApiServer::deny(const std::string& identity, Verb verb, const std::string& kind) {
+  WSIM_ASSERT(!identity.empty());
   impl_->denied.emplace(identity, verb, kind);
 }
 
 void ApiServer::allow(const std::string& identity, Verb verb, const std::string& kind) {
+  WSIM_ASSERT(!identity.empty());
   impl_->denied.erase(std::make_tuple(identity, verb, kind));
 }
 

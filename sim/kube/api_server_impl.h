@@ -209,7 +209,9 @@ struct ApiServer::Impl {
   Delivery<Response> send(const std::string& identity, std::shared_ptr<Request> request);
   void arrive(const std::string& identity, Request& request, Delivery<Response> reply,
               TimeMs sent_ms);
+  // Performs the request (execute_verb) and asserts that reads and failed requests wrote nothing.
   Response execute(const std::string& identity, Request& request);
+  Response execute_verb(const std::string& identity, Request& request);
 };
 
 // "Deployment/ns/name", "Deployment/ns" (list in a namespace), "Deployment" (all namespaces).

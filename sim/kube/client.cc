@@ -90,13 +90,7 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
     return;
   }
 
-  const std::uint64_t rv_before = resource_version;
   Response response = execute(identity, request);
-  // Reads never write; a failed request writes nothing either.
-  if (request.verb == Verb::kGet || request.verb == Verb::kList) {
-    WSIM_ASSERT_EQ(resource_version, rv_before);
-  }
-  if (!response.status.ok()) WSIM_ASSERT_EQ(resource_version, rv_before);
   std::string detail;
   if (!response.status.ok()) {
     detail = response.status.message;
@@ -116,6 +110,17 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
 }
 
 Response ApiServer::Impl::execute(const std::string& identity, Request& request) {
+  const std::uint64_t rv_before_execute = resource_version;
+  Response response = execute_verb(identity, request);
+  // Reads never write; a failed request writes nothing either.
+  if (request.verb == Verb::kGet || request.verb == Verb::kList) {
+    WSIM_ASSERT_EQ(resource_version, rv_before_execute);
+  }
+  if (!response.status.ok()) WSIM_ASSERT_EQ(resource_version, rv_before_execute);
+  return response;
+}
+
+Response ApiServer::Impl::execute_verb(const std::string& identity, Request& request) {
   Response response;
   switch (request.verb) {
     case Verb::kGet: {
@@ -142,10 +147,9 @@ Response ApiServer::Impl::execute(const std::string& identity, Request& request)
         }
       }
       response.resource_version = resource_version;
-      WSIM_ASSERT(std::is_sorted(response.items.begin(), response.items.end(),
-                                 [](const Object& a, const Object& b) {
-                                   return ObjectRef::of(a) < ObjectRef::of(b);
-                                 }));
+      WSIM_ASSERT(std::is_sorted(
+          response.items.begin(), response.items.end(),
+          [](const Object& a, const Object& b) { return ObjectRef::of(a) < ObjectRef::of(b); }));
       break;
     }
     case Verb::kWatch:

@@ -86,6 +86,7 @@ Status Cluster::add_node(const std::string& name, std::int64_t cpu_milli, std::i
 }
 
 Status Cluster::delete_node(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   const Status status = api_->server_delete(ObjectRef{"Node", "", name}, DeleteOptions{}, kKubectl);
   if (status.ok()) ++nodes_deleted_;
   sim_.record(kKubectl, "delete-node", "Node/" + name, status.ok() ? "ok" : code_name(status.code));
@@ -101,18 +102,21 @@ Status Cluster::patch_node(const std::string& name, MergePatch patch, Subresourc
 }
 
 Status Cluster::cordon(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   MergePatch patch;
   patch.spec["unschedulable"] = "true";
   return patch_node(name, std::move(patch), Subresource::kMain, "cordon", "");
 }
 
 Status Cluster::uncordon(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   MergePatch patch;
   patch.spec["unschedulable"] = std::nullopt;
   return patch_node(name, std::move(patch), Subresource::kMain, "uncordon", "");
 }
 
 Status Cluster::set_node_ready(const std::string& name, bool ready) {
+  WSIM_ASSERT(!name.empty());
   MergePatch patch;
   patch.status["ready"] = ready ? "true" : "false";
   return patch_node(name, std::move(patch), Subresource::kStatus, "set-ready",
@@ -140,12 +144,14 @@ Kubelet* Cluster::kubelet(const std::string& node) {
 }
 
 void Cluster::dispatch_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   const std::string node = event.object.spec_or("nodeName", "");
   if (node.empty()) return;
   if (Kubelet* k = kubelet(node)) k->on_pod(event);
 }
 
 void Cluster::dispatch_node(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Node");
   auto it = kubelets_.find(event.object.meta.name);
   if (it == kubelets_.end()) return;
   if (event.type == WatchEventType::kDeleted) {
@@ -176,6 +182,7 @@ Result<Object> Cluster::scale(const ObjectRef& deployment, std::int64_t replicas
 }
 
 Kubelet* Cluster::kubelet_of(const ObjectRef& pod) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   const Object* live = api_->peek(pod);
   if (live == nullptr) return nullptr;
   return kubelet(live->spec_or("nodeName", ""));

@@ -227,10 +227,12 @@ Result<Object> ApiServer::Impl::create(Object object) {
     object.status["phase"] = "Pending";
   }
   ++object_count;
+  const std::uint64_t rv_before = resource_version;
   auto committed = commit(ref, std::move(object));
-  // A new object is never removable at once (no deletionTimestamp): it is stored, as written.
-  WSIM_ASSERT(find(ref) != nullptr);
-  WSIM_ASSERT_EQ(committed->meta.resource_version, resource_version);
+  // Stored as written, with the next resourceVersion (a listener may have written more since,
+  // even deleted it: the listeners run inside commit()).
+  WSIM_ASSERT_EQ(committed->meta.resource_version, rv_before + 1);
+  WSIM_ASSERT_EQ(committed->meta.generation, 1);
   return {Status::Ok(), *committed};
 }
 

@@ -229,8 +229,10 @@ TEST(ScenarioTest, HostileBytesNeverCrash) {
     const bool ok =
         parse_scenario(input, "hostile.textproto", loaded, error) && validate_scenario(loaded, error);
     EXPECT_EQ(ok, accepted) << input;
-    if (!ok) EXPECT_FALSE(error.empty()) << "rejected without an error: " << input;
-    if (!ok) EXPECT_NE(error.find("hostile.textproto"), std::string::npos) << error;
+    if (!ok) {
+      EXPECT_FALSE(error.empty()) << "rejected without an error: " << input;
+      EXPECT_NE(error.find("hostile.textproto"), std::string::npos) << error;
+    }
   }
 }
 

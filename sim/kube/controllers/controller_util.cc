@@ -81,6 +81,8 @@ const Condition* find_condition(const std::vector<Condition>& conditions, std::s
 }
 
 bool set_condition(std::vector<Condition>& conditions, Condition condition, TimeMs now_ms) {
+  WSIM_ASSERT(!condition.type.empty());
+  WSIM_ASSERT_GE(now_ms, 0);
   const Condition* current = find_condition(conditions, condition.type);
   if (current != nullptr && current->status == condition.status &&
       current->reason == condition.reason) {

@@ -8,6 +8,7 @@ namespace wsim::kube {
 
 namespace {
 bool has_spec_finalizer(const Object& ns) {
+  WSIM_ASSERT_EQ(ns.kind, "Namespace");
   // spec "finalizers" holds a comma-separated list; "kubernetes" while content remains.
   const std::string list = ns.spec_or("finalizers", "");
   std::size_t start = 0;
@@ -55,6 +56,7 @@ void NamespaceController::on_event(const WatchEvent& event) {
 }
 
 void NamespaceController::enqueue(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   if (!queued_.insert(name).second) return;
   DurationMs delay = draw_delay(stream_, options_.step);
   if (sim_.faults().fires(slow_fault_, fault_stream_)) {
@@ -67,6 +69,7 @@ void NamespaceController::enqueue(const std::string& name) {
 }
 
 void NamespaceController::step(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   queued_.erase(name);
   const ObjectRef ref{"Namespace", "", name};
   const Object* ns = api_.peek(ref);

@@ -24,6 +24,7 @@ void NodeLifecycleController::start() {
 }
 
 void NodeLifecycleController::on_node(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Node");
   const std::string& name = event.object.meta.name;
   if (event.type == WatchEventType::kDeleted) {
     for (const Object* pod : api_.peek_list("Pod", "")) {
@@ -35,6 +36,7 @@ void NodeLifecycleController::on_node(const WatchEvent& event) {
 }
 
 void NodeLifecycleController::on_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   if (event.type == WatchEventType::kDeleted) return;
   const Object& pod = event.object;
   const std::string node = pod.spec_or("nodeName", "");
@@ -46,16 +48,19 @@ void NodeLifecycleController::on_pod(const WatchEvent& event) {
 }
 
 void NodeLifecycleController::enqueue_pod(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   if (!queued_pods_.insert(ref).second) return;
   sim_.loop().schedule(draw_delay(stream_, options_.step), [this, ref] { gc_pod(ref); });
 }
 
 void NodeLifecycleController::enqueue_node(const std::string& node) {
+  WSIM_ASSERT(!node.empty());
   if (!queued_nodes_.insert(node).second) return;
   sim_.loop().schedule(draw_delay(stream_, options_.step), [this, node] { sync_node(node); });
 }
 
 void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   queued_pods_.erase(ref);
   const Object* live = api_.peek(ref);
   if (live == nullptr) return;
@@ -109,6 +114,7 @@ void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
 }
 
 void NodeLifecycleController::sync_node(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   queued_nodes_.erase(name);
   const Object* node = api_.peek(ObjectRef{"Node", "", name});
   if (node == nullptr || node->status_or("ready", "false") == "true") return;

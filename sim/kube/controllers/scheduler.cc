@@ -5,6 +5,7 @@ namespace wsim::kube {
 
 namespace {
 bool needs_scheduling(const Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   return pod.spec_or("nodeName", "").empty() && !is_deleting(pod) && !pod_is_terminal(pod);
 }
 }  // namespace
@@ -28,6 +29,8 @@ bool node_selector_matches(const std::string& selector,
 }
 
 std::string node_misfit(const Object& node, const NodeUsage& used, const Object& pod) {
+  WSIM_ASSERT_EQ(node.kind, "Node");
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   if (node.spec_or("unschedulable", "false") == "true") return "node(s) were unschedulable";
   if (node.status_or("ready", "false") != "true" || is_deleting(node))
     return "node(s) were not ready";
@@ -63,6 +66,7 @@ void Scheduler::start() {
 }
 
 void Scheduler::on_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   const ObjectRef ref = ObjectRef::of(event.object);
   if (event.type == WatchEventType::kDeleted) {
     unschedulable_.erase(ref);
@@ -80,6 +84,7 @@ void Scheduler::on_pod(const WatchEvent& event) {
 }
 
 void Scheduler::on_node(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Node");
   if (event.type != WatchEventType::kDeleted) retry_unschedulable();
 }
 
@@ -88,11 +93,13 @@ void Scheduler::retry_unschedulable() {
 }
 
 void Scheduler::enqueue(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   if (!queued_.insert(ref).second) return;
   sim_.loop().schedule(draw_delay(stream_, options_.step), [this, ref] { schedule_one(ref); });
 }
 
 void Scheduler::schedule_one(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   queued_.erase(ref);
   const Object* live = api_.peek(ref);
   if (live == nullptr || !needs_scheduling(*live)) {
