@@ -59,6 +59,7 @@ void EventLoop::cancel(ActorId id) {
 }
 
 bool EventLoop::alive(ActorId id) const {
+  WSIM_ASSERT_LE(live_actors_, actors_.size());
   return id != kNoActor && id < actors_.size() && actors_[id] && !actors_[id]->done;
 }
 
@@ -100,6 +101,7 @@ void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
 }
 
 void EventLoop::throw_if_cancelled() const {
+  if (current_ != kNoActor) WSIM_ASSERT_LT(current_, actors_.size());
   if (current_ != kNoActor && actors_[current_]->cancelled) throw Cancelled{};
 }
 
@@ -118,6 +120,7 @@ bool EventLoop::step() {
 
 void EventLoop::run_until(TimeMs until_ms) {
   while (!stop_requested_ && !queue_.empty() && queue_.top().due_ms <= until_ms) step();
+  if (!stop_requested_ && !queue_.empty()) WSIM_ASSERT_GT(queue_.top().due_ms, until_ms);
   if (!stop_requested_ && now_ms_ < until_ms) {
     now_ms_ = until_ms;
     assert_context().now_ms = now_ms_;
@@ -187,6 +190,7 @@ EventLoop::Actor& EventLoop::actor_ref(ActorId id) {
 }
 
 void EventLoop::mix_hash(std::uint64_t value) {
+  WSIM_ASSERT_GE(now_ms_, 0);
   schedule_hash_ ^= value;
   schedule_hash_ *= 0x100000001b3ULL;
   schedule_hash_ ^= schedule_hash_ >> 29;

@@ -224,11 +224,13 @@ RequestPtr make_request(Verb verb, ObjectRef ref) {
 }  // namespace
 
 Task<Result<Object>> Client::get(ObjectRef ref) {
+  WSIM_ASSERT(server_ != nullptr);
   return object_call(server_->impl_.get(), identity_, make_request(Verb::kGet, std::move(ref)));
 }
 
 Task<Result<std::vector<Object>>> Client::list(std::string kind, std::string namespace_,
                                                LabelSelector selector) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request =
       make_request(Verb::kList, ObjectRef{std::move(kind), std::move(namespace_), ""});
   request->selector = std::move(selector);
@@ -236,12 +238,14 @@ Task<Result<std::vector<Object>>> Client::list(std::string kind, std::string nam
 }
 
 Task<Result<Object>> Client::create(Object object) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kCreate, ObjectRef::of(object));
   request->object = std::move(object);
   return object_call(server_->impl_.get(), identity_, std::move(request));
 }
 
 Task<Result<Object>> Client::update(Object object, Subresource subresource) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kUpdate, ObjectRef::of(object));
   request->object = std::move(object);
   request->subresource = subresource;
@@ -249,6 +253,7 @@ Task<Result<Object>> Client::update(Object object, Subresource subresource) {
 }
 
 Task<Result<Object>> Client::patch(ObjectRef ref, MergePatch patch, Subresource subresource) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kPatch, std::move(ref));
   request->patch = std::move(patch);
   request->subresource = subresource;
@@ -256,12 +261,14 @@ Task<Result<Object>> Client::patch(ObjectRef ref, MergePatch patch, Subresource 
 }
 
 Task<Status> Client::remove(ObjectRef ref, DeleteOptions options) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kDelete, std::move(ref));
   request->delete_options = std::move(options);
   return status_call(server_->impl_.get(), identity_, std::move(request));
 }
 
 Task<Result<Object>> Client::apply(Object object, std::string field_manager) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kApply, ObjectRef::of(object));
   request->object = std::move(object);
   request->field_manager = std::move(field_manager);

@@ -49,6 +49,7 @@ void Cluster::start() {
 
 Status Cluster::add_node(const std::string& name, std::int64_t cpu_milli, std::int64_t memory_mib,
                          std::map<std::string, std::string> labels) {
+  WSIM_ASSERT(!name.empty());
   if (auto it = kubelets_.find(name); it != kubelets_.end()) {
     if (!it->second->stopped())
       return Status::Error(Code::kAlreadyExists, "node " + name + " exists");
@@ -172,6 +173,7 @@ Status Cluster::remove(const ObjectRef& ref, DeleteOptions options) {
 }
 
 Result<Object> Cluster::scale(const ObjectRef& deployment, std::int64_t replicas) {
+  WSIM_ASSERT_EQ(deployment.kind, "Deployment");
   MergePatch patch;
   patch.spec["replicas"] = std::to_string(replicas);
   Result<Object> result = api_->server_patch(deployment, patch, Subresource::kMain, kKubectl);
@@ -189,22 +191,26 @@ Kubelet* Cluster::kubelet_of(const ObjectRef& pod) {
 }
 
 void Cluster::reject_at_admission(const ObjectRef& pod, std::string reason) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   kubelet_shared_->reject_at_admission[pod] = std::move(reason);
 }
 
 Status Cluster::reject_running(const ObjectRef& pod, const std::string& reason) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   Kubelet* k = kubelet_of(pod);
   if (k == nullptr) return Status::Error(Code::kNotFound, pod.to_string() + " runs on no kubelet");
   return k->reject_running(pod, reason);
 }
 
 Status Cluster::exit_container(const ObjectRef& pod, int exit_code, const std::string& message) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   Kubelet* k = kubelet_of(pod);
   if (k == nullptr) return Status::Error(Code::kNotFound, pod.to_string() + " runs on no kubelet");
   return k->exit_container(pod, exit_code, message);
 }
 
 Status Cluster::set_pod_ready(const ObjectRef& pod, bool ready) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   Kubelet* k = kubelet_of(pod);
   if (k == nullptr) return Status::Error(Code::kNotFound, pod.to_string() + " runs on no kubelet");
   return k->set_ready(pod, ready);

@@ -212,6 +212,8 @@ struct Informer::State {
 Informer::Informer(Sim& sim, ApiServer& server, InformerOptions options)
     : state_(std::make_unique<State>()) {
   state_->core = std::make_shared<InformerCore>(sim, server.impl_.get(), std::move(options));
+  WSIM_ASSERT(state_->core->server != nullptr);
+  WSIM_ASSERT(!state_->core->options.kind.empty());
 }
 
 Informer::~Informer() {
@@ -257,6 +259,7 @@ std::vector<Object> Informer::list() const {
   std::vector<Object> out;
   out.reserve(state_->core->cache.size());
   for (const auto& [ref, object] : state_->core->cache) out.push_back(*object);
+  WSIM_ASSERT_EQ(out.size(), state_->core->cache.size());
   return out;
 }
 

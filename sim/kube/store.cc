@@ -79,6 +79,7 @@ bool is_pod_in_grace(const Object& object) {
 
 // Equal up to resourceVersion: a write that would change nothing is not a write.
 bool same_content(const Object& a, const Object& b) {
+  WSIM_ASSERT_EQ(a.kind, b.kind);
   if (a.kind != b.kind || a.spec != b.spec || a.status != b.status ||
       a.conditions != b.conditions || a.data != b.data) {
     return false;
