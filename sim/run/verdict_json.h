@@ -19,7 +19,8 @@ namespace wsim::run {
 proto::VerdictRecord verdict_record(const System& system, const proto::Scenario& scenario,
                                     const RunResult& result);
 
-// The JSON text of `record`, two-space indented, one member per line, ending in a newline.
+// The JSON text of `record` (protobuf's printer: one member per line, one-space indent), ending
+// in a newline.
 std::string verdict_json(const proto::VerdictRecord& record);
 
 // Parses verdict.json text (unknown members are ignored, so older readers read newer files).
