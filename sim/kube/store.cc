@@ -63,6 +63,7 @@ void merge_map(Fields& target, const std::map<std::string, std::optional<std::st
 
 // A non-negative decimal number of milliseconds, or `fallback`.
 DurationMs parse_ms(const std::string& text, DurationMs fallback) {
+  WSIM_ASSERT_GE(fallback, 0);
   if (text.empty() || text.size() > 15) return fallback;
   DurationMs value = 0;
   for (char c : text) {

@@ -185,6 +185,7 @@ std::size_t ApiServer::watch_count() const {
   for (const auto& [id, watcher] : impl_->watchers) {
     if (!watcher.closed) ++open;
   }
+  WSIM_ASSERT_LE(open, impl_->watchers.size());
   return open;
 }
 

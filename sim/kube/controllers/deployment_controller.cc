@@ -148,6 +148,9 @@ DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
   }
 
   update.changed = update.status != deployment.status || update.conditions != deployment.conditions;
+  // Complete means every replica updated and available (paired with observe()'s counts).
+  if (update.complete) WSIM_ASSERT_EQ(obs.available, spec_replicas);
+  if (update.progressed) WSIM_ASSERT(update.changed);
   return update;
 }
 
@@ -164,6 +167,7 @@ void DeploymentController::start() {
 }
 
 void DeploymentController::on_deployment(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Deployment");
   if (event.type == WatchEventType::kDeleted) {
     memory_.erase(event.object.meta.uid);
     return;
@@ -172,12 +176,14 @@ void DeploymentController::on_deployment(const WatchEvent& event) {
 }
 
 void DeploymentController::on_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   const OwnerReference* owner = controller_of(event.object);
   if (owner == nullptr || owner->kind != "Deployment") return;
   enqueue(ObjectRef{"Deployment", event.object.meta.namespace_, owner->name});
 }
 
 void DeploymentController::enqueue(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Deployment");
   if (!queued_.insert(ref).second) return;
   const DurationMs delay = draw_delay(stream_, options_.step);
   sim_.loop().schedule(delay, [this, ref] { sync(ref); });
@@ -191,6 +197,7 @@ void DeploymentController::sync(const ObjectRef& ref) {
   ++counters_.syncs;
   Memory& memory = memory_[deployment.meta.uid];
   const std::string hash = pod_template_hash(deployment);
+  WSIM_ASSERT(!hash.empty());
   const std::int64_t spec_replicas =
       std::max<std::int64_t>(0, int_field(deployment.spec, "replicas", 1));
 

@@ -67,6 +67,7 @@ Kubelet::PodState* Kubelet::find(const std::string& uid) {
 }
 
 const Object* Kubelet::ours(const ObjectRef& ref, std::string& uid) const {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   const Object* pod = api_.peek(ref);
   if (pod == nullptr || pod->spec_or("nodeName", "") != node_) return nullptr;
   if (pods_.count(pod->meta.uid) == 0) return nullptr;
@@ -145,6 +146,7 @@ void Kubelet::run(const std::string& uid, std::uint64_t token) {
 }
 
 void Kubelet::on_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   if (stopped_) return;
   const Object& pod = event.object;
   const std::string& uid = pod.meta.uid;
@@ -173,6 +175,7 @@ void Kubelet::on_pod(const WatchEvent& event) {
 }
 
 void Kubelet::on_node(const Object& node) {
+  WSIM_ASSERT_EQ(node.kind, "Node");
   if (stopped_) return;
   const bool ready = node.status_or("ready", "false") == "true";
   if (ready == node_ready_) return;

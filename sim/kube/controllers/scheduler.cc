@@ -1,6 +1,8 @@
 // See scheduler.h.
 #include "sim/kube/controllers/scheduler.h"
 
+#include <algorithm>
+
 namespace wsim::kube {
 
 namespace {
@@ -46,6 +48,8 @@ std::string node_misfit(const Object& node, const NodeUsage& used, const Object&
 }
 
 std::map<std::string, NodeUsage> node_usage(const std::vector<const Object*>& pods) {
+  WSIM_ASSERT(
+      std::all_of(pods.begin(), pods.end(), [](const Object* pod) { return pod != nullptr; }));
   std::map<std::string, NodeUsage> usage;
   for (const Object* pod : pods) {
     const std::string node = pod->spec_or("nodeName", "");
