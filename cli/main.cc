@@ -33,16 +33,8 @@
 #include "sim/run/explain.h"
 #include "sim/run/signature_bench.h"
 #include "sim/run/verdict.h"
-
-#ifdef WSIM_HAVE_TOY
-#include "model/toy/register.h"
-#endif
-#ifdef WSIM_HAVE_GITLAB
-#include "model/gitlab/register.h"
-#endif
-#ifdef WSIM_HAVE_GITPOD
-#include "model/gitpod/register.h"
-#endif
+#include "model/all_systems/all_systems.h"
+#include "sim/core/log.h"
 
 namespace {
 
@@ -50,18 +42,6 @@ namespace pb = google::protobuf;
 using wsim::run::FieldOverride;
 using wsim::run::ScenarioFlags;
 using wsim::DurationMs;
-
-void register_systems() {
-#ifdef WSIM_HAVE_TOY
-  wsim::toy::register_toy_system();
-#endif
-#ifdef WSIM_HAVE_GITLAB
-  wsim::gitlab::register_gitlab_system();
-#endif
-#ifdef WSIM_HAVE_GITPOD
-  wsim::gitpod::register_gitpod_system();
-#endif
-}
 
 // Flags every scenario-selecting subcommand shares, plus one flag per config field of every
 // registered system (--agent, --rails, --namespace-mode, --version, ...).
@@ -195,10 +175,13 @@ bool to_flags(const ScenarioOptions& options, ScenarioFlags& flags, std::string&
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_systems();
+  wsim::register_all_systems();
 
   CLI::App app{"wsim: deterministic simulation and fuzz harness for workspace reconcilers"};
   app.require_subcommand(1);
+  std::string log_level = "off";
+  app.add_option("--log-level", log_level,
+                 "virtual-time log on stderr: off (default), error, warn, info, debug, trace");
   app.footer(
       "Exit codes: 0 pass, 1 usage or harness error, 2 safety violation, 3 liveness violation,\n"
       "4 nondeterminism, 5 an expected violation did not happen.");
@@ -312,6 +295,9 @@ int main(int argc, char** argv) {
   // list
   CLI::App* list = app.add_subcommand("list", "systems, versions, invariants, actions, faults, "
                                               "probes");
+  bool list_fuzz_targets = false;
+  list->add_flag("--fuzz-targets", list_fuzz_targets,
+                 "only the systems' fuzz targets: NAME KIND GATE MAX_LEN SYSTEM BUGS per line");
 
   // fingerprint (hidden): the determinism check's workhorse.
   // bench-signatures (hidden): scripts/bench-signatures, docs/signatures.md.
@@ -342,6 +328,11 @@ int main(int argc, char** argv) {
     return code == 0 ? wsim::run::kExitPass : wsim::run::kExitUsage;
   }
 
+  if (!wsim::set_log_level(log_level)) {
+    std::cerr << "wsim: --log-level: unknown level '" << log_level
+              << "' (off, error, warn, info, debug, trace)\n";
+    return wsim::run::kExitUsage;
+  }
   std::string error;
   if (*run) {
     if (!to_flags(run_options, run_command.flags, error)) {
@@ -384,6 +375,7 @@ int main(int argc, char** argv) {
   if (*corpus_add) return wsim::run::cmd_corpus_add(corpus_add_command, std::cout, std::cerr);
   if (*shrink) return wsim::run::cmd_shrink(shrink_command, std::cout, std::cerr);
   if (*explain) return wsim::run::cmd_explain(explain_command, std::cout, std::cerr);
+  if (*list && list_fuzz_targets) return wsim::run::cmd_list_fuzz_targets(std::cout);
   if (*list) return wsim::run::cmd_list(std::cout, std::cerr);
   if (*fingerprint) {
     if (!to_flags(fingerprint_options, fingerprint_command.flags, error)) {

@@ -137,7 +137,7 @@ class EventLoop {
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   std::vector<std::function<void()>> callbacks_;  // Slots of pending callbacks.
   std::vector<std::uint32_t> free_slots_;         // Reused last-in first-out (deterministic).
-  std::vector<std::unique_ptr<Actor>> actors_;  // Index = ActorId; [0] unused.
+  std::vector<std::unique_ptr<Actor>> actors_;    // Index = ActorId; [0] unused.
   ActorId current_ = kNoActor;
   std::size_t live_actors_ = 0;
   std::uint64_t events_processed_ = 0;

@@ -29,7 +29,7 @@ struct FaultPoint {
   Ratio enable;             // Probability that a run enables it.
   Ratio fire;               // Probability that an enabled point fires per evaluation.
   bool enabled = false;
-  bool forced = false;        // Set by the scenario; draw_swarm leaves it alone.
+  bool forced = false;  // Set by the scenario; draw_swarm leaves it alone.
   std::uint64_t evaluations = 0;
   std::uint64_t fired = 0;
 };

@@ -34,8 +34,8 @@ class Sim {
   // Convenience: records a trace event at the current virtual time.
   void record(std::string actor, std::string verb, std::string object, std::string result,
               std::string detail = {}) {
-    trace_.record(now_ms(), std::move(actor), std::move(verb), std::move(object),
-                  std::move(result), std::move(detail));
+    trace_.record(now_ms(), std::move(actor), std::move(verb), std::move(object), std::move(result),
+                  std::move(detail));
   }
 
   // Trace hash combined with the event loop's schedule hash: the run's fingerprint.

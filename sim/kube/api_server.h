@@ -30,7 +30,7 @@ struct WatchEvent {
 };
 
 struct ApiServerOptions {
-  DurationMs min_latency_ms = 1;   // Per direction, for client requests.
+  DurationMs min_latency_ms = 1;  // Per direction, for client requests.
   DurationMs max_latency_ms = 20;
   DurationMs client_timeout_ms = 30 * kSecondMs;  // When a request or response is lost.
   DurationMs watch_min_latency_ms = 1;
