@@ -37,7 +37,8 @@ enum class NamespaceMode { kUnique, kShared };
 
 // §5.3 A2: when is a termination tracker entry "synced" (isReconciled) and therefore not re-sent?
 enum class SyncedFlagRule {
-  // Default [reconstructed]: set after a successful exchange that carried the entry; cleared when the
+  // Default [reconstructed]: set after a successful exchange that carried the entry; cleared when
+  // the
   // progress value changes.
   kAfterExchange,
   // Seed 001 literally: updateOrSet with the same progress as stored sets isReconciled.

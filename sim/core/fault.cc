@@ -103,8 +103,8 @@ bool Faults::fires(FaultId id, ChoiceStream& stream) {
   if (healed_ || !point.enabled) return false;
   ++point.evaluations;
   // Inside an incident an enabled point fires at least at kIncidentFire (same one draw).
-  const bool boosted = in_incident() && point.fire.num * kIncidentFire.den <
-                                            kIncidentFire.num * point.fire.den;
+  const bool boosted =
+      in_incident() && point.fire.num * kIncidentFire.den < kIncidentFire.num * point.fire.den;
   const bool fired = stream.chance(boosted ? kIncidentFire : point.fire);
   if (fired) ++point.fired;
   WSIM_ASSERT_LE(point.fired, point.evaluations);

@@ -148,9 +148,8 @@ RunResult execute_run(const System& system, const proto::Scenario& scenario,
     const auto listed = go_past.find(key);
     if (!masking && listed == go_past.end()) return false;
     // A later violation of an object a known bug already broke is taken for its consequence.
-    const auto broken = std::find_if(
-        result.masked.begin(), result.masked.end(),
-        [&](const MaskedViolation& m) {
+    const auto broken =
+        std::find_if(result.masked.begin(), result.masked.end(), [&](const MaskedViolation& m) {
           return m.violation.object == violation.object ||
                  std::find(violation.related.begin(), violation.related.end(),
                            m.violation.object) != violation.related.end();

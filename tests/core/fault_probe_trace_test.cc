@@ -74,9 +74,9 @@ TEST(Faults, IncidentsBoostEnabledPointsOnlyInsideTheirWindows) {
   now_ms = incidents[0].end_ms;  // The end is exclusive.
   if (incidents.size() > 1 && incidents[1].start_ms == now_ms) now_ms = phase_ms;
   for (int i = 0; i < 4000; ++i) outside += faults.fires(rare, stream) ? 1 : 0;
-  EXPECT_GT(inside, 800);   // ~1/4 of 4000.
+  EXPECT_GT(inside, 800);  // ~1/4 of 4000.
   EXPECT_LT(inside, 1200);
-  EXPECT_LT(outside, 20);   // ~1/1000 of 4000.
+  EXPECT_LT(outside, 20);  // ~1/1000 of 4000.
   now_ms = incidents[0].start_ms;
   EXPECT_FALSE(faults.fires(off, stream));  // A disabled point stays off in an incident.
   EXPECT_NE(faults.describe_incidents(), "none");

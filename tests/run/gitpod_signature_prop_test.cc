@@ -30,13 +30,20 @@ struct Action {
   bool targets_node;  // The target is a node (node-1, node-2), not a user.
 };
 constexpr Action kActions[] = {
-    {"user", "start", false},        {"user", "start", false},
-    {"user", "stop", false},         {"user", "stop_immediate", false},
-    {"user", "abort", false},        {"user", "write", false},
-    {"user", "write", false},        {"kubelet", "reject", false},
-    {"kubelet", "reject_after_ready", false}, {"kubectl", "delete_workspace", false},
-    {"ws-daemon", "down", true},     {"ws-daemon", "up", true},
-    {"ws-daemon", "restart", true},  {"manager", "restart", true},
+    {"user", "start", false},
+    {"user", "start", false},
+    {"user", "stop", false},
+    {"user", "stop_immediate", false},
+    {"user", "abort", false},
+    {"user", "write", false},
+    {"user", "write", false},
+    {"kubelet", "reject", false},
+    {"kubelet", "reject_after_ready", false},
+    {"kubectl", "delete_workspace", false},
+    {"ws-daemon", "down", true},
+    {"ws-daemon", "up", true},
+    {"ws-daemon", "restart", true},
+    {"manager", "restart", true},
 };
 constexpr const char* kUsers[] = {"alice", "bob"};
 
@@ -108,8 +115,8 @@ RC_GTEST_PROP(GitpodSignatureProperties, LatestMk2FindsOnlyKnownBugs, ()) {
   RC_LOG() << text << "verdict " << verdict_name(result.verdict) << " "
            << (result.violation ? result.violation->invariant_id + ": " + result.violation->message
                                 : result.harness_error)
-           << "\nsignature "
-           << (result.signature ? result.signature->text() : std::string("-")) << "\n";
+           << "\nsignature " << (result.signature ? result.signature->text() : std::string("-"))
+           << "\n";
   RC_ASSERT(result.verdict != Verdict::kHarnessError);
   if (result.verdict == Verdict::kPass) return;
   RC_ASSERT(!result.known.empty());
