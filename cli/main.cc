@@ -1,4 +1,4 @@
-// wsim: the command line of the simulation harness (design.md §6).
+// wsim: the command line of the simulation harness.
 //
 //   wsim run     --scenario FILE | --system S [version flags] [--seed N] [--out DIR] ...
 //   wsim replay  BUNDLE_DIR | SCENARIO_FILE

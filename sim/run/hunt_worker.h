@@ -4,7 +4,7 @@
 //   R <local index> <seed> then per finding (run_findings): <exit code> <invariant> <label>
 // then, when it stops normally, one line per probe, "P <hits> <name>", and "E". Tokens never
 // contain blanks (token()). SIGTERM is honoured between runs; SIGINT is ignored (the parent
-// decides). Single-threaded: the worker is a forked process, not a thread (design §2).
+// decides). Single-threaded: the worker is a forked process, not a thread (STYLE.md).
 #pragma once
 
 #include <cstdint>

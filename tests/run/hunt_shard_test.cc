@@ -100,6 +100,25 @@ TEST(HuntShardTest, ShardsRunDisjointSeedsCoveringTheBudget) {
   }
 }
 
+TEST(HuntShardTest, ATimedShardReportsHowFarItsPrefixIsComplete) {
+  // A time budget (here: the deadline after a few polls) stops a shard anywhere; every index of
+  // its own below complete_below ran, and complete_below is one of its indices (or the first).
+  LoadedScenario loaded = testing::scenario_from_text("toy { version: \"T1\" }\n");
+  HuntOptions options;
+  options.system = loaded.system;
+  options.scenario = loaded.scenario;
+  options.out_dir = testing::scratch_dir("shard-time");
+  options.shard = Shard{1, 3};
+  options.jobs = 2;
+  int polls = 0;
+  options.clock.deadline_reached = [&polls] { return ++polls > 3; };
+  const HuntResult result = hunt(options);
+  EXPECT_TRUE(result.deadline_reached);
+  ASSERT_GE(result.runs, 1u);
+  EXPECT_EQ(result.complete_below % 3, 1u);
+  EXPECT_GE(result.runs, (result.complete_below - 1) / 3);  // Its prefix ran, maybe more.
+}
+
 TEST(HuntShardTest, MergeRefusesPartsOfDifferentHunts) {
   HuntSummary a;
   a.shard = Shard{0, 2};
