@@ -6,6 +6,7 @@
 #include <csignal>
 #include <iomanip>
 #include <sstream>
+#include <tuple>
 
 #include "sim/core/assert.h"
 #include "sim/run/hunt_pool.h"
@@ -71,6 +72,11 @@ void run_workers(const HuntOptions& options, HuntResult& result, HuntTally& tall
 }
 
 }  // namespace
+
+bool finding_order(const Finding& a, const Finding& b) {
+  return std::make_tuple(a.seed, static_cast<int>(a.verdict), a.invariant, a.labelled, a.known) <
+         std::make_tuple(b.seed, static_cast<int>(b.verdict), b.invariant, b.labelled, b.known);
+}
 
 int HuntResult::exit_code() const {
   for (const Finding& finding : findings) {

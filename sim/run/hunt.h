@@ -109,8 +109,8 @@ struct HuntResult {
   bool interrupted = false;  // Stopped by Ctrl-C (SIGINT).
   // Every run index i < complete_below of this hunt's shard was run (its seed is seed_start + i).
   std::uint64_t complete_below = 0;
-  // One per (verdict, invariant, label), in the order of their smallest seeds (so a hunt's
-  // findings do not depend on how the workers raced).
+  // One per (verdict, invariant, label), in finding_order: by smallest seed, then verdict,
+  // invariant and label (so a hunt's findings do not depend on how the workers raced).
   std::vector<Finding> findings;
   // Hits summed over every run, by name; every declared probe is listed, reached or not.
   std::vector<Probe> probes;
@@ -122,6 +122,10 @@ struct HuntResult {
 };
 
 HuntResult hunt(const HuntOptions& options);
+
+// The order of HuntResult::findings (and of a merge's): smallest seed first, then verdict,
+// invariant and label.
+bool finding_order(const Finding& a, const Finding& b);
 
 // "probes: N of M reached" and one line per probe (reached ones with their hits, then never).
 std::string render_probe_coverage(const std::vector<Probe>& probes);

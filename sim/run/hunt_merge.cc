@@ -92,15 +92,18 @@ void add_signatures(std::vector<std::string>& into, const std::vector<std::strin
   }
 }
 
-// Adds one shard's findings to `merged` (deduplicated like HuntTally: verdict, invariant, label).
+// Adds one shard's findings to `merged`, deduplicated as HuntTally does: by verdict, invariant
+// and (going past known bugs) label.
 void merge_findings(HuntTarget& merged, const HuntTarget& part,
                     std::map<std::tuple<int, std::string, std::string>, std::size_t>& index) {
   for (std::size_t i = 0; i < part.result.findings.size(); ++i) {
     const Finding& finding = part.result.findings[i];
     std::vector<std::string> signatures = {finding.signature};
     if (i < part.signatures.size()) add_signatures(signatures, part.signatures[i]);
-    const auto key = std::make_tuple(static_cast<int>(finding.verdict), finding.invariant,
-                                     finding_label(finding));
+    // A hunt that does not go past known bugs keys its findings without labels (its workers
+    // have none; the re-run labels the first seed's): so does the merge.
+    const std::string label = part.result.unmasked ? finding_label(finding) : "-";
+    const auto key = std::make_tuple(static_cast<int>(finding.verdict), finding.invariant, label);
     auto it = index.find(key);
     if (it == index.end()) {
       index.emplace(key, merged.result.findings.size());
@@ -117,12 +120,12 @@ void merge_findings(HuntTarget& merged, const HuntTarget& part,
   }
 }
 
-// Findings in the order of their smallest seeds, their signature lists alongside.
+// Findings in finding_order (hunt.h), their signature lists alongside.
 void sort_findings(HuntTarget& target) {
   std::vector<std::size_t> order(target.result.findings.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return target.result.findings[a].seed < target.result.findings[b].seed;
+    return finding_order(target.result.findings[a], target.result.findings[b]);
   });
   std::vector<Finding> findings;
   std::vector<std::vector<std::string>> signatures;

@@ -5,7 +5,8 @@
 // same seed start and budgets, the same version tuples in the same order; anything else is an
 // error naming the file and the field. Per version tuple: runs and failing runs add up; the
 // findings are deduplicated as one hunt deduplicates them, by (verdict, invariant, label) where
-// the label is the known bug whose signature the finding carries or NEW, keeping the smallest
+// the label — in a hunt that goes past known bugs — is the known bug whose signature the finding
+// carries or NEW (a hunt that only labels keys by verdict and invariant), keeping the smallest
 // seed's finding (its signature, object, message, bundle), adding the counts and listing every
 // distinct signature met; probe hits add up by name; complete_below is the smallest of the
 // shards' (every run index below it was run by some shard); seconds is the longest shard's.

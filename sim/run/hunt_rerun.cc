@@ -8,15 +8,26 @@ namespace wsim::run {
 
 namespace {
 
+// The masked (gone-past) violation of the re-run that `finding` is about: the first with its
+// invariant and, when the workers labelled it (an unmasked hunt), with the same label — a run
+// can go past one invariant on two objects carrying different known bugs.
+const MaskedViolation* matching_masked(const Finding& finding, const RunResult& rerun) {
+  for (const MaskedViolation& masked : rerun.masked) {
+    if (masked.violation.invariant_id != finding.invariant) continue;
+    if (finding.labelled && masked.known != finding.known) continue;
+    return &masked;
+  }
+  return nullptr;
+}
+
 // The label and signature of `finding` from its re-run. In a labels-only hunt the label comes
 // from here: the workers ran without a trace.
 void label_finding(Finding& finding, const RunResult& rerun, const HuntOptions& options) {
   if (options.known == nullptr) return;
-  for (const MaskedViolation& masked : rerun.masked) {
-    if (masked.violation.invariant_id != finding.invariant) continue;
+  if (const MaskedViolation* masked = matching_masked(finding, rerun)) {
     finding.labelled = true;
-    finding.known = masked.known;
-    finding.signature = masked.signature.text();
+    finding.known = masked->known;
+    finding.signature = masked->signature.text();
     return;
   }
   if (!rerun.violation || rerun.violation->invariant_id != finding.invariant) return;
@@ -63,7 +74,7 @@ void mark_nondeterministic(Finding& finding, const RunResult& rerun, std::ostrea
 }
 
 // The object and message of the violation the finding is about (a masked one for a known
-// safety finding that the run went past).
+// safety finding that the run went past). Call after label_finding.
 void describe_finding(Finding& finding, const RunResult& rerun) {
   if (!rerun.violation) {
     finding.message = rerun.harness_error;
@@ -71,12 +82,10 @@ void describe_finding(Finding& finding, const RunResult& rerun) {
   }
   finding.object = rerun.violation->object;
   finding.message = rerun.violation->message;
-  for (const MaskedViolation& masked : rerun.masked) {
-    if (masked.violation.invariant_id != finding.invariant) continue;
-    if (finding.verdict != Verdict::kSafety) continue;
-    finding.object = masked.violation.object;
-    finding.message = masked.violation.message;
-    return;
+  if (finding.verdict != Verdict::kSafety) return;
+  if (const MaskedViolation* masked = matching_masked(finding, rerun)) {
+    finding.object = masked->violation.object;
+    finding.message = masked->violation.message;
   }
 }
 

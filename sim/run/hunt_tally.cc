@@ -57,8 +57,7 @@ void HuntTally::add_probe_hits(const std::string& name, std::uint64_t hits) {
 
 void HuntTally::finish() {
   WSIM_ASSERT(result_.probes.empty());
-  std::stable_sort(result_.findings.begin(), result_.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.seed < b.seed; });
+  std::stable_sort(result_.findings.begin(), result_.findings.end(), finding_order);
   finding_by_kind_.clear();
   result_.complete_below = shard_run_index(options_.shard, done_below_);
   if (options_.runs) result_.complete_below = std::min(result_.complete_below, *options_.runs);

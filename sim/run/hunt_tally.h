@@ -1,10 +1,10 @@
 // The findings tally of a hunt (hunt.h): what the workers' run lines add up to.
 //
 // One Finding per (verdict, invariant, label) with its smallest failing seed and its count of
-// failing runs (sorted by that seed at the end); the runs and failing runs of the hunt; probe hits
-// summed over every run, every declared probe listed. It also decides when the hunt should stop: at
-// the first failure (or first NEW one when going past known bugs; or only at `until_invariant`),
-// never with keep_going. Single-threaded: the hunt's parent process feeds it.
+// failing runs (sorted by finding_order at the end); the runs and failing runs of the hunt; probe
+// hits summed over every run, every declared probe listed. It also decides when the hunt should
+// stop: at the first failure (or first NEW one when going past known bugs; or only at
+// `until_invariant`), never with keep_going. Single-threaded: the hunt's parent process feeds it.
 #pragma once
 
 #include <cstdint>
