@@ -13,6 +13,7 @@
 #include "sim/run/hunt.h"
 #include "sim/run/hunt_junit.h"
 #include "sim/run/hunt_merge.h"
+#include "sim/run/hunt_report.h"
 #include "sim/run/hunt_summary.h"
 #include "tests/run/test_util.h"
 
@@ -57,8 +58,8 @@ std::string comparable(const HuntSummary& summary) {
         << r.failures << " complete_below " << r.complete_below << "\n";
     for (const Finding& f : r.findings) {
       out << "finding " << verdict_name(f.verdict) << " " << f.invariant << " seed " << f.seed
-          << " count " << f.count << " object " << f.object << " signature " << f.signature
-          << " bundle? " << !f.bundle.empty() << "\n";
+          << " label " << finding_label(f) << " count " << f.count << " object " << f.object
+          << " signature " << f.signature << " bundle? " << !f.bundle.empty() << "\n";
     }
     for (const Probe& p : r.probes) out << "probe " << p.name << " " << p.hits << "\n";
   }
@@ -212,6 +213,37 @@ TEST(HuntShardTest, CommandLineShardsAndMerge) {
   EXPECT_THAT(output, HasSubstr("shard 2/4 is missing"));
   EXPECT_EQ(testing::run_wsim(dir, hunt + "--shard 4/4", &output), kExitUsage);
   EXPECT_THAT(output, HasSubstr("--shard 4/4: expected I/N with 0 <= I < N"));
+}
+
+// Going past the corpus's known bugs (gitpod's latest model meets many within a few runs): the
+// merged shards keep each finding's label, signature and count as the unsharded hunt.
+TEST(HuntShardTest, ShardsOfAHuntGoingPastKnownBugsMergeToTheWholeHunt) {
+  const std::string dir = testing::scratch_dir("shard-known");
+  const std::string hunt = "hunt --system gitpod --runs 10 --jobs 1 --keep-going --known '" +
+                           std::string(WSIM_SOURCE_DIR) + "/corpus/regressions' ";
+  std::string output;
+  const int code = testing::run_wsim(dir, hunt + "--summary whole.json", &output);
+  ASSERT_NE(code, kExitUsage) << output;
+  std::string shards;
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "s" + std::to_string(i) + ".json";
+    testing::run_wsim(dir,
+                      hunt + "--shard " + std::to_string(i) + "/4 --summary " + name +
+                          " --out out" + std::to_string(i),
+                      &output);
+    shards += " " + name;
+  }
+  EXPECT_EQ(testing::run_wsim(dir, "merge" + shards + " --summary merged.json", &output), code)
+      << output;
+  HuntSummary whole;
+  HuntSummary merged;
+  std::string error;
+  ASSERT_TRUE(read_summary_file(dir + "/whole.json", whole, error)) << error;
+  ASSERT_TRUE(read_summary_file(dir + "/merged.json", merged, error)) << error;
+  std::size_t known = 0;
+  for (const Finding& f : whole.targets[0].result.findings) known += f.known.empty() ? 0 : 1;
+  EXPECT_GE(known, 2u) << "gitpod's latest model meets known bugs within 10 runs";
+  EXPECT_EQ(comparable(merged), comparable(whole));
 }
 
 }  // namespace
