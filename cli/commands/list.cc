@@ -4,6 +4,7 @@
 
 #include "cli/subcommand.h"
 #include "sim/run/commands.h"
+#include "sim/run/fuzz_targets.h"
 
 namespace wsim::cli {
 
