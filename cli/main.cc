@@ -23,6 +23,7 @@
 #include <CLI/CLI.hpp>
 #include <google/protobuf/descriptor.h>
 
+#include "cli/serve_command.h"
 #include "cli/wallclock.h"
 #include "sim/run/commands.h"
 #include "sim/run/corpus.h"
@@ -232,6 +233,8 @@ int main(int argc, char** argv) {
                      "path is a raw libFuzzer input (crash-<sha1>) of this fuzz/ target: run it "
                      "and write a full bundle");
 
+  wsim::cli::ServeCli serve_cli(app, *replay);  // `wsim serve`, `wsim replay --serve`
+
   // shrink
   CLI::App* shrink = app.add_subcommand(
       "shrink", "minimal failing run with the same invariant (choices and scripted events)");
@@ -343,6 +346,7 @@ int main(int argc, char** argv) {
   }
 
   std::string error;
+  if (serve_cli.selected()) return serve_cli.run(replay_command.path, std::cout, std::cerr);
   if (*run) {
     if (!to_flags(run_options, run_command.flags, error)) {
       std::cerr << "wsim run: " << error << "\n";

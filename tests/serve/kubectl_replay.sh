@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# kubectl against a replayed bundle (`wsim replay BUNDLE --serve --at 1m`): makes a bundle with
+# `wsim run` of the GitLab limbo scenario (corpus/regressions/gitlab/limbo-411205.textproto,
+# agent A0a: a liveness violation), serves its world one minute in (the workspace is running)
+# and at the end, and checks that `kubectl get ns,pods,deploy,cm -A` shows them and that writes
+# are refused. Exits 77 (ctest SKIP) without kubectl.
+# Usage: tests/serve/kubectl_replay.sh PATH/TO/wsim
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+skip_without_kubectl
+wsim="${1:?usage: kubectl_replay.sh WSIM}"
+"${wsim}" run --scenario corpus/regressions/gitlab/limbo-411205.textproto --agent A0a \
+  --out "${work}/out" >"${work}/run.log" 2>&1
+bundle="$(find "${work}/out" -mindepth 1 -maxdepth 1 -type d | head -n 1)"
+if [[ -z "${bundle}" ]]; then echo "FAIL: wsim run wrote no bundle"; cat "${work}/run.log"; exit 1; fi
+echo "bundle ${bundle}"
+
+start_wsim "${wsim}" replay "${bundle}" --serve --at 1m --exit-after 60s
+grep -q 'fingerprint matches the bundle' "${work}/server.log" || { echo "FAIL: replay differs"; cat "${work}/server.log"; exit 1; }
+expect_out "at 1m: the workspace's namespace, pod, deployment and configmaps" \
+  'namespace/.*ws-0' -- get ns,pods,deploy,cm -A
+expect_out "at 1m: the workspace deployment is there" 'deployment.apps/' -- get deploy -A -o name
+expect_out "at 1m: its pod runs" '^Running$' -- get pods -A -o 'jsonpath={.items[*].status.phase}'
+expect_out "describe works on a replayed object" 'Namespace: +' -- describe deploy -A
+expect_fail "writes are refused (read-only)" 'Forbidden.*read-only' -- create namespace x
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n' >"${work}/x.yaml"
+expect_fail "JSON writes too" 'Forbidden.*read-only' -- create --validate=false -f "${work}/x.yaml"
+expect_fail "deletes too" 'Forbidden.*read-only' -- delete namespace gl-rd-ns-ws-0
+kill "${server_pid}"; wait "${server_pid}" 2>/dev/null; server_pid=""; rm -f "${work}/port"
+
+# After kubectl deleted the namespace (2m) the workspace's namespace and deployment are gone.
+start_wsim "${wsim}" replay "${bundle}" --serve --at 5m --exit-after 60s
+expect_out "at 5m: no deployment is left" 'No resources found' -- get deploy -A
+finish
