@@ -14,7 +14,7 @@ namespace {
 
 bool included(const RecordedChange& change, const Moment& moment) {
   if (moment.at_ms && change.at_ms > *moment.at_ms) return false;
-  if (moment.at_event && change.trace_count > *moment.at_event) return false;
+  if (moment.at_event && change.trace_count > *moment.at_event + 1) return false;
   return true;
 }
 

@@ -35,9 +35,10 @@ struct ReplayRecording {
 // Replays the bundle in `bundle_dir`. False with `error` naming the file on a bad bundle.
 bool record_replay(const std::string& bundle_dir, ReplayRecording& recording, std::string& error);
 
-// The moment to serve: after every change at or before `at_ms`, or after every change made
-// before trace event `at_event` (0-based, as the lines of trace.jsonl) was recorded, i.e. the
-// state trace event `at_event` saw. Neither = the end of the run.
+// The moment to serve: after every change at or before `at_ms`, or after trace event
+// `at_event` (its "i" in trace.jsonl): every change made before trace event at_event + 1 was
+// recorded (a scripted action is traced before it acts, a client request after it is applied:
+// either way the event's own change is in). Neither = the end of the run.
 struct Moment {
   std::optional<TimeMs> at_ms;
   std::optional<std::uint64_t> at_event;

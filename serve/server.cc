@@ -8,8 +8,10 @@
 #include <utility>
 
 #include "serve/discovery.h"
+#include "serve/protobuf_body.h"
 #include "serve/request.h"
 #include "serve/selector.h"
+#include "serve/table.h"
 #include "serve/watch_stream.h"
 
 namespace wsim::serve {
@@ -57,6 +59,7 @@ bool parse_json(const std::string& body, Json& out) {
 struct Api {
   World& world;
   const ServerOptions& options;
+  std::string body;  // The request body as JSON text (protobuf bodies are converted).
 
   Json encode(const kube::Object& object, const Target& t) const {
     return encode_object(object, *t.resource, options.epoch_wall_ms);
@@ -64,7 +67,7 @@ struct Api {
 
   void list(const httplib::Request& req, httplib::Response& res, const Target& t) const;
   void watch(const httplib::Request& req, httplib::Response& res, const Target& t) const;
-  void get(httplib::Response& res, const Target& t) const;
+  void get(const httplib::Request& req, httplib::Response& res, const Target& t) const;
   void create(const httplib::Request& req, httplib::Response& res, const Target& t) const;
   void update(const httplib::Request& req, httplib::Response& res, const Target& t) const;
   void patch(const httplib::Request& req, httplib::Response& res, const Target& t) const;
@@ -115,6 +118,14 @@ void Api::list(const httplib::Request& req, httplib::Response& res, const Target
                                  "too old resource version: " + std::to_string(asked_rv) + " (" +
                                      std::to_string(rv) + ")"));
   }
+  if (wants_table(req.get_header_value("Accept"))) {
+    std::vector<kube::Object> matching;
+    for (const kube::Object& object : objects) {
+      if (selector.matches(object)) matching.push_back(object);
+    }
+    return reply(res, 200,
+                 table_of(matching, *t.resource, rv, world.now_ms(), options.epoch_wall_ms));
+  }
   Json items = Json::array();
   for (const kube::Object& object : objects) {
     if (selector.matches(object)) items.push_back(encode(object, t));
@@ -158,17 +169,22 @@ void Api::watch(const httplib::Request& req, httplib::Response& res, const Targe
                                    });
 }
 
-void Api::get(httplib::Response& res, const Target& t) const {
+void Api::get(const httplib::Request& req, httplib::Response& res, const Target& t) const {
   const kube::Result<kube::Object> found = world.get(t.ref());
   if (!found.ok()) return reply_status(res, found.status, t.resource, t.name);
+  if (wants_table(req.get_header_value("Accept")) && !t.status) {
+    return reply(res, 200,
+                 table_of({found.value}, *t.resource, found.value.meta.resource_version,
+                          world.now_ms(), options.epoch_wall_ms));
+  }
   reply(res, 200, encode(found.value, t));
 }
 
 bool Api::decode_body(const httplib::Request& req, httplib::Response& res, const Target& t,
                       kube::Object& object) const {
   Json body;
-  if (!parse_json(req.body, body)) {
-    reply_bad_request(res, "the request body is not JSON (wsim serve speaks JSON only)");
+  if (!parse_json(this->body, body)) {
+    reply_bad_request(res, "the request body is not JSON");
     return false;
   }
   std::string error;
@@ -227,9 +243,7 @@ void Api::patch(const httplib::Request& req, httplib::Response& res, const Targe
                                  "application/apply-patch+yaml (JSON bodies)"));
   }
   Json body;
-  if (!parse_json(req.body, body)) {
-    return reply_bad_request(res, "the patch is not JSON (wsim serve speaks JSON only)");
-  }
+  if (!parse_json(this->body, body)) return reply_bad_request(res, "the patch is not JSON");
   if (type == PatchType::kApply) {
     if (t.status) return reply_bad_request(res, "server-side apply of status is not supported");
     kube::Object object;
@@ -275,7 +289,7 @@ void Api::remove(const httplib::Request& req, httplib::Response& res, const Targ
 }
 
 // Dispatches a resource request; false when the path is no resource (404 sent).
-void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res) {
+void dispatch(Api api, const httplib::Request& req, httplib::Response& res) {
   Target t;
   int code = 404;
   std::string error;
@@ -291,11 +305,14 @@ void dispatch(const Api& api, const httplib::Request& req, httplib::Response& re
                             "world)",
                         t.resource->group, t.resource->plural, t.name));
   }
-  if (req.get_header_value("Content-Type").rfind("application/vnd.kubernetes.protobuf", 0) == 0) {
-    return reply(res, 415,
-                 status_document(415, "UnsupportedMediaType",
-                                 "wsim serve speaks JSON only: protobuf request bodies "
-                                 "are not supported (see serve/README.md)"));
+  api.body = req.body;
+  if (req.get_header_value("Content-Type").rfind(kProtobufMediaType, 0) == 0) {
+    Json converted;
+    if (req.method == "PATCH") error = "protobuf patches are not supported: send JSON";
+    if (req.method == "PATCH" || !protobuf_to_json(req.body, converted, error)) {
+      return reply(res, 415, status_document(415, "UnsupportedMediaType", error));
+    }
+    api.body = converted.dump(-1, ' ', false, Json::error_handler_t::replace);
   }
   if (req.has_param("dryRun")) {
     return reply_bad_request(res, "dryRun is not supported by wsim serve");
@@ -306,7 +323,7 @@ void dispatch(const Api& api, const httplib::Request& req, httplib::Response& re
         (req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1")) {
       return api.watch(req, res, t);
     }
-    return collection ? api.list(req, res, t) : api.get(res, t);
+    return collection ? api.list(req, res, t) : api.get(req, res, t);
   }
   if (req.method == "POST" && collection && !t.status) return api.create(req, res, t);
   if (req.method == "PUT" && !collection) return api.update(req, res, t);
@@ -395,7 +412,7 @@ void Server::install_routes() {
              });
   auto resource = [this, count](const httplib::Request& req, httplib::Response& res) {
     count();
-    dispatch(Api{world_, options_}, req, res);
+    dispatch(Api{world_, options_, ""}, req, res);
   };
   for (const char* pattern : {R"(/api/v1/.+)", R"(/apis/[^/]+/[^/]+/.+)"}) {
     http_->Get(pattern, resource);

@@ -1,5 +1,6 @@
 // serve/codec.h: sim/kube objects to Kubernetes JSON and back.
 #include "serve/codec.h"
+#include "serve/protobuf_body.h"
 
 #include <gtest/gtest.h>
 
@@ -109,6 +110,51 @@ TEST(ServeCodec, StatusCodesMapToKubernetesReasons) {
   EXPECT_EQ(doc["code"], 404);
   EXPECT_EQ(doc["reason"], "NotFound");
   EXPECT_EQ(doc["details"]["kind"], "pods");
+}
+
+}  // namespace
+}  // namespace wsim::serve
+
+// serve/protobuf_body.h: a Kubernetes protobuf envelope, built by hand as kubectl sends it.
+namespace wsim::serve {
+namespace {
+
+std::string field(int number, const std::string& bytes) {
+  std::string out(1, static_cast<char>(number << 3 | 2));
+  out += static_cast<char>(bytes.size());  // Every test payload is < 128 bytes.
+  return out + bytes;
+}
+
+std::string envelope(const std::string& api_version, const std::string& kind,
+                     const std::string& raw) {
+  return std::string("k8s\0", 4) + field(1, field(1, api_version) + field(2, kind)) + field(2, raw);
+}
+
+TEST(ServeProtobuf, NamespaceAndConfigMapBodiesBecomeTheirJson) {
+  Json out;
+  std::string error;
+  const std::string meta = field(1, "team") + field(11, field(1, "app") + field(2, "demo"));
+  ASSERT_TRUE(protobuf_to_json(envelope("v1", "Namespace", field(1, meta)), out, error)) << error;
+  EXPECT_EQ(out["kind"], "Namespace");
+  EXPECT_EQ(out["metadata"]["name"], "team");
+  EXPECT_EQ(out["metadata"]["labels"]["app"], "demo");
+  const std::string cm = field(1, field(1, "a") + field(3, "team")) +
+                         field(2, field(1, "k") + field(2, "v")) +
+                         field(2, field(1, "j") + field(2, "w"));
+  ASSERT_TRUE(protobuf_to_json(envelope("v1", "ConfigMap", cm), out, error)) << error;
+  EXPECT_EQ(out["metadata"]["namespace"], "team");
+  EXPECT_EQ(out["data"], Json({{"j", "w"}, {"k", "v"}}));
+}
+
+TEST(ServeProtobuf, UnsupportedKindsAndGarbageAreRefused) {
+  Json out;
+  std::string error;
+  EXPECT_FALSE(protobuf_to_json(envelope("v1", "Service", field(1, field(1, "s"))), out, error));
+  EXPECT_NE(error.find("\"Service\" are not supported"), std::string::npos) << error;
+  EXPECT_FALSE(protobuf_to_json("{\"kind\":\"Namespace\"}", out, error));
+  EXPECT_EQ(error, "body: not a Kubernetes protobuf envelope");
+  EXPECT_FALSE(protobuf_to_json(envelope("v1", "Namespace", "\x0a\x7f"), out, error));
+  EXPECT_EQ(error, "body: malformed protobuf Namespace");
 }
 
 }  // namespace

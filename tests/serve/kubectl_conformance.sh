@@ -13,9 +13,7 @@ start_wsim "${wsim}" serve --exit-after 170s
 expect_out "version shows the server" 'Server Version: v1\.32\.0-wsim' -- version
 expect_out "api-resources lists workspaces" 'workspaces +ws +workspace\.gitpod\.io/v1 +true +Workspace' -- api-resources
 expect_out "nodes are registered" 'node-1' -- get nodes
-# kubectl's generators (create namespace/configmap/deployment) send protobuf bodies, which wsim
-# serve refuses (415, serve/README.md): objects are created from JSON/YAML files instead, and
-# without client-side validation (no OpenAPI documents are served).
+# Manifests are created without client-side validation (no OpenAPI documents are served).
 V=--validate=false
 obj() {  # obj KIND NAME [NAMESPACE] [EXTRA YAML LINES]: writes a manifest, prints its path
   local f="${work}/$1-$2.yaml"
@@ -24,7 +22,6 @@ obj() {  # obj KIND NAME [NAMESPACE] [EXTRA YAML LINES]: writes a manifest, prin
     "$( [[ -n ${3:-} ]] && echo ", namespace: $3" )" "${4:-}" >"${f}"
   echo "${f}"
 }
-expect_fail "protobuf bodies are refused with 415" 'UnsupportedMediaType|JSON only' -- create namespace refused
 expect_out "create namespace" 'namespace/team created' -- create $V -f "$(obj Namespace team)"
 cat >"${work}/cm-a.yaml" <<'YAML'
 apiVersion: v1
@@ -54,6 +51,16 @@ expect_out "replace" 'configmap/a replaced' -- replace $V -f "${work}/a-new.json
 expect_out "replace is stored" '^replaced$' -- get cm a -n team -o 'jsonpath={.data.k}'
 expect_fail "replace with a stale resourceVersion is Conflict" 'Conflict|the object has been modified' -- replace $V -f "${work}/a-old.json"
 
+# kubectl's generators send protobuf bodies (Namespace, ConfigMap, Secret, Deployment, Pod).
+expect_out "create namespace (protobuf)" 'namespace/gen created' -- create namespace gen
+expect_out "create configmap --from-literal (protobuf)" 'configmap/lit created' -- create configmap lit -n gen --from-literal=a=b
+expect_out "its data" '^b$' -- get cm lit -n gen -o 'jsonpath={.data.a}'
+expect_out "create secret generic (protobuf)" 'secret/s created' -- create secret generic s -n gen --from-literal=p=q
+expect_out "secret data is base64" '^cQ==$' -- get secret s -n gen -o 'jsonpath={.data.p}'
+expect_out "create deployment (protobuf)" 'deployment.apps/d2 created' -- create deployment d2 -n gen --image=nginx
+expect_out "run (protobuf pod)" 'pod/p created' -- run p -n gen --image=nginx --restart=Never
+expect_out "the generated objects are listed" 'configmap/lit' -- get cm,secret,deploy,pods -n gen -o name
+
 # get -w: a watch sees a create made meanwhile.
 "${K[@]}" get cm -n team -w --output-watch-events -o name >"${work}/watch.out" 2>&1 &
 watch_pid=$!
@@ -76,13 +83,14 @@ expect_out "create deployment" 'deployment.apps/web created' -- create $V -f "$(
     metadata: {labels: {app: web}}
     spec: {containers: [{name: web, image: nginx}]}
 ')"
-sleep 4
-expect_out "the deployment's pod runs" '^Running$' -- get pods -n team -l app=web -o 'jsonpath={.items[*].status.phase}'
 expect_out "kubectl wait: the deployment becomes available" 'condition met' -- wait --for=condition=Available deploy/web -n team --timeout=60s
+expect_out "kubectl wait: the pod becomes Ready" 'condition met' -- wait --for=condition=Ready pod -l app=web -n team --timeout=60s
+expect_out "the deployment's pod runs" '^Running$' -- get pods -n team -l app=web -o 'jsonpath={.items[*].status.phase}'
+expect_out "get pods prints the server's table" 'web-[a-z0-9-]+ +1/1 +Running +0 +[0-9]+s' -- get pods -n team
+expect_out "get -o wide adds the node" 'Running +0 +[0-9]+s +node-' -- get pods -n team -o wide
 expect_out "describe deployment" 'Replicas: +1 desired' -- describe deployment web -n team
 expect_out "scale down by patch" 'deployment.apps/web patched' -- patch deployment web -n team -p '{"spec":{"replicas":0}}'
-sleep 3
-expect_out "the pod goes" 'No resources found' -- get pods -n team -l app=web
+eventually_out "the pod goes" 'No resources found' -- get pods -n team -l app=web
 
 # Workspace CRD.
 cat >"${work}/ws.yaml" <<'YAML'
@@ -100,6 +108,7 @@ expect_out "status is stored" '^Running$' -- get ws ws-1 -n team -o 'jsonpath={.
 expect_out "finalizer" 'configmap/a patched' -- patch cm a -n team --type merge -p '{"metadata":{"finalizers":["example.com/hold"]}}'
 expect_out "delete namespace" 'namespace "team" deleted' -- delete namespace team --wait=false
 expect_out "namespace is Terminating" '^Terminating$' -- get namespace team -o 'jsonpath={.status.phase}'
+expect_out "get ns shows it Terminating" 'team +Terminating' -- get ns
 expect_fail "create in a Terminating namespace is Forbidden" 'Forbidden|being terminated' -- create $V -f "$(obj ConfigMap late team)"
 expect_out "release the finalizer" 'configmap/a patched' -- patch cm a -n team --type merge -p '{"metadata":{"finalizers":null}}'
 expect_out "the namespace goes" 'deleted|condition met' -- wait --for=delete namespace/team --timeout=60s

@@ -27,6 +27,15 @@ expect_fail "JSON writes too" 'Forbidden.*read-only' -- create --validate=false 
 expect_fail "deletes too" 'Forbidden.*read-only' -- delete namespace gl-rd-ns-ws-0
 kill "${server_pid}"; wait "${server_pid}" 2>/dev/null; server_pid=""; rm -f "${work}/port"
 
+# --at-event: right before and right after the scripted `kubectl delete_namespace` (trace.jsonl).
+event="$(grep '"verb":"delete_namespace"' "${bundle}/trace.jsonl" | head -n 1 | sed 's/^{"i":\([0-9]*\),.*/\1/')"
+start_wsim "${wsim}" replay "${bundle}" --serve --at-event "$((event - 1))" --exit-after 60s
+expect_out "before trace event ${event}: the namespace is Active" '^Active$' -- get ns gl-rd-ns-ws-0 -o 'jsonpath={.status.phase}'
+kill "${server_pid}"; wait "${server_pid}" 2>/dev/null; server_pid=""; rm -f "${work}/port"
+start_wsim "${wsim}" replay "${bundle}" --serve --at-event "${event}" --exit-after 60s
+expect_out "after trace event ${event}: the namespace is Terminating" '^Terminating$' -- get ns gl-rd-ns-ws-0 -o 'jsonpath={.status.phase}'
+kill "${server_pid}"; wait "${server_pid}" 2>/dev/null; server_pid=""; rm -f "${work}/port"
+
 # After kubectl deleted the namespace (2m) the workspace's namespace and deployment are gone.
 start_wsim "${wsim}" replay "${bundle}" --serve --at 5m --exit-after 60s
 expect_out "at 5m: no deployment is left" 'No resources found' -- get deploy -A

@@ -1,7 +1,7 @@
 # Shared helpers of the kubectl scripts (sourced). Defines: skip_without_kubectl, start_wsim
 # (runs a wsim command that serves, waits for its port, writes a throwaway kubeconfig and sets
-# $K to the kubectl command line), expect_out / expect_fail (run kubectl, check the output), and
-# cleans up the server on exit.
+# $K to the kubectl command line), expect_out / expect_fail / eventually_out (run kubectl, check
+# the output), and cleans up the server on exit.
 set -uo pipefail
 
 skip_without_kubectl() {
@@ -77,4 +77,22 @@ expect_fail() {
 finish() {
   echo "${checks} checks, ${failures} failed"
   [[ ${failures} -eq 0 ]]
+}
+
+# eventually_out DESCRIPTION REGEX -- ARGS...: like expect_out, retried for up to 60 s (for what
+# the cluster's controllers do in virtual time that follows a loaded machine's wall clock).
+eventually_out() {
+  local what="$1" regex="$2"
+  shift 3
+  checks=$((checks + 1))
+  local out=""
+  for _ in $(seq 1 120); do
+    if out="$("${K[@]}" "$@" 2>&1)" && grep -Eq -- "${regex}" <<<"${out}"; then
+      echo "ok   ${what}"
+      return
+    fi
+    sleep 0.5
+  done
+  failures=$((failures + 1))
+  echo "FAIL ${what}: kubectl $* gave:"; sed 's/^/     /' <<<"${out}"
 }

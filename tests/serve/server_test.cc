@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "serve/codec.h"
+#include "serve/table.h"
 #include "sim/core/choice.h"
 #include "sim/kube/cluster.h"
 
@@ -299,6 +300,35 @@ TEST_F(ServeTest, DeploymentsGetPodsFromTheClusterAsVirtualTimeAdvances) {
   EXPECT_EQ(pods["items"][0]["status"]["phase"], "Running");
   const Json d = get("/apis/apps/v1/namespaces/default/deployments/web");
   EXPECT_EQ(d["status"]["availableReplicas"], 1);
+}
+
+TEST_F(ServeTest, KubectlTablesHaveTheUsualColumnsAndVirtualAges) {
+  send("POST", kConfigMaps, configmap("a"), 201);
+  world_->advance(5 * kMinuteMs + 3 * kSecondMs);
+  httplib::Headers headers = {
+      {"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}};
+  auto res = client_->Get(kConfigMaps, headers);
+  ASSERT_TRUE(res);
+  const Json table = Json::parse(res->body);
+  EXPECT_EQ(table["kind"], "Table");
+  EXPECT_EQ(table["columnDefinitions"][1]["name"], "Data");
+  EXPECT_EQ(table["rows"][0]["cells"], Json::array({"a", 1, "5m3s"}));
+  EXPECT_EQ(table["rows"][0]["object"]["metadata"]["namespace"], "default");
+  res = client_->Get("/api/v1/namespaces/default", headers);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(Json::parse(res->body)["rows"][0]["cells"][1], "Active");
+  EXPECT_EQ(get(kConfigMaps)["kind"], "ConfigMapList");  // Without the Accept: plain JSON.
+}
+
+TEST(ServeTable, HumanDurationsAsKubernetesPrintsThem) {
+  EXPECT_EQ(human_duration(59 * kSecondMs), "59s");
+  EXPECT_EQ(human_duration(119 * kSecondMs), "119s");
+  EXPECT_EQ(human_duration(5 * kMinuteMs + 3 * kSecondMs), "5m3s");
+  EXPECT_EQ(human_duration(2 * kHourMs + 5 * kMinuteMs), "125m");
+  EXPECT_EQ(human_duration(5 * kHourMs + 7 * kMinuteMs), "5h7m");
+  EXPECT_EQ(human_duration(30 * kHourMs), "30h");
+  EXPECT_EQ(human_duration(3 * 24 * kHourMs + 2 * kHourMs), "3d2h");
+  EXPECT_EQ(human_duration(20 * 24 * kHourMs), "20d");
 }
 
 TEST(ServeReadOnly, ASnapshotWorldRefusesWritesWithForbidden) {
