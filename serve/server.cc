@@ -340,6 +340,12 @@ Server::Server(World& world, ServerOptions options)
   const std::size_t threads = options_.worker_threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(options_.body_bytes_max);
+  // Without it a response's header and body writes meet Nagle and the client's delayed ACK:
+  // ~27 ms per keep-alive request instead of well under 1 ms.
+  http_->set_tcp_nodelay(true);
+  // Bounds per connection: at most this many requests, idle at most this long.
+  http_->set_keep_alive_max_count(10000);
+  http_->set_keep_alive_timeout(5);
   install_routes();
 }
 

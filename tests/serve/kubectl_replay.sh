@@ -3,7 +3,8 @@
 # `wsim run` of the GitLab limbo scenario (corpus/regressions/gitlab/limbo-411205.textproto,
 # agent A0a: a liveness violation), serves its world one minute in (the workspace is running)
 # and at the end, and checks that `kubectl get ns,pods,deploy,cm -A` shows them and that writes
-# are refused. Exits 77 (ctest SKIP) without kubectl.
+# are refused; then `get workspaces -o yaml` and `describe workspace` on a Gitpod bundle (the L5
+# corpus scenario). Exits 77 (ctest SKIP) without kubectl.
 # Usage: tests/serve/kubectl_replay.sh PATH/TO/wsim
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 skip_without_kubectl
@@ -39,4 +40,15 @@ kill "${server_pid}"; wait "${server_pid}" 2>/dev/null; server_pid=""; rm -f "${
 # After kubectl deleted the namespace (2m) the workspace's namespace and deployment are gone.
 start_wsim "${wsim}" replay "${bundle}" --serve --at 5m --exit-after 60s
 expect_out "at 5m: no deployment is left" 'No resources found' -- get deploy -A
+kill "${server_pid}"; wait "${server_pid}" 2>/dev/null; server_pid=""; rm -f "${work}/port"
+
+# A Gitpod bundle (corpus/regressions/gitpod/L5-s0-b6-then-stop.textproto): the Workspace CRD.
+"${wsim}" run --scenario corpus/regressions/gitpod/L5-s0-b6-then-stop.textproto \
+  --out "${work}/gitpod" >"${work}/gitpod.log" 2>&1
+gitpod_bundle="$(find "${work}/gitpod" -mindepth 1 -maxdepth 1 -type d | head -n 1)"
+if [[ -z "${gitpod_bundle}" ]]; then echo "FAIL: no gitpod bundle"; cat "${work}/gitpod.log"; exit 1; fi
+start_wsim "${wsim}" replay "${gitpod_bundle}" --serve --exit-after 60s
+expect_out "get workspaces -A -o yaml" 'kind: Workspace' -- get workspaces -A -o yaml
+expect_out "get ws prints its phase" 'gitpod +ws[0-9a-z-]+ +[A-Z][a-z]+ +[0-9]+' -- get ws -A
+expect_out "describe workspace" 'API Version: +workspace\.gitpod\.io/v1' -- describe workspace -n gitpod
 finish
