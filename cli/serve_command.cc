@@ -154,8 +154,9 @@ ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
   replay.add_flag("--serve", settings_.replay_serve,
                   "serve the replayed world read-only over the Kubernetes REST API");
   replay.add_option("--at", settings_.at, "with --serve: the virtual time to serve, e.g. 1h29m47s");
-  replay.add_option("--at-event", settings_.at_event,
-                    "with --serve: serve the state trace event N (0-based) saw");
+  replay.add_option(
+      "--at-event", settings_.at_event,
+      "with --serve: serve the world right after trace event N (its \"i\" in trace.jsonl)");
   replay.add_option("--port", settings_.port, "with --serve: TCP port (default: any free)");
 }
 
