@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
       "4 nondeterminism, 5 an expected violation did not happen.");
 
   // One line per subcommand, in the order `wsim --help` lists them.
-  const std::vector<cli::Subcommand> subcommands = {
+  std::vector<cli::Subcommand> subcommands = {
       cli::add_run_command(app),         cli::add_replay_command(app),
       cli::add_shrink_command(app),      cli::add_fuzz_seeds_command(app),
       cli::add_corpus_command(app),      cli::add_hunt_command(app),
@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
       cli::add_list_command(app),        cli::add_bench_signatures_command(app),
       cli::add_fingerprint_command(app),
   };
+  subcommands.push_back(cli::add_serve_command(app, subcommands[1]));  // After replay.
 
   try {
     app.parse(argc, argv);

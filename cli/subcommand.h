@@ -29,5 +29,8 @@ Subcommand add_explain_command(CLI::App& app);
 Subcommand add_list_command(CLI::App& app);
 Subcommand add_bench_signatures_command(CLI::App& app);
 Subcommand add_fingerprint_command(CLI::App& app);
+// `wsim serve`, and `--serve` on `replay` (cli/serve_command.h): wraps replay.run so that
+// `wsim replay BUNDLE --serve` serves the bundle instead of replaying it.
+Subcommand add_serve_command(CLI::App& app, Subcommand& replay);
 
 }  // namespace wsim::cli

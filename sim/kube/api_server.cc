@@ -6,6 +6,13 @@
 
 namespace wsim::kube {
 
+namespace {
+ApiServerObserver& api_server_observer() {
+  static ApiServerObserver observer;
+  return observer;
+}
+}  // namespace
+
 const char* verb_name(Verb verb) {
   switch (verb) {
     case Verb::kGet:
@@ -54,6 +61,11 @@ ApiServer::Impl::Impl(Sim& s, const ApiServerOptions& o) : sim(s), options(o) {
 ApiServer::ApiServer(Sim& sim, ApiServerOptions options)
     : sim_(sim), options_(std::move(options)), impl_(std::make_unique<Impl>(sim, options_)) {
   if (options_.default_fault_rules) impl_->install_default_rules();
+  if (api_server_observer()) api_server_observer()(*this);
+}
+
+void set_api_server_observer(ApiServerObserver observer) {
+  api_server_observer() = std::move(observer);
 }
 
 ApiServer::~ApiServer() = default;
