@@ -16,7 +16,7 @@
 #include <span>
 #include <string>
 
-#include "fuzz/register_systems.h"
+#include "model/all_systems/all_systems.h"
 #include "sim/run/corpus_bugs.h"
 #include "sim/run/fuzz_targets.h"
 
@@ -28,7 +28,7 @@ wsim::run::LoadedScenario* g_scenario = nullptr;
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-  wsim::fuzz::register_systems();
+  wsim::register_all_systems();
   std::string spec;
   for (int i = 1; i < *argc; ++i) {
     if (std::strncmp((*argv)[i], "--bug=", 6) == 0) spec = (*argv)[i] + 6;

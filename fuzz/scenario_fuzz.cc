@@ -1,9 +1,9 @@
 // Scenario-level libFuzzer target `gitlab_limbo_scenario` (design.md §7; docs/proto-mutator.md):
 // the input is a binary wsim.proto.Scenario whose scripted events ARE the workload, not a choice
 // stream. The versions and phases are fixed by the target: those of the choice-stream canary
-// `gitlab_limbo_canary` (sim/run/fuzz_targets.cc: A0a + R1, 20 min fault phase, 10 min full-sync
-// interval), with scripted_only on (no random workload, no fault swarm). From the input only
-// `seed` (the latencies of the run) and `events` (at_ms, actor, action, target) are taken.
+// `gitlab_limbo_canary` (model/gitlab/fuzz_targets.cc: A0a + R1, 20 min fault phase, 10 min
+// full-sync interval), with scripted_only on (no random workload, no fault swarm). From the input
+// only `seed` (the latencies of the run) and `events` (at_ms, actor, action, target) are taken.
 //
 // A finding is gitlab.L1 or L2 (gitlab#411205, corpus/regressions/gitlab/limbo-411205.textproto),
 // or a harness error: the target prints the scenario as text format, so the repro is
@@ -26,7 +26,7 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include "fuzz/proto_mutator.h"
-#include "fuzz/register_systems.h"
+#include "model/all_systems/all_systems.h"
 #include "sim/run/fuzz_targets.h"
 #include "sim/run/scenario.h"
 
@@ -112,7 +112,7 @@ wsim::fuzz::ProtoMutatorHooks scenario_hooks(const wsim::run::System& system,
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  wsim::fuzz::register_systems();
+  wsim::register_all_systems();
   g_target = wsim::run::find_fuzz_target(kBaseTarget);
   g_base = new wsim::run::LoadedScenario();
   std::string error;

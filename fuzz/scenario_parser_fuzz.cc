@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz/register_systems.h"
+#include "model/all_systems/all_systems.h"
 #include "sim/core/choice.h"
 #include "sim/run/scenario.h"
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  wsim::fuzz::register_systems();
+  wsim::register_all_systems();
   return 0;
 }
 

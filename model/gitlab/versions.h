@@ -2,7 +2,7 @@
 // (docs/gitlab-model.md, version table at the top and §4–§5).
 //
 // Every historical version is a switch so a run can show the bug in the old version and the fix in
-// the new one. The [inferred] alternatives of the model (§5.3 A2 synced flag, §5.8 A3
+// the new one. The [reconstructed] alternatives of the model (§5.3 A2 synced flag, §5.8 A3
 // termination) are separate switches: they are modelling choices, not versions.
 //
 // Single-threaded, plain values. Does not model A-1 (the April 2023 boolean `terminated` agent).
@@ -21,8 +21,8 @@ enum class AgentVersion {
   kA0a,  // terminatingTracker set, errors only logged (ea4641ad) — the limbo bug of gitlab#411205.
   kA0b,  // A0a + applier errors reported to Rails (93f7dd8a).
   kA1,   // MR !1080: terminationTracker map with progress, NamespaceExists distinguishes errors.
-  kA2,   // MR !1158: tracker remembers whether the progress was synced (behaviour [inferred]).
-  kA3,   // MR !2351: shared namespace support, inventory-based termination ([inferred]).
+  kA2,   // MR !1158: tracker remembers whether the progress was synced (behaviour [reconstructed]).
+  kA3,   // MR !2351: shared namespace support, inventory-based termination ([reconstructed]).
 };
 
 // Rails reconcile service.
@@ -37,7 +37,8 @@ enum class NamespaceMode { kUnique, kShared };
 
 // §5.3 A2: when is a termination tracker entry "synced" (isReconciled) and therefore not re-sent?
 enum class SyncedFlagRule {
-  // Default [inferred]: set after a successful exchange that carried the entry; cleared when the
+  // Default [reconstructed]: set after a successful exchange that carried the entry; cleared when
+  // the
   // progress value changes.
   kAfterExchange,
   // Seed 001 literally: updateOrSet with the same progress as stored sets isReconciled.

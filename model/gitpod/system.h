@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/run/system.h"
@@ -24,6 +25,12 @@ class GitpodSystem : public run::System {
   DurationMs default_settle_ms() const override { return 2 * kHourMs; }
   bool normalize(proto::Scenario& scenario, std::string& error) const override;
   std::unique_ptr<run::SystemRun> create(Sim& sim, const proto::Scenario& scenario) const override;
+  // The seam's declarations (sim/run/system.h): fuzz targets, their short phases, actor lanes and
+  // the Workspace custom resource.
+  std::vector<run::FuzzTarget> fuzz_targets() const override;
+  std::vector<std::pair<std::string, std::string>> fast_phase_fields() const override;
+  std::vector<run::ActorLane> actor_lanes() const override;
+  std::vector<run::CustomKind> custom_kinds() const override;
 };
 
 }  // namespace wsim::gitpod

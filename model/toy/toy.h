@@ -121,6 +121,10 @@ class ToySystem : public run::System {
   DurationMs default_settle_ms() const override { return 6 * kMinuteMs; }
   bool normalize(proto::Scenario& scenario, std::string& error) const override;
   std::unique_ptr<run::SystemRun> create(Sim& sim, const proto::Scenario& scenario) const override;
+  // The seam's declarations (sim/run/system.h): fuzz targets, their short phases, actor lanes.
+  std::vector<run::FuzzTarget> fuzz_targets() const override;
+  std::vector<std::pair<std::string, std::string>> fast_phase_fields() const override;
+  std::vector<run::ActorLane> actor_lanes() const override;
 };
 
 }  // namespace wsim::toy

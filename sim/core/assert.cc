@@ -19,8 +19,8 @@ void assert_fail(const char* file, int line, const char* expression, const std::
                "  seed: %llu  virtual time: %lld ms%s%s\n",
                file, line, expression, detail.c_str(), detail.empty() ? "" : "\n",
                static_cast<unsigned long long>(context.seed),
-               static_cast<long long>(context.now_ms), context.scenario.empty() ? "" : "  scenario: ",
-               context.scenario.c_str());
+               static_cast<long long>(context.now_ms),
+               context.scenario.empty() ? "" : "  scenario: ", context.scenario.c_str());
   std::fflush(stderr);
   std::abort();
 }

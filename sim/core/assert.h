@@ -39,27 +39,27 @@ std::string operands(const A& a, const B& b) {
 
 }  // namespace wsim
 
-#define WSIM_ASSERT(cond)                                      \
-  do {                                                         \
+#define WSIM_ASSERT(cond)                                            \
+  do {                                                               \
     if (!(cond)) ::wsim::assert_fail(__FILE__, __LINE__, #cond, ""); \
   } while (0)
 
-#define WSIM_ASSERT_MSG(cond, msg)                                         \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
-      std::ostringstream wsim_assert_out_;                                 \
-      wsim_assert_out_ << msg;                                             \
+#define WSIM_ASSERT_MSG(cond, msg)                                            \
+  do {                                                                        \
+    if (!(cond)) {                                                            \
+      std::ostringstream wsim_assert_out_;                                    \
+      wsim_assert_out_ << msg;                                                \
       ::wsim::assert_fail(__FILE__, __LINE__, #cond, wsim_assert_out_.str()); \
-    }                                                                      \
+    }                                                                         \
   } while (0)
 
-#define WSIM_ASSERT_OP_(a, b, op)                                                   \
-  do {                                                                              \
-    const auto& wsim_a_ = (a);                                                      \
-    const auto& wsim_b_ = (b);                                                      \
-    if (!(wsim_a_ op wsim_b_))                                                      \
-      ::wsim::assert_fail(__FILE__, __LINE__, #a " " #op " " #b,                    \
-                          ::wsim::assert_detail::operands(wsim_a_, wsim_b_));       \
+#define WSIM_ASSERT_OP_(a, b, op)                                             \
+  do {                                                                        \
+    const auto& wsim_a_ = (a);                                                \
+    const auto& wsim_b_ = (b);                                                \
+    if (!(wsim_a_ op wsim_b_))                                                \
+      ::wsim::assert_fail(__FILE__, __LINE__, #a " " #op " " #b,              \
+                          ::wsim::assert_detail::operands(wsim_a_, wsim_b_)); \
   } while (0)
 
 #define WSIM_ASSERT_EQ(a, b) WSIM_ASSERT_OP_(a, b, ==)

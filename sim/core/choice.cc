@@ -32,12 +32,14 @@ std::int64_t ChoiceStream::range(std::int64_t lo, std::int64_t hi) {
 ChoiceSource ChoiceSource::from_seed(std::uint64_t seed) {
   ChoiceSource source(Backend::kSeed);
   source.seed_ = seed;
+  WSIM_ASSERT_EQ(source.consumed_, 0u);
   return source;
 }
 
 ChoiceSource ChoiceSource::from_tape(std::vector<std::uint64_t> values) {
   ChoiceSource source(Backend::kTape);
   source.tape_ = std::move(values);
+  WSIM_ASSERT_EQ(source.cursor_, 0u);
   return source;
 }
 
@@ -48,6 +50,7 @@ ChoiceSource ChoiceSource::from_bytes(std::span<const std::uint8_t> bytes, Bytes
     source.tail_.emplace(fnv1a64(std::string_view(
         reinterpret_cast<const char*>(source.bytes_.data()), source.bytes_.size())));
   }
+  WSIM_ASSERT_EQ(source.bytes_.size(), bytes.size());
   return source;
 }
 
@@ -58,6 +61,9 @@ ChoiceStream ChoiceSource::stream(std::string_view name) {
     it = stream_index_by_name_.emplace(std::string(name), index).first;
     if (backend_ == Backend::kSeed) generators_.push_back(Xoshiro256(seed_).fork(name));
   }
+  // Streams are numbered in first-use order; the seed backend has one generator per stream.
+  WSIM_ASSERT_LT(static_cast<std::size_t>(it->second), stream_index_by_name_.size());
+  if (backend_ == Backend::kSeed) WSIM_ASSERT_EQ(generators_.size(), stream_index_by_name_.size());
   return ChoiceStream(this, it->second);
 }
 
@@ -82,6 +88,7 @@ std::uint64_t ChoiceSource::draw(int index, std::uint64_t bound) {
 }
 
 std::uint64_t ChoiceSource::next_from_tape(std::uint64_t bound) {
+  WSIM_ASSERT_GT(bound, 0u);
   if (cursor_ >= tape_.size()) {
     exhausted_ = true;
     return 0;
@@ -98,6 +105,7 @@ std::uint64_t ChoiceSource::next_from_bytes(std::uint64_t bound) {
   std::uint64_t raw = 0;
   int width = 0;
   for (std::uint64_t rest = bound - 1; rest != 0; rest >>= 8) ++width;
+  WSIM_ASSERT_LE(width, 8);
   for (int i = 0; i < width && cursor_ < bytes_.size(); ++i) {
     raw |= static_cast<std::uint64_t>(bytes_[cursor_++]) << (8 * i);
   }
@@ -109,9 +117,12 @@ constexpr char kMagic[] = "WSIMCHO1";
 constexpr std::size_t kMagicSize = 8;
 
 void put_u64(std::string& out, std::uint64_t v) {
+  const std::size_t size_before = out.size();
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  WSIM_ASSERT_EQ(out.size(), size_before + 8);
 }
 std::uint64_t get_u64(std::string_view in, std::size_t offset) {
+  WSIM_ASSERT_LE(offset + 8, in.size());
   std::uint64_t v = 0;
   for (int i = 0; i < 8; ++i) {
     v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[offset + i])) << (8 * i);
@@ -127,11 +138,12 @@ std::string encode_choice_record(const std::vector<Choice>& record) {
     put_u64(out, choice.value);
     put_u64(out, choice.bound);
   }
+  // Paired with decode_choice_record's size check.
+  WSIM_ASSERT_EQ(out.size(), kMagicSize + 8 + 16 * record.size());
   return out;
 }
 
-bool decode_choice_record(std::string_view bytes, std::vector<Choice>& record,
-                          std::string& error) {
+bool decode_choice_record(std::string_view bytes, std::vector<Choice>& record, std::string& error) {
   record.clear();
   if (bytes.size() < kMagicSize + 8 || bytes.substr(0, kMagicSize) != kMagic) {
     error = "byte 0: not a choice record (expected magic WSIMCHO1 and a count)";
@@ -150,13 +162,13 @@ bool decode_choice_record(std::string_view bytes, std::vector<Choice>& record,
     Choice choice{get_u64(bytes, offset), get_u64(bytes, offset + 8)};
     if (choice.bound == 0 || choice.value >= choice.bound) {
       error = "byte " + std::to_string(offset) + ": choice " + std::to_string(i) + " value " +
-              std::to_string(choice.value) + " not below its bound " +
-              std::to_string(choice.bound);
+              std::to_string(choice.value) + " not below its bound " + std::to_string(choice.bound);
       record.clear();
       return false;
     }
     record.push_back(choice);
   }
+  WSIM_ASSERT_EQ(record.size(), count);
   return true;
 }
 

@@ -6,6 +6,22 @@
 
 namespace wsim {
 
+namespace {
+
+// The bound on pending events (STYLE.md §7 "put a limit on everything"): a run with more has a
+// runaway actor or timer, a harness bug.
+constexpr std::size_t kQueuedEventsMax = std::size_t{1} << 22;
+
+// Every event enters the queue here: never in the past, never past the bound.
+template <typename Queue, typename Event>
+void enqueue(Queue& queue, const Event& event, TimeMs now_ms) {
+  WSIM_ASSERT_GE(event.due_ms, now_ms);
+  WSIM_ASSERT_LT(queue.size(), kQueuedEventsMax);
+  queue.push(event);
+}
+
+}  // namespace
+
 EventLoop::EventLoop() { actors_.push_back(nullptr); }
 
 EventLoop::~EventLoop() {
@@ -26,21 +42,24 @@ ActorId EventLoop::spawn(std::string name, Task<void> task) {
   ++live_actors_;
   Actor& ref = *actors_.back();
   ref.suspended = start;
-  queue_.push(Event{now_ms_, next_seq_++, id, ref.token, start, 0});
+  enqueue(queue_, Event{now_ms_, next_seq_++, id, ref.token, start, 0}, now_ms_);
+  WSIM_ASSERT_EQ(actors_.size(), static_cast<std::size_t>(id) + 1);
   return id;
 }
 
 void EventLoop::cancel(ActorId id) {
+  WSIM_ASSERT_NE(id, kNoActor);
   Actor& actor = actor_ref(id);
   if (actor.done || actor.cancelled) return;
   actor.cancelled = true;
   if (actor.suspended && id != current_) {
     // Resume it now with a fresh token; stale wake-ups for the old suspension are dropped.
-    queue_.push(Event{now_ms_, next_seq_++, id, ++actor.token, actor.suspended, 0});
+    enqueue(queue_, Event{now_ms_, next_seq_++, id, ++actor.token, actor.suspended, 0}, now_ms_);
   }
 }
 
 bool EventLoop::alive(ActorId id) const {
+  WSIM_ASSERT_LE(live_actors_, actors_.size());
   return id != kNoActor && id < actors_.size() && actors_[id] && !actors_[id]->done;
 }
 
@@ -59,9 +78,11 @@ void EventLoop::schedule(DurationMs delay_ms, std::function<void()> callback) {
   } else {
     slot = free_slots_.back();
     free_slots_.pop_back();
+    WSIM_ASSERT(callbacks_[slot] == nullptr);
     callbacks_[slot] = std::move(callback);
   }
-  queue_.push(Event{now_ms_ + delay_ms, next_seq_++, kNoActor, 0, {}, slot});
+  WSIM_ASSERT(callbacks_[slot] != nullptr);
+  enqueue(queue_, Event{now_ms_ + delay_ms, next_seq_++, kNoActor, 0, {}, slot}, now_ms_);
 }
 
 WakeTicket EventLoop::park(std::coroutine_handle<> handle) {
@@ -74,10 +95,13 @@ WakeTicket EventLoop::park(std::coroutine_handle<> handle) {
 void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
   WSIM_ASSERT(ticket.actor != kNoActor);
   WSIM_ASSERT_GE(due_ms, now_ms_);
-  queue_.push(Event{due_ms, next_seq_++, ticket.actor, ticket.token, ticket.handle, 0});
+  WSIM_ASSERT(ticket.handle);
+  enqueue(queue_, Event{due_ms, next_seq_++, ticket.actor, ticket.token, ticket.handle, 0},
+          now_ms_);
 }
 
 void EventLoop::throw_if_cancelled() const {
+  if (current_ != kNoActor) WSIM_ASSERT_LT(current_, actors_.size());
   if (current_ != kNoActor && actors_[current_]->cancelled) throw Cancelled{};
 }
 
@@ -96,6 +120,7 @@ bool EventLoop::step() {
 
 void EventLoop::run_until(TimeMs until_ms) {
   while (!stop_requested_ && !queue_.empty() && queue_.top().due_ms <= until_ms) step();
+  if (!stop_requested_ && !queue_.empty()) WSIM_ASSERT_GT(queue_.top().due_ms, until_ms);
   if (!stop_requested_ && now_ms_ < until_ms) {
     now_ms_ = until_ms;
     assert_context().now_ms = now_ms_;
@@ -103,6 +128,7 @@ void EventLoop::run_until(TimeMs until_ms) {
 }
 
 void EventLoop::run_until_idle(TimeMs limit_ms) {
+  WSIM_ASSERT_GE(limit_ms, 0);
   while (!stop_requested_ && !queue_.empty() && queue_.top().due_ms <= limit_ms) step();
 }
 
@@ -110,7 +136,9 @@ void EventLoop::run_event(Event& event) {
   if (event.actor == kNoActor) {
     mix_hash(static_cast<std::uint64_t>(event.due_ms) * 2);
     // Moved out and the slot freed first: the callback may schedule more (and grow callbacks_).
+    WSIM_ASSERT_LT(event.callback_slot, callbacks_.size());
     std::function<void()> callback = std::move(callbacks_[event.callback_slot]);
+    WSIM_ASSERT(callback != nullptr);
     callbacks_[event.callback_slot] = nullptr;
     free_slots_.push_back(event.callback_slot);
     callback();
@@ -124,7 +152,9 @@ void EventLoop::run_event(Event& event) {
 }
 
 void EventLoop::resume_actor(ActorId id, std::coroutine_handle<> handle) {
+  WSIM_ASSERT(handle);
   Actor& actor = actor_ref(id);
+  WSIM_ASSERT(!actor.done);
   actor.suspended = {};
   const ActorId previous = current_;
   current_ = id;
@@ -134,6 +164,8 @@ void EventLoop::resume_actor(ActorId id, std::coroutine_handle<> handle) {
 }
 
 void EventLoop::finish_actor(Actor& actor) {
+  WSIM_ASSERT(!actor.done);
+  WSIM_ASSERT_GT(live_actors_, 0u);
   actor.done = true;
   --live_actors_;
   std::exception_ptr error = actor.root.handle().promise().error;
@@ -151,11 +183,14 @@ void EventLoop::finish_actor(Actor& actor) {
 }
 
 EventLoop::Actor& EventLoop::actor_ref(ActorId id) {
-  WSIM_ASSERT(id != kNoActor && id < actors_.size() && actors_[id]);
+  WSIM_ASSERT_NE(id, kNoActor);
+  WSIM_ASSERT_LT(id, actors_.size());
+  WSIM_ASSERT(actors_[id] != nullptr);
   return *actors_[id];
 }
 
 void EventLoop::mix_hash(std::uint64_t value) {
+  WSIM_ASSERT_GE(now_ms_, 0);
   schedule_hash_ ^= value;
   schedule_hash_ *= 0x100000001b3ULL;
   schedule_hash_ ^= schedule_hash_ >> 29;

@@ -42,6 +42,8 @@ class EventLoop {
   EventLoop& operator=(const EventLoop&) = delete;
 
   TimeMs now_ms() const { return now_ms_; }
+  // The clock itself, for readers that must see virtual time without a loop (Faults incidents).
+  const TimeMs* now_ms_clock() const { return &now_ms_; }
 
   // Starts `task` as an actor at the current time, after events already due now (FIFO).
   ActorId spawn(std::string name, Task<void> task);
@@ -135,7 +137,7 @@ class EventLoop {
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   std::vector<std::function<void()>> callbacks_;  // Slots of pending callbacks.
   std::vector<std::uint32_t> free_slots_;         // Reused last-in first-out (deterministic).
-  std::vector<std::unique_ptr<Actor>> actors_;  // Index = ActorId; [0] unused.
+  std::vector<std::unique_ptr<Actor>> actors_;    // Index = ActorId; [0] unused.
   ActorId current_ = kNoActor;
   std::size_t live_actors_ = 0;
   std::uint64_t events_processed_ = 0;

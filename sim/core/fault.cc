@@ -7,11 +7,17 @@
 namespace wsim {
 
 FaultId Faults::declare(std::string name, std::string description, Ratio enable, Ratio fire) {
+  WSIM_ASSERT_MSG(!name.empty(), "a fault point needs a dotted name");
+  WSIM_ASSERT_GT(enable.den, 0u);
+  WSIM_ASSERT_LE(enable.num, enable.den);
+  WSIM_ASSERT_GT(fire.den, 0u);
+  WSIM_ASSERT_LE(fire.num, fire.den);
   auto it = id_by_name_.find(name);
   if (it != id_by_name_.end()) return it->second;
   const auto id = static_cast<FaultId>(points_.size());
   id_by_name_.emplace(name, id);
   points_.push_back(FaultPoint{std::move(name), std::move(description), enable, fire});
+  WSIM_ASSERT_EQ(points_.size(), id_by_name_.size());
   return id;
 }
 
@@ -19,21 +25,74 @@ bool Faults::find(const std::string& name, FaultId& id) const {
   auto it = id_by_name_.find(name);
   if (it == id_by_name_.end()) return false;
   id = it->second;
+  WSIM_ASSERT_LT(id, points_.size());
   return true;
 }
 
 void Faults::force(FaultId id, bool enabled, Ratio fire) {
   WSIM_ASSERT_LT(id, points_.size());
+  WSIM_ASSERT_GT(fire.den, 0u);
+  WSIM_ASSERT_LE(fire.num, fire.den);
   points_[id].enabled = enabled;
   points_[id].forced = true;
   points_[id].fire = fire;
 }
 
 void Faults::draw_swarm(ChoiceStream stream) {
+  WSIM_ASSERT_MSG(!healed_, "the swarm is drawn before the fault phase, never after heal");
   for (const auto& [name, id] : id_by_name_) {
     FaultPoint& point = points_[id];
     if (!point.forced) point.enabled = stream.chance(point.enable);
   }
+}
+
+void Faults::draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ratio enable,
+                            const std::int64_t* now_ms, std::optional<bool> force) {
+  WSIM_ASSERT(now_ms != nullptr);
+  WSIM_ASSERT_GE(fault_phase_ms, 0);
+  now_ms_ = now_ms;
+  incidents_.clear();
+  const bool on = force ? *force : stream.chance(enable);
+  if (!on || fault_phase_ms <= 0) return;
+  constexpr std::int64_t kMinLengthMs = 2'000;
+  constexpr std::int64_t kMaxLengthMs = 60'000;
+  const auto count = static_cast<int>(stream.range(1, 4));
+  for (int i = 0; i < count; ++i) {
+    const std::int64_t start_ms = stream.range(0, fault_phase_ms - 1);
+    const std::int64_t length_ms = stream.range(kMinLengthMs, kMaxLengthMs);
+    incidents_.push_back(Incident{start_ms, std::min(start_ms + length_ms, fault_phase_ms)});
+  }
+  std::sort(incidents_.begin(), incidents_.end(),
+            [](const Incident& a, const Incident& b) { return a.start_ms < b.start_ms; });
+  // Overlapping windows merge: the list stays sorted and disjoint.
+  std::vector<Incident> merged;
+  for (const Incident& incident : incidents_) {
+    if (!merged.empty() && incident.start_ms <= merged.back().end_ms) {
+      merged.back().end_ms = std::max(merged.back().end_ms, incident.end_ms);
+    } else {
+      merged.push_back(incident);
+    }
+  }
+  incidents_ = std::move(merged);
+  for (const Incident& incident : incidents_) WSIM_ASSERT_LT(incident.start_ms, incident.end_ms);
+}
+
+bool Faults::in_incident() const {
+  if (incidents_.empty() || now_ms_ == nullptr) return false;
+  const std::int64_t now = *now_ms_;
+  return std::any_of(incidents_.begin(), incidents_.end(), [now](const Incident& incident) {
+    return incident.start_ms <= now && now < incident.end_ms;
+  });
+}
+
+std::string Faults::describe_incidents() const {
+  if (incidents_.empty()) return "none";
+  std::string out = std::to_string(incidents_.size()) + ":";
+  for (const Incident& incident : incidents_) {
+    out += " " + std::to_string(incident.start_ms / 1000) + "s+" +
+           std::to_string((incident.end_ms - incident.start_ms) / 1000) + "s";
+  }
+  return out;
 }
 
 void Faults::heal() { healed_ = true; }
@@ -43,11 +102,15 @@ bool Faults::fires(FaultId id, ChoiceStream& stream) {
   FaultPoint& point = points_[id];
   if (healed_ || !point.enabled) return false;
   ++point.evaluations;
-  const bool fired = stream.chance(point.fire);
+  // Inside an incident an enabled point fires at least at kIncidentFire (same one draw).
+  const bool boosted =
+      in_incident() && point.fire.num * kIncidentFire.den < kIncidentFire.num * point.fire.den;
+  const bool fired = stream.chance(boosted ? kIncidentFire : point.fire);
   if (fired) {
     ++point.fired;
     fired_pending_.push_back(Firing{current_step(), id});
   }
+  WSIM_ASSERT_LE(point.fired, point.evaluations);
   return fired;
 }
 
@@ -63,6 +126,7 @@ std::vector<std::string> Faults::take_fired(std::uint64_t step) {
 }
 
 std::string Faults::describe_swarm() const {
+  WSIM_ASSERT_EQ(points_.size(), id_by_name_.size());
   std::string out;
   for (const auto& [name, id] : id_by_name_) {
     if (!out.empty()) out += ' ';

@@ -4,11 +4,17 @@
 //  2. per evaluation: an enabled point fires with its `fire` ratio.
 // A disabled point never consumes a choice, so enabling one fault does not shift the others.
 // heal() disables every point (the heal-and-settle phase of design.md §5).
+// Incidents (issue #12 item 3, correlated fault bursts): a run may have a few windows of virtual
+// time in which every enabled point fires at least with kIncidentFire — an API server or a node
+// having a bad minute — so that rare coincidences of faults on one object become common. They
+// are drawn per run by draw_incidents() on their own stream (a run without incidents draws
+// nothing else, so its other choices are unchanged) and printed with the swarm.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,10 +30,19 @@ struct FaultPoint {
   Ratio enable;             // Probability that a run enables it.
   Ratio fire;               // Probability that an enabled point fires per evaluation.
   bool enabled = false;
-  bool forced = false;        // Set by the scenario; draw_swarm leaves it alone.
+  bool forced = false;  // Set by the scenario; draw_swarm leaves it alone.
   std::uint64_t evaluations = 0;
   std::uint64_t fired = 0;
 };
+
+// One incident: [start_ms, end_ms) of virtual time.
+struct Incident {
+  std::int64_t start_ms = 0;
+  std::int64_t end_ms = 0;
+};
+
+// Minimum fire ratio of an enabled point inside an incident.
+inline constexpr Ratio kIncidentFire{1, 4};
 
 class Faults {
  public:
@@ -42,6 +57,14 @@ class Faults {
 
   // Draws the per-run enable decision of every non-forced point, in name order.
   void draw_swarm(ChoiceStream stream);
+  // Incidents: with ratio `enable`, 1–4 windows of 2–60 s placed uniformly in
+  // [0, fault_phase_ms); otherwise none. `force` = true/false skips the enable draw.
+  // `now_ms` is the clock fires() reads (the event loop's virtual time); it must outlive this.
+  void draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ratio enable,
+                      const std::int64_t* now_ms, std::optional<bool> force = std::nullopt);
+  const std::vector<Incident>& incidents() const { return incidents_; }
+  // "none" or "3: 13m02s+41s, ..." for the swarm print-out.
+  std::string describe_incidents() const;
   // Disables every point (no faults from now on).
   void heal();
   bool healed() const { return healed_; }
@@ -65,11 +88,15 @@ class Faults {
   std::uint64_t current_step() const { return step_ ? step_() : 0; }
 
  private:
+  bool in_incident() const;
+
   struct Firing {
     std::uint64_t step;
     FaultId id;
   };
   std::vector<FaultPoint> points_;
+  std::vector<Incident> incidents_;  // Sorted by start, disjoint.
+  const std::int64_t* now_ms_ = nullptr;
   std::vector<Firing> fired_pending_;
   std::function<std::uint64_t()> step_;
   std::map<std::string, FaultId> id_by_name_;

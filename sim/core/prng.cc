@@ -26,6 +26,8 @@ std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t hash) {
 Xoshiro256::Xoshiro256(std::uint64_t seed) : seed_(seed) {
   SplitMix64 mix(seed);
   for (auto& word : state_) word = mix.next();
+  // xoshiro256** must never be seeded all-zero (it would stay zero forever).
+  WSIM_ASSERT((state_[0] | state_[1] | state_[2] | state_[3]) != 0);
 }
 
 std::uint64_t Xoshiro256::next() {
@@ -52,10 +54,13 @@ std::uint64_t Xoshiro256::below(std::uint64_t bound) {
       low = static_cast<std::uint64_t>(product);
     }
   }
-  return static_cast<std::uint64_t>(product >> 64);
+  const auto value = static_cast<std::uint64_t>(product >> 64);
+  WSIM_ASSERT_LT(value, bound);
+  return value;
 }
 
 Xoshiro256 Xoshiro256::fork(std::string_view name) const {
+  WSIM_ASSERT_MSG(!name.empty(), "a forked stream needs a name");
   return Xoshiro256(SplitMix64(seed_ ^ fnv1a64(name)).next());
 }
 

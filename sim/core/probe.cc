@@ -1,13 +1,17 @@
 #include "sim/core/probe.h"
 
+#include "sim/core/assert.h"
+
 namespace wsim {
 
 ProbeId Probes::declare(std::string name, std::string description) {
+  WSIM_ASSERT_MSG(!name.empty(), "a probe needs a dotted name");
   auto it = id_by_name_.find(name);
   if (it != id_by_name_.end()) return it->second;
   const auto id = static_cast<ProbeId>(probes_.size());
   id_by_name_.emplace(name, id);
   probes_.push_back(Probe{std::move(name), std::move(description), 0});
+  WSIM_ASSERT_EQ(probes_.size(), id_by_name_.size());
   return id;
 }
 
@@ -15,12 +19,14 @@ std::vector<Probe> Probes::sorted() const {
   std::vector<Probe> out;
   out.reserve(probes_.size());
   for (const auto& [name, id] : id_by_name_) out.push_back(probes_[id]);
+  WSIM_ASSERT_EQ(out.size(), probes_.size());
   return out;
 }
 
 void Probes::merge(const Probes& other) {
   for (const Probe& probe : other.probes_) {
     const ProbeId id = declare(probe.name, probe.description);
+    WSIM_ASSERT_LT(id, probes_.size());
     probes_[id].hits += probe.hits;
   }
 }

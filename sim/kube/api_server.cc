@@ -6,6 +6,13 @@
 
 namespace wsim::kube {
 
+namespace {
+ApiServerObserver& api_server_observer() {
+  static ApiServerObserver observer;
+  return observer;
+}
+}  // namespace
+
 const char* verb_name(Verb verb) {
   switch (verb) {
     case Verb::kGet:
@@ -38,15 +45,13 @@ ApiServer::Impl::Impl(Sim& s, const ApiServerOptions& o) : sim(s), options(o) {
   faults.declare(kFaultConflict,
                  "API answers 409 Conflict to an update/patch/delete without applying it",
                  Ratio{1, 3}, Ratio{1, 20});
-  faults.declare(kFaultError5xx, "API answers 500 or 503 without applying the request",
-                 Ratio{1, 3}, Ratio{1, 20});
-  faults.declare(kFaultThrottle, "API answers 429 Too Many Requests without applying",
-                 Ratio{1, 4}, Ratio{1, 20});
-  faults.declare(kFaultLostRequest,
-                 "request lost on the way: not applied, the client times out",
+  faults.declare(kFaultError5xx, "API answers 500 or 503 without applying the request", Ratio{1, 3},
+                 Ratio{1, 20});
+  faults.declare(kFaultThrottle, "API answers 429 Too Many Requests without applying", Ratio{1, 4},
+                 Ratio{1, 20});
+  faults.declare(kFaultLostRequest, "request lost on the way: not applied, the client times out",
                  Ratio{1, 4}, Ratio{1, 50});
-  faults.declare(kFaultLostResponse,
-                 "response lost: the request was applied, the client times out",
+  faults.declare(kFaultLostResponse, "response lost: the request was applied, the client times out",
                  Ratio{1, 4}, Ratio{1, 50});
   fault_watch_expire = faults.declare(
       kFaultWatchExpire, "a watch expires with 410 Gone; the informer relists (coalescing events)",
@@ -56,6 +61,11 @@ ApiServer::Impl::Impl(Sim& s, const ApiServerOptions& o) : sim(s), options(o) {
 ApiServer::ApiServer(Sim& sim, ApiServerOptions options)
     : sim_(sim), options_(std::move(options)), impl_(std::make_unique<Impl>(sim, options_)) {
   if (options_.default_fault_rules) impl_->install_default_rules();
+  if (api_server_observer()) api_server_observer()(*this);
+}
+
+void set_api_server_observer(ApiServerObserver observer) {
+  api_server_observer() = std::move(observer);
 }
 
 ApiServer::~ApiServer() = default;
@@ -63,10 +73,12 @@ ApiServer::~ApiServer() = default;
 // --- RBAC-lite ---
 
 void ApiServer::deny(const std::string& identity, Verb verb, const std::string& kind) {
+  WSIM_ASSERT(!identity.empty());
   impl_->denied.emplace(identity, verb, kind);
 }
 
 void ApiServer::allow(const std::string& identity, Verb verb, const std::string& kind) {
+  WSIM_ASSERT(!identity.empty());
   impl_->denied.erase(std::make_tuple(identity, verb, kind));
 }
 
@@ -96,10 +108,11 @@ Status ApiServer::Impl::authorize(const std::string& identity, const Request& re
   if (!deny) return Status::Ok();
   std::string message = kind;
   if (!request.ref.name.empty()) message += " \"" + request.ref.name + "\"";
-  message += " is forbidden: User \"" + identity + "\" cannot " + verb_name(verb) +
-             " resource \"" + kind + "\"";
-  message += request.ref.namespace_.empty() ? " at the cluster scope"
-                                            : " in the namespace \"" + request.ref.namespace_ + "\"";
+  message += " is forbidden: User \"" + identity + "\" cannot " + verb_name(verb) + " resource \"" +
+             kind + "\"";
+  message += request.ref.namespace_.empty()
+                 ? " at the cluster scope"
+                 : " in the namespace \"" + request.ref.namespace_ + "\"";
   return Status::Error(Code::kForbidden, message);
 }
 

@@ -30,7 +30,7 @@ struct WatchEvent {
 };
 
 struct ApiServerOptions {
-  DurationMs min_latency_ms = 1;   // Per direction, for client requests.
+  DurationMs min_latency_ms = 1;  // Per direction, for client requests.
   DurationMs max_latency_ms = 20;
   DurationMs client_timeout_ms = 30 * kSecondMs;  // When a request or response is lost.
   DurationMs watch_min_latency_ms = 1;
@@ -93,6 +93,15 @@ struct InterceptorRule {
   std::string message;  // Optional error message; a Kubernetes-like default otherwise.
 };
 using InterceptorId = std::uint32_t;
+
+class ApiServer;
+
+// For front-ends outside sim/ (serve/: `wsim replay --serve` records a run's changes): called at
+// the end of every ApiServer constructor in this process, typically to subscribe() a read-only
+// recorder. The observer must not write, draw choices or trace, so that an observed run is the
+// same run. nullptr (the default) = none. Never set by sim/ or model/ code.
+using ApiServerObserver = std::function<void(ApiServer& server)>;
+void set_api_server_observer(ApiServerObserver observer);
 
 class ApiServer {
  public:

@@ -98,7 +98,11 @@ struct Watcher {
   LabelSelector selector;
   WatchSink sink;
   TimeMs last_due_ms = 0;  // Deliveries are never earlier than the previous one (order).
-  bool closed = false;     // No further events are scheduled (a 410 may still be in flight).
+  // The resourceVersion of the last change offered (scheduled) and delivered: both strictly
+  // increase (asserted in offer() and deliver(), paired with the store's write assertion).
+  std::uint64_t last_offered_rv = 0;
+  std::uint64_t last_delivered_rv = 0;
+  bool closed = false;  // No further events are scheduled (a 410 may still be in flight).
 };
 
 // A client request as it travels to the server.
@@ -110,15 +114,15 @@ struct Request {
   Subresource subresource = Subresource::kMain;
   DeleteOptions delete_options;
   std::string field_manager;
-  LabelSelector selector;          // list, watch.
+  LabelSelector selector;           // list, watch.
   std::uint64_t watch_from_rv = 0;  // watch: deliver changes after this resourceVersion.
   WatchSink watch_sink;
 };
 
 struct Response {
   Status status;
-  Object object;              // get, create, update, patch, apply.
-  std::vector<Object> items;  // list.
+  Object object;                       // get, create, update, patch, apply.
+  std::vector<Object> items;           // list.
   std::uint64_t resource_version = 0;  // list: the list's resourceVersion.
   std::uint64_t watcher_id = 0;        // watch.
 };
@@ -154,6 +158,7 @@ struct ApiServer::Impl {
   std::deque<Change> history;
   std::uint64_t history_floor_rv = 0;  // Changes with rv <= this are no longer in history.
   std::deque<Change> undispatched;
+  std::uint64_t last_dispatched_rv = 0;  // Changes are dispatched in strictly ascending rv.
   bool dispatching = false;
   std::vector<std::pair<std::string, Listener>> listeners;
   std::map<std::uint64_t, Watcher> watchers;
@@ -204,7 +209,9 @@ struct ApiServer::Impl {
   Delivery<Response> send(const std::string& identity, std::shared_ptr<Request> request);
   void arrive(const std::string& identity, Request& request, Delivery<Response> reply,
               TimeMs sent_ms);
+  // Performs the request (execute_verb) and asserts that reads and failed requests wrote nothing.
   Response execute(const std::string& identity, Request& request);
+  Response execute_verb(const std::string& identity, Request& request);
 };
 
 // "Deployment/ns/name", "Deployment/ns" (list in a namespace), "Deployment" (all namespaces).

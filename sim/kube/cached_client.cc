@@ -42,6 +42,7 @@ const Informer* CachedClient::informer_for(const std::string& kind) const {
 }
 
 Informer& CachedClient::informer(const std::string& kind) {
+  WSIM_ASSERT(!kind.empty());
   if (auto it = shared_.find(kind); it != shared_.end()) return *it->second;
   auto it = owned_.find(kind);
   if (it == owned_.end()) {

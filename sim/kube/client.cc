@@ -5,6 +5,7 @@
 // request, recorded when the request reaches the server.
 #include "sim/kube/client.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/kube/api_server_impl.h"
@@ -22,11 +23,14 @@ std::string request_object(const Request& request) {
 }
 
 DurationMs ApiServer::Impl::draw_latency() {
-  return api_latency.range(options.min_latency_ms, options.max_latency_ms);
+  const DurationMs latency_ms = api_latency.range(options.min_latency_ms, options.max_latency_ms);
+  WSIM_ASSERT_GE(latency_ms, 0);
+  return latency_ms;
 }
 
 Delivery<Response> ApiServer::Impl::send(const std::string& identity,
                                          std::shared_ptr<Request> request) {
+  WSIM_ASSERT(request != nullptr);
   Delivery<Response> reply(sim.loop());
   const TimeMs sent_ms = sim.now_ms();
   const DurationMs latency = draw_latency();
@@ -41,13 +45,14 @@ Delivery<Response> ApiServer::Impl::send(const std::string& identity,
 void ApiServer::Impl::arrive(const std::string& identity, Request& request,
                              Delivery<Response> reply, TimeMs sent_ms) {
   const TimeMs now = sim.now_ms();
+  WSIM_ASSERT_GE(now, sent_ms);  // A request never arrives before it was sent.
   const TimeMs timeout_at = std::max(now, sent_ms + options.client_timeout_ms);
   auto timeout = [&]() {
     Response response;
-    response.status = Status::Error(
-        Code::kTimeout, "no response from the API server within " +
-                            std::to_string(options.client_timeout_ms) +
-                            " ms (the request may or may not have been applied)");
+    response.status =
+        Status::Error(Code::kTimeout, "no response from the API server within " +
+                                          std::to_string(options.client_timeout_ms) +
+                                          " ms (the request may or may not have been applied)");
     return response;
   };
   const char* verb = verb_name(request.verb);
@@ -105,6 +110,17 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
 }
 
 Response ApiServer::Impl::execute(const std::string& identity, Request& request) {
+  const std::uint64_t rv_before_execute = resource_version;
+  Response response = execute_verb(identity, request);
+  // Reads never write; a failed request writes nothing either.
+  if (request.verb == Verb::kGet || request.verb == Verb::kList) {
+    WSIM_ASSERT_EQ(resource_version, rv_before_execute);
+  }
+  if (!response.status.ok()) WSIM_ASSERT_EQ(resource_version, rv_before_execute);
+  return response;
+}
+
+Response ApiServer::Impl::execute_verb(const std::string& identity, Request& request) {
   Response response;
   switch (request.verb) {
     case Verb::kGet: {
@@ -131,6 +147,9 @@ Response ApiServer::Impl::execute(const std::string& identity, Request& request)
         }
       }
       response.resource_version = resource_version;
+      WSIM_ASSERT(std::is_sorted(
+          response.items.begin(), response.items.end(),
+          [](const Object& a, const Object& b) { return ObjectRef::of(a) < ObjectRef::of(b); }));
       break;
     }
     case Verb::kWatch:
@@ -177,17 +196,20 @@ namespace {
 using RequestPtr = std::shared_ptr<Request>;
 
 Task<Result<Object>> object_call(ApiServer::Impl* impl, std::string identity, RequestPtr request) {
+  WSIM_ASSERT(impl != nullptr);
   Response response = co_await impl->send(identity, std::move(request));
   co_return Result<Object>{std::move(response.status), std::move(response.object)};
 }
 
 Task<Result<std::vector<Object>>> list_call(ApiServer::Impl* impl, std::string identity,
                                             RequestPtr request) {
+  WSIM_ASSERT(impl != nullptr);
   Response response = co_await impl->send(identity, std::move(request));
   co_return Result<std::vector<Object>>{std::move(response.status), std::move(response.items)};
 }
 
 Task<Status> status_call(ApiServer::Impl* impl, std::string identity, RequestPtr request) {
+  WSIM_ASSERT(impl != nullptr);
   Response response = co_await impl->send(identity, std::move(request));
   co_return std::move(response.status);
 }
@@ -202,11 +224,13 @@ RequestPtr make_request(Verb verb, ObjectRef ref) {
 }  // namespace
 
 Task<Result<Object>> Client::get(ObjectRef ref) {
+  WSIM_ASSERT(server_ != nullptr);
   return object_call(server_->impl_.get(), identity_, make_request(Verb::kGet, std::move(ref)));
 }
 
 Task<Result<std::vector<Object>>> Client::list(std::string kind, std::string namespace_,
                                                LabelSelector selector) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request =
       make_request(Verb::kList, ObjectRef{std::move(kind), std::move(namespace_), ""});
   request->selector = std::move(selector);
@@ -214,12 +238,14 @@ Task<Result<std::vector<Object>>> Client::list(std::string kind, std::string nam
 }
 
 Task<Result<Object>> Client::create(Object object) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kCreate, ObjectRef::of(object));
   request->object = std::move(object);
   return object_call(server_->impl_.get(), identity_, std::move(request));
 }
 
 Task<Result<Object>> Client::update(Object object, Subresource subresource) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kUpdate, ObjectRef::of(object));
   request->object = std::move(object);
   request->subresource = subresource;
@@ -227,6 +253,7 @@ Task<Result<Object>> Client::update(Object object, Subresource subresource) {
 }
 
 Task<Result<Object>> Client::patch(ObjectRef ref, MergePatch patch, Subresource subresource) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kPatch, std::move(ref));
   request->patch = std::move(patch);
   request->subresource = subresource;
@@ -234,12 +261,14 @@ Task<Result<Object>> Client::patch(ObjectRef ref, MergePatch patch, Subresource 
 }
 
 Task<Status> Client::remove(ObjectRef ref, DeleteOptions options) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kDelete, std::move(ref));
   request->delete_options = std::move(options);
   return status_call(server_->impl_.get(), identity_, std::move(request));
 }
 
 Task<Result<Object>> Client::apply(Object object, std::string field_manager) {
+  WSIM_ASSERT(server_ != nullptr);
   RequestPtr request = make_request(Verb::kApply, ObjectRef::of(object));
   request->object = std::move(object);
   request->field_manager = std::move(field_manager);

@@ -44,14 +44,15 @@ struct MergePatch {
   std::map<std::string, std::optional<std::string>> spec;
   std::map<std::string, std::optional<std::string>> status;  // Only with Subresource::kStatus.
   std::map<std::string, std::optional<std::string>> data;
-  std::optional<std::vector<std::string>> finalizers;        // Replaces the whole list.
-  std::optional<std::vector<Condition>> conditions;          // Only with Subresource::kStatus.
+  std::optional<std::vector<std::string>> finalizers;  // Replaces the whole list.
+  std::optional<std::vector<Condition>> conditions;    // Only with Subresource::kStatus.
   std::optional<std::uint64_t> precondition_resource_version;
 };
 
 class Client {
  public:
-  Client(ApiServer* server, std::string identity) : server_(server), identity_(std::move(identity)) {}
+  Client(ApiServer* server, std::string identity)
+      : server_(server), identity_(std::move(identity)) {}
 
   const std::string& identity() const { return identity_; }
 

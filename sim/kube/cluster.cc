@@ -11,11 +11,13 @@ Cluster::Cluster(Sim& sim, ClusterOptions options)
       kubelet_shared_(std::make_unique<KubeletShared>(sim, options_.kubelet)),
       namespace_controller_(
           std::make_unique<NamespaceController>(sim, *api_, options_.namespace_controller)),
-      garbage_collector_(std::make_unique<GarbageCollector>(sim, *api_, options_.garbage_collector)),
+      garbage_collector_(
+          std::make_unique<GarbageCollector>(sim, *api_, options_.garbage_collector)),
       deployment_controller_(
           std::make_unique<DeploymentController>(sim, *api_, options_.deployment_controller)),
       scheduler_(std::make_unique<Scheduler>(sim, *api_, options_.scheduler)),
-      node_lifecycle_(std::make_unique<NodeLifecycleController>(sim, *api_, options_.node_lifecycle)) {}
+      node_lifecycle_(
+          std::make_unique<NodeLifecycleController>(sim, *api_, options_.node_lifecycle)) {}
 
 Cluster::~Cluster() = default;
 
@@ -47,8 +49,10 @@ void Cluster::start() {
 
 Status Cluster::add_node(const std::string& name, std::int64_t cpu_milli, std::int64_t memory_mib,
                          std::map<std::string, std::string> labels) {
+  WSIM_ASSERT(!name.empty());
   if (auto it = kubelets_.find(name); it != kubelets_.end()) {
-    if (!it->second->stopped()) return Status::Error(Code::kAlreadyExists, "node " + name + " exists");
+    if (!it->second->stopped())
+      return Status::Error(Code::kAlreadyExists, "node " + name + " exists");
     retired_kubelets_.push_back(std::move(it->second));
     kubelets_.erase(it);
   }
@@ -83,6 +87,7 @@ Status Cluster::add_node(const std::string& name, std::int64_t cpu_milli, std::i
 }
 
 Status Cluster::delete_node(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   const Status status = api_->server_delete(ObjectRef{"Node", "", name}, DeleteOptions{}, kKubectl);
   if (status.ok()) ++nodes_deleted_;
   sim_.record(kKubectl, "delete-node", "Node/" + name, status.ok() ? "ok" : code_name(status.code));
@@ -98,18 +103,21 @@ Status Cluster::patch_node(const std::string& name, MergePatch patch, Subresourc
 }
 
 Status Cluster::cordon(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   MergePatch patch;
   patch.spec["unschedulable"] = "true";
   return patch_node(name, std::move(patch), Subresource::kMain, "cordon", "");
 }
 
 Status Cluster::uncordon(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   MergePatch patch;
   patch.spec["unschedulable"] = std::nullopt;
   return patch_node(name, std::move(patch), Subresource::kMain, "uncordon", "");
 }
 
 Status Cluster::set_node_ready(const std::string& name, bool ready) {
+  WSIM_ASSERT(!name.empty());
   MergePatch patch;
   patch.status["ready"] = ready ? "true" : "false";
   return patch_node(name, std::move(patch), Subresource::kStatus, "set-ready",
@@ -137,12 +145,14 @@ Kubelet* Cluster::kubelet(const std::string& node) {
 }
 
 void Cluster::dispatch_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   const std::string node = event.object.spec_or("nodeName", "");
   if (node.empty()) return;
   if (Kubelet* k = kubelet(node)) k->on_pod(event);
 }
 
 void Cluster::dispatch_node(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Node");
   auto it = kubelets_.find(event.object.meta.name);
   if (it == kubelets_.end()) return;
   if (event.type == WatchEventType::kDeleted) {
@@ -152,7 +162,9 @@ void Cluster::dispatch_node(const WatchEvent& event) {
   }
 }
 
-Result<Object> Cluster::create(Object object) { return api_->server_create(std::move(object), kKubectl); }
+Result<Object> Cluster::create(Object object) {
+  return api_->server_create(std::move(object), kKubectl);
+}
 
 Status Cluster::remove(const ObjectRef& ref, DeleteOptions options) {
   const Status status = api_->server_delete(ref, options, kKubectl);
@@ -161,37 +173,44 @@ Status Cluster::remove(const ObjectRef& ref, DeleteOptions options) {
 }
 
 Result<Object> Cluster::scale(const ObjectRef& deployment, std::int64_t replicas) {
+  WSIM_ASSERT_EQ(deployment.kind, "Deployment");
   MergePatch patch;
   patch.spec["replicas"] = std::to_string(replicas);
   Result<Object> result = api_->server_patch(deployment, patch, Subresource::kMain, kKubectl);
   sim_.record(kKubectl, "scale", deployment.to_string(),
-              result.ok() ? "ok" : code_name(result.status.code), "replicas=" + std::to_string(replicas));
+              result.ok() ? "ok" : code_name(result.status.code),
+              "replicas=" + std::to_string(replicas));
   return result;
 }
 
 Kubelet* Cluster::kubelet_of(const ObjectRef& pod) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   const Object* live = api_->peek(pod);
   if (live == nullptr) return nullptr;
   return kubelet(live->spec_or("nodeName", ""));
 }
 
 void Cluster::reject_at_admission(const ObjectRef& pod, std::string reason) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   kubelet_shared_->reject_at_admission[pod] = std::move(reason);
 }
 
 Status Cluster::reject_running(const ObjectRef& pod, const std::string& reason) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   Kubelet* k = kubelet_of(pod);
   if (k == nullptr) return Status::Error(Code::kNotFound, pod.to_string() + " runs on no kubelet");
   return k->reject_running(pod, reason);
 }
 
 Status Cluster::exit_container(const ObjectRef& pod, int exit_code, const std::string& message) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   Kubelet* k = kubelet_of(pod);
   if (k == nullptr) return Status::Error(Code::kNotFound, pod.to_string() + " runs on no kubelet");
   return k->exit_container(pod, exit_code, message);
 }
 
 Status Cluster::set_pod_ready(const ObjectRef& pod, bool ready) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   Kubelet* k = kubelet_of(pod);
   if (k == nullptr) return Status::Error(Code::kNotFound, pod.to_string() + " runs on no kubelet");
   return k->set_ready(pod, ready);

@@ -33,7 +33,7 @@
 namespace wsim::kube {
 
 struct ClusterOptions {
-  int nodes = 1;                        // node-1 .. node-N
+  int nodes = 1;  // node-1 .. node-N
   std::int64_t node_cpu_milli = 4000;
   std::int64_t node_memory_mib = 16384;
   std::map<std::string, std::string> node_labels;  // On every node created by start().
@@ -84,7 +84,7 @@ class Cluster {
   // kubectl delete node: the node object goes, its kubelet stops, its pods are failed (NodeLost)
   // and removed by the node lifecycle controller.
   Status delete_node(const std::string& name);
-  Status cordon(const std::string& name);    // spec unschedulable=true
+  Status cordon(const std::string& name);  // spec unschedulable=true
   Status uncordon(const std::string& name);
   Status set_node_ready(const std::string& name, bool ready);
   // Sets (value) or removes (nullopt) a node label, e.g. Gitpod's ws-daemon readiness label.

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "sim/core/log.h"
 #include "sim/core/sync.h"
 #include "sim/kube/api_server_impl.h"
 
@@ -41,6 +42,7 @@ struct InformerCore {
   std::uint64_t lists = 0;
 
   void notify(const Object& object, bool deleted) {
+    WSIM_ASSERT(!object.kind.empty());
     // Index loop over a snapshot count: a handler may add handlers.
     const std::size_t n = handlers.size();
     for (std::size_t i = 0; i < n; ++i) {
@@ -50,13 +52,20 @@ struct InformerCore {
   }
 
   void trace(const Object& object, const char* what, const char* how) {
+    WSIM_ASSERT(what != nullptr);
     if (!options.trace_changes) return;
     sim.record(trace_actor, "watch", ObjectRef::of(object).to_string(), what,
                std::string(how) + "rv " + std::to_string(object.meta.resource_version));
   }
 
+  // A delivery of the current watch. The watch started from last_rv and the server delivers
+  // each watch's changes once, in ascending resourceVersion (watch.cc offer()/deliver()), so an
+  // old or repeated event here is a harness bug, not something to skip.
   void apply_event(const WatchDelivery& delivery) {
-    if (delivery.resource_version <= last_rv) return;  // Already in the cache (replay).
+    WSIM_ASSERT(!delivery.gone);
+    WSIM_ASSERT(delivery.object != nullptr);
+    WSIM_ASSERT_GT(delivery.resource_version, last_rv);
+    WSIM_ASSERT_EQ(delivery.object->kind, options.kind);
     last_rv = delivery.resource_version;
     const ObjectRef ref = ObjectRef::of(*delivery.object);
     auto it = cache.find(ref);
@@ -78,9 +87,14 @@ struct InformerCore {
   }
 
   void replace(std::vector<Object> items, std::uint64_t list_rv) {
+    // A relist never goes back in time: its resourceVersion is the server's at the list.
+    WSIM_ASSERT_GE(list_rv, last_rv);
     ++lists;
+    WSIM_LOG_DEBUG(trace_actor << ": " << (lists == 1 ? "list " : "relist ") << options.kind << ": "
+                               << items.size() << " objects at rv " << list_rv);
     std::map<ObjectRef, std::shared_ptr<const Object>> fresh;
     for (Object& item : items) {
+      WSIM_ASSERT_LE(item.meta.resource_version, list_rv);
       ObjectRef ref = ObjectRef::of(item);
       fresh.emplace(std::move(ref), std::make_shared<const Object>(std::move(item)));
     }
@@ -110,6 +124,7 @@ struct InformerCore {
 };
 
 void schedule_resync(const std::shared_ptr<InformerCore>& core) {
+  WSIM_ASSERT(core != nullptr);
   if (core->options.resync_ms <= 0) return;
   std::weak_ptr<InformerCore> weak = core;
   core->sim.loop().schedule(core->options.resync_ms, [weak]() {
@@ -125,6 +140,8 @@ void schedule_resync(const std::shared_ptr<InformerCore>& core) {
 }
 
 Task<void> run_informer(std::shared_ptr<InformerCore> core) {
+  WSIM_ASSERT(core != nullptr);
+  WSIM_ASSERT(!core->options.kind.empty());
   EventLoop& loop = core->sim.loop();
   const DurationMs base_backoff = std::max<DurationMs>(1, core->options.retry_backoff_ms);
   DurationMs backoff = base_backoff;
@@ -162,6 +179,7 @@ Task<void> run_informer(std::shared_ptr<InformerCore> core) {
         c->changed.notify_all();
         return false;
       }
+      WSIM_ASSERT_EQ(c->watch_gone, false);
       c->apply_event(delivery);
       return true;
     };
@@ -194,6 +212,8 @@ struct Informer::State {
 Informer::Informer(Sim& sim, ApiServer& server, InformerOptions options)
     : state_(std::make_unique<State>()) {
   state_->core = std::make_shared<InformerCore>(sim, server.impl_.get(), std::move(options));
+  WSIM_ASSERT(state_->core->server != nullptr);
+  WSIM_ASSERT(!state_->core->options.kind.empty());
 }
 
 Informer::~Informer() {
@@ -202,25 +222,29 @@ Informer::~Informer() {
   ++core.session;
   // The watch closes itself at its next delivery (the sink refuses it); the actor unwinds at
   // its next resume and frees the core.
-  if (core.actor != kNoActor && core.sim.loop().alive(core.actor)) core.sim.loop().cancel(core.actor);
+  if (core.actor != kNoActor && core.sim.loop().alive(core.actor))
+    core.sim.loop().cancel(core.actor);
 }
 
 void Informer::start() {
+  WSIM_ASSERT(state_ != nullptr);
   InformerCore& core = *state_->core;
   if (core.started) return;
   core.started = true;
-  core.actor = core.sim.loop().spawn(core.trace_actor + " " + core.options.kind,
-                                     run_informer(state_->core));
+  core.actor =
+      core.sim.loop().spawn(core.trace_actor + " " + core.options.kind, run_informer(state_->core));
   schedule_resync(state_->core);
 }
 
 void Informer::stop() {
+  WSIM_ASSERT(state_ != nullptr);
   InformerCore& core = *state_->core;
   if (core.stopped) return;
   core.stopped = true;
   ++core.session;
   if (core.watcher_id != 0) core.server->close_watch(core.watcher_id);
-  if (core.actor != kNoActor && core.sim.loop().alive(core.actor)) core.sim.loop().cancel(core.actor);
+  if (core.actor != kNoActor && core.sim.loop().alive(core.actor))
+    core.sim.loop().cancel(core.actor);
   core.changed.notify_all();
 }
 
@@ -235,6 +259,7 @@ std::vector<Object> Informer::list() const {
   std::vector<Object> out;
   out.reserve(state_->core->cache.size());
   for (const auto& [ref, object] : state_->core->cache) out.push_back(*object);
+  WSIM_ASSERT_EQ(out.size(), state_->core->cache.size());
   return out;
 }
 
@@ -243,10 +268,12 @@ std::optional<Object> Informer::get(const std::string& namespace_, const std::st
   ObjectRef ref{core.options.kind, is_cluster_scoped(core.options.kind) ? "" : namespace_, name};
   auto it = core.cache.find(ref);
   if (it == core.cache.end()) return std::nullopt;
+  WSIM_ASSERT(it->second != nullptr);
   return *it->second;
 }
 
 void Informer::on_change(std::function<void(const Object& object, bool deleted)> handler) {
+  WSIM_ASSERT(handler != nullptr);
   state_->core->handlers.push_back(std::move(handler));
 }
 

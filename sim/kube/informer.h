@@ -24,11 +24,11 @@ namespace wsim::kube {
 class ApiServer;
 
 struct InformerOptions {
-  std::string identity;     // The client identity (RBAC, trace).
+  std::string identity;  // The client identity (RBAC, trace).
   std::string kind;
-  std::string namespace_;   // Empty = all namespaces.
+  std::string namespace_;  // Empty = all namespaces.
   LabelSelector selector;
-  DurationMs resync_ms = 0; // 0 = no periodic resync notifications.
+  DurationMs resync_ms = 0;  // 0 = no periodic resync notifications.
   // Record every cache change in the trace: actor "<identity>/informer", verb "watch", the
   // object, result "added" / "modified" / "deleted".
   bool trace_changes = true;

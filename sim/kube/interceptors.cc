@@ -72,8 +72,8 @@ const char* fault_action_name(FaultAction action) {
   return "unknown";
 }
 
-std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(
-    const std::string& identity, const Request& request) {
+std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(const std::string& identity,
+                                                                       const Request& request) {
   if (sim.faults().healed()) return std::nullopt;
   for (Rule& rule : rules) {
     const InterceptorRule& r = rule.rule;
@@ -98,25 +98,24 @@ std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(
       case FaultAction::kServiceUnavailable: {
         bool unavailable = r.action == FaultAction::kServiceUnavailable;
         if (r.action == FaultAction::kError5xx) unavailable = api_faults.below(2) == 1;
-        out.status = unavailable
-                         ? Status::Error(Code::kServiceUnavailable,
-                                         r.message.empty()
-                                             ? "the server is currently unable to handle the "
-                                               "request"
-                                             : r.message)
-                         : Status::Error(Code::kInternalError,
-                                         r.message.empty()
-                                             ? "Internal error occurred: etcdserver: request "
-                                               "timed out"
-                                             : r.message);
+        out.status =
+            unavailable
+                ? Status::Error(Code::kServiceUnavailable,
+                                r.message.empty() ? "the server is currently unable to handle the "
+                                                    "request"
+                                                  : r.message)
+                : Status::Error(Code::kInternalError,
+                                r.message.empty() ? "Internal error occurred: etcdserver: request "
+                                                    "timed out"
+                                                  : r.message);
         break;
       }
       case FaultAction::kThrottle:
-        out.status = Status::Error(Code::kTooManyRequests,
-                                   r.message.empty()
-                                       ? "the server has received too many requests and has "
-                                         "asked us to try again later"
-                                       : r.message);
+        out.status =
+            Status::Error(Code::kTooManyRequests,
+                          r.message.empty() ? "the server has received too many requests and has "
+                                              "asked us to try again later"
+                                            : r.message);
         break;
       case FaultAction::kLoseRequest:
       case FaultAction::kLoseResponse:

@@ -5,6 +5,8 @@
 #include <memory>
 #include <set>
 
+#include "sim/core/assert.h"
+
 namespace wsim::kube {
 
 namespace {
@@ -25,7 +27,12 @@ std::string error_line(const char* verb, const ObjectRef& ref, const Status& sta
 
 }  // namespace
 
-std::string api_group(const std::string& kind) {
+std::string api_group(const std::string& kind, const CustomKindGroups& custom) {
+  WSIM_ASSERT(!kind.empty());
+  if (const auto it = custom.find(kind); it != custom.end()) {
+    WSIM_ASSERT_MSG(!it->second.empty(), "a custom kind is in a named API group");
+    return it->second;
+  }
   if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
       kind == "DaemonSet") {
     return "apps";
@@ -35,13 +42,12 @@ std::string api_group(const std::string& kind) {
       kind == "ClusterRoleBinding") {
     return "rbac.authorization.k8s.io";
   }
-  if (kind == "Workspace") return "workspace.gitpod.io";
   return "";
 }
 
-std::string inventory_key(const ObjectRef& ref) {
-  return ref.namespace_ + "_" + replace_all(ref.name, ":", "__") + "_" + api_group(ref.kind) +
-         "_" + ref.kind;
+std::string inventory_key(const ObjectRef& ref, const CustomKindGroups& custom) {
+  return ref.namespace_ + "_" + replace_all(ref.name, ":", "__") + "_" +
+         api_group(ref.kind, custom) + "_" + ref.kind;
 }
 
 std::optional<InventoryKey> parse_inventory_key(const std::string& key) {
@@ -124,8 +130,7 @@ Task<InventoryApplyResult> run_applier(Client* client_ptr, std::shared_ptr<Apply
   const ObjectRef inventory_ref = ObjectRef::of(inventory_configmap);
   const std::string inventory_id = [&] {
     auto it = inventory_configmap.meta.labels.find(kInventoryIdLabel);
-    return it == inventory_configmap.meta.labels.end() ? inventory_configmap.meta.name
-                                                       : it->second;
+    return it == inventory_configmap.meta.labels.end() ? inventory_configmap.meta.name : it->second;
   }();
 
   // 1. The previous object set.
@@ -248,8 +253,8 @@ Task<InventoryApplyResult> run_applier(Client* client_ptr, std::shared_ptr<Apply
 Task<InventoryApplyResult> apply_inventory_group(Client& client, Object inventory_configmap,
                                                  std::vector<Object> objects,
                                                  std::string field_manager) {
-  auto args = std::make_shared<ApplyArgs>(ApplyArgs{
-      std::move(inventory_configmap), std::move(objects), std::move(field_manager)});
+  auto args = std::make_shared<ApplyArgs>(
+      ApplyArgs{std::move(inventory_configmap), std::move(objects), std::move(field_manager)});
   return run_applier(&client, std::move(args));
 }
 

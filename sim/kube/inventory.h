@@ -8,6 +8,7 @@
 // calls is an interleaving point (and may fail, be lost, or race with kubectl).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,13 +24,18 @@ namespace wsim::kube {
 inline constexpr const char* kInventoryIdLabel = "cli-utils.sigs.k8s.io/inventory-id";
 inline constexpr const char* kOwningInventoryAnnotation = "config.k8s.io/owning-inventory";
 
+// The API groups of custom resource kinds (kind → group), as the system under test declares
+// them (run::System::custom_kinds(), e.g. Gitpod's Workspace in "workspace.gitpod.io"); the fake
+// API knows only Kubernetes' built-in kinds itself.
+using CustomKindGroups = std::map<std::string, std::string>;
+
 // API group of a kind: "apps" (Deployment, ReplicaSet, StatefulSet, DaemonSet),
-// "networking.k8s.io" (NetworkPolicy, Ingress), "rbac.authorization.k8s.io" (Role, ...),
-// "workspace.gitpod.io" (Workspace), "" for core kinds.
-std::string api_group(const std::string& kind);
+// "networking.k8s.io" (NetworkPolicy, Ingress), "rbac.authorization.k8s.io" (Role, ...), the
+// declared group of a custom kind, "" for core kinds (and undeclared ones).
+std::string api_group(const std::string& kind, const CustomKindGroups& custom = {});
 
 // "<namespace>_<name>_<group>_<Kind>", ":" in the name written as "__".
-std::string inventory_key(const ObjectRef& ref);
+std::string inventory_key(const ObjectRef& ref, const CustomKindGroups& custom = {});
 
 struct InventoryKey {
   ObjectRef ref;
@@ -62,10 +68,10 @@ struct InventoryGroup {
 Result<std::vector<InventoryGroup>> group_by_inventory(std::vector<Object> objects);
 
 struct InventoryApplyResult {
-  Status inventory_status;               // Reading / writing the inventory ConfigMap.
-  std::vector<ObjectRef> applied;        // Applied successfully, in input order.
-  std::vector<ObjectRef> pruned;         // Deleted (or already gone) because no longer listed.
-  std::vector<std::string> errors;       // "<verb> <object>: <Code>: <message>", in order.
+  Status inventory_status;          // Reading / writing the inventory ConfigMap.
+  std::vector<ObjectRef> applied;   // Applied successfully, in input order.
+  std::vector<ObjectRef> pruned;    // Deleted (or already gone) because no longer listed.
+  std::vector<std::string> errors;  // "<verb> <object>: <Code>: <message>", in order.
   bool ok() const { return inventory_status.ok() && errors.empty(); }
 };
 

@@ -1,8 +1,11 @@
 #include "sim/kube/object.h"
 
+#include "sim/core/assert.h"
+
 namespace wsim::kube {
 
 const Condition* Object::condition(const std::string& type) const {
+  WSIM_ASSERT(!type.empty());
   for (const Condition& c : conditions) {
     if (c.type == type) return &c;
   }
@@ -10,11 +13,13 @@ const Condition* Object::condition(const std::string& type) const {
 }
 
 std::string Object::spec_or(const std::string& key, const std::string& fallback) const {
+  WSIM_ASSERT(!key.empty());
   auto it = spec.find(key);
   return it == spec.end() ? fallback : it->second;
 }
 
 std::string Object::status_or(const std::string& key, const std::string& fallback) const {
+  WSIM_ASSERT(!key.empty());
   auto it = status.find(key);
   return it == status.end() ? fallback : it->second;
 }

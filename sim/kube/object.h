@@ -53,8 +53,8 @@ struct Condition {
 
 struct ObjectMeta {
   std::string name;
-  std::string namespace_;  // Empty for cluster-scoped kinds (Namespace, Node).
-  std::string uid;         // Assigned by the server on create.
+  std::string namespace_;              // Empty for cluster-scoped kinds (Namespace, Node).
+  std::string uid;                     // Assigned by the server on create.
   std::uint64_t resource_version = 0;  // Assigned by the server; cluster-wide, strictly increasing.
   std::int64_t generation = 0;         // Bumped on spec changes only.
   std::map<std::string, std::string> labels;

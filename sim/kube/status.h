@@ -8,16 +8,16 @@ namespace wsim::kube {
 
 enum class Code {
   kOk,
-  kNotFound,          // 404
-  kAlreadyExists,     // 409
-  kConflict,          // 409: stale resourceVersion, failed precondition, Terminating namespace
-  kForbidden,         // 403: RBAC, or create in a Terminating namespace
-  kInvalid,           // 422: malformed object (e.g. a changed deletionTimestamp)
-  kGone,              // 410: watch expired, relist
-  kTooManyRequests,   // 429: throttling
-  kInternalError,     // 500
-  kServiceUnavailable,// 503
-  kTimeout,           // client-side: no response (the request may or may not have been applied)
+  kNotFound,            // 404
+  kAlreadyExists,       // 409
+  kConflict,            // 409: stale resourceVersion, failed precondition, Terminating namespace
+  kForbidden,           // 403: RBAC, or create in a Terminating namespace
+  kInvalid,             // 422: malformed object (e.g. a changed deletionTimestamp)
+  kGone,                // 410: watch expired, relist
+  kTooManyRequests,     // 429: throttling
+  kInternalError,       // 500
+  kServiceUnavailable,  // 503
+  kTimeout,             // client-side: no response (the request may or may not have been applied)
 };
 
 const char* code_name(Code code);  // "NotFound", "Conflict", ...

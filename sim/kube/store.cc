@@ -63,6 +63,7 @@ void merge_map(Fields& target, const std::map<std::string, std::optional<std::st
 
 // A non-negative decimal number of milliseconds, or `fallback`.
 DurationMs parse_ms(const std::string& text, DurationMs fallback) {
+  WSIM_ASSERT_GE(fallback, 0);
   if (text.empty() || text.size() > 15) return fallback;
   DurationMs value = 0;
   for (char c : text) {
@@ -79,6 +80,7 @@ bool is_pod_in_grace(const Object& object) {
 
 // Equal up to resourceVersion: a write that would change nothing is not a write.
 bool same_content(const Object& a, const Object& b) {
+  WSIM_ASSERT_EQ(a.kind, b.kind);
   if (a.kind != b.kind || a.spec != b.spec || a.status != b.status ||
       a.conditions != b.conditions || a.data != b.data) {
     return false;
@@ -86,6 +88,37 @@ bool same_content(const Object& a, const Object& b) {
   ObjectMeta ma = a.meta;
   ma.resource_version = b.meta.resource_version;
   return ma == b.meta;
+}
+
+// The Conflict a delete's uid / resourceVersion precondition gives on `existing`, else Ok.
+Status failed_delete_precondition(const Object& existing, const DeleteOptions& options) {
+  if (options.precondition_uid && *options.precondition_uid != existing.meta.uid) {
+    return Status::Error(Code::kConflict,
+                         "Precondition failed: UID in precondition: " + *options.precondition_uid +
+                             ", UID in object meta: " + existing.meta.uid);
+  }
+  if (options.precondition_resource_version &&
+      *options.precondition_resource_version != existing.meta.resource_version) {
+    return Status::Error(
+        Code::kConflict,
+        "Precondition failed: ResourceVersion in precondition: " +
+            std::to_string(*options.precondition_resource_version) +
+            ", ResourceVersion in object meta: " + std::to_string(existing.meta.resource_version));
+  }
+  return Status::Ok();
+}
+
+// The grace period a pod's deletion gets: the request's, else the pod's own, else the default;
+// none for a pod that is unscheduled or finished (nothing to stop).
+DurationMs pod_grace_ms(const Object& pod, const DeleteOptions& options) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
+  DurationMs grace_ms = parse_ms(pod.spec_or("terminationGracePeriodMs", ""), kDefaultPodGraceMs);
+  if (options.grace_period_ms) grace_ms = *options.grace_period_ms;
+  const std::string phase = pod.status_or("phase", "");
+  if (pod.spec_or("nodeName", "").empty() || phase == "Succeeded" || phase == "Failed") {
+    grace_ms = 0;
+  }
+  return std::max<DurationMs>(grace_ms, 0);
 }
 
 }  // namespace
@@ -100,10 +133,13 @@ const std::shared_ptr<const Object>* ApiServer::Impl::find(const ObjectRef& ref)
   if (kind_it == kinds.end()) return nullptr;
   auto it = kind_it->second.find(ref);
   if (it == kind_it->second.end()) return nullptr;
+  WSIM_ASSERT(it->second != nullptr);
+  WSIM_ASSERT_LE(it->second->meta.resource_version, resource_version);
   return &it->second;
 }
 
 bool ApiServer::Impl::removable(const Object& object) {
+  WSIM_ASSERT(!object.kind.empty());
   if (!object.meta.deletion_ms || !object.meta.finalizers.empty()) return false;
   if (object.kind == "Namespace" && !object.spec_or("finalizers", "").empty()) return false;
   if (is_pod_in_grace(object)) return false;
@@ -112,9 +148,14 @@ bool ApiServer::Impl::removable(const Object& object) {
 
 std::shared_ptr<const Object> ApiServer::Impl::commit(const ObjectRef& ref, Object updated) {
   if (removable(updated)) return erase(ref, std::move(updated));
+  const std::uint64_t previous_rv = resource_version;
   updated.meta.resource_version = ++resource_version;
+  // resourceVersion strictly increases on every write (paired: watch.cc emit() and offer()).
+  WSIM_ASSERT_GT(updated.meta.resource_version, previous_rv);
   auto& slot = kinds[ref.kind][ref];
   std::shared_ptr<const Object> old = std::move(slot);
+  if (old) WSIM_ASSERT_LT(old->meta.resource_version, updated.meta.resource_version);
+  if (old) WSIM_ASSERT_EQ(old->meta.uid, updated.meta.uid);
   slot = std::make_shared<const Object>(std::move(updated));
   std::shared_ptr<const Object> now = slot;
   const WatchEventType type = old ? WatchEventType::kModified : WatchEventType::kAdded;
@@ -128,9 +169,12 @@ std::shared_ptr<const Object> ApiServer::Impl::erase(const ObjectRef& ref, Objec
   auto it = kind_it->second.find(ref);
   WSIM_ASSERT(it != kind_it->second.end());
   std::shared_ptr<const Object> old = std::move(it->second);
+  WSIM_ASSERT(old != nullptr);
   kind_it->second.erase(it);
+  WSIM_ASSERT_GT(object_count, 0u);
   --object_count;
   last.meta.resource_version = ++resource_version;
+  WSIM_ASSERT_LT(old->meta.resource_version, last.meta.resource_version);
   auto gone = std::make_shared<const Object>(std::move(last));
   emit(WatchEventType::kDeleted, gone, std::move(old));
   return gone;
@@ -151,7 +195,9 @@ Result<Object> ApiServer::Impl::create(Object object) {
               {}};
     }
     const auto* ns = find(ObjectRef{"Namespace", "", ref.namespace_});
-    if (!ns) return {Status::Error(Code::kNotFound, "namespaces \"" + ref.namespace_ + "\" not found"), {}};
+    if (!ns)
+      return {Status::Error(Code::kNotFound, "namespaces \"" + ref.namespace_ + "\" not found"),
+              {}};
     if ((*ns)->meta.deletion_ms) {
       return {Status::Error(Code::kForbidden,
                             quoted(ref.kind, ref.name) +
@@ -160,7 +206,9 @@ Result<Object> ApiServer::Impl::create(Object object) {
               {}};
     }
   }
-  if (find(ref)) return {Status::Error(Code::kAlreadyExists, quoted(ref.kind, ref.name) + " already exists"), {}};
+  if (find(ref))
+    return {Status::Error(Code::kAlreadyExists, quoted(ref.kind, ref.name) + " already exists"),
+            {}};
 
   ObjectMeta& meta = object.meta;
   meta.uid = "uid-" + std::to_string(++next_uid);
@@ -181,7 +229,12 @@ Result<Object> ApiServer::Impl::create(Object object) {
     object.status["phase"] = "Pending";
   }
   ++object_count;
+  const std::uint64_t rv_before = resource_version;
   auto committed = commit(ref, std::move(object));
+  // Stored as written, with the next resourceVersion (a listener may have written more since,
+  // even deleted it: the listeners run inside commit()).
+  WSIM_ASSERT_EQ(committed->meta.resource_version, rv_before + 1);
+  WSIM_ASSERT_EQ(committed->meta.generation, 1);
   return {Status::Ok(), *committed};
 }
 
@@ -195,9 +248,9 @@ Result<Object> ApiServer::Impl::update(Object object, Subresource subresource) {
     return {stale(ref), {}};
   }
   if (!object.meta.uid.empty() && object.meta.uid != existing.meta.uid) {
-    return {Status::Error(Code::kConflict, "Precondition failed: UID in precondition: " +
-                                               object.meta.uid + ", UID in object meta: " +
-                                               existing.meta.uid),
+    return {Status::Error(Code::kConflict,
+                          "Precondition failed: UID in precondition: " + object.meta.uid +
+                              ", UID in object meta: " + existing.meta.uid),
             {}};
   }
   Object updated = existing;
@@ -227,6 +280,10 @@ Result<Object> ApiServer::Impl::update(Object object, Subresource subresource) {
   }
   if (updated.spec != existing.spec) ++updated.meta.generation;
   if (same_content(updated, existing)) return {Status::Ok(), existing};
+  // An update never changes identity or creation, and the generation only grows.
+  WSIM_ASSERT_EQ(updated.meta.uid, existing.meta.uid);
+  WSIM_ASSERT_EQ(updated.meta.creation_ms, existing.meta.creation_ms);
+  WSIM_ASSERT_GE(updated.meta.generation, existing.meta.generation);
   auto committed = commit(ref, std::move(updated));
   return {Status::Ok(), *committed};
 }
@@ -244,7 +301,8 @@ Result<Object> ApiServer::Impl::patch(const ObjectRef& raw_ref, const MergePatch
   Object updated = existing;
   if (subresource == Subresource::kMain) {
     if (patch.finalizers) {
-      if (existing.meta.deletion_ms && adds_finalizer(existing.meta.finalizers, *patch.finalizers)) {
+      if (existing.meta.deletion_ms &&
+          adds_finalizer(existing.meta.finalizers, *patch.finalizers)) {
         return {no_new_finalizers(ref), {}};
       }
       updated.meta.finalizers = *patch.finalizers;
@@ -259,6 +317,8 @@ Result<Object> ApiServer::Impl::patch(const ObjectRef& raw_ref, const MergePatch
   }
   if (updated.spec != existing.spec) ++updated.meta.generation;
   if (same_content(updated, existing)) return {Status::Ok(), existing};
+  WSIM_ASSERT_EQ(updated.meta.uid, existing.meta.uid);
+  WSIM_ASSERT_GE(updated.meta.generation, existing.meta.generation);
   auto committed = commit(ref, std::move(updated));
   return {Status::Ok(), *committed};
 }
@@ -268,19 +328,7 @@ Status ApiServer::Impl::remove(const ObjectRef& raw_ref, const DeleteOptions& op
   const auto* slot = find(ref);
   if (!slot) return not_found(ref);
   const Object& existing = **slot;
-  if (options.precondition_uid && *options.precondition_uid != existing.meta.uid) {
-    return Status::Error(Code::kConflict, "Precondition failed: UID in precondition: " +
-                                              *options.precondition_uid +
-                                              ", UID in object meta: " + existing.meta.uid);
-  }
-  if (options.precondition_resource_version &&
-      *options.precondition_resource_version != existing.meta.resource_version) {
-    return Status::Error(Code::kConflict,
-                         "Precondition failed: ResourceVersion in precondition: " +
-                             std::to_string(*options.precondition_resource_version) +
-                             ", ResourceVersion in object meta: " +
-                             std::to_string(existing.meta.resource_version));
-  }
+  if (Status failed = failed_delete_precondition(existing, options); !failed.ok()) return failed;
   const TimeMs now = sim.now_ms();
 
   if (existing.meta.deletion_ms) {
@@ -313,24 +361,14 @@ Status ApiServer::Impl::remove(const ObjectRef& raw_ref, const DeleteOptions& op
     updated.meta.finalizers.push_back(kOrphanFinalizer);
   }
 
-  DurationMs grace_ms = 0;
-  if (ref.kind == "Pod") {
-    grace_ms = kDefaultPodGraceMs;
-    grace_ms = parse_ms(existing.spec_or("terminationGracePeriodMs", ""), grace_ms);
-    if (options.grace_period_ms) grace_ms = *options.grace_period_ms;
-    const std::string phase = existing.status_or("phase", "");
-    // Unscheduled or finished pods have nothing to stop: no grace period.
-    if (existing.spec_or("nodeName", "").empty() || phase == "Succeeded" || phase == "Failed") {
-      grace_ms = 0;
-    }
-    if (grace_ms < 0) grace_ms = 0;
-  }
-
+  const DurationMs grace_ms = ref.kind == "Pod" ? pod_grace_ms(existing, options) : 0;
+  WSIM_ASSERT_GE(grace_ms, 0);
   updated.meta.deletion_ms = now + grace_ms;
   updated.meta.deletion_grace_period_ms = grace_ms;
   // Kubernetes bumps the generation when the deletionTimestamp is first set.
   ++updated.meta.generation;
   if (ref.kind == "Namespace") updated.status["phase"] = "Terminating";
+  WSIM_ASSERT_GE(*updated.meta.deletion_ms, now);
   commit(ref, std::move(updated));
   return Status::Ok();
 }
@@ -367,6 +405,8 @@ Result<Object> ApiServer::Impl::apply(Object object) {
   if (!options.apply_always_writes && same_content(updated, existing)) {
     return {Status::Ok(), existing};
   }
+  WSIM_ASSERT_EQ(updated.meta.uid, existing.meta.uid);
+  WSIM_ASSERT_GE(updated.meta.finalizers.size(), existing.meta.finalizers.size());
   auto committed = commit(ref, std::move(updated));
   return {Status::Ok(), *committed};
 }
@@ -383,7 +423,11 @@ void ApiServer::Impl::finalize(const ObjectRef& raw_ref) {
     commit(ref, std::move(updated));
     return;
   }
-  if (removable(existing)) erase(ref, existing);
+  if (removable(existing)) {
+    const std::size_t count_before = object_count;
+    erase(ref, existing);
+    WSIM_ASSERT_EQ(object_count + 1, count_before);
+  }
 }
 
 // --- ApiServer: the synchronous server_* surface ---
@@ -398,8 +442,7 @@ std::vector<const Object*> ApiServer::peek_list(const std::string& kind,
                                                 const LabelSelector& selector) const {
   std::vector<const Object*> out;
   auto collect = [&](const Impl::KindStore& store) {
-    auto it = namespace_.empty() ? store.begin()
-                                 : store.lower_bound(ObjectRef{"", namespace_, ""});
+    auto it = namespace_.empty() ? store.begin() : store.lower_bound(ObjectRef{"", namespace_, ""});
     for (; it != store.end(); ++it) {
       if (!namespace_.empty() && it->first.namespace_ != namespace_) break;
       if (selector.matches(it->second->meta.labels)) out.push_back(it->second.get());
@@ -411,9 +454,9 @@ std::vector<const Object*> ApiServer::peek_list(const std::string& kind,
     return out;
   }
   for (const auto& [k, store] : impl_->kinds) collect(store);
-  std::sort(out.begin(), out.end(), [](const Object* a, const Object* b) {
-    return ObjectRef::of(*a) < ObjectRef::of(*b);
-  });
+  std::sort(out.begin(), out.end(),
+            [](const Object* a, const Object* b) { return ObjectRef::of(*a) < ObjectRef::of(*b); });
+  WSIM_ASSERT_LE(out.size(), impl_->object_count);
   return out;
 }
 

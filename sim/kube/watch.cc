@@ -7,6 +7,7 @@
 // history lets a watch start from an older resourceVersion; before the window it gets 410 Gone.
 #include <string>
 
+#include "sim/core/log.h"
 #include "sim/kube/api_server_impl.h"
 
 namespace wsim::kube {
@@ -14,6 +15,7 @@ namespace wsim::kube {
 namespace {
 
 bool in_scope(const Watcher& watcher, const Object& object) {
+  WSIM_ASSERT(!object.kind.empty());
   if (!watcher.namespace_.empty() && object.meta.namespace_ != watcher.namespace_) return false;
   return watcher.selector.matches(object.meta.labels);
 }
@@ -22,12 +24,20 @@ bool in_scope(const Watcher& watcher, const Object& object) {
 
 void ApiServer::Impl::emit(WatchEventType type, std::shared_ptr<const Object> object,
                            std::shared_ptr<const Object> old) {
+  WSIM_ASSERT(object != nullptr);
+  if (type == WatchEventType::kAdded) WSIM_ASSERT(old == nullptr);
+  if (type != WatchEventType::kAdded) WSIM_ASSERT(old != nullptr);
   Change change{object->meta.resource_version, type, std::move(object), std::move(old)};
+  // Watch history ascending (paired with the store's write assertion, store.cc commit()).
+  WSIM_ASSERT_EQ(change.resource_version, resource_version);
+  if (!history.empty()) WSIM_ASSERT_LT(history.back().resource_version, change.resource_version);
+  WSIM_ASSERT_LT(history_floor_rv, change.resource_version);
   history.push_back(change);
   while (history.size() > options.watch_history_events && !history.empty()) {
     history_floor_rv = history.front().resource_version;
     history.pop_front();
   }
+  WSIM_ASSERT_LE(history.size(), std::max<std::size_t>(options.watch_history_events, 1));
   undispatched.push_back(std::move(change));
   if (dispatching) return;  // A listener wrote: delivered after the current change.
   dispatching = true;
@@ -40,6 +50,9 @@ void ApiServer::Impl::emit(WatchEventType type, std::shared_ptr<const Object> ob
 }
 
 void ApiServer::Impl::dispatch(const Change& change) {
+  // Dispatched in strictly ascending resourceVersion: a listener's write waits its turn.
+  WSIM_ASSERT_GT(change.resource_version, last_dispatched_rv);
+  last_dispatched_rv = change.resource_version;
   for (auto& [id, watcher] : watchers) {
     if (!watcher.closed) offer(watcher, change, /*may_expire=*/true);
   }
@@ -55,6 +68,8 @@ void ApiServer::Impl::dispatch(const Change& change) {
 }
 
 void ApiServer::Impl::offer(Watcher& watcher, const Change& change, bool may_expire) {
+  WSIM_ASSERT(!watcher.closed);
+  WSIM_ASSERT(change.object != nullptr);
   if (!watcher.kind.empty() && watcher.kind != change.object->kind) return;
   WatchEventType type = change.type;
   if (change.type == WatchEventType::kModified) {
@@ -76,17 +91,26 @@ void ApiServer::Impl::offer(Watcher& watcher, const Change& change, bool may_exp
   const TimeMs due = std::max(
       now + watch_latency.range(options.watch_min_latency_ms, options.watch_max_latency_ms),
       watcher.last_due_ms);
+  WSIM_ASSERT_GE(due, now);
   watcher.last_due_ms = due;
+  // Each watch is offered each change once, in ascending resourceVersion (replay, then live).
+  WSIM_ASSERT_GT(change.resource_version, watcher.last_offered_rv);
+  watcher.last_offered_rv = change.resource_version;
   WatchDelivery delivery{false, type, change.object, change.resource_version};
   const std::uint64_t id = watcher.id;
   sim.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
 }
 
 void ApiServer::Impl::close_gone(Watcher& watcher) {
+  WSIM_ASSERT_NE(watcher.id, 0u);
   if (watcher.closed) return;
   watcher.closed = true;
+  WSIM_LOG_DEBUG("apiserver: watch " << watcher.id << " of " << watcher.identity << " ("
+                                     << watcher.kind << ") ends with 410 Gone at rv "
+                                     << resource_version);
   const TimeMs now = sim.now_ms();
   const TimeMs due = std::max(now, watcher.last_due_ms);
+  WSIM_ASSERT_GE(due, now);
   watcher.last_due_ms = due;
   WatchDelivery delivery;
   delivery.gone = true;
@@ -98,6 +122,13 @@ void ApiServer::Impl::close_gone(Watcher& watcher) {
 void ApiServer::Impl::deliver(std::uint64_t watcher_id, const WatchDelivery& delivery) {
   auto it = watchers.find(watcher_id);
   if (it == watchers.end()) return;
+  // Delivered in the order offered: strictly ascending resourceVersion (paired with offer()).
+  if (!delivery.gone) {
+    WSIM_ASSERT(delivery.object != nullptr);
+    WSIM_ASSERT_GT(delivery.resource_version, it->second.last_delivered_rv);
+    WSIM_ASSERT_LE(delivery.resource_version, it->second.last_offered_rv);
+    it->second.last_delivered_rv = delivery.resource_version;
+  }
   // Copy the sink: it may close (erase) this very watcher.
   WatchSink sink = it->second.sink;
   const bool keep = sink(delivery);
@@ -108,12 +139,14 @@ Response ApiServer::Impl::start_watch(const std::string& identity, Request& requ
   Response response;
   const std::uint64_t from = request.watch_from_rv;
   if (from < history_floor_rv) {
-    response.status = Status::Error(
-        Code::kGone, "too old resource version: " + std::to_string(from) + " (" +
-                         std::to_string(history_floor_rv + 1) + ")");
+    response.status =
+        Status::Error(Code::kGone, "too old resource version: " + std::to_string(from) + " (" +
+                                       std::to_string(history_floor_rv + 1) + ")");
     return response;
   }
+  WSIM_ASSERT_LE(from, resource_version);
   const std::uint64_t id = next_watcher_id++;
+  WSIM_ASSERT_EQ(watchers.count(id), 0u);
   Watcher& watcher = watchers[id];
   watcher.id = id;
   watcher.identity = identity;
@@ -131,9 +164,13 @@ Response ApiServer::Impl::start_watch(const std::string& identity, Request& requ
   return response;
 }
 
-void ApiServer::Impl::close_watch(std::uint64_t watcher_id) { watchers.erase(watcher_id); }
+void ApiServer::Impl::close_watch(std::uint64_t watcher_id) {
+  WSIM_ASSERT_NE(watcher_id, 0u);
+  watchers.erase(watcher_id);
+}
 
 void ApiServer::subscribe(const std::string& kind, Listener listener) {
+  WSIM_ASSERT(listener != nullptr);
   impl_->listeners.emplace_back(kind, std::move(listener));
 }
 
@@ -148,6 +185,7 @@ std::size_t ApiServer::watch_count() const {
   for (const auto& [id, watcher] : impl_->watchers) {
     if (!watcher.closed) ++open;
   }
+  WSIM_ASSERT_LE(open, impl_->watchers.size());
   return open;
 }
 

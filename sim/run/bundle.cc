@@ -1,16 +1,16 @@
 #include "sim/run/bundle.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
 
+#include "sim/run/atomic_write.h"
 #include "sim/run/duration.h"
 #include "sim/run/report.h"
 #include "sim/run/timeline_html.h"
+#include "sim/run/verdict_json.h"
 
 namespace wsim::run {
 
@@ -28,68 +28,6 @@ std::string sanitize(std::string_view text) {
   return out.substr(0, 120);
 }
 
-// Writes `bytes` to `path` and fsyncs it, so the rename that publishes the bundle never exposes
-// a file whose content is still only in the page cache.
-bool write_file(const fs::path& path, std::string_view bytes, std::string& error) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    error = path.string() + ": cannot create: " + std::strerror(errno);
-    return false;
-  }
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      error = path.string() + ": write failed: " + std::strerror(errno);
-      ::close(fd);
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    error = path.string() + ": cannot flush: " + std::strerror(errno);
-    return false;
-  }
-  return true;
-}
-
-void sync_directory(const fs::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
-// The value of a top-level string member `"key": "value"` of a JSON object we wrote ourselves
-// (verdict.json). Inside a JSON string every quote is escaped, so `"key":` cannot match there.
-bool json_member(std::string_view json, std::string_view key, std::string& value) {
-  const std::string needle = "\"" + std::string(key) + "\"";
-  for (std::size_t at = json.find(needle); at != std::string_view::npos;
-       at = json.find(needle, at + 1)) {
-    std::size_t i = at + needle.size();
-    while (i < json.size() && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n')) ++i;
-    if (i >= json.size() || json[i] != ':') continue;
-    ++i;
-    while (i < json.size() && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n')) ++i;
-    if (i >= json.size() || json[i] != '"') return false;
-    ++i;
-    std::string out;
-    while (i < json.size() && json[i] != '"') {
-      if (json[i] == '\\') {
-        if (i + 1 >= json.size()) return false;
-        ++i;  // Escapes other than \" and \\ do not occur in the members read back.
-      }
-      out += json[i++];
-      if (out.size() > 4096) return false;
-    }
-    if (i >= json.size()) return false;
-    value = std::move(out);
-    return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string bundle_name(const System& system, const proto::Scenario& scenario,
@@ -98,14 +36,13 @@ std::string bundle_name(const System& system, const proto::Scenario& scenario,
   const std::string versions = version_tag(scenario, system);
   if (!versions.empty()) name += "-" + versions;
   name += "-s" + std::to_string(result.seed) + "-";
-  name += result.violation ? result.violation->invariant_id
-                           : std::string(verdict_name(result.verdict));
+  name +=
+      result.violation ? result.violation->invariant_id : std::string(verdict_name(result.verdict));
   return sanitize(name);
 }
 
-bool write_bundle(const std::string& out_dir, const System& system,
-                  const proto::Scenario& scenario, const RunResult& result, std::string& path,
-                  std::string& error) {
+bool write_bundle(const std::string& out_dir, const System& system, const proto::Scenario& scenario,
+                  const RunResult& result, std::string& path, std::string& error) {
   std::error_code ec;
   const fs::path out(out_dir.empty() ? "." : out_dir);
   fs::create_directories(out, ec);
@@ -136,11 +73,12 @@ bool write_bundle(const std::string& out_dir, const System& system,
       {"choices.bin", encode_choice_record(result.record)},
       {"trace.jsonl", render_trace_jsonl(result)},
       {"trace.txt", render_trace_text(system, scenario, result)},
-      {"verdict.json", render_verdict_json(system, scenario, result)},
+      {"verdict.json", verdict_json(verdict_record(system, scenario, result))},
       {"timeline.html", render_timeline_html(system, scenario, result)},
   };
   for (const auto& [file, bytes] : files) {
-    if (!write_file(tmp_dir / file, bytes, error)) {
+    // Each file is fsync'ed before the rename that publishes the directory exposes it.
+    if (!atomic_write_file(tmp_dir / file, bytes, ExistingFile::kReplace, error)) {
       fs::remove_all(tmp_dir, ec);
       return false;
     }
@@ -190,19 +128,17 @@ bool read_bundle(const std::string& dir, Bundle& bundle, std::string& error) {
   std::string json;
   const std::string verdict_path = (root / "verdict.json").string();
   if (!read_file_capped(verdict_path, kVerdictBytesMax, json, error)) return false;
-  std::string fingerprint;
-  std::string trace_hash;
-  if (!json_member(json, "fingerprint", fingerprint) ||
-      !json_member(json, "trace_hash", trace_hash) ||
-      !parse_hash(fingerprint, bundle.fingerprint) ||
-      !parse_hash(trace_hash, bundle.trace_hash)) {
+  proto::VerdictRecord record;
+  if (!parse_verdict_json(json, verdict_path, record, error)) return false;
+  if (!parse_hash(record.fingerprint(), bundle.fingerprint) ||
+      !parse_hash(record.trace_hash(), bundle.trace_hash)) {
     error = verdict_path + ": field fingerprint/trace_hash: missing or not a 0x-prefixed " +
             "16-digit hash";
     return false;
   }
   bundle.has_hashes = true;
-  json_member(json, "verdict", bundle.verdict);
-  json_member(json, "invariant", bundle.invariant);
+  bundle.verdict = record.verdict();
+  bundle.invariant = record.invariant();
   return true;
 }
 

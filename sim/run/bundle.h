@@ -33,9 +33,8 @@ std::string bundle_name(const System& system, const proto::Scenario& scenario,
 
 // Writes the bundle of `result` (which must have been run with record_choices and keep_trace)
 // under `out_dir` (created if missing). Sets `path` to the bundle directory.
-bool write_bundle(const std::string& out_dir, const System& system,
-                  const proto::Scenario& scenario, const RunResult& result, std::string& path,
-                  std::string& error);
+bool write_bundle(const std::string& out_dir, const System& system, const proto::Scenario& scenario,
+                  const RunResult& result, std::string& path, std::string& error);
 
 struct Bundle {
   std::string dir;

@@ -82,9 +82,22 @@ struct HuntCommand {
   // Makes a clock for a budget of `budget_ms` wall-clock milliseconds (null: none), started now.
   std::function<HuntClock(std::optional<DurationMs> budget_ms)> make_clock;
   bool progress_tty = false;
+  Shard shard;                 // --shard I/N (hunt.h): this hunt's part of the run indices.
+  std::string summary_path;    // --summary FILE.json (hunt_summary.h); empty: none.
+  std::string junit_path;      // --junit FILE.xml (hunt_junit.h); empty: none.
 };
 inline constexpr DurationMs kDefaultHuntTimeMs = 20 * kSecondMs;
+// Implemented in hunt_command.cc.
 int cmd_hunt(const HuntCommand& command, std::ostream& out, std::ostream& err);
+
+// `wsim merge SUMMARY...` (hunt_merge.h): one findings table and one probe-coverage table from
+// shard summaries; exits as `wsim hunt` would for the whole.
+struct MergeCommand {
+  std::vector<std::string> summaries;
+  std::string summary_path;  // --summary FILE.json: also write the merged summary.
+  std::string junit_path;    // --junit FILE.xml
+};
+int cmd_merge(const MergeCommand& command, std::ostream& out, std::ostream& err);
 
 // Systems, version axes, invariants, scripted actions, fault points, probes.
 int cmd_list(std::ostream& out, std::ostream& err);

@@ -1,13 +1,10 @@
 #include "sim/run/corpus.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 
+#include "sim/core/assert.h"
+#include "sim/run/atomic_write.h"
 #include "sim/run/bundle.h"
 #include "sim/run/commands.h"
 #include "sim/run/driver.h"
@@ -35,57 +32,67 @@ std::string slugify(const std::string& text) {
   return out.substr(0, 60);
 }
 
-// Writes `text` to `path` through a temporary file in the same directory: never half-written.
-// Fails if `path` exists.
+// Writes `text` to `path` atomically; fails if `path` exists (atomic_write.h).
 bool write_new_file_atomically(const fs::path& path, const std::string& text, std::string& error) {
   std::error_code ec;
   if (fs::exists(path, ec)) {
     error = path.string() + " already exists (choose another --name)";
     return false;
   }
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp");
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    error = tmp.string() + ": cannot create: " + std::strerror(errno);
-    return false;
-  }
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      error = tmp.string() + ": write failed: " + std::strerror(errno);
-      ::close(fd);
-      fs::remove(tmp, ec);
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    error = tmp.string() + ": cannot flush: " + std::strerror(errno);
-    fs::remove(tmp, ec);
-    return false;
-  }
-  // link() fails if the target exists, so two concurrent adds cannot overwrite each other.
-  if (::link(tmp.c_str(), path.c_str()) != 0) {
-    error = path.string() + ": cannot create: " + std::strerror(errno);
-    fs::remove(tmp, ec);
-    return false;
-  }
-  fs::remove(tmp, ec);
-  return true;
+  return atomic_write_file(path, text, ExistingFile::kRefuse, error);
 }
 
 std::string invariant_of(const RunResult& result) {
   return result.violation ? result.violation->invariant_id : "";
 }
 
+// The expectation of the bundle's own versions: its verdict and invariant.
+void add_failing_expectation(const System& system, const RunResult& result,
+                             proto::Scenario& scenario) {
+  WSIM_ASSERT(result.violation.has_value());
+  proto::Expectation* failing = scenario.add_expect();
+  for (const VersionAxis& axis : system.axes()) {
+    std::string value;
+    if (config_value(scenario, system, axis.field, value))
+      (*failing->mutable_when())[axis.field] = value;
+  }
+  failing->set_verdict(to_proto(result.verdict));
+  failing->set_invariant(invariant_of(result));
+}
+
+// The expectation of the latest versions, when they differ from the bundle's and their run
+// passes or violates an invariant; returns a note for the file's header ("" when they agree).
+std::string add_latest_expectation(const System& system, proto::Scenario& scenario) {
+  LoadedScenario latest;
+  latest.scenario = scenario;
+  latest.scenario.clear_expect();
+  latest.system = &system;
+  bool latest_differs = false;
+  proto::Expectation latest_expect;
+  std::string error;
+  for (const VersionAxis& axis : system.axes()) {
+    std::string value;
+    if (!config_value(scenario, system, axis.field, value) || value == axis.latest) continue;
+    if (!set_field(latest, axis.field, axis.latest, "--" + axis.field, error)) continue;
+    latest_differs = true;
+    (*latest_expect.mutable_when())[axis.field] = axis.latest;
+  }
+  if (!latest_differs) return "";
+  if (!validate_scenario(latest, error)) return "latest versions not checked: " + error;
+  const RunResult fixed = execute_run(system, latest.scenario, RunOptions{});
+  latest_expect.set_verdict(to_proto(fixed.verdict));
+  if (fixed.violation) latest_expect.set_invariant(fixed.violation->invariant_id);
+  if (fixed.verdict != Verdict::kPass && !fixed.violation) return "";
+  *scenario.add_expect() = latest_expect;
+  return std::string("latest versions: ") + verdict_name(fixed.verdict) +
+         (fixed.violation ? " " + fixed.violation->invariant_id : "");
+}
+
 }  // namespace
 
 std::string corpus_stem(const std::string& invariant, std::uint64_t seed, const std::string& slug) {
-  std::string short_id = invariant.substr(invariant.find('.') == std::string::npos
-                                              ? 0
-                                              : invariant.find('.') + 1);
+  std::string short_id =
+      invariant.substr(invariant.find('.') == std::string::npos ? 0 : invariant.find('.') + 1);
   return slugify(short_id) + "-s" + std::to_string(seed) + "-" +
          (slug.empty() ? std::string("regression") : slugify(slug));
 }
@@ -121,40 +128,8 @@ int cmd_corpus_add(const CorpusAddCommand& command, std::ostream& out, std::ostr
   }
 
   // 2. Expectations: the bundle's versions fail; the latest versions give what they give.
-  proto::Expectation* failing = scenario.add_expect();
-  for (const VersionAxis& axis : system.axes()) {
-    std::string value;
-    if (config_value(scenario, system, axis.field, value)) (*failing->mutable_when())[axis.field] = value;
-  }
-  failing->set_verdict(to_proto(result.verdict));
-  failing->set_invariant(invariant);
-
-  LoadedScenario latest;
-  latest.scenario = scenario;
-  latest.scenario.clear_expect();
-  latest.system = &system;
-  bool latest_differs = false;
-  proto::Expectation latest_expect;
-  for (const VersionAxis& axis : system.axes()) {
-    std::string value;
-    if (!config_value(scenario, system, axis.field, value) || value == axis.latest) continue;
-    if (!set_field(latest, axis.field, axis.latest, "--" + axis.field, error)) continue;
-    latest_differs = true;
-    (*latest_expect.mutable_when())[axis.field] = axis.latest;
-  }
-  std::string latest_note;
-  if (latest_differs && validate_scenario(latest, error)) {
-    const RunResult fixed = execute_run(system, latest.scenario, RunOptions{});
-    latest_expect.set_verdict(to_proto(fixed.verdict));
-    if (fixed.violation) latest_expect.set_invariant(fixed.violation->invariant_id);
-    if (fixed.verdict == Verdict::kPass || fixed.violation) {
-      *scenario.add_expect() = latest_expect;
-      latest_note = std::string("latest versions: ") + verdict_name(fixed.verdict) +
-                    (fixed.violation ? " " + fixed.violation->invariant_id : "");
-    }
-  } else if (latest_differs) {
-    latest_note = "latest versions not checked: " + error;
-  }
+  add_failing_expectation(system, result, scenario);
+  const std::string latest_note = add_latest_expectation(system, scenario);
 
   const std::string slug = command.name.empty() ? std::string("regression") : command.name;
   if (scenario.name().empty() || scenario.name().rfind("fuzz-", 0) == 0) scenario.set_name(slug);
@@ -173,7 +148,8 @@ int cmd_corpus_add(const CorpusAddCommand& command, std::ostream& out, std::ostr
                      describe_versions(scenario, system) + ", seed " +
                      std::to_string(scenario.seed()) + "; added by `wsim corpus add " +
                      command.bundle + "`\n";
-  if (result.violation) text += "# " + result.violation->object + ": " + result.violation->message + "\n";
+  if (result.violation)
+    text += "# " + result.violation->object + ": " + result.violation->message + "\n";
   if (!latest_note.empty()) text += "# " + latest_note + "\n";
   text += scenario_to_text(scenario);
   if (!write_new_file_atomically(path, text, error)) {

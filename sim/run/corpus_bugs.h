@@ -4,7 +4,7 @@
 // A regression file pins a bug with a readable script and an expectation such as
 //   expect { when { key: "agent" value: "A0a" } verdict: LIVENESS_VIOLATION invariant: "gitlab.L1" }
 // The bug as a TARGET drops the script: the file's system config and fault overrides, the `when`
-// versions of that expectation, the fuzz targets' short phases (sim/run/fuzz_targets.cc) and a
+// versions of that expectation, the fuzz targets' short phases (System::fast_phase_fields()) and a
 // random workload with swarm faults. Only the script's "admin" events stay (an operator's one-off
 // operation such as an upgrade, which no random workload or fault point produces); user, kubectl
 // and scripted fault events (api, kubelet, link, manager, ws-daemon) are dropped. A strategy "finds" the bug when a run violates exactly that

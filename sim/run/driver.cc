@@ -31,6 +31,9 @@ void apply_fault_overrides(Sim& sim, const proto::Scenario& scenario) {
 }
 
 // Every fault point in name order with its drawn state, then the system's own parameters.
+// Share of the runs that draw incidents (correlated fault bursts, sim/core/fault.h).
+constexpr Ratio kIncidentsEnable{1, 3};
+
 std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const SystemRun& run) {
   std::vector<std::pair<std::string, std::string>> out;
   std::map<std::string, FaultId> by_name;
@@ -45,6 +48,7 @@ std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const System
     if (point.enabled) value += " fire " + ratio_text(point.fire);
     out.emplace_back(name, value);
   }
+  out.emplace_back("incidents", faults.describe_incidents());
   for (auto& parameter : run.swarm_parameters()) out.push_back(parameter);
   return out;
 }
@@ -162,6 +166,12 @@ void RunDriver::set_up() {
   WSIM_ASSERT(run_ != nullptr);
   apply_fault_overrides(sim_, scenario_);
   if (!scenario_.scripted_only()) sim_.faults().draw_swarm(sim_.stream("swarm"));
+  if (!scenario_.scripted_only() || scenario_.incidents()) {
+    std::optional<bool> force;
+    if (scenario_.has_incidents()) force = scenario_.incidents();
+    sim_.faults().draw_incidents(sim_.stream("incidents"), scenario_.fault_phase_ms(),
+                                 kIncidentsEnable, sim_.loop().now_ms_clock(), force);
+  }
   result_.swarm = swarm_of(sim_, *run_);
   masking_ = options_.known != nullptr && options_.keep_trace && options_.go_past_known;
   for (const proto::KnownViolation& entry : scenario_.go_past()) {
@@ -220,15 +230,18 @@ void RunDriver::stop_with_violation(Violation violation, Verdict verdict, bool c
 }
 
 // The known bug a safety violation just seen is taken for, if any: the scenario's go_past entry,
-// the bug that already broke the same object (a later violation is its consequence), or the
-// bug whose signature matches.
+// the bug that already broke the same object or one of its Violation::related objects (a later
+// violation is its consequence), or the bug whose signature matches.
 std::optional<std::string> RunDriver::known_name_of(const Violation& violation,
                                                     const Signature& signature) const {
   const auto listed = go_past_.find(std::make_pair(violation.invariant_id, violation.object));
   if (listed != go_past_.end()) return listed->second;
-  const auto broken = std::find_if(
-      result_.masked.begin(), result_.masked.end(),
-      [&](const MaskedViolation& m) { return m.violation.object == violation.object; });
+  const auto broken =
+      std::find_if(result_.masked.begin(), result_.masked.end(), [&](const MaskedViolation& m) {
+        return m.violation.object == violation.object ||
+               std::find(violation.related.begin(), violation.related.end(), m.violation.object) !=
+                   violation.related.end();
+      });
   if (broken != result_.masked.end()) return broken->known;
   const KnownBug* known = match_known(signature, *options_.known);
   if (known == nullptr) return std::nullopt;

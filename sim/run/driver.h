@@ -7,14 +7,16 @@
 //   events at their times) → heal (faults off, SystemRun::heal) → settle → liveness check.
 //
 // Safety invariants are checked after every event; a violation stops the run at once, unless
-// RunOptions::known and go_past_known are set, keep_trace is on and the violation's signature (signature.h) matches a
-// known bug: then it is recorded in RunResult::masked (with a "wsim known-violation" trace event)
-// and the run goes on, so a later, different violation is still seen (issue #12 item 2; liveness
-// is judged at the end as usual). A later safety violation of an object a known bug already broke
-// is taken for a consequence of that bug and goes past too (a different bug on the same object is
-// hidden: the price of not drowning in cascades). Likewise a liveness verdict of a run that went
-// past a known safety violation is labelled with that bug. The run also stops (as a harness error) when it exceeds its event budget: a livelock at one instant of
-// virtual time must not hang a hunt.
+// RunOptions::known and go_past_known are set, keep_trace is on and the violation's signature
+// (signature.h) matches a known bug: then it is recorded in RunResult::masked (with a "wsim
+// known-violation" trace event) and the run goes on, so a later, different violation is still
+// seen (issue #12 item 2; liveness is judged at the end as usual). A later safety violation of an
+// object a known bug already broke — as its object or one of its Violation::related objects, e.g.
+// the two live instances of one workspace id — is taken for a consequence of that bug and goes
+// past too (a different bug on the same object is hidden: the price of not drowning in
+// cascades). Likewise a liveness verdict of a run that went past a known safety violation is
+// labelled with that bug. The run also stops (as a harness error) when it exceeds its event
+// budget: a livelock at one instant of virtual time must not hang a hunt.
 #pragma once
 
 #include <cstdint>

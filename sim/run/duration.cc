@@ -1,19 +1,19 @@
 #include "sim/run/duration.h"
 
+#include <charconv>
 #include <cstdio>
+#include <system_error>
 
 namespace wsim::run {
 
 bool parse_u64(std::string_view text, std::uint64_t& value) {
+  // Digits only: from_chars takes no sign, space or prefix for an unsigned type, and reports
+  // overflow as result_out_of_range.
   if (text.empty() || text.size() > 20) return false;
-  std::uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
-    if (v > (UINT64_MAX - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
-  value = v;
+  std::uint64_t parsed = 0;
+  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+  if (status != std::errc() || end != text.data() + text.size()) return false;
+  value = parsed;
   return true;
 }
 
@@ -55,8 +55,8 @@ bool parse_duration_ms(std::string_view text, DurationMs& duration_ms, std::stri
       error = "duration '" + shown + "' needs a unit: ms, s, m or h (e.g. 60s)";
       return false;
     } else {
-      error = "duration '" + shown + "': unknown unit '" + std::string(unit) +
-              "' (use ms, s, m or h)";
+      error =
+          "duration '" + shown + "': unknown unit '" + std::string(unit) + "' (use ms, s, m or h)";
       return false;
     }
     const auto part = static_cast<DurationMs>(number);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "sim/core/assert.h"
 #include "sim/core/choice.h"
 #include "sim/run/bundle.h"
 #include "sim/run/corpus_bugs.h"
@@ -12,117 +13,25 @@
 
 namespace wsim::run {
 
-namespace {
-
-// Shorter phases than the systems' defaults: one execution must cost milliseconds. The gitlab
-// targets also shrink the full-sync interval (1 h → 10 min; the settle is 3 full + 10 partial
-// intervals, so it still spans the FULL cycles L2 needs, and costs a sixth). The guards ran with
-// the real 1 h interval until 2026-11-22: with 10 min they had tripped gitlab.L5 in 4 of 400
-// seeds, a checker flaw since fixed (eae60cd, corpus/README.md); re-checked with 10 min: A3+R3
-// unique 3,000 runs clean, shared 2,000 runs with only the known S11. 2.2× the executions/s.
-const std::vector<std::pair<std::string, std::string>> kGitlabFast = {{"fault_phase_ms", "20m"},
-                                                                      {"full_interval_ms", "10m"}};
-const std::vector<std::pair<std::string, std::string>> kGitpodFast = {{"fault_phase_ms", "30m"},
-                                                                      {"settle_ms", "40m"}};
-
-// The toy's actors think 30 ms at least: a 2 min fault phase is ~360 000 events.
-const std::vector<std::pair<std::string, std::string>> kToyFast = {{"fault_phase_ms", "10s"}};
-
-std::vector<std::pair<std::string, std::string>> with(
-    std::vector<std::pair<std::string, std::string>> base,
-    std::vector<std::pair<std::string, std::string>> more) {
-  for (auto& field : more) base.push_back(std::move(field));
-  return base;
+std::vector<std::pair<std::string, std::string>> fast_phase_fields(const std::string& system) {
+  const System* found = find_system(system);
+  if (found == nullptr) return {};
+  return found->fast_phase_fields();
 }
 
-std::vector<FuzzTarget> make_targets() {
-  std::vector<FuzzTarget> targets = {
-      {"gitlab_limbo_canary",
-       true,
-       "gitlab",
-       with({{"agent", "A0a"}, {"rails", "R1"}}, kGitlabFast),
-       {"gitlab.L1", "gitlab.L2"},
-       "gitlab#411205 (seed 000): corpus/regressions/gitlab/limbo-411205.textproto",
-       {}},
-      // The guards keep the known Rails race out of reach (a 1 ms finder-to-touch gap and Rails
-      // clock): a user action between a finder and its touch, or in the same clock tick, is
-      // swallowed by the partial protocol in every version (gitlab.S14; corpus
-      // swallowed-user-action, timestamp-tie, tie-after-full-sync), as in the scenario
-      // properties (tests/run/scenario_prop_test.cc). Everything else stays in reach.
-      {"gitlab_guard",
-       false,
-       "gitlab",
-       with({{"agent", "A3"},
-             {"rails", "R3"},
-             {"namespace_mode", "unique"},
-             {"rails_touch_gap_max_ms", "1"},
-             {"rails_clock_granularity_ms", "1"}},
-            kGitlabFast),
-       {},
-       "latest agent and Rails, unique namespaces",
-       {}},
-      // Known bugs of shared mode (kubectl deleting inventory ConfigMaps: gitlab.S11, corpus
-      // shared-missing-inventory / shared-partial-inventory-loss) are corpus signatures now.
-      {"gitlab_shared_guard",
-       false,
-       "gitlab",
-       with({{"agent", "A3"},
-             {"rails", "R3"},
-             {"namespace_mode", "shared"},
-             {"rails_touch_gap_max_ms", "1"},
-             {"rails_clock_granularity_ms", "1"}},
-            kGitlabFast),
-       {},
-       "latest agent and Rails, one shared namespace",
-       {}},
-      {"gitpod_canary",
-       true,
-       "gitpod",
-       with({{"manager", "mk2"}, {"fixes", "16622,16997,17599,19411,20243,20382"}}, kGitpodFast),
-       {"gitpod.S3"},
-       "B9 #20243 without #20372 "
-       "(corpus/regressions/gitpod/reject-after-ready-20243-without-20372.textproto)",
-       // Forced on (the swarm enables it in 1 run of N): the fuzzer still has to make it fire
-       // on a running pod, and the manager take the wrong branch.
-       {"gitpod.kubelet.reject_after_ready"}},
-      // Latest mk2: its open bugs (B2, B3/B6, B4/B5/B12, B15; corpus/gitpod-findings.md) are
-      // corpus signatures, so a NEW bug with the same invariant id still fails the target.
-      // Untriaged and so NOT known: L3 after two lost Delete(CR) requests (hunt seed 608).
-      {"gitpod_guard",
-       false,
-       "gitpod",
-       with({{"manager", "mk2"}}, kGitpodFast),
-       {},
-       "latest mk2 with every fix; the corpus's known bugs go past",
-       {}},
-      {"toy_canary",
-       true,
-       "toy",
-       with({{"version", "buggy"}}, kToyFast),
-       {"toy.S1"},
-       "planted lost update (model/toy/toy.h)",
-       {}},
-      {"toy_guard", false, "toy", with({{"version", "T1"}}, kToyFast), {}, "toy T1 (correct)", {}},
-  };
-  std::sort(targets.begin(), targets.end(),
-            [](const FuzzTarget& a, const FuzzTarget& b) { return a.name < b.name; });
-  return targets;
-}
+const std::vector<FuzzTarget>& fuzz_targets() { return registered_fuzz_targets(); }
 
-}  // namespace
-
-const std::vector<std::pair<std::string, std::string>>& fast_phase_fields(
-    const std::string& system) {
-  static const std::vector<std::pair<std::string, std::string>> kNone;
-  if (system == "gitlab") return kGitlabFast;
-  if (system == "gitpod") return kGitpodFast;
-  if (system == "toy") return kToyFast;
-  return kNone;
-}
-
-const std::vector<FuzzTarget>& fuzz_targets() {
-  static const std::vector<FuzzTarget> targets = make_targets();
-  return targets;
+int cmd_list_fuzz_targets(std::ostream& out) {
+  for (const FuzzTarget& target : fuzz_targets()) {
+    WSIM_ASSERT(!target.system.empty());
+    out << target.name << " " << (target.canary ? "canary" : "guard") << " "
+        << (target.in_ci_gate ? "gate" : "batch") << " " << target.input_bytes_max << " "
+        << target.system << " ";
+    std::string bugs;
+    for (const std::string& bug : target.bugs) bugs += (bugs.empty() ? "" : ",") + bug;
+    out << (bugs.empty() ? "-" : bugs) << "\n";
+  }
+  return kExitPass;
 }
 
 const FuzzTarget* find_fuzz_target(const std::string& name) {
@@ -134,6 +43,9 @@ const FuzzTarget* find_fuzz_target(const std::string& name) {
 
 bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std::string& error) {
   if (!scenario_for_system(target.system, loaded, error)) return false;
+  for (const auto& [field, value] : fast_phase_fields(target.system)) {
+    if (!set_field(loaded, field, value, "fuzz target " + target.name, error)) return false;
+  }
   loaded.scenario.set_name("fuzz-" + target.name);
   loaded.scenario.set_description("libFuzzer target " + target.name + " (" +
                                   (target.canary ? "canary" : "guard") + "): " + target.reference);
@@ -173,6 +85,33 @@ RunResult fuzz_execute(const FuzzTarget& target, const LoadedScenario& loaded,
   return execute_run_with_known(*loaded.system, loaded.scenario, fuzz_run_options(bytes), known);
 }
 
+namespace {
+
+// The raw fuzzer input at `path` (at most kFuzzInputBytesMax bytes); false after telling `err`.
+bool read_fuzz_input(const std::string& path, std::vector<std::uint8_t>& bytes, std::ostream& err) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || std::filesystem::is_directory(path, ec)) {
+    err << "wsim replay: " << path << ": not a readable file\n";
+    return false;
+  }
+  if (size > kFuzzInputBytesMax) {
+    err << "wsim replay: " << path << ": " << size << " bytes, more than the " << kFuzzInputBytesMax
+        << " a fuzzer input may have\n";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) {
+    err << "wsim replay: " << path << ": read error\n";
+    return false;
+  }
+  WSIM_ASSERT_LE(bytes.size(), kFuzzInputBytesMax);
+  return true;
+}
+
+}  // namespace
+
 int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& command,
                           std::ostream& out, std::ostream& err, const std::string& known_dir) {
   const FuzzTarget* target = find_fuzz_target(target_name);
@@ -182,24 +121,8 @@ int cmd_replay_fuzz_input(const std::string& target_name, const ReplayCommand& c
     err << "wsim replay: unknown fuzz target '" << target_name << "' (targets: " << names << ")\n";
     return kExitUsage;
   }
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(command.path, ec);
-  if (ec || std::filesystem::is_directory(command.path, ec)) {
-    err << "wsim replay: " << command.path << ": not a readable file\n";
-    return kExitUsage;
-  }
-  if (size > kFuzzInputBytesMax) {
-    err << "wsim replay: " << command.path << ": " << size << " bytes, more than the "
-        << kFuzzInputBytesMax << " a fuzzer input may have\n";
-    return kExitUsage;
-  }
-  std::ifstream in(command.path, std::ios::binary);
-  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in),
-                                        std::istreambuf_iterator<char>()};
-  if (!in.good() && !in.eof()) {
-    err << "wsim replay: " << command.path << ": read error\n";
-    return kExitUsage;
-  }
+  std::vector<std::uint8_t> bytes;
+  if (!read_fuzz_input(command.path, bytes, err)) return kExitUsage;
   LoadedScenario loaded;
   std::string error;
   if (!fuzz_target_scenario(*target, loaded, error)) {

@@ -2,6 +2,7 @@
 // `wsim replay --fuzz-target NAME FILE`, so a crash file replays into a full failure bundle with
 // exactly the scenario the target ran.
 //
+// The targets themselves are declared by their systems (System::fuzz_targets(), sim/run/system.h).
 // A target's input bytes are the beginning of the choice stream of one run
 // (ChoiceSource::from_bytes): the first bytes draw the fault swarm (stream "swarm" is the first one
 // a run uses), the rest the workload, latencies and faults; past the end the choices come from a
@@ -23,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <span>
 #include <string>
 #include <utility>
@@ -31,27 +33,24 @@
 #include "sim/run/commands.h"
 #include "sim/run/driver.h"
 #include "sim/run/scenario.h"
+#include "sim/run/system.h"
 
 namespace wsim::run {
 
-struct FuzzTarget {
-  std::string name;         // [A-Za-z0-9_]; the binary is fuzz/<name>.
-  bool canary = false;
-  std::string system;
-  std::vector<std::pair<std::string, std::string>> fields;  // set_field(path, value)
-  std::vector<std::string> bugs;   // canary: the invariant ids the planted/historical bug trips.
-  std::string reference;           // Where the bug / the versions are described.
-  std::vector<std::string> forced_faults;  // Fault points forced on (their fire ratio is drawn).
-};
-
 // The short phases the targets of `system` run with (set_field path, value): the fault phase,
-// the settle and, for gitlab, the full-sync interval. Empty for an unknown system.
-const std::vector<std::pair<std::string, std::string>>& fast_phase_fields(
-    const std::string& system);
+// the settle and, for gitlab, the full-sync interval (System::fast_phase_fields()). Empty for an
+// unknown system.
+std::vector<std::pair<std::string, std::string>> fast_phase_fields(const std::string& system);
 
-// Every target, in name order.
+// Every target of every registered system (System::fuzz_targets()), in name order.
 const std::vector<FuzzTarget>& fuzz_targets();
 const FuzzTarget* find_fuzz_target(const std::string& name);
+
+// `wsim list --fuzz-targets`: one line per target, "NAME KIND GATE MAX_LEN SYSTEM BUGS" (KIND
+// canary or guard; GATE gate or batch: in_ci_gate; BUGS the canary's invariant ids joined by ",",
+// "-" for a guard), in name order. fuzz/CMakeLists.txt builds one binary
+// per line, scripts/fuzz, .ci/run, scripts/bench-find and scripts/check-clusterfuzzlite read it.
+int cmd_list_fuzz_targets(std::ostream& out);
 
 // The validated scenario of a target (seed 0, the system registered beforehand).
 bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std::string& error);

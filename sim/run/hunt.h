@@ -13,6 +13,18 @@
 // safety violations (execute_run_with_known), a finding is one (verdict, invariant, label) of
 // any run, the hunt stops only at a NEW finding, and exit_code() counts only NEW ones.
 //
+// Sharding (`wsim hunt --shard I/N`): the run indices 0, 1, 2, ... (seed = seed_start + index)
+// are dealt round-robin, index i to shard i mod N. Shard I runs only its indices, in ascending
+// order, spread over its own workers; a run budget R bounds the indices (i < R), not each shard's
+// count, so the N shards of `--runs R` run exactly the indices [0, R) of the unsharded hunt. With
+// a time budget each shard runs a prefix of its own index sequence until its deadline; the
+// result says how far that prefix is complete (HuntResult::complete_below), and the merge of N
+// shards is complete below the smallest of theirs (hunt_merge.h).
+//
+// Parts (one idea per file): hunt_worker.h (the worker process and its line format),
+// hunt_pool.h (forking, reading, stopping workers), hunt_tally.h (findings and probes),
+// hunt_progress.h (the progress line), hunt_rerun.h (re-runs with recording, bundles).
+//
 // The hunt never reads a wall clock itself: the caller passes the time budget and the progress
 // rate as callbacks (cli/wallclock.h), so sim/ stays free of clocks (scripts/tidy).
 #pragma once
@@ -38,13 +50,25 @@ struct HuntClock {
   std::function<double()> elapsed_seconds;  // Null: no rates, no timed progress lines.
 };
 
+// Shard `index` of `count` (0 <= index < count): the run indices i with i mod count == index.
+struct Shard {
+  std::uint64_t index = 0;
+  std::uint64_t count = 1;
+};
+
+// The run index of the `local`-th run of `shard` (its seed is seed_start + the index).
+inline std::uint64_t shard_run_index(const Shard& shard, std::uint64_t local) {
+  return shard.index + shard.count * local;
+}
+
 struct HuntOptions {
   const System* system = nullptr;
-  proto::Scenario scenario;        // Validated; its seed is replaced by each run's.
+  proto::Scenario scenario;  // Validated; its seed is replaced by each run's.
   std::uint64_t seed_start = 0;
-  std::optional<std::uint64_t> runs;  // Run budget (with or without a time budget).
+  std::optional<std::uint64_t> runs;  // Run budget: run indices below it (all shards together).
+  Shard shard;                        // The part of the run indices this hunt runs.
   int jobs = 1;
-  bool keep_going = false;         // Record every failure (one bundle per invariant) and go on.
+  bool keep_going = false;  // Record every failure (one bundle per invariant) and go on.
   // Non-empty: stop at the first failure of this invariant only (others are recorded, one bundle
   // per invariant, and the hunt goes on): hunting one known bug (`wsim hunt --bug`).
   std::string until_invariant;
@@ -64,17 +88,17 @@ struct HuntOptions {
 };
 
 struct Finding {
-  std::uint64_t seed = 0;      // The first failing seed of this kind.
+  std::uint64_t seed = 0;  // The smallest failing seed of this kind.
   Verdict verdict = Verdict::kPass;
-  std::string invariant;       // Or "crash" for a worker that died.
+  std::string invariant;  // Or "crash" for a worker that died.
   std::string object;
   std::string message;
-  std::string bundle;          // Bundle directory; empty if none was written.
-  std::uint64_t count = 0;     // Failing runs of this kind.
+  std::string bundle;       // Bundle directory; empty if none was written.
+  std::uint64_t count = 0;  // Failing runs of this kind.
   // With HuntOptions::known: the KnownBug::name this finding carries, or empty (NEW).
   bool labelled = false;
   std::string known;
-  std::string signature;       // Signature::text() of the re-run, when it has one.
+  std::string signature;  // Signature::text() of the re-run, when it has one.
 };
 
 struct HuntResult {
@@ -82,18 +106,26 @@ struct HuntResult {
   std::uint64_t failures = 0;
   double seconds = 0;
   bool deadline_reached = false;
-  bool interrupted = false;       // Stopped by Ctrl-C (SIGINT).
-  std::vector<Finding> findings;  // One per (verdict, invariant), in the order first seen.
+  bool interrupted = false;  // Stopped by Ctrl-C (SIGINT).
+  // Every run index i < complete_below of this hunt's shard was run (its seed is seed_start + i).
+  std::uint64_t complete_below = 0;
+  // One per (verdict, invariant, label), in finding_order: by smallest seed, then verdict,
+  // invariant and label (so a hunt's findings do not depend on how the workers raced).
+  std::vector<Finding> findings;
   // Hits summed over every run, by name; every declared probe is listed, reached or not.
   std::vector<Probe> probes;
 
-  bool unmasked = false;          // HuntOptions::unmasked.
+  bool unmasked = false;  // HuntOptions::unmasked.
   // 0 when nothing was found (with unmasked: nothing NEW); else the exit code of the first
   // (NEW) finding.
   int exit_code() const;
 };
 
 HuntResult hunt(const HuntOptions& options);
+
+// The order of HuntResult::findings (and of a merge's): smallest seed first, then verdict,
+// invariant and label.
+bool finding_order(const Finding& a, const Finding& b);
 
 // "probes: N of M reached" and one line per probe (reached ones with their hits, then never).
 std::string render_probe_coverage(const std::vector<Probe>& probes);

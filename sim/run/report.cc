@@ -7,6 +7,7 @@
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
 #include "sim/run/trace_view.h"
+#include "sim/run/verdict_json.h"
 
 namespace wsim::run {
 
@@ -253,76 +254,8 @@ std::string render_trace_jsonl(const RunResult& result) {
 
 std::string render_verdict_json(const System& system, const proto::Scenario& scenario,
                                 const RunResult& result) {
-  std::ostringstream out;
-  // The hashes come first: `wsim replay` reads them back (bundle.cc).
-  out << "{\n";
-  out << "  \"fingerprint\": " << json_string(format_hash(result.fingerprint)) << ",\n";
-  out << "  \"trace_hash\": " << json_string(format_hash(result.trace_hash)) << ",\n";
-  out << "  \"verdict\": " << json_string(verdict_name(result.verdict)) << ",\n";
-  out << "  \"exit_code\": " << exit_code(result.verdict) << ",\n";
-  out << "  \"invariant\": " << json_string(result.violation ? result.violation->invariant_id : "")
-      << ",\n";
-  out << "  \"object\": " << json_string(result.violation ? result.violation->object : "")
-      << ",\n";
-  out << "  \"message\": "
-      << json_string(result.violation ? result.violation->message : result.harness_error)
-      << ",\n";
-  // issue #12: the finding's signature and label ("known" is a corpus FILE#N, "NEW", or empty
-  // when the run was not compared with the corpus), and the known violations it went past.
-  out << "  \"signature\": " << json_string(result.signature ? result.signature->text() : "")
-      << ",\n";
-  out << "  \"known\": "
-      << json_string(!result.labelled ? "" : result.known.empty() ? "NEW" : result.known) << ",\n";
-  out << "  \"masked\": [";
-  for (std::size_t i = 0; i < result.masked.size(); ++i) {
-    const MaskedViolation& masked = result.masked[i];
-    out << (i == 0 ? "" : ", ") << "{\"invariant\": " << json_string(masked.violation.invariant_id)
-        << ", \"object\": " << json_string(masked.violation.object)
-        << ", \"known\": " << json_string(masked.known) << "}";
-  }
-  out << "],\n";
-  out << "  \"system\": " << json_string(system.name()) << ",\n";
-  out << "  \"config\": {";
-  {
-    // describe_config is "k=v k=v"; re-read the values field by field for exact JSON.
-    bool first = true;
-    const auto* config = config_of(scenario, system);
-    if (config != nullptr) {
-      const auto* descriptor = config->GetDescriptor();
-      for (int i = 0; i < descriptor->field_count(); ++i) {
-        std::string value;
-        if (!config_value(scenario, system, descriptor->field(i)->name(), value)) continue;
-        out << (first ? "" : ", ") << json_string(descriptor->field(i)->name()) << ": "
-            << json_string(value);
-        first = false;
-      }
-    }
-  }
-  out << "},\n";
-  out << "  \"seed\": " << result.seed << ",\n";
-  out << "  \"events\": " << result.events << ",\n";
-  out << "  \"trace_events\": " << result.trace_events << ",\n";
-  out << "  \"choices\": " << result.choices << ",\n";
-  out << "  \"virtual_time_ms\": " << result.end_ms << ",\n";
-  out << "  \"virtual_time\": " << json_string(format_duration_ms(result.end_ms)) << ",\n";
-  out << "  \"phase\": " << json_string(run_phase_name(result.phase)) << ",\n";
-  out << "  \"swarm\": {";
-  for (std::size_t i = 0; i < result.swarm.size(); ++i) {
-    out << (i == 0 ? "\n    " : ",\n    ") << json_string(result.swarm[i].first) << ": "
-        << json_string(result.swarm[i].second);
-  }
-  out << (result.swarm.empty() ? "" : "\n  ") << "},\n";
-  out << "  \"liveness\": [";
-  for (std::size_t i = 0; i < result.liveness.size(); ++i) {
-    const Violation& v = result.liveness[i];
-    out << (i == 0 ? "\n    " : ",\n    ") << "{\"invariant\": " << json_string(v.invariant_id)
-        << ", \"object\": " << json_string(v.object) << ", \"message\": "
-        << json_string(v.message) << "}";
-  }
-  out << (result.liveness.empty() ? "" : "\n  ") << "],\n";
-  out << "  \"state\": " << json_string(result.state) << "\n";
-  out << "}\n";
-  return out.str();
+  // A protobuf message since issue #11 (verdict_json.h).
+  return verdict_json(verdict_record(system, scenario, result));
 }
 
 }  // namespace wsim::run

@@ -260,15 +260,21 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
   for (const TraceEvent& event : trace) {
     if (is_harness(event) || is_scripted_marker(event) || !touches(event, object)) continue;
     // An external action is named without its result (the reply to a user varies by seed).
-    // A Conflict is routine optimistic concurrency, there or not by seed: not a mechanism.
     const bool external = external_actors.count(actor_prefix(event.actor)) > 0;
     if (external) {
       TraceEvent action = event;
       action.result.clear();
       path.insert(normalize_event(action));
       actions.insert(normalize_event(action));
-    } else if (is_fault_symptom(event) && event.result != "Conflict") {
-      path.insert(normalize_event(event));
+    } else if (is_fault_symptom(event)) {
+      // On an API request a Conflict is routine (the caller re-reads and retries); a step of the
+      // reconciler that ends in Conflict ("write-condition ws-1 Conflict": its retries ran out)
+      // failed, whatever the last error was.
+      const bool api_request = !object_kind(event.object).empty();
+      if (event.result == "Conflict" && api_request) continue;
+      TraceEvent step = event;
+      if (event.result == "Conflict") step.result = "fail";
+      path.insert(normalize_event(step));
     }
   }
   signature.path.assign(path.begin(), path.end());

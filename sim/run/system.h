@@ -7,9 +7,11 @@
 // sim/ never includes model/: systems register themselves in the registry below.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +35,10 @@ struct Violation {
   std::string invariant_id;
   std::string object;   // The workspace or object concerned.
   std::string message;  // What was seen, with the values that break it.
+  // Other objects the violation is about (e.g. the two instances of one workspace id): a later
+  // violation that names an object a known bug already broke, here or as `object`, is taken for
+  // that bug's consequence (driver.h).
+  std::vector<std::string> related;
 };
 
 // A named value axis of a system ("agent": A0a..A3), for `wsim list` and hunting.
@@ -49,6 +55,47 @@ struct ActionInfo {
   std::string actor;   // "user", "kubectl", ...
   std::string action;  // "terminate", "delete_namespace", ...
   std::string help;
+};
+
+// A libFuzzer target of the system (design.md §7; fuzz/README.md): the fuzzer's input bytes are
+// the choice stream of one run of the system's scenario with `fields` set. The build makes one
+// fuzz/<name> binary per declared target (`wsim list --fuzz-targets`), so a new target is one
+// entry in its system's fuzz_targets(), nothing in fuzz/ or scripts/.
+//   canary  a historical buggy version: the target MUST find one of `bugs` within the CI budget;
+//   guard   the current versions: any violation not known to the regression corpus is a new bug.
+struct FuzzTarget {
+  std::string name;  // [A-Za-z0-9_]+, unique over all systems; the binary is fuzz/<name>.
+  bool canary = false;
+  std::string system;  // Filled in by the registry with the declaring system's name().
+  std::vector<std::pair<std::string, std::string>> fields;  // set_field(path, value), in order.
+  std::vector<std::string> bugs;  // canary: the invariant ids its planted/historical bug trips.
+  std::string reference;          // Where the bug / the versions are described.
+  std::vector<std::string> forced_faults;  // Fault points forced on (their fire ratio is drawn).
+  // libFuzzer's max_len: a bit more than the choice bytes one run of the target draws.
+  std::size_t input_bytes_max = 4096;
+  // Part of the CI landing gate (.ci/run: `scripts/fuzz pr --gate`): every canary, and the guards
+  // of versions with no open known bug (a bug-rich guard finds its known bugs within seconds and
+  // libFuzzer's mutation is not seed-replayable, so it runs in `scripts/fuzz pr`/`batch` only).
+  bool in_ci_gate = false;
+};
+
+// The role of one of the system's actors in pictures of a run (the timeline's lanes, left to
+// right). Kubernetes' own actors (API server, scheduler, controllers, kubelet) and the harness
+// are generic and need no declaration; a system declares the actors only it has.
+enum class ActorRole { kUser, kControlPlane, kAgent, kNodeDaemon, kStorage };
+
+// Actors whose name starts with `actor_prefix` (the part of the name before the first '/') have
+// `role`. A system declares each of its actor prefixes once.
+struct ActorLane {
+  std::string actor_prefix;  // "rails", "ws-manager", "ws-daemon", ...
+  ActorRole role;
+};
+
+// A custom resource kind the system installs into the fake API (as its CRD would): the fake API
+// and cli-utils inventories name the kind's API group from this declaration.
+struct CustomKind {
+  std::string kind;   // "Workspace"
+  std::string group;  // "workspace.gitpod.io"
 };
 
 class SystemRun {
@@ -92,11 +139,33 @@ class System {
   virtual bool normalize(proto::Scenario& scenario, std::string& error) const = 0;
   // Declares the system's fault points and probes on `sim` and builds a run.
   virtual std::unique_ptr<SystemRun> create(Sim& sim, const proto::Scenario& scenario) const = 0;
+
+  // The system's libFuzzer targets (their `system` left empty: the registry fills it in).
+  virtual std::vector<FuzzTarget> fuzz_targets() const { return {}; }
+  // Shorter phases for fuzzing and bug hunts (set_field path, value), so one execution costs
+  // milliseconds; applied before a fuzz target's own fields.
+  virtual std::vector<std::pair<std::string, std::string>> fast_phase_fields() const { return {}; }
+  // The roles of the system's own actors, by name prefix (timeline lanes).
+  virtual std::vector<ActorLane> actor_lanes() const { return {}; }
+  // The custom resource kinds the system installs (sim/kube/inventory.h api_group()).
+  virtual std::vector<CustomKind> custom_kinds() const { return {}; }
 };
 
-// Registry of systems linked into the binary, in name order.
+// Registry of systems linked into the binary, in name order. The binaries register every system
+// of model/ with register_all_systems() (model/all_systems/all_systems.h).
+// REQUIRES (asserted): the system's fuzz target names are valid and unique over all systems.
 void register_system(std::unique_ptr<System> system);
 const System* find_system(const std::string& name);
 std::vector<const System*> systems();
+
+// Every registered system's fuzz targets, `system` filled in, in name order. The reference stays
+// valid until the next register_system().
+const std::vector<FuzzTarget>& registered_fuzz_targets();
+
+// The role `system` declares for `actor` (matched by the part of its name before the first '/'),
+// or nullopt for an actor it does not declare (a Kubernetes or harness actor).
+// TODO(timeline): sim/run/timeline_html.cc lane_of() still matches Gitpod and GitLab actor names
+// itself; it should ask actor_role(system, actor) first and keep only the generic actors.
+std::optional<ActorRole> actor_role(const System& system, std::string_view actor);
 
 }  // namespace wsim::run

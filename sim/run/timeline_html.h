@@ -36,8 +36,8 @@
 #include "sim/core/trace.h"
 #include "sim/proto/scenario.pb.h"
 #include "sim/run/driver.h"
-#include "sim/run/trace_view.h"
 #include "sim/run/system.h"
+#include "sim/run/trace_view.h"
 
 namespace wsim::run {
 

@@ -35,8 +35,8 @@ const char* verdict_name(Verdict verdict) {
 }
 
 bool parse_verdict_name(std::string_view name, Verdict& verdict) {
-  for (Verdict v : {Verdict::kPass, Verdict::kSafety, Verdict::kLiveness,
-                    Verdict::kNondeterminism, Verdict::kHarnessError}) {
+  for (Verdict v : {Verdict::kPass, Verdict::kSafety, Verdict::kLiveness, Verdict::kNondeterminism,
+                    Verdict::kHarnessError}) {
     if (name == verdict_name(v)) {
       verdict = v;
       return true;

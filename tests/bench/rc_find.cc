@@ -23,9 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "model/gitlab/register.h"
-#include "model/gitpod/register.h"
-#include "model/toy/register.h"
+#include "model/all_systems/all_systems.h"
 #include "sim/run/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/run/fuzz_targets.h"
@@ -115,9 +113,7 @@ RunOutcome find_once(const wsim::run::CorpusBug& bug, const wsim::run::LoadedSce
 int main(int argc, char** argv) {
   Args args;
   if (!parse_args(argc, argv, args)) return 2;
-  wsim::gitlab::register_gitlab_system();
-  wsim::gitpod::register_gitpod_system();
-  wsim::toy::register_toy_system();
+  wsim::register_all_systems();
   wsim::run::CorpusBug bug;
   wsim::run::LoadedScenario loaded;
   std::string error;

@@ -1,7 +1,7 @@
 #include "sim/core/choice.h"
 
-#include <algorithm>
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <vector>
 
@@ -79,10 +79,10 @@ TEST(Choice, BytesBackendConsumesJustEnoughBytes) {
   const std::uint8_t bytes[] = {0x05, 0x34, 0x12, 0xff};
   ChoiceSource source = ChoiceSource::from_bytes(bytes);
   ChoiceStream s = source.stream("x");
-  EXPECT_EQ(s.below(256), 5u);           // One byte.
-  EXPECT_EQ(s.below(65536), 0x1234u);    // Two bytes, little-endian.
-  EXPECT_EQ(s.below(10), 0xffu % 10);    // Out of range wraps.
-  EXPECT_EQ(s.below(10), 0u);            // Exhausted.
+  EXPECT_EQ(s.below(256), 5u);         // One byte.
+  EXPECT_EQ(s.below(65536), 0x1234u);  // Two bytes, little-endian.
+  EXPECT_EQ(s.below(10), 0xffu % 10);  // Out of range wraps.
+  EXPECT_EQ(s.below(10), 0u);          // Exhausted.
 }
 
 TEST(Choice, BytesRandomTailIsDeterministicPerInputAndKeepsThePrefix) {
@@ -98,7 +98,7 @@ TEST(Choice, BytesRandomTailIsDeterministicPerInputAndKeepsThePrefix) {
     return out;
   };
   const std::vector<std::uint64_t> first = draws(a);
-  EXPECT_EQ(first, draws(a));  // Same input, same run.
+  EXPECT_EQ(first, draws(a));           // Same input, same run.
   EXPECT_EQ(first[0], 0x0107u % 1000);  // The input's bytes come first.
   const std::vector<std::uint64_t> other = draws(b);
   EXPECT_NE(std::vector<std::uint64_t>(first.begin() + 1, first.end()),

@@ -115,7 +115,10 @@ TEST(EventLoop, ChannelDeliversInOrder) {
   Channel<int> channel(loop);
   std::vector<int> got;
   loop.spawn("consumer", consumer(channel, got, 3));
-  loop.schedule(5, [&channel] { channel.send(1); channel.send(2); });
+  loop.schedule(5, [&channel] {
+    channel.send(1);
+    channel.send(2);
+  });
   loop.schedule(9, [&channel] { channel.send(3); });
   loop.run_until_idle(1000);
   EXPECT_EQ(got, (std::vector<int>{1, 2, 3}));

@@ -46,6 +46,46 @@ TEST(Faults, ForcedPointsIgnoreTheSwarmDraw) {
   EXPECT_EQ(faults.declare("x", "", Ratio::always(), Ratio::always()), id);
 }
 
+// Incidents (correlated fault bursts): 1–4 sorted, disjoint windows inside the fault phase; an
+// enabled point fires at least at kIncidentFire inside one and at its own ratio outside.
+TEST(Faults, IncidentsBoostEnabledPointsOnlyInsideTheirWindows) {
+  ChoiceSource source = ChoiceSource::from_seed(7);
+  Faults faults;
+  const FaultId rare = faults.declare("rare", "", Ratio::always(), Ratio{1, 1000});
+  const FaultId off = faults.declare("off", "", Ratio::never(), Ratio{1, 1000});
+  faults.draw_swarm(source.stream("swarm"));
+  std::int64_t now_ms = 0;
+  const std::int64_t phase_ms = 3'600'000;
+  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::never(), &now_ms, true);
+  const std::vector<Incident>& incidents = faults.incidents();
+  ASSERT_FALSE(incidents.empty());
+  ASSERT_LE(incidents.size(), 4u);
+  for (std::size_t i = 0; i < incidents.size(); ++i) {
+    EXPECT_LT(incidents[i].start_ms, incidents[i].end_ms);
+    EXPECT_LE(incidents[i].end_ms, phase_ms);
+    EXPECT_LE(incidents[i].end_ms - incidents[i].start_ms, 4 * 60'000);
+    if (i > 0) EXPECT_LT(incidents[i - 1].end_ms, incidents[i].start_ms);
+  }
+  ChoiceStream stream = source.stream("faults");
+  int inside = 0;
+  int outside = 0;
+  now_ms = incidents[0].start_ms;
+  for (int i = 0; i < 4000; ++i) inside += faults.fires(rare, stream) ? 1 : 0;
+  now_ms = incidents[0].end_ms;  // The end is exclusive.
+  if (incidents.size() > 1 && incidents[1].start_ms == now_ms) now_ms = phase_ms;
+  for (int i = 0; i < 4000; ++i) outside += faults.fires(rare, stream) ? 1 : 0;
+  EXPECT_GT(inside, 800);  // ~1/4 of 4000.
+  EXPECT_LT(inside, 1200);
+  EXPECT_LT(outside, 20);  // ~1/1000 of 4000.
+  now_ms = incidents[0].start_ms;
+  EXPECT_FALSE(faults.fires(off, stream));  // A disabled point stays off in an incident.
+  EXPECT_NE(faults.describe_incidents(), "none");
+  // Forced off, or not drawn: no windows.
+  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::always(), &now_ms, false);
+  EXPECT_TRUE(faults.incidents().empty());
+  EXPECT_EQ(faults.describe_incidents(), "none");
+}
+
 TEST(Probes, CountHitsAndMergeByName) {
   Probes run1;
   const ProbeId p = run1.declare("ns-deleted-while-running", "");

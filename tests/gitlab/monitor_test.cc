@@ -193,6 +193,51 @@ TEST_F(MonitorTest, S11FlagsObjectsLeftBehindAtTerminated) {
   EXPECT_EQ(first(), kS11);
 }
 
+// S18: the latest operation's error stays in every request until a newer rails info supersedes
+// it; an older operation's success must not erase it (the mutant gl_error_deleted_by_any_version).
+TEST_F(MonitorTest, S18FlagsAnErrorDroppedBeforeItWasSuperseded) {
+  build(AgentVersion::kA3, RailsVersion::kR3);
+  // Each case uses its own workspace: the monitor reports a (invariant, object) pair once.
+  const WorkspaceKey dropped{"dropped", "ns"};
+  const WorkspaceKey superseded{"superseded", "ns"};
+  const WorkspaceKey stale{"stale", "ns"};
+  const WorkspaceKey reset{"reset", "ns"};
+  for (const WorkspaceKey& key : {dropped, superseded, stale, reset}) {
+    monitor_->on_operation_started(1, key, 1);
+    monitor_->on_operation_started(1, key, 2);
+    monitor_->on_operation_done(1, key, 2, false);
+    monitor_->on_operation_done(1, key, 1, true);  // The older apply ends later: no effect.
+  }
+  BuiltRequest built;
+  built.request.request_id = 3;
+  for (const WorkspaceKey& key : {dropped, superseded, stale, reset}) built.error_versions[key] = 2;
+  monitor_->on_request_built(1, built);
+  monitor_->on_request_built(1, built);  // Re-sent until superseded: fine.
+  EXPECT_EQ(first(), "");
+  // Superseded by a newer rails info: no longer owed. A stale operation's error is never owed.
+  monitor_->on_operation_started(1, superseded, 3);
+  monitor_->on_operation_started(1, stale, 3);
+  monitor_->on_operation_done(1, stale, 2, false);
+  built.error_versions = {{reset, 2}};
+  monitor_->on_request_built(1, built);
+  auto violation = monitor_->take_safety_violation();
+  ASSERT_TRUE(violation.has_value());
+  EXPECT_EQ(violation->invariant_id, kS18);
+  EXPECT_EQ(violation->object, "dropped");
+  EXPECT_EQ(first(), "");  // Neither superseded nor stale.
+  // A new reconciler starts with an empty tracker: "reset" is no longer owed; a new error is.
+  monitor_->on_reconciler_reset(2, false);
+  const WorkspaceKey fresh{"fresh", "ns"};
+  monitor_->on_operation_started(2, fresh, 1);
+  monitor_->on_operation_done(2, fresh, 1, false);
+  built.error_versions.clear();
+  monitor_->on_request_built(2, built);
+  violation = monitor_->take_safety_violation();
+  ASSERT_TRUE(violation.has_value());
+  EXPECT_EQ(violation->object, "fresh");
+  EXPECT_EQ(first(), "");
+}
+
 // S17: the synced flag is an acknowledgement: it may only be set for a progress Rails received.
 TEST_F(MonitorTest, S17FlagsASyncedProgressRailsNeverReceived) {
   build(AgentVersion::kA3, RailsVersion::kR3);

@@ -84,8 +84,7 @@ TEST_F(ApiDeletion, NoNewFinalizersWhileBeingDeleted) {
   add.finalizers = std::vector<std::string>{"a.io/keep", "b.io/new"};
   auto result = api.server_patch(ObjectRef::of(cm), add, Subresource::kMain, "test");
   EXPECT_EQ(result.status.code, Code::kInvalid);
-  EXPECT_EQ(peek("ConfigMap", "ns", "cm")->meta.finalizers,
-            std::vector<std::string>{"a.io/keep"});
+  EXPECT_EQ(peek("ConfigMap", "ns", "cm")->meta.finalizers, std::vector<std::string>{"a.io/keep"});
 }
 
 TEST_F(ApiDeletion, DeleteOfAnObjectAlreadyBeingDeletedIsANoOp) {

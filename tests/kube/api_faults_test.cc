@@ -25,9 +25,9 @@ class ApiFaults : public KubeTest {
 };
 
 TEST_F(ApiFaults, FaultPointsAreDeclaredWithStableNames) {
-  for (const char* name : {"kube.api.conflict", "kube.api.error5xx", "kube.api.throttle",
-                           "kube.api.timeout_lost_request", "kube.api.timeout_lost_response",
-                           "kube.watch.expire"}) {
+  for (const char* name :
+       {"kube.api.conflict", "kube.api.error5xx", "kube.api.throttle",
+        "kube.api.timeout_lost_request", "kube.api.timeout_lost_response", "kube.watch.expire"}) {
     FaultId id = 0;
     EXPECT_TRUE(sim.faults().find(name, id)) << name;
     EXPECT_FALSE(sim.faults().point(id).description.empty());
@@ -126,8 +126,8 @@ TEST_F(ApiFaults, ScriptedRuleNarrowedByVerbKindNamespaceAndName) {
   EXPECT_EQ(api.interceptor_fired(id), 1);
   EXPECT_FALSE(peek("Namespace", "", "ws-1")->meta.deletion_ms.has_value());
   EXPECT_TRUE(run(client.remove(ObjectRef{"Namespace", "", "ws-1"})).ok()) << "times = 1";
-  EXPECT_EQ(sim.trace().events()[3].detail, "scripted fault #" + std::to_string(id) +
-                                                " (conflict)");
+  EXPECT_EQ(sim.trace().events()[3].detail,
+            "scripted fault #" + std::to_string(id) + " (conflict)");
 
   InterceptorRule only_bob;
   only_bob.match.identity = "bob";
@@ -202,8 +202,8 @@ TEST(ApiChoices, AllZeroChoicesMeanNoFaultAndMinimumLatency) {
   options.min_latency_ms = 3;
   options.max_latency_ms = 50;
   ApiServer api(sim, options);
-  for (const char* name : {kFaultConflict, kFaultError5xx, kFaultThrottle, kFaultLostRequest,
-                           kFaultLostResponse}) {
+  for (const char* name :
+       {kFaultConflict, kFaultError5xx, kFaultThrottle, kFaultLostRequest, kFaultLostResponse}) {
     FaultId id = 0;
     ASSERT_TRUE(sim.faults().find(name, id));
     sim.faults().force(id, true, Ratio{1, 2});
@@ -262,7 +262,8 @@ TEST(ApiLatency, RoundTripTakesTheDrawnLatencyEachWay) {
   ApiServer api(sim, options);
   ASSERT_TRUE(api.server_create(make_namespace("ns"), "test").ok());
   std::optional<Result<Object>> out;
-  sim.loop().spawn("t", testing::capture(api.client("a").get(ObjectRef{"Namespace", "", "ns"}), &out));
+  sim.loop().spawn("t",
+                   testing::capture(api.client("a").get(ObjectRef{"Namespace", "", "ns"}), &out));
   sim.loop().run_until_idle(kHourMs);
   ASSERT_TRUE(out && out->ok());
   EXPECT_EQ(sim.now_ms(), 10);

@@ -41,8 +41,8 @@ TEST_F(ApiObjects, CreateAssignsUidResourceVersionGenerationAndCreationTime) {
 
 TEST_F(ApiObjects, EveryModelKindKeepsItsMetadataAndFields) {
   must_create(make_namespace("ns"));
-  const char* namespaced[] = {"Pod",        "Deployment",     "Service",
-                              "ConfigMap",  "Secret",         "PersistentVolumeClaim",
+  const char* namespaced[] = {"Pod",           "Deployment",     "Service",
+                              "ConfigMap",     "Secret",         "PersistentVolumeClaim",
                               "NetworkPolicy", "ServiceAccount", "Workspace"};
   for (const char* kind : namespaced) {
     Object o = make_object(kind, "ns", "x");

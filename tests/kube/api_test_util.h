@@ -23,8 +23,7 @@ inline Object make_namespace(const std::string& name) {
   return o;
 }
 
-inline Object make_object(const std::string& kind, const std::string& ns,
-                          const std::string& name) {
+inline Object make_object(const std::string& kind, const std::string& ns, const std::string& name) {
   Object o;
   o.kind = kind;
   o.meta.namespace_ = ns;
@@ -32,8 +31,7 @@ inline Object make_object(const std::string& kind, const std::string& ns,
   return o;
 }
 
-inline Object make_configmap(const std::string& ns, const std::string& name,
-                             Fields data = {}) {
+inline Object make_configmap(const std::string& ns, const std::string& name, Fields data = {}) {
   Object o = make_object("ConfigMap", ns, name);
   o.data = std::move(data);
   return o;

@@ -152,7 +152,8 @@ TEST_F(ApiVerbs, MergePatchNeverConflictsUnlessAPreconditionIsGiven) {
   auto patched = run(client.patch(ObjectRef::of(cm), p));
   ASSERT_TRUE(patched.ok()) << "no precondition: no conflict despite a concurrent write";
   EXPECT_EQ(patched.value.data, (Fields{{"a", "10"}}));
-  EXPECT_EQ(patched.value.meta.labels, (std::map<std::string, std::string>{{"x", "1"}, {"y", "2"}}));
+  EXPECT_EQ(patched.value.meta.labels,
+            (std::map<std::string, std::string>{{"x", "1"}, {"y", "2"}}));
 
   MergePatch guarded;
   guarded.data["a"] = "11";
@@ -218,7 +219,8 @@ TEST_F(ApiVerbs, DeletePropagationForegroundAndOrphanAddTheirFinalizers) {
   // The garbage collector's part: removing the finalizer completes the deletion.
   MergePatch done;
   done.finalizers = std::vector<std::string>{};
-  ASSERT_TRUE(api.server_patch(ObjectRef{"Deployment", "ns", "fg"}, done, Subresource::kMain, "gc").ok());
+  ASSERT_TRUE(
+      api.server_patch(ObjectRef{"Deployment", "ns", "fg"}, done, Subresource::kMain, "gc").ok());
   EXPECT_EQ(peek("Deployment", "ns", "fg"), nullptr);
 }
 

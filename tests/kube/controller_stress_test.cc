@@ -111,7 +111,8 @@ Outcome run_seed(std::uint64_t seed) {
       case 9: {
         std::vector<ObjectRef> running;
         for (const Object* pod : api.peek_list("Pod", ns)) {
-          if (pod_phase(*pod) == "Running" && !is_deleting(*pod)) running.push_back(ObjectRef::of(*pod));
+          if (pod_phase(*pod) == "Running" && !is_deleting(*pod))
+            running.push_back(ObjectRef::of(*pod));
         }
         if (running.empty()) break;
         const ObjectRef pod = running[workload.below(running.size())];
@@ -148,13 +149,16 @@ Outcome run_seed(std::uint64_t seed) {
     if (d->status_or("unavailableReplicas", "") != "0") problem(where + ": unavailable replicas");
     const Condition* p = d->condition("Progressing");
     const Condition* a = d->condition("Available");
-    if (p == nullptr || p->reason != "NewReplicaSetAvailable") problem(where + ": rollout incomplete");
-    if (a == nullptr || a->reason != "MinimumReplicasAvailable") problem(where + ": not MinimumReplicasAvailable");
+    if (p == nullptr || p->reason != "NewReplicaSetAvailable")
+      problem(where + ": rollout incomplete");
+    if (a == nullptr || a->reason != "MinimumReplicasAvailable")
+      problem(where + ": not MinimumReplicasAvailable");
     std::int64_t active = 0;
     for (const Object* pod : api.peek_list("Pod", d->meta.namespace_)) {
       if (pod_is_active(*pod)) ++active;
     }
-    if (std::to_string(active) != replicas) problem(where + ": " + std::to_string(active) + " active pods");
+    if (std::to_string(active) != replicas)
+      problem(where + ": " + std::to_string(active) + " active pods");
   }
   for (const Object* pod : api.peek_list("Pod", "")) {
     const std::string where = ObjectRef::of(*pod).to_string();
@@ -165,7 +169,8 @@ Outcome run_seed(std::uint64_t seed) {
     } else if (api.peek(ObjectRef{"Node", "", node}) == nullptr) {
       problem(where + ": bound to missing " + node);
     }
-    if (pod_phase(*pod) == "Running" && !pod_is_ready(*pod)) problem(where + ": running, not ready");
+    if (pod_phase(*pod) == "Running" && !pod_is_ready(*pod))
+      problem(where + ": running, not ready");
   }
   out.fingerprint = sim.fingerprint();
   return out;

@@ -211,8 +211,9 @@ TEST(ControllerDeploymentStatus, FirstRolloutIsNewReplicaSetCreatedThenAvailable
 TEST(ControllerDeploymentStatus, ScaleKeepsNewReplicaSetAvailable) {
   Object d = make_deployment("ns", "web", 0);
   d.meta.generation = 2;
-  d.status = {{"replicas", "1"}, {"updatedReplicas", "1"}, {"readyReplicas", "1"},
-              {"availableReplicas", "1"}, {"unavailableReplicas", "0"}, {"observedGeneration", "1"}};
+  d.status = {
+      {"replicas", "1"},          {"updatedReplicas", "1"},     {"readyReplicas", "1"},
+      {"availableReplicas", "1"}, {"unavailableReplicas", "0"}, {"observedGeneration", "1"}};
   d.conditions = {Condition{"Available", "True", "MinimumReplicasAvailable", "", 10},
                   Condition{"Progressing", "True", "NewReplicaSetAvailable", "", 10}};
   DeploymentObservation obs;
@@ -235,8 +236,9 @@ TEST(ControllerDeploymentStatus, ScaleKeepsNewReplicaSetAvailable) {
 TEST(ControllerDeploymentStatus, ScaleUpOfACompletedDeploymentNeverTimesOut) {
   Object d = make_deployment("ns", "web", 1);
   d.meta.generation = 3;
-  d.status = {{"replicas", "0"}, {"updatedReplicas", "0"}, {"readyReplicas", "0"},
-              {"availableReplicas", "0"}, {"unavailableReplicas", "0"}, {"observedGeneration", "2"}};
+  d.status = {
+      {"replicas", "0"},          {"updatedReplicas", "0"},     {"readyReplicas", "0"},
+      {"availableReplicas", "0"}, {"unavailableReplicas", "0"}, {"observedGeneration", "2"}};
   d.conditions = {Condition{"Available", "True", "MinimumReplicasAvailable", "", 10},
                   Condition{"Progressing", "True", "NewReplicaSetAvailable", "", 10}};
   DeploymentObservation obs;
@@ -278,8 +280,9 @@ TEST(ControllerDeploymentStatus, FoundReplicaSetOnlyWithoutAProgressingCondition
 TEST(ControllerDeploymentStatus, ProgressDeadlineExceededOnlyAfterTheDeadline) {
   Object d = make_deployment("ns", "web", 1);
   d.meta.generation = 1;
-  d.status = {{"replicas", "1"}, {"updatedReplicas", "1"}, {"readyReplicas", "0"},
-              {"availableReplicas", "0"}, {"unavailableReplicas", "1"}, {"observedGeneration", "1"}};
+  d.status = {
+      {"replicas", "1"},          {"updatedReplicas", "1"},     {"readyReplicas", "0"},
+      {"availableReplicas", "0"}, {"unavailableReplicas", "1"}, {"observedGeneration", "1"}};
   d.conditions = {Condition{"Available", "False", "MinimumReplicasUnavailable", "", 0},
                   Condition{"Progressing", "True", "NewReplicaSetCreated", "", 0}};
   DeploymentObservation obs;
@@ -302,14 +305,15 @@ TEST(ControllerDeploymentStatus, ProgressDeadlineExceededOnlyAfterTheDeadline) {
 TEST(ControllerDeploymentStatus, CompletedRolloutStaysCompleteWhenAPodTurnsUnready) {
   Object d = make_deployment("ns", "web", 1);
   d.meta.generation = 1;
-  d.status = {{"replicas", "1"}, {"updatedReplicas", "1"}, {"readyReplicas", "1"},
-              {"availableReplicas", "1"}, {"unavailableReplicas", "0"}, {"observedGeneration", "1"}};
+  d.status = {
+      {"replicas", "1"},          {"updatedReplicas", "1"},     {"readyReplicas", "1"},
+      {"availableReplicas", "1"}, {"unavailableReplicas", "0"}, {"observedGeneration", "1"}};
   d.conditions = {Condition{"Available", "True", "MinimumReplicasAvailable", "", 0},
                   Condition{"Progressing", "True", "NewReplicaSetAvailable", "", 0}};
   DeploymentObservation obs;
   obs.replicas = obs.updated = 1;  // Ready went to 0.
   obs.replica_set = "web-abc";
-  obs.now_ms = kHourMs;            // Long past any deadline: a complete rollout never times out.
+  obs.now_ms = kHourMs;  // Long past any deadline: a complete rollout never times out.
   DeploymentStatusUpdate u = compute_deployment_status(d, obs);
   EXPECT_EQ(find_condition(u.conditions, "Progressing")->reason, "NewReplicaSetAvailable");
   EXPECT_EQ(find_condition(u.conditions, "Available")->reason, "MinimumReplicasUnavailable");
@@ -330,7 +334,8 @@ TEST(ControllerDeploymentStatus, PodTemplateHashFollowsTheTemplateOnly) {
   const std::string hash = pod_template_hash(a);
   EXPECT_GE(hash.size(), 6u);
   EXPECT_LE(hash.size(), 10u);
-  for (char c : hash) EXPECT_NE(std::string("bcdfghjklmnpqrstvwxz2456789").find(c), std::string::npos);
+  for (char c : hash)
+    EXPECT_NE(std::string("bcdfghjklmnpqrstvwxz2456789").find(c), std::string::npos);
 }
 
 TEST(ControllerSchedulerLogic, NodeMisfitReasons) {
@@ -345,7 +350,8 @@ TEST(ControllerSchedulerLogic, NodeMisfitReasons) {
   pod.spec["nodeSelector"] = "pool=ws";
   EXPECT_EQ(node_misfit(node, NodeUsage{}, pod), "");
   pod.spec["nodeSelector"] = "pool=ws,gpu=yes";
-  EXPECT_EQ(node_misfit(node, NodeUsage{}, pod), "node(s) didn't match Pod's node affinity/selector");
+  EXPECT_EQ(node_misfit(node, NodeUsage{}, pod),
+            "node(s) didn't match Pod's node affinity/selector");
   pod.spec.erase("nodeSelector");
   node.spec["unschedulable"] = "true";
   EXPECT_EQ(node_misfit(node, NodeUsage{}, pod), "node(s) were unschedulable");
@@ -358,10 +364,12 @@ TEST(ControllerKubeletLogic, RejectionMessages) {
   EXPECT_EQ(rejection_message("OutOfcpu", 1000, 3500, 4000),
             "Pod was rejected: Node didn't have enough resource: cpu, requested: 1000, used: 3500, "
             "capacity: 4000");
-  EXPECT_EQ(rejection_message("OutOfmemory", 512, 100, 256),
-            "Pod was rejected: Node didn't have enough resource: memory, requested: 512, used: 100, "
-            "capacity: 256");
-  EXPECT_EQ(rejection_message("NodeAffinity", 0, 0, 0), "Pod was rejected: Predicate NodeAffinity failed");
+  EXPECT_EQ(
+      rejection_message("OutOfmemory", 512, 100, 256),
+      "Pod was rejected: Node didn't have enough resource: memory, requested: 512, used: 100, "
+      "capacity: 256");
+  EXPECT_EQ(rejection_message("NodeAffinity", 0, 0, 0),
+            "Pod was rejected: Predicate NodeAffinity failed");
 }
 
 // ============================ Cluster ============================
@@ -451,7 +459,8 @@ TEST_F(ControllerTest, DeploymentScaleToZeroGoesStoppingThenStopped) {
   const std::uint64_t rv_before = get("Deployment", "default", "web")->meta.resource_version;
   ASSERT_TRUE(cluster().scale(ObjectRef{"Deployment", "default", "web"}, 0).ok());
   ASSERT_TRUE(run_until([&] {
-    return gitlab_state(*get("Deployment", "default", "web")) == "Stopped" && pods_in("default").empty();
+    return gitlab_state(*get("Deployment", "default", "web")) == "Stopped" &&
+           pods_in("default").empty();
   }));
   const Object* d = get("Deployment", "default", "web");
   EXPECT_GT(d->meta.resource_version, rv_before);
@@ -489,11 +498,15 @@ TEST_F(ControllerTest, DeploymentProgressDeadlineExceededWhenThePodCannotRun) {
 TEST_F(ControllerTest, DeploymentTemplateChangeRecreatesThePod) {
   boot();
   must_create(make_deployment("default", "web", 1));
-  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
+  ASSERT_TRUE(
+      run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
   const std::string old_pod = only_pod("default")->meta.name;
   MergePatch patch;
   patch.spec["template.labels.version"] = "2";
-  ASSERT_TRUE(api().server_patch(ObjectRef{"Deployment", "default", "web"}, patch, Subresource::kMain, "test").ok());
+  ASSERT_TRUE(api()
+                  .server_patch(ObjectRef{"Deployment", "default", "web"}, patch,
+                                Subresource::kMain, "test")
+                  .ok());
   ASSERT_TRUE(run_until([&] {
     const Object* d = get("Deployment", "default", "web");
     auto pod = only_pod("default");
@@ -511,7 +524,8 @@ TEST_F(ControllerTest, DeploymentTemplateChangeRecreatesThePod) {
 TEST_F(ControllerTest, DeploymentScaleKeepsNewReplicaSetAvailableWithTheNewGeneration) {
   boot();
   must_create(make_deployment("default", "web", 1));
-  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
+  ASSERT_TRUE(
+      run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
   std::vector<std::pair<std::string, std::string>> progressing;  // (reason, observedGeneration)
   api().subscribe("Deployment", [&](const WatchEvent& e) {
     const Condition* p = e.object.condition("Progressing");
@@ -520,7 +534,8 @@ TEST_F(ControllerTest, DeploymentScaleKeepsNewReplicaSetAvailableWithTheNewGener
   const Result<Object> scaled = cluster().scale(ObjectRef{"Deployment", "default", "web"}, 0);
   ASSERT_TRUE(scaled.ok());
   const std::string generation = std::to_string(scaled.value.meta.generation);
-  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Stopped"; }));
+  ASSERT_TRUE(
+      run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Stopped"; }));
   for (const auto& [reason, observed] : progressing) EXPECT_EQ(reason, "NewReplicaSetAvailable");
   EXPECT_EQ(progressing.back(), std::make_pair(std::string("NewReplicaSetAvailable"), generation));
 }
@@ -532,7 +547,8 @@ TEST_F(ControllerTest, DeploymentScaleUpWhosePodCannotRunStaysStarting) {
   d.spec["progressDeadlineMs"] = "60000";
   d.spec["template.spec.readiness"] = "manual";  // The pod runs but never becomes ready.
   must_create(d);
-  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Stopped"; }));
+  ASSERT_TRUE(
+      run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Stopped"; }));
   ASSERT_TRUE(cluster().scale(ObjectRef{"Deployment", "default", "web"}, 1).ok());
   advance(20 * 60 * kSecondMs);
   const Object* live = get("Deployment", "default", "web");
@@ -549,7 +565,8 @@ TEST_F(ControllerTest, DeploymentReplacesARejectedPod) {
   const std::string first = "web-" + pod_template_hash(d) + "-0";
   cluster().reject_at_admission(ObjectRef{"Pod", "default", first}, "NodeAffinity");
   must_create(d);
-  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
+  ASSERT_TRUE(
+      run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
   const Object* rejected = get("Pod", "default", first);
   ASSERT_NE(rejected, nullptr);  // Failed pods stay (until the pod GC threshold, not modelled).
   EXPECT_EQ(pod_phase(*rejected), "Failed");
@@ -635,7 +652,8 @@ TEST_F(ControllerTest, KubeletRunsAPodToReadyAndEverReady) {
   EXPECT_EQ(c.kubelets.started, 1u);
   EXPECT_EQ(c.kubelets.ready, 1u);
   bool traced = false;
-  for (const TraceEvent& e : sim().trace().events()) traced |= e.actor == "kubelet/node-1" && e.verb == "ready";
+  for (const TraceEvent& e : sim().trace().events())
+    traced |= e.actor == "kubelet/node-1" && e.verb == "ready";
   EXPECT_TRUE(traced);
 }
 
@@ -687,7 +705,10 @@ TEST_F(ControllerTest, KubeletPromptStopSucceedsAndPodFinalizerHoldsRemoval) {
   EXPECT_EQ(p->status_or("ready", ""), "false");
   MergePatch patch;
   patch.finalizers = std::vector<std::string>{};
-  ASSERT_TRUE(api().server_patch(ObjectRef{"Pod", "default", "ws-1"}, patch, Subresource::kMain, "ws-manager").ok());
+  ASSERT_TRUE(api()
+                  .server_patch(ObjectRef{"Pod", "default", "ws-1"}, patch, Subresource::kMain,
+                                "ws-manager")
+                  .ok());
   advance(kSecondMs);
   EXPECT_EQ(get("Pod", "default", "ws-1"), nullptr);
 }
@@ -759,7 +780,8 @@ TEST_F(ControllerTest, KubeletRejectFaultDrawsAReason) {
   for (const Object& p : pods_in("default")) {
     EXPECT_EQ(pod_phase(p), "Failed");
     reasons.insert(p.status_or("reason", ""));
-    EXPECT_EQ(p.status_or("message", "").rfind("Pod was rejected: ", 0), 0u) << p.status_or("message", "");
+    EXPECT_EQ(p.status_or("message", "").rfind("Pod was rejected: ", 0), 0u)
+        << p.status_or("message", "");
   }
   for (const std::string& r : reasons) {
     EXPECT_TRUE(r == "NodeAffinity" || r == "OutOfcpu" || r == "OutOfmemory") << r;
@@ -784,7 +806,8 @@ TEST_F(ControllerTest, KubeletRejectsNodeAffinityWhenTheLabelGoesAfterBinding) {
   must_create(pod);
   advance(500);
   EXPECT_EQ(get("Pod", "default", "ws-1")->spec_or("nodeName", ""), "node-1");
-  ASSERT_TRUE(cluster().label_node("node-1", "gitpod.io/ws-daemon_ready_ns_default", std::nullopt).ok());
+  ASSERT_TRUE(
+      cluster().label_node("node-1", "gitpod.io/ws-daemon_ready_ns_default", std::nullopt).ok());
   advance(kSecondMs);
   const Object* p = get("Pod", "default", "ws-1");
   EXPECT_EQ(pod_phase(*p), "Failed");
@@ -802,11 +825,14 @@ TEST_F(ControllerTest, KubeletRejectsARunningPodAfterEverReady) {
   const Object* p = api().peek(ref);
   EXPECT_EQ(pod_phase(*p), "Failed");
   EXPECT_EQ(p->status_or("reason", ""), "OutOfmemory");
-  EXPECT_EQ(p->status_or("message", "").rfind("Pod was rejected: Node didn't have enough resource: memory", 0), 0u);
+  EXPECT_EQ(p->status_or("message", "")
+                .rfind("Pod was rejected: Node didn't have enough resource: memory", 0),
+            0u);
   EXPECT_EQ(p->status_or("everReady", ""), "true");  // Sticky: it was ready before.
   EXPECT_EQ(p->status_or("ready", ""), "false");
   EXPECT_EQ(cluster().counters().kubelets.rejected_running, 1u);
-  EXPECT_TRUE(cluster().reject_running(ref, "OutOfmemory").is(Code::kConflict));  // Not running any more.
+  EXPECT_TRUE(
+      cluster().reject_running(ref, "OutOfmemory").is(Code::kConflict));  // Not running any more.
   advance(kMinuteMs);
   EXPECT_EQ(pod_phase(*api().peek(ref)), "Failed");  // Terminal: nothing restarts it.
 }
@@ -819,7 +845,8 @@ TEST_F(ControllerTest, KubeletContainerExitFollowsRestartPolicy) {
   Object always = make_pod("default", "always");
   must_create(always);
   ASSERT_TRUE(run_until([&] {
-    return pod_is_ready(*get("Pod", "default", "never")) && pod_is_ready(*get("Pod", "default", "always"));
+    return pod_is_ready(*get("Pod", "default", "never")) &&
+           pod_is_ready(*get("Pod", "default", "always"));
   }));
   ASSERT_TRUE(cluster().exit_container(ObjectRef{"Pod", "default", "never"}, 3, "boom").ok());
   const Object* n = get("Pod", "default", "never");
@@ -865,13 +892,16 @@ TEST_F(ControllerTest, NamespaceTerminationRemovesContentOverSeveralSteps) {
   boot();
   Object ns = make_object("Namespace", "", "ws-ns");
   must_create(ns);
-  for (int i = 0; i < 7; ++i) must_create(make_object("ConfigMap", "ws-ns", "cm-" + std::to_string(i)));
+  for (int i = 0; i < 7; ++i)
+    must_create(make_object("ConfigMap", "ws-ns", "cm-" + std::to_string(i)));
   must_create(make_deployment("ws-ns", "web", 1));
-  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "ws-ns", "web")) == "Running"; }));
+  ASSERT_TRUE(
+      run_until([&] { return gitlab_state(*get("Deployment", "ws-ns", "web")) == "Running"; }));
   ASSERT_TRUE(cluster().remove(ObjectRef{"Namespace", "", "ws-ns"}).ok());
   EXPECT_EQ(get("Namespace", "", "ws-ns")->status_or("phase", ""), "Terminating");
   EXPECT_TRUE(cluster().remove(ObjectRef{"Namespace", "", "ws-ns"}).is(Code::kConflict));
-  EXPECT_TRUE(cluster().create(make_object("ConfigMap", "ws-ns", "late")).status.is(Code::kForbidden));
+  EXPECT_TRUE(
+      cluster().create(make_object("ConfigMap", "ws-ns", "late")).status.is(Code::kForbidden));
   std::vector<std::size_t> remaining_after_step;
   std::uint64_t steps_seen = 0;
   ASSERT_TRUE(run_until([&] {
@@ -907,7 +937,10 @@ TEST_F(ControllerTest, NamespaceTerminationWaitsForFinalizers) {
   EXPECT_LE(steps, 3u);  // No polling while only terminating objects remain.
   MergePatch patch;
   patch.finalizers = std::vector<std::string>{};
-  ASSERT_TRUE(api().server_patch(ObjectRef{"ConfigMap", "ws-ns", "held"}, patch, Subresource::kMain, "owner").ok());
+  ASSERT_TRUE(
+      api()
+          .server_patch(ObjectRef{"ConfigMap", "ws-ns", "held"}, patch, Subresource::kMain, "owner")
+          .ok());
   ASSERT_TRUE(run_until([&] { return get("Namespace", "", "ws-ns") == nullptr; }, kMinuteMs));
 }
 
@@ -918,7 +951,8 @@ TEST_F(ControllerTest, NamespaceSlowTerminationFaultStretchesSteps) {
     EXPECT_TRUE(sim().faults().find("kube.namespace.slow_termination", id));
     sim().faults().force(id, slow, Ratio::always());
     must_create(make_object("Namespace", "", "ws-ns"));
-    for (int i = 0; i < 6; ++i) must_create(make_object("ConfigMap", "ws-ns", "cm-" + std::to_string(i)));
+    for (int i = 0; i < 6; ++i)
+      must_create(make_object("ConfigMap", "ws-ns", "cm-" + std::to_string(i)));
     const TimeMs start = sim().now_ms();
     EXPECT_TRUE(cluster().remove(ObjectRef{"Namespace", "", "ws-ns"}).ok());
     EXPECT_TRUE(run_until([&] { return get("Namespace", "", "ws-ns") == nullptr; }, kHourMs));
@@ -939,16 +973,19 @@ TEST_F(ControllerTest, GarbageCollectorBackgroundCascade) {
   dep.meta.owner_references = {OwnerReference{"ConfigMap", "owner", owner.meta.uid, false, false}};
   must_create(dep);
   Object grandchild = make_object("Secret", "default", "grandchild");
-  grandchild.meta.owner_references = {
-      OwnerReference{"ConfigMap", "dep", get("ConfigMap", "default", "dep")->meta.uid, true, false}};
+  grandchild.meta.owner_references = {OwnerReference{
+      "ConfigMap", "dep", get("ConfigMap", "default", "dep")->meta.uid, true, false}};
   must_create(grandchild);
   advance(10 * kSecondMs);
   EXPECT_NE(get("ConfigMap", "default", "dep"), nullptr);  // Owner alive: nothing happens.
   ASSERT_TRUE(cluster().remove(ObjectRef{"ConfigMap", "default", "owner"}).ok());
   EXPECT_EQ(get("ConfigMap", "default", "owner"), nullptr);  // Background: owner first.
-  ASSERT_TRUE(run_until([&] {
-    return get("ConfigMap", "default", "dep") == nullptr && get("Secret", "default", "grandchild") == nullptr;
-  }, kMinuteMs));
+  ASSERT_TRUE(run_until(
+      [&] {
+        return get("ConfigMap", "default", "dep") == nullptr &&
+               get("Secret", "default", "grandchild") == nullptr;
+      },
+      kMinuteMs));
   EXPECT_EQ(cluster().counters().garbage_collector.deletions, 2u);
 }
 
@@ -959,7 +996,8 @@ TEST_F(ControllerTest, GarbageCollectorForegroundWaitsForBlockingDependents) {
   Object d = make_deployment("default", "web", 1);
   d.spec["template.spec.terminationGracePeriodMs"] = "20000";
   must_create(d);
-  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
+  ASSERT_TRUE(
+      run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
   const std::string pod_name = only_pod("default")->meta.name;
   DeleteOptions del;
   del.propagation = Propagation::kForeground;
@@ -981,7 +1019,8 @@ TEST_F(ControllerTest, GarbageCollectorForegroundWaitsForBlockingDependents) {
 TEST_F(ControllerTest, GarbageCollectorOrphanStripsOwnerReferences) {
   boot();
   must_create(make_deployment("default", "web", 1));
-  ASSERT_TRUE(run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
+  ASSERT_TRUE(
+      run_until([&] { return gitlab_state(*get("Deployment", "default", "web")) == "Running"; }));
   const std::string pod_name = only_pod("default")->meta.name;
   DeleteOptions del;
   del.propagation = Propagation::kOrphan;
@@ -1024,12 +1063,14 @@ TEST_F(ControllerTest, DeleteNodeFailsItsPodsWithNodeLost) {
   held.meta.finalizers = {"gitpod.io/finalizer"};
   must_create(held);
   ASSERT_TRUE(run_until([&] {
-    return pod_is_ready(*get("Pod", "default", "plain")) && pod_is_ready(*get("Pod", "default", "held"));
+    return pod_is_ready(*get("Pod", "default", "plain")) &&
+           pod_is_ready(*get("Pod", "default", "held"));
   }));
   ASSERT_EQ(get("Pod", "default", "held")->spec_or("nodeName", ""), "node-1");
   std::vector<std::string> plain_phases;
   api().subscribe("Pod", [&](const WatchEvent& e) {
-    if (e.object.meta.name == "plain") plain_phases.push_back(pod_phase(e.object) + "/" + e.object.status_or("reason", ""));
+    if (e.object.meta.name == "plain")
+      plain_phases.push_back(pod_phase(e.object) + "/" + e.object.status_or("reason", ""));
   });
   ASSERT_TRUE(cluster().delete_node("node-1").ok());
   EXPECT_EQ(get("Node", "", "node-1"), nullptr);
@@ -1047,7 +1088,10 @@ TEST_F(ControllerTest, DeleteNodeFailsItsPodsWithNodeLost) {
   EXPECT_TRUE(h->meta.deletion_ms.has_value());
   MergePatch patch;
   patch.finalizers = std::vector<std::string>{};
-  ASSERT_TRUE(api().server_patch(ObjectRef{"Pod", "default", "held"}, patch, Subresource::kMain, "ws-manager").ok());
+  ASSERT_TRUE(api()
+                  .server_patch(ObjectRef{"Pod", "default", "held"}, patch, Subresource::kMain,
+                                "ws-manager")
+                  .ok());
   advance(kSecondMs);
   EXPECT_EQ(get("Pod", "default", "held"), nullptr);
   EXPECT_EQ(cluster().counters().node_lifecycle.pods_lost, 2u);
@@ -1063,7 +1107,8 @@ TEST_F(ControllerTest, KubeletStopsAPodDeletedBeforeItsContainerStarted) {
   boot(options);
   const ObjectRef ref{"Pod", "default", "p"};
   must_create(make_pod("default", "p"));
-  ASSERT_TRUE(run_until([&] { return api().peek(ref)->status_or("container.state", "") == "waiting"; }));
+  ASSERT_TRUE(
+      run_until([&] { return api().peek(ref)->status_or("container.state", "") == "waiting"; }));
   const TimeMs deleted_at = sim().now_ms();
   ASSERT_TRUE(cluster().remove(ref).ok());  // Default grace 30 s, but nothing runs yet.
   std::string last_phase;

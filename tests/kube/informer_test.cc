@@ -41,9 +41,8 @@ TEST_F(InformerTest, ListsThenWatchesAndReportsSynced) {
   must_create(make_deployment("ns", "a"));
   Informer informer(sim, api, informer_options("Deployment"));
   std::vector<std::string> seen;
-  informer.on_change([&](const Object& o, bool deleted) {
-    seen.push_back((deleted ? "-" : "+") + o.meta.name);
-  });
+  informer.on_change(
+      [&](const Object& o, bool deleted) { seen.push_back((deleted ? "-" : "+") + o.meta.name); });
   EXPECT_FALSE(informer.synced());
   informer.start();
   informer.start();  // Idempotent.

@@ -167,7 +167,8 @@ TEST_F(InventoryApply, PruneIgnoresNotFoundAndObjectsOwnedByAnotherInventory) {
   ASSERT_TRUE(api.server_patch(ObjectRef{"PersistentVolumeClaim", "ns", "ws1-pvc"}, steal,
                                Subresource::kMain, "kubectl")
                   .ok());
-  InventoryApplyResult result = apply({owned(make_deployment("ns", "ws1"), "ws1-workspace-inventory")});
+  InventoryApplyResult result =
+      apply({owned(make_deployment("ns", "ws1"), "ws1-workspace-inventory")});
   EXPECT_TRUE(result.ok());
   EXPECT_EQ(result.pruned, (std::vector<ObjectRef>{ObjectRef{"Service", "ns", "ws1"}}))
       << "already gone counts as pruned";

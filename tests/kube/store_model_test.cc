@@ -378,11 +378,11 @@ struct RemoveFinalizer : StoreCommand {
 
 RC_GTEST_PROP(StoreModel, ServerMatchesTheReferenceModel, ()) {
   Sut sut;
-  rc::state::check(Model{}, sut,
-                   rc::state::gen::execOneOfWithArgs<CreateNamespace, DeleteNamespace,
-                                                     FinalizeNamespace, CreateObject,
-                                                     UpdateObject, UpdateStatus, PatchObject,
-                                                     DeleteObject, RemoveFinalizer>());
+  rc::state::check(
+      Model{}, sut,
+      rc::state::gen::execOneOfWithArgs<CreateNamespace, DeleteNamespace, FinalizeNamespace,
+                                        CreateObject, UpdateObject, UpdateStatus, PatchObject,
+                                        DeleteObject, RemoveFinalizer>());
 }
 
 // The model test must be able to fail: a deliberately wrong model (stale updates succeed) is
@@ -398,9 +398,9 @@ struct WrongUpdate : UpdateObject {
 TEST(StoreModel, AWrongModelIsCaughtAndShrunk) {
   const auto result = rc::detail::checkTestable([] {
     Sut sut;
-    rc::state::check(Model{}, sut,
-                     rc::state::gen::execOneOfWithArgs<CreateNamespace, CreateObject,
-                                                       WrongUpdate>());
+    rc::state::check(
+        Model{}, sut,
+        rc::state::gen::execOneOfWithArgs<CreateNamespace, CreateObject, WrongUpdate>());
   });
   ASSERT_TRUE(result.template is<rc::detail::FailureResult>()) << "the wrong model was not caught";
   const auto& failure = result.template get<rc::detail::FailureResult>();

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr const char* kFiles[] = {"scenario.textproto", "choices.bin", "trace.jsonl",
+constexpr const char* kFiles[] = {"scenario.textproto", "choices.bin",  "trace.jsonl",
                                   "trace.txt",          "verdict.json", "timeline.html"};
 
 struct Written {
@@ -112,9 +112,9 @@ TEST(BundleTest, ReadBackAndReplayExactly) {
   ReplayCommand replay;
   replay.path = w.path;
   EXPECT_EQ(cmd_replay(replay, stdout_text, stderr_text), kExitSafety) << stderr_text.str();
-  EXPECT_THAT(stdout_text.str(), HasSubstr("replayed exactly: fingerprint " +
-                                           format_hash(w.result.fingerprint) +
-                                           ", SAFETY_VIOLATION toy.S1"));
+  EXPECT_THAT(stdout_text.str(),
+              HasSubstr("replayed exactly: fingerprint " + format_hash(w.result.fingerprint) +
+                        ", SAFETY_VIOLATION toy.S1"));
   EXPECT_THAT(stdout_text.str(), StartsWith("SEED=11 (replaying a choice record)\n"));
 }
 
@@ -156,7 +156,10 @@ TEST(BundleTest, BrokenFilesAreClearErrors) {
   EXPECT_THAT(replay_error(), HasSubstr(w.path + "/scenario.textproto:"));
   testing::write_text(w.path + "/scenario.textproto", scenario);
 
+  // verdict.json is read with protobuf's JSON parser (sim/run/verdict_json.h).
   testing::write_text(w.path + "/verdict.json", "{\"fingerprint\": 12}");
+  EXPECT_THAT(replay_error(), HasSubstr("verdict.json: not a verdict record"));
+  testing::write_text(w.path + "/verdict.json", "{\"fingerprint\": \"0x12\", \"new_member\": 1}");
   EXPECT_THAT(replay_error(), HasSubstr("verdict.json: field fingerprint/trace_hash"));
   fs::remove(w.path + "/verdict.json");
   EXPECT_THAT(replay_error(), HasSubstr("verdict.json: cannot read"));

@@ -7,8 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "model/gitlab/register.h"
-#include "model/gitpod/register.h"
+#include "model/all_systems/all_systems.h"
 #include "sim/run/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/run/hunt.h"
@@ -21,10 +20,7 @@ using ::testing::HasSubstr;
 
 class CorpusBugsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    gitlab::register_gitlab_system();
-    gitpod::register_gitpod_system();
-  }
+  void SetUp() override { register_all_systems(); }
 };
 
 TEST_F(CorpusBugsTest, ListsEveryViolatingExpectationOfTheCorpus) {

@@ -1,18 +1,18 @@
 // Replays the whole regression corpus (corpus/regressions/*/*.textproto, design.md §7) through
 // the run layer: each file once per expectation, with that expectation's `when` fields set, and
-// the expectation must be met. Directories of systems that are not linked here are skipped
-// loudly. tests/gitlab and tests/gitpod replay their own directories too (with model-level
-// detail); this test is the one that also covers files `wsim corpus add` writes for any system.
+// the expectation must be met. Every system of model/ is linked and registered here
+// (register_all_systems()). tests/gitlab
+// and tests/gitpod replay their own directories too (with model-level detail); this test is the one
+// that also covers files `wsim corpus add` writes for any system.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "model/gitlab/register.h"
-#include "model/gitpod/register.h"
-#include "model/toy/register.h"
+#include "model/all_systems/all_systems.h"
 #include "sim/run/corpus.h"
 #include "sim/run/driver.h"
 #include "sim/run/expect.h"
@@ -57,15 +57,28 @@ void replay_file(const std::filesystem::path& path) {
 }
 
 TEST(CorpusReplay, EveryFileMeetsEveryExpectation) {
-  toy::register_toy_system();
-  gitlab::register_gitlab_system();
-  gitpod::register_gitpod_system();
+  register_all_systems();
   const std::vector<std::filesystem::path> files = corpus_files();
   ASSERT_FALSE(files.empty());
   for (const auto& file : files) {
     SCOPED_TRACE(file.string());
     replay_file(file);
   }
+}
+
+// Every corpus directory is a registered system's (register_all_systems(): a system registered
+// only by its model/<system>/ folder is replayed too), and the toy's regression is among them.
+// A new system needs no corpus directory until it has a known bug.
+TEST(CorpusReplay, EveryCorpusDirectoryIsARegisteredSystem) {
+  register_all_systems();
+  std::set<std::string> directories;
+  for (const auto& file : corpus_files()) {
+    directories.insert(file.parent_path().filename().string());
+  }
+  for (const std::string& directory : directories) {
+    EXPECT_NE(find_system(directory), nullptr) << "corpus/regressions/" << directory;
+  }
+  EXPECT_EQ(directories.count("toy"), 1u);
 }
 
 TEST(CorpusReplay, StemNamesTheInvariantSeedAndSlug) {

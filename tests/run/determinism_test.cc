@@ -3,12 +3,14 @@
 // replaying a run's choice record through the tape backend reproduces it exactly. The CLI's
 // `wsim fingerprint` (used by scripts/check-determinism across builds) agrees with the library.
 #include <cstdio>
+#include <iostream>
 #include <set>
 #include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sim/core/log.h"
 #include "sim/run/driver.h"
 #include "sim/run/duration.h"
 #include "tests/run/test_util.h"
@@ -33,6 +35,26 @@ TEST(DeterminismTest, SameSeedTwiceSameFingerprint) {
       EXPECT_EQ(a.verdict, b.verdict);
     }
   }
+}
+
+// The virtual-time log (sim/core/log.h) only reads the run: on or off, the same hashes.
+TEST(DeterminismTest, LoggingDoesNotChangeTheRun) {
+  LoadedScenario loaded = testing::scenario_from_text("toy { version: \"buggy\" }\n");
+  std::ostringstream log;
+  set_log_stream(log);
+  for (std::uint64_t seed = 0; seed < 4; ++seed) {
+    RunOptions options;
+    options.keep_trace = true;
+    ASSERT_TRUE(set_log_level("off"));
+    const RunResult quiet = run_seed(loaded, seed, options);
+    ASSERT_TRUE(set_log_level("trace"));
+    const RunResult logged = run_seed(loaded, seed, options);
+    ASSERT_TRUE(set_log_level("off"));
+    EXPECT_EQ(quiet.fingerprint, logged.fingerprint) << "seed " << seed;
+    EXPECT_EQ(quiet.trace_hash, logged.trace_hash) << "seed " << seed;
+  }
+  set_log_stream(std::cerr);
+  EXPECT_NE(log.str().find("[debug] "), std::string::npos);  // The log was on and wrote lines.
 }
 
 TEST(DeterminismTest, DifferentSeedsDiffer) {

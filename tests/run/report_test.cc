@@ -102,10 +102,10 @@ TEST(ReportTest, VerdictJsonAndTimeline) {
   const std::string json = render_verdict_json(*loaded.system, loaded.scenario, result);
   EXPECT_THAT(json, HasSubstr("\"verdict\": \"SAFETY_VIOLATION\""));
   EXPECT_THAT(json, HasSubstr("\"invariant\": \"selftest.S1\""));
-  EXPECT_THAT(json, HasSubstr("\"seed\": 5"));
+  EXPECT_THAT(json, HasSubstr("\"seed\": \"5\""));  // protobuf JSON: 64-bit ints are strings.
   EXPECT_THAT(json, HasSubstr("\"exit_code\": 2"));
   EXPECT_THAT(json, HasSubstr("\"selftest.glitch\": "));
-  EXPECT_THAT(json, HasSubstr("\"virtual_time_ms\": " + std::to_string(result.end_ms)));
+  EXPECT_THAT(json, HasSubstr("\"virtual_time_ms\": \"" + std::to_string(result.end_ms) + "\""));
   const std::string html = render_timeline_html(*loaded.system, loaded.scenario, result);
   EXPECT_THAT(html, HasSubstr("<!DOCTYPE html>"));
   EXPECT_THAT(html, HasSubstr("class=\"ev violation\""));

@@ -213,16 +213,26 @@ TEST(ScenarioTest, TextRoundTrip) {
 
 TEST(ScenarioTest, HostileBytesNeverCrash) {
   register_test_systems();
-  const std::string inputs[] = {
-      std::string("\0\0\0", 3), "toy {{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{", "\xff\xfe\"",
-      "toy { version: \"\\x00\" }", "events " + std::string(200, '{'), "seed: 99999999999999999999",
-      "toy < version: 'T1' >",
+  // (input, accepted): every rejected input must say why (design.md §10: file, line, field).
+  const std::pair<std::string, bool> inputs[] = {
+      {std::string("\0\0\0", 3), false},
+      {"toy {{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{", false},
+      {"\xff\xfe\"", false},
+      {"toy { version: \"\\x00\" }", false},
+      {"events " + std::string(200, '{'), false},
+      {"seed: 99999999999999999999", false},
+      {"toy < version: 'T1' >", true},
   };
-  for (const std::string& input : inputs) {
+  for (const auto& [input, accepted] : inputs) {
     LoadedScenario loaded;
     std::string error;
-    if (parse_scenario(input, "h", loaded, error)) validate_scenario(loaded, error);
-    SUCCEED();
+    const bool ok =
+        parse_scenario(input, "hostile.textproto", loaded, error) && validate_scenario(loaded, error);
+    EXPECT_EQ(ok, accepted) << input;
+    if (!ok) {
+      EXPECT_FALSE(error.empty()) << "rejected without an error: " << input;
+      EXPECT_NE(error.find("hostile.textproto"), std::string::npos) << error;
+    }
   }
 }
 

@@ -5,8 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "model/gitlab/register.h"
-#include "model/gitpod/register.h"
+#include "model/all_systems/all_systems.h"
 #include "sim/run/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/run/signature.h"
@@ -24,8 +23,7 @@ constexpr const char* kB1 = "corpus/regressions/gitpod/status-conflict-pre16622.
 class SignatureCorpusTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    gitlab::register_gitlab_system();
-    gitpod::register_gitpod_system();
+    register_all_systems();
     std::string error;
     ASSERT_TRUE(known_bugs(kCorpus, "gitpod", known_, error)) << error;
   }

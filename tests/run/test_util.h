@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -34,10 +36,39 @@ inline LoadedScenario scenario_from_text(const std::string& text) {
   return loaded;
 }
 
-// A fresh, empty directory for one test.
+// "wsim-run-test-<pid>-": the prefix of this test process's scratch directories.
+inline std::string scratch_prefix() { return "wsim-run-test-" + std::to_string(::getpid()) + "-"; }
+
+// Removes every scratch directory of this process from the temporary directory.
+inline void remove_scratch_dirs() {
+  const std::string prefix = scratch_prefix();
+  std::error_code ec;
+  std::vector<std::filesystem::path> doomed;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), ec)) {
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) doomed.push_back(entry.path());
+  }
+  for (const auto& path : doomed) std::filesystem::remove_all(path, ec);
+}
+
+// The fixture of the whole test program: when it ends, its scratch directories go (the suite
+// leaves nothing in the temporary directory). WSIM_KEEP_TEST_DIRS=1 keeps them for debugging.
+class ScratchDirCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const char* keep = std::getenv("WSIM_KEEP_TEST_DIRS");
+    if (keep != nullptr && std::string(keep) == "1") return;
+    remove_scratch_dirs();
+  }
+};
+// One registration per test program (an inline variable is initialised once), owned by gtest.
+inline ::testing::Environment* const kScratchDirCleanup =
+    ::testing::AddGlobalTestEnvironment(new ScratchDirCleanup);
+
+// A fresh, empty directory for one test, removed when the test program ends.
 inline std::string scratch_dir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("wsim-run-test-" + std::to_string(::getpid()) + "-" + name);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / (scratch_prefix() + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();

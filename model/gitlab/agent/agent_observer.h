@@ -35,7 +35,11 @@ class AgentObserver {
   virtual void on_object_delete(const std::string& workspace, const kube::ObjectRef& ref) {}
   // A termination tracker entry was removed while processing a rails info with `rails_actual`.
   virtual void on_tracker_erase(const WorkspaceKey& key, State rails_actual) {}
-  // Error tracker (S8): an operation with `version` completed (ok = no error).
+  // Error tracker (S18): a new operation `version` for `key` was marked (every earlier version of
+  // `key` in this generation is superseded from here on).
+  virtual void on_operation_started(std::uint64_t generation, const WorkspaceKey& key,
+                                    std::uint64_t version) {}
+  // Error tracker (S8, S18): an operation with `version` completed (ok = no error).
   virtual void on_operation_done(std::uint64_t generation, const WorkspaceKey& key,
                                  std::uint64_t version, bool ok) {}
   // A cycle ended (after the response was processed, or after a failed exchange).

@@ -119,6 +119,7 @@ Task<void> Reconciler::apply_workspace_changes(WorkspaceRailsInfo info,
     }
     version = state_->errors.next_version();
     state_->errors.mark_entry_with_version(key, version);
+    ctx_.observe().on_operation_started(state_->generation, key, version);
   }
   if (info.desired_state == State::kTerminated) {
     const std::vector<std::string> errors =

@@ -15,7 +15,7 @@
 //        and Rails treats infos independently).
 //   A2: the progress is recomputed as in A1; when it differs from the stored one the entry is
 //        updateOrSet (flag cleared); entries whose flag is set are not sent.
-//   A3 [inferred]: the builder does not touch the tracker (seed 001: "Deleted the code in
+//   A3 [reconstructed]: the builder does not touch the tracker (seed 001: "Deleted the code in
 //        enrichRailsPayloadWithWorkspaceTerminationProgress to not update the terminationTracker")
 //        and sends the stored progress of entries not yet synced — except with the
 //        kDeploymentAbsence alternative, which keeps the A2 informer rule.

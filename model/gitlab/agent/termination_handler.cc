@@ -66,7 +66,7 @@ Task<Errors> handle_post_fix(AgentContext& ctx, ReconcilerState& state, Workspac
   co_return Errors{};
 }
 
-// --- A3 [inferred], docs/gitlab-model.md §5.8
+// --- A3 [reconstructed], docs/gitlab-model.md §5.8
 // -------------------------------------------------------------
 
 struct LiveInventory {

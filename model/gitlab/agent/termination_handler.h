@@ -11,7 +11,8 @@
 //   !exists: track Terminated; ok                    ← the fix
 //   DeleteNamespace(ns) error → return it (409 Conflict while Terminating)
 //   track Terminating
-// A3 ([inferred], §5.8 with the alternatives of versions.h): inventory-based deletion; in shared
+// A3 ([reconstructed], §5.8 with the alternatives of versions.h): inventory-based deletion; in
+// shared
 //   mode never touches the namespace.
 // Returns the error messages of this call (the "error channel"); empty = ok.
 // § numbers in this file refer to docs/gitlab-model.md unless another document is named.

@@ -4,12 +4,12 @@
 //   A1 (terminationTracker): map (name, namespace) → progress; add overwrites. The stored
 //      progress is NOT used to build the report: the request builder recomputes it from the
 //      informer every cycle.
-//   A2 [inferred, MR !1158]: entries also remember whether the current progress was synced to
+//   A2 [reconstructed, MR !1158]: entries also remember whether the current progress was synced to
 //      Rails (isReconciled) and synced entries are not re-sent. Two rules (versions.h
 //      SyncedFlagRule): kAfterExchange — update_or_set clears the flag when the progress changes,
 //      mark_synced after a successful exchange carrying the entry; kOnRepeatedSet — seed 001
 //      literally: update_or_set with the stored progress sets the flag.
-//   A3 [inferred]: as A2, and the progress is decided by the termination handler only.
+//   A3 [reconstructed]: as A2, and the progress is decided by the termination handler only.
 // One class for all versions: A0 entries simply carry progress Terminating and synced=false.
 // Lives as long as one reconciler; a reset drops everything (§9.5).
 // § numbers in this file refer to docs/gitlab-model.md unless another document is named.

@@ -78,6 +78,10 @@ std::vector<run::InvariantInfo> gitlab_invariants() {
              "A2+: a termination progress the agent marks as synced (not to be sent again) is "
              "the one Rails last received",
              "docs/gitlab-oracles.md, docs/gitlab-model.md §5.3"),
+      safety(kS18,
+             "A0b+: the error of a workspace's latest operation is in every request its "
+             "reconciler builds until a newer rails info for the workspace supersedes it",
+             "docs/gitlab-oracles.md, docs/gitlab-model.md §5.3"),
       liveness(kL1, "desired = Terminated eventually gives actual = Terminated",
                "gitlab#411205 (seed 000), docs/gitlab-model.md §7, §10.2 L1"),
       liveness(

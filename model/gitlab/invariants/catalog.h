@@ -27,6 +27,7 @@ inline constexpr std::string_view kS14 = "gitlab.S14";
 inline constexpr std::string_view kS15 = "gitlab.S15";
 inline constexpr std::string_view kS16 = "gitlab.S16";
 inline constexpr std::string_view kS17 = "gitlab.S17";
+inline constexpr std::string_view kS18 = "gitlab.S18";
 inline constexpr std::string_view kL1 = "gitlab.L1";
 inline constexpr std::string_view kL2 = "gitlab.L2";
 inline constexpr std::string_view kL3 = "gitlab.L3";

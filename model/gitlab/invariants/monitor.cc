@@ -287,6 +287,10 @@ void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse
 // --- Agent side -----------------------------------------------------------------------------
 
 void Monitor::on_reconciler_reset(std::uint64_t generation, bool restart) {
+  // Trackers live as long as one reconciler (§9.5): forget the older generations' operations.
+  std::erase_if(latest_version_, [&](const auto& entry) { return entry.first.first < generation; });
+  std::erase_if(unreported_error_,
+                [&](const auto& entry) { return entry.first.first < generation; });
   if (restart) protocol_.on_agent_restart();
   if (probes_ == nullptr || restart) return;
   for (const WorkspaceRow& row : table_.rows()) {
@@ -348,6 +352,7 @@ void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& bui
     present_by_request_.erase(present_by_request_.begin());
   }
   if (!options_.versions.agent_reports_errors()) return;
+  check_errors_reported(generation, built);
   for (const auto& [key, version] : built.error_versions) {
     auto ok = ok_version_.find({generation, key});
     if (ok != ok_version_.end() && ok->second > version) {
@@ -434,8 +439,42 @@ void Monitor::on_tracker_erase(const WorkspaceKey& key, State rails_actual) {
   }
 }
 
+// S18, error delivery (the design doc of the error tracker, docs/gitlab-model.md §5.3): the error
+// of the latest operation of a workspace stays in the tracker, and so in every request the same
+// reconciler builds, until a newer rails info for the workspace supersedes it (the response to a
+// request that carried it proves delivery and deletes it only then). An error that vanishes
+// earlier never reaches Rails, or reaches it once and is then dropped while Rails still shows it.
+// A new reconciler starts with an empty tracker (§9.5): the check is per generation.
+void Monitor::check_errors_reported(std::uint64_t generation, const BuiltRequest& built) {
+  for (const auto& [pending_key, version] : unreported_error_) {
+    if (pending_key.first != generation) continue;
+    const WorkspaceKey& key = pending_key.second;
+    auto sent = built.error_versions.find(key);
+    if (sent != built.error_versions.end() && sent->second == version) continue;
+    violate(kS18, key.name,
+            "the error of operation " + std::to_string(version) + " is missing from request " +
+                std::to_string(built.request.request_id) +
+                (sent == built.error_versions.end()
+                     ? std::string(" (no error reported)")
+                     : " (error of operation " + std::to_string(sent->second) + " instead)") +
+                " although no newer operation superseded it");
+  }
+}
+
+void Monitor::on_operation_started(std::uint64_t generation, const WorkspaceKey& key,
+                                   std::uint64_t version) {
+  std::uint64_t& latest = latest_version_[{generation, key}];
+  WSIM_ASSERT_GT(version, latest);
+  latest = version;
+  unreported_error_.erase({generation, key});
+}
+
 void Monitor::on_operation_done(std::uint64_t generation, const WorkspaceKey& key,
                                 std::uint64_t version, bool ok) {
+  auto latest = latest_version_.find({generation, key});
+  if (!ok && latest != latest_version_.end() && latest->second == version) {
+    unreported_error_[{generation, key}] = version;
+  }
   if (!ok) return;
   std::uint64_t& best = ok_version_[{generation, key}];
   if (version > best) best = version;

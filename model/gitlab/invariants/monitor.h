@@ -69,6 +69,8 @@ class Monitor : public AgentObserver {
                 bool termination) override;
   void on_object_delete(const std::string& workspace, const kube::ObjectRef& ref) override;
   void on_tracker_erase(const WorkspaceKey& key, State rails_actual) override;
+  void on_operation_started(std::uint64_t generation, const WorkspaceKey& key,
+                            std::uint64_t version) override;
   void on_operation_done(std::uint64_t generation, const WorkspaceKey& key, std::uint64_t version,
                          bool ok) override;
   void on_cycle_done(std::uint64_t generation, bool full, bool ok) override;
@@ -96,6 +98,7 @@ class Monitor : public AgentObserver {
   void check_config_replicas(const WorkspaceRailsInfo& info);
   void check_skipped_deployments(const BuiltRequest& built);
   void check_synced_progress();
+  void check_errors_reported(std::uint64_t generation, const BuiltRequest& built);
   bool owned_by(const std::string& workspace, const kube::ObjectRef& ref) const;
   bool orphaned_dependent(const kube::Object& object) const;
   void track_convergence();
@@ -118,6 +121,10 @@ class Monitor : public AgentObserver {
   std::map<std::uint64_t, bool> response_had_terminated_;  // request id → any desired Terminated
   std::set<std::string> terminated_received_;              // S4
   std::map<std::pair<std::uint64_t, WorkspaceKey>, std::uint64_t> ok_version_;  // S8
+  // S18: per (generation, workspace) the latest operation version marked, and the version of a
+  // failed latest operation whose error must be in every request until a newer one supersedes it.
+  std::map<std::pair<std::uint64_t, WorkspaceKey>, std::uint64_t> latest_version_;
+  std::map<std::pair<std::uint64_t, WorkspaceKey>, std::uint64_t> unreported_error_;
 
   std::optional<TimeMs> heal_ms_;
   std::map<std::string, int> limbo_full_streak_;  // L2, FULL cycles since heal.

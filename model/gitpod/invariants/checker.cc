@@ -48,9 +48,10 @@ void Checker::start() {
       });
 }
 
-void Checker::violate(const char* id, const std::string& object, std::string message) {
+void Checker::violate(const char* id, const std::string& object, std::string message,
+                      std::vector<std::string> related) {
   if (!reported_.insert(std::string(id) + " " + object).second) return;
-  pending_.push_back(run::Violation{id, object, std::move(message)});
+  pending_.push_back(run::Violation{id, object, std::move(message), std::move(related)});
 }
 
 bool Checker::managed(const std::string& instance) const {
@@ -210,7 +211,8 @@ void Checker::check_single_instance(const std::string& workspace_id) {
     }
   }
   if (live.size() > 1) {
-    violate(kS9, workspace_id, "non-Stopped instances " + live[0] + " and " + live[1]);
+    violate(kS9, workspace_id, "non-Stopped instances " + live[0] + " and " + live[1],
+            {live[0], live[1]});
   }
 }
 

@@ -89,7 +89,8 @@ class Checker {
   void check_single_instance(const std::string& workspace_id);
   void check_pod_finalizer_removed(const kube::Object& pod);
   bool managed(const std::string& instance) const;
-  void violate(const char* id, const std::string& object, std::string message);
+  void violate(const char* id, const std::string& object, std::string message,
+               std::vector<std::string> related = {});
   std::string instance_of_pod(const kube::Object& pod) const;
 
   GitpodWorld& world_;

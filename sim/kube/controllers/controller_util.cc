@@ -15,6 +15,7 @@ DurationMs draw_delay(ChoiceStream& stream, const DelayRange& range) {
 }
 
 bool has_finalizer(const Object& object, std::string_view finalizer) {
+  WSIM_ASSERT(!finalizer.empty());
   return std::find(object.meta.finalizers.begin(), object.meta.finalizers.end(), finalizer) !=
          object.meta.finalizers.end();
 }
@@ -32,6 +33,7 @@ std::vector<std::string> without_finalizer(const std::vector<std::string>& final
 bool is_deleting(const Object& object) { return object.meta.deletion_ms.has_value(); }
 
 std::int64_t int_field(const Fields& fields, const std::string& key, std::int64_t fallback) {
+  WSIM_ASSERT(!key.empty());
   auto it = fields.find(key);
   if (it == fields.end() || it->second.empty()) return fallback;
   const std::string& text = it->second;
@@ -74,6 +76,7 @@ const OwnerReference* controller_of(const Object& object) {
 }
 
 const Condition* find_condition(const std::vector<Condition>& conditions, std::string_view type) {
+  WSIM_ASSERT(!type.empty());
   for (const Condition& c : conditions) {
     if (c.type == type) return &c;
   }
@@ -81,14 +84,16 @@ const Condition* find_condition(const std::vector<Condition>& conditions, std::s
 }
 
 bool set_condition(std::vector<Condition>& conditions, Condition condition, TimeMs now_ms) {
+  WSIM_ASSERT(!condition.type.empty());
+  WSIM_ASSERT_GE(now_ms, 0);
   const Condition* current = find_condition(conditions, condition.type);
   if (current != nullptr && current->status == condition.status &&
       current->reason == condition.reason) {
     return false;
   }
-  condition.last_transition_ms =
-      (current != nullptr && current->status == condition.status) ? current->last_transition_ms
-                                                                  : now_ms;
+  condition.last_transition_ms = (current != nullptr && current->status == condition.status)
+                                     ? current->last_transition_ms
+                                     : now_ms;
   std::erase_if(conditions, [&](const Condition& c) { return c.type == condition.type; });
   conditions.push_back(std::move(condition));
   return true;

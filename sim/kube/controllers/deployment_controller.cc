@@ -60,32 +60,48 @@ std::string pod_template_hash(const Object& deployment) {
   return out;
 }
 
+namespace {
+
+// The deployment's status with the replica counts of `obs`.
+Fields replica_counts(const Object& deployment, const DeploymentObservation& obs,
+                      std::int64_t unavailable) {
+  WSIM_ASSERT_GE(unavailable, 0);
+  Fields status = deployment.status;
+  status["replicas"] = std::to_string(obs.replicas);
+  status["updatedReplicas"] = std::to_string(obs.updated);
+  status["readyReplicas"] = std::to_string(obs.ready);
+  status["availableReplicas"] = std::to_string(obs.available);
+  status["unavailableReplicas"] = std::to_string(unavailable);
+  status["observedGeneration"] = std::to_string(deployment.meta.generation);
+  return status;
+}
+
+void set_available_condition(std::vector<Condition>& conditions, bool available, TimeMs now_ms) {
+  if (available) {
+    set_condition(conditions,
+                  Condition{"Available", "True", "MinimumReplicasAvailable",
+                            "Deployment has minimum availability.", 0},
+                  now_ms);
+  } else {
+    set_condition(conditions,
+                  Condition{"Available", "False", "MinimumReplicasUnavailable",
+                            "Deployment does not have minimum availability.", 0},
+                  now_ms);
+  }
+}
+
+}  // namespace
+
 DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
                                                  const DeploymentObservation& obs) {
   DeploymentStatusUpdate update;
-  const std::int64_t spec_replicas = std::max<std::int64_t>(0, int_field(deployment.spec, "replicas", 1));
+  const std::int64_t spec_replicas =
+      std::max<std::int64_t>(0, int_field(deployment.spec, "replicas", 1));
   const std::int64_t unavailable = std::max<std::int64_t>(0, spec_replicas - obs.available);
 
-  update.status = deployment.status;
-  update.status["replicas"] = std::to_string(obs.replicas);
-  update.status["updatedReplicas"] = std::to_string(obs.updated);
-  update.status["readyReplicas"] = std::to_string(obs.ready);
-  update.status["availableReplicas"] = std::to_string(obs.available);
-  update.status["unavailableReplicas"] = std::to_string(unavailable);
-  update.status["observedGeneration"] = std::to_string(deployment.meta.generation);
-
+  update.status = replica_counts(deployment, obs, unavailable);
   update.conditions = deployment.conditions;
-  if (obs.available >= spec_replicas) {
-    set_condition(update.conditions,
-                  Condition{"Available", "True", "MinimumReplicasAvailable",
-                            "Deployment has minimum availability.", 0},
-                  obs.now_ms);
-  } else {
-    set_condition(update.conditions,
-                  Condition{"Available", "False", "MinimumReplicasUnavailable",
-                            "Deployment does not have minimum availability.", 0},
-                  obs.now_ms);
-  }
+  set_available_condition(update.conditions, obs.available >= spec_replicas, obs.now_ms);
 
   update.complete = obs.updated == spec_replicas && obs.replicas == spec_replicas &&
                     obs.available == spec_replicas;
@@ -119,7 +135,8 @@ DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
     // progress.go syncRolloutStatus: no progress is estimated for a completed rollout whose pods
     // are all of the current template (a scale, a pod turning unready, a resync).
   } else if (update.complete) {
-    progressing_true("NewReplicaSetAvailable", "ReplicaSet " + rs + " has successfully progressed.");
+    progressing_true("NewReplicaSetAvailable",
+                     "ReplicaSet " + rs + " has successfully progressed.");
   } else if (made_progress) {
     progressing_true("ReplicaSetUpdated", "ReplicaSet " + rs + " is progressing.");
     update.progressed = true;
@@ -131,15 +148,15 @@ DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
   }
 
   update.changed = update.status != deployment.status || update.conditions != deployment.conditions;
+  // Complete means every replica updated and available (paired with observe()'s counts).
+  if (update.complete) WSIM_ASSERT_EQ(obs.available, spec_replicas);
+  if (update.progressed) WSIM_ASSERT(update.changed);
   return update;
 }
 
 DeploymentController::DeploymentController(Sim& sim, ApiServer& api,
                                            DeploymentControllerOptions options)
-    : sim_(sim),
-      api_(api),
-      options_(options),
-      stream_(sim.stream("kube.controller.deployment")) {
+    : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.controller.deployment")) {
   probe_deadline_ = sim.probes().declare("kube.deployment.progress_deadline_exceeded",
                                          "a Deployment reported ProgressDeadlineExceeded");
 }
@@ -150,6 +167,7 @@ void DeploymentController::start() {
 }
 
 void DeploymentController::on_deployment(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Deployment");
   if (event.type == WatchEventType::kDeleted) {
     memory_.erase(event.object.meta.uid);
     return;
@@ -158,12 +176,14 @@ void DeploymentController::on_deployment(const WatchEvent& event) {
 }
 
 void DeploymentController::on_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   const OwnerReference* owner = controller_of(event.object);
   if (owner == nullptr || owner->kind != "Deployment") return;
   enqueue(ObjectRef{"Deployment", event.object.meta.namespace_, owner->name});
 }
 
 void DeploymentController::enqueue(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Deployment");
   if (!queued_.insert(ref).second) return;
   const DurationMs delay = draw_delay(stream_, options_.step);
   sim_.loop().schedule(delay, [this, ref] { sync(ref); });
@@ -177,7 +197,7 @@ void DeploymentController::sync(const ObjectRef& ref) {
   ++counters_.syncs;
   Memory& memory = memory_[deployment.meta.uid];
   const std::string hash = pod_template_hash(deployment);
-  const std::string replica_set = deployment.meta.name + "-" + hash;
+  WSIM_ASSERT(!hash.empty());
   const std::int64_t spec_replicas =
       std::max<std::int64_t>(0, int_field(deployment.spec, "replicas", 1));
 
@@ -192,27 +212,44 @@ void DeploymentController::sync(const ObjectRef& ref) {
     }
   }
 
-  auto owned_pods = [&] {
-    std::vector<Object> pods;
-    for (const Object* pod : api_.peek_list("Pod", deployment.meta.namespace_)) {
-      const OwnerReference* owner = controller_of(*pod);
-      if (owner != nullptr && owner->uid == deployment.meta.uid) pods.push_back(*pod);
-    }
-    return pods;
-  };
-  auto delete_pod = [&](const Object& pod, const char* why) {
-    const Status status = api_.server_delete(ObjectRef::of(pod), DeleteOptions{}, kActor);
-    ++counters_.pods_deleted;
-    sim_.record(kActor, "delete-pod", ObjectRef::of(pod).to_string(),
-                status.ok() ? "ok" : code_name(status.code), why);
-  };
+  if (std::optional<std::vector<Object>> current = retire_old_pods(deployment, hash)) {
+    const auto have = static_cast<std::int64_t>(current->size());
+    create_pods(deployment, memory, hash, have, spec_replicas);
+    if (have > spec_replicas) scale_down(std::move(*current), have - spec_replicas);
+  }
 
-  // Recreate strategy: delete active pods of other templates; scale the current template only
-  // once no old pod is still running (terminating ones included).
-  std::vector<Object> pods = owned_pods();
+  // Status from the pods as they are now.
+  const DeploymentObservation obs = observe(deployment, memory, hash, change);
+  memory.current_hash = hash;
+  const DeploymentStatusUpdate update = compute_deployment_status(deployment, obs);
+  if (update.progressed) memory.last_progress_ms = obs.now_ms;
+  if (update.changed) write_status(deployment, update);
+  schedule_deadline(ref, memory, update, obs.progress_deadline_ms);
+}
+
+std::vector<Object> DeploymentController::owned_pods(const Object& deployment) const {
+  std::vector<Object> pods;
+  for (const Object* pod : api_.peek_list("Pod", deployment.meta.namespace_)) {
+    const OwnerReference* owner = controller_of(*pod);
+    if (owner != nullptr && owner->uid == deployment.meta.uid) pods.push_back(*pod);
+  }
+  return pods;
+}
+
+void DeploymentController::delete_pod(const Object& pod, const char* why) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
+  const Status status = api_.server_delete(ObjectRef::of(pod), DeleteOptions{}, kActor);
+  ++counters_.pods_deleted;
+  sim_.record(kActor, "delete-pod", ObjectRef::of(pod).to_string(),
+              status.ok() ? "ok" : code_name(status.code), why);
+}
+
+std::optional<std::vector<Object>> DeploymentController::retire_old_pods(const Object& deployment,
+                                                                         const std::string& hash) {
+  WSIM_ASSERT(!hash.empty());
   bool old_running = false;
   std::vector<Object> current;
-  for (const Object& pod : pods) {
+  for (const Object& pod : owned_pods(deployment)) {
     if (pod.meta.labels.count("pod-template-hash") == 0 ||
         pod.meta.labels.at("pod-template-hash") != hash) {
       if (pod_is_terminal(pod)) continue;
@@ -222,50 +259,60 @@ void DeploymentController::sync(const ObjectRef& ref) {
       current.push_back(pod);
     }
   }
-  if (!old_running) {
-    const auto have = static_cast<std::int64_t>(current.size());
-    for (std::int64_t i = have; i < spec_replicas; ++i) {
-      Object pod;
-      pod.kind = "Pod";
-      pod.meta.namespace_ = deployment.meta.namespace_;
-      for (const auto& [key, value] : deployment.spec) {
-        if (starts_with(key, kTemplateLabels)) {
-          pod.meta.labels[key.substr(std::string_view(kTemplateLabels).size())] = value;
-        } else if (starts_with(key, kTemplateSpec)) {
-          pod.spec[key.substr(std::string_view(kTemplateSpec).size())] = value;
-        }
-      }
-      pod.meta.labels["pod-template-hash"] = hash;
-      pod.meta.owner_references.push_back(OwnerReference{
-          "Deployment", deployment.meta.name, deployment.meta.uid, true, true});
-      Result<Object> created;
-      for (int attempt = 0; attempt < 8; ++attempt) {
-        pod.meta.name = replica_set + "-" + std::to_string(memory.next_pod_index++);
-        created = api_.server_create(pod, kActor);
-        if (!created.status.is(Code::kAlreadyExists)) break;
-      }
-      sim_.record(kActor, "create-pod", "Pod/" + pod.meta.namespace_ + "/" + pod.meta.name,
-                  created.ok() ? "ok" : code_name(created.status.code));
-      if (!created.ok()) break;  // E.g. Forbidden: the namespace is terminating.
-      ++counters_.pods_created;
-    }
-    if (have > spec_replicas) {
-      // Delete not-ready pods first, then the newest (highest index) — like ReplicaSet ranking.
-      std::vector<Object> victims = current;
-      std::sort(victims.begin(), victims.end(), [](const Object& a, const Object& b) {
-        if (pod_is_ready(a) != pod_is_ready(b)) return !pod_is_ready(a);
-        if (a.meta.creation_ms != b.meta.creation_ms) return a.meta.creation_ms > b.meta.creation_ms;
-        return a.meta.name > b.meta.name;
-      });
-      for (std::int64_t i = 0; i < have - spec_replicas; ++i) {
-        delete_pod(victims[static_cast<std::size_t>(i)], "scale down");
-      }
-    }
-  }
+  if (old_running) return std::nullopt;
+  return current;
+}
 
-  // Status from the pods as they are now.
+void DeploymentController::create_pods(const Object& deployment, Memory& memory,
+                                       const std::string& hash, std::int64_t have,
+                                       std::int64_t wanted) {
+  WSIM_ASSERT_GE(have, 0);
+  const std::string replica_set = deployment.meta.name + "-" + hash;
+  for (std::int64_t i = have; i < wanted; ++i) {
+    Object pod;
+    pod.kind = "Pod";
+    pod.meta.namespace_ = deployment.meta.namespace_;
+    for (const auto& [key, value] : deployment.spec) {
+      if (starts_with(key, kTemplateLabels)) {
+        pod.meta.labels[key.substr(std::string_view(kTemplateLabels).size())] = value;
+      } else if (starts_with(key, kTemplateSpec)) {
+        pod.spec[key.substr(std::string_view(kTemplateSpec).size())] = value;
+      }
+    }
+    pod.meta.labels["pod-template-hash"] = hash;
+    pod.meta.owner_references.push_back(
+        OwnerReference{"Deployment", deployment.meta.name, deployment.meta.uid, true, true});
+    Result<Object> created;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      pod.meta.name = replica_set + "-" + std::to_string(memory.next_pod_index++);
+      created = api_.server_create(pod, kActor);
+      if (!created.status.is(Code::kAlreadyExists)) break;
+    }
+    sim_.record(kActor, "create-pod", "Pod/" + pod.meta.namespace_ + "/" + pod.meta.name,
+                created.ok() ? "ok" : code_name(created.status.code));
+    if (!created.ok()) break;  // E.g. Forbidden: the namespace is terminating.
+    ++counters_.pods_created;
+  }
+}
+
+void DeploymentController::scale_down(std::vector<Object> current, std::int64_t excess) {
+  WSIM_ASSERT_GT(excess, 0);
+  WSIM_ASSERT_LE(static_cast<std::size_t>(excess), current.size());
+  std::sort(current.begin(), current.end(), [](const Object& a, const Object& b) {
+    if (pod_is_ready(a) != pod_is_ready(b)) return !pod_is_ready(a);
+    if (a.meta.creation_ms != b.meta.creation_ms) return a.meta.creation_ms > b.meta.creation_ms;
+    return a.meta.name > b.meta.name;
+  });
+  for (std::int64_t i = 0; i < excess; ++i) {
+    delete_pod(current[static_cast<std::size_t>(i)], "scale down");
+  }
+}
+
+DeploymentObservation DeploymentController::observe(const Object& deployment, const Memory& memory,
+                                                    const std::string& hash,
+                                                    RolloutChange change) const {
   DeploymentObservation obs;
-  for (const Object& pod : owned_pods()) {
+  for (const Object& pod : owned_pods(deployment)) {
     if (!pod_is_active(pod)) continue;
     ++obs.replicas;
     auto it = pod.meta.labels.find("pod-template-hash");
@@ -275,53 +322,57 @@ void DeploymentController::sync(const ObjectRef& ref) {
       ++obs.available;
     }
   }
-  obs.replica_set = replica_set;
+  WSIM_ASSERT_LE(obs.updated, obs.replicas);
+  WSIM_ASSERT_LE(obs.ready, obs.replicas);
+  obs.replica_set = deployment.meta.name + "-" + hash;
   obs.change = change;
   obs.now_ms = sim_.now_ms();
   obs.last_progress_ms = memory.last_progress_ms;
-  obs.progress_deadline_ms = int_field(deployment.spec, "progressDeadlineMs",
-                                       options_.default_progress_deadline_ms);
+  obs.progress_deadline_ms =
+      int_field(deployment.spec, "progressDeadlineMs", options_.default_progress_deadline_ms);
+  return obs;
+}
 
-  memory.current_hash = hash;
-  const DeploymentStatusUpdate update = compute_deployment_status(deployment, obs);
-  if (update.progressed) memory.last_progress_ms = obs.now_ms;
-
-  if (update.changed) {
-    MergePatch patch;
-    for (const auto& [key, value] : update.status) patch.status[key] = value;
-    patch.conditions = update.conditions;
-    Result<Object> written =
-        api_.server_patch(ObjectRef::of(deployment), patch, Subresource::kStatus, kActor);
-    ++counters_.status_writes;
-    const Condition* p = find_condition(update.conditions, "Progressing");
-    const Condition* a = find_condition(update.conditions, "Available");
-    std::string detail = "replicas=" + update.status.at("replicas") +
-                         " available=" + update.status.at("availableReplicas") +
-                         " unavailable=" + update.status.at("unavailableReplicas");
-    if (p != nullptr) detail += " Progressing=" + p->reason;
-    if (a != nullptr) detail += " Available=" + a->reason;
-    if (p != nullptr && p->reason == "ProgressDeadlineExceeded") {
-      const Condition* before = find_condition(deployment.conditions, "Progressing");
-      if (before == nullptr || before->reason != "ProgressDeadlineExceeded") {
-        ++counters_.deadline_exceeded;
-        sim_.probes().hit(probe_deadline_);
-      }
+void DeploymentController::write_status(const Object& deployment,
+                                        const DeploymentStatusUpdate& update) {
+  WSIM_ASSERT(update.changed);
+  MergePatch patch;
+  for (const auto& [key, value] : update.status) patch.status[key] = value;
+  patch.conditions = update.conditions;
+  Result<Object> written =
+      api_.server_patch(ObjectRef::of(deployment), patch, Subresource::kStatus, kActor);
+  ++counters_.status_writes;
+  const Condition* p = find_condition(update.conditions, "Progressing");
+  const Condition* a = find_condition(update.conditions, "Available");
+  std::string detail = "replicas=" + update.status.at("replicas") +
+                       " available=" + update.status.at("availableReplicas") +
+                       " unavailable=" + update.status.at("unavailableReplicas");
+  if (p != nullptr) detail += " Progressing=" + p->reason;
+  if (a != nullptr) detail += " Available=" + a->reason;
+  if (p != nullptr && p->reason == "ProgressDeadlineExceeded") {
+    const Condition* before = find_condition(deployment.conditions, "Progressing");
+    if (before == nullptr || before->reason != "ProgressDeadlineExceeded") {
+      ++counters_.deadline_exceeded;
+      sim_.probes().hit(probe_deadline_);
     }
-    sim_.record(kActor, "update-status", ref.to_string(),
-                written.ok() ? "ok" : code_name(written.status.code), detail);
   }
+  sim_.record(kActor, "update-status", ObjectRef::of(deployment).to_string(),
+              written.ok() ? "ok" : code_name(written.status.code), detail);
+}
 
-  // Wake up at the progress deadline while the rollout is incomplete.
+// Wakes up at the progress deadline while the rollout is incomplete.
+void DeploymentController::schedule_deadline(const ObjectRef& ref, Memory& memory,
+                                             const DeploymentStatusUpdate& update,
+                                             DurationMs progress_deadline_ms) {
   const Condition* p = find_condition(update.conditions, "Progressing");
   const bool waiting = !update.complete && p != nullptr && p->reason != "NewReplicaSetAvailable" &&
                        p->reason != "ProgressDeadlineExceeded";
-  if (waiting) {
-    const TimeMs due = memory.last_progress_ms + obs.progress_deadline_ms + 1;
-    if (memory.deadline_timer_ms < due) {
-      memory.deadline_timer_ms = due;
-      sim_.loop().schedule(std::max<DurationMs>(0, due - sim_.now_ms()),
-                           [this, ref] { enqueue(ref); });
-    }
+  if (!waiting) return;
+  const TimeMs due = memory.last_progress_ms + progress_deadline_ms + 1;
+  if (memory.deadline_timer_ms < due) {
+    memory.deadline_timer_ms = due;
+    sim_.loop().schedule(std::max<DurationMs>(0, due - sim_.now_ms()),
+                         [this, ref] { enqueue(ref); });
   }
 }
 

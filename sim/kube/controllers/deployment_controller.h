@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,10 +57,10 @@ std::string pod_template_hash(const Object& deployment);
 // --- The status computation, as a pure function (unit-tested without a server). ---
 
 enum class RolloutChange {
-  kNone,            // Generation already observed.
-  kNewReplicaSet,   // New generation with a template hash never seen: NewReplicaSetCreated.
-  kFoundReplicaSet, // New generation with a template hash seen before: FoundNewReplicaSet.
-  kScaled,          // New generation, same template: the Progressing condition is kept.
+  kNone,             // Generation already observed.
+  kNewReplicaSet,    // New generation with a template hash never seen: NewReplicaSetCreated.
+  kFoundReplicaSet,  // New generation with a template hash seen before: FoundNewReplicaSet.
+  kScaled,           // New generation, same template: the Progressing condition is kept.
 };
 
 struct DeploymentObservation {
@@ -79,7 +80,7 @@ struct DeploymentStatusUpdate {
   std::vector<Condition> conditions;
   bool progressed = false;  // Progress this sync (resets the deadline clock).
   bool complete = false;
-  bool changed = false;     // Differs from the deployment's current status / conditions.
+  bool changed = false;  // Differs from the deployment's current status / conditions.
 };
 
 DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
@@ -119,7 +120,25 @@ class DeploymentController {
   void on_deployment(const WatchEvent& event);
   void on_pod(const WatchEvent& event);
   void enqueue(const ObjectRef& ref);
+  // One reconcile of the Deployment at `ref` (the steps below, in this order).
   void sync(const ObjectRef& ref);
+  // The pods the deployment controls (by controller owner reference), in list order.
+  std::vector<Object> owned_pods(const Object& deployment) const;
+  void delete_pod(const Object& pod, const char* why);
+  // Recreate strategy: deletes the active pods of other templates; returns the active pods of
+  // the current template, or nullopt while an old pod still runs (terminating ones included).
+  std::optional<std::vector<Object>> retire_old_pods(const Object& deployment,
+                                                     const std::string& hash);
+  // Creates pods of the current template until `wanted` (stops at the first refused create).
+  void create_pods(const Object& deployment, Memory& memory, const std::string& hash,
+                   std::int64_t have, std::int64_t wanted);
+  // Deletes `excess` of `current`: not-ready pods first, then the newest (ReplicaSet ranking).
+  void scale_down(std::vector<Object> current, std::int64_t excess);
+  DeploymentObservation observe(const Object& deployment, const Memory& memory,
+                                const std::string& hash, RolloutChange change) const;
+  void write_status(const Object& deployment, const DeploymentStatusUpdate& update);
+  void schedule_deadline(const ObjectRef& ref, Memory& memory, const DeploymentStatusUpdate& update,
+                         DurationMs progress_deadline_ms);
 
   Sim& sim_;
   ApiServer& api_;

@@ -24,6 +24,7 @@ std::vector<ObjectRef> GarbageCollector::dependents_of(const std::string& owner_
 }
 
 void GarbageCollector::unindex(const ObjectRef& ref) {
+  WSIM_ASSERT(!ref.name.empty());
   auto it = owner_uids_.find(ref);
   if (it == owner_uids_.end()) return;
   for (const std::string& uid : it->second) {
@@ -36,6 +37,7 @@ void GarbageCollector::unindex(const ObjectRef& ref) {
 }
 
 void GarbageCollector::index(const Object& object) {
+  WSIM_ASSERT(!object.meta.uid.empty());
   const ObjectRef ref = ObjectRef::of(object);
   unindex(ref);
   if (object.meta.owner_references.empty()) return;
@@ -48,6 +50,7 @@ void GarbageCollector::index(const Object& object) {
 }
 
 void GarbageCollector::on_event(const WatchEvent& event) {
+  WSIM_ASSERT(!event.object.meta.uid.empty());
   const Object& object = event.object;
   const ObjectRef ref = ObjectRef::of(object);
   if (event.type == WatchEventType::kDeleted) {
@@ -67,7 +70,8 @@ void GarbageCollector::on_event(const WatchEvent& event) {
   std::vector<std::string> previous_owners;
   if (auto it = owner_uids_.find(ref); it != owner_uids_.end()) previous_owners = it->second;
   index(object);
-  if (is_deleting(object) && (has_finalizer(object, kForeground) || has_finalizer(object, kOrphan))) {
+  if (is_deleting(object) &&
+      (has_finalizer(object, kForeground) || has_finalizer(object, kOrphan))) {
     enqueue_owner(ref);
   }
   // Dangling references (owner absent or with another uid) are collected.
@@ -88,20 +92,24 @@ void GarbageCollector::enqueue_owner_uid(const std::string& uid) {
   if (it == by_uid_.end()) return;
   const Object* owner = api_.peek(it->second);
   if (owner == nullptr || owner->meta.uid != uid || !is_deleting(*owner)) return;
-  if (has_finalizer(*owner, kForeground) || has_finalizer(*owner, kOrphan)) enqueue_owner(it->second);
+  if (has_finalizer(*owner, kForeground) || has_finalizer(*owner, kOrphan))
+    enqueue_owner(it->second);
 }
 
 void GarbageCollector::enqueue_dependent(const ObjectRef& ref) {
+  WSIM_ASSERT(!ref.name.empty());
   if (!queued_dependents_.insert(ref).second) return;
   sim_.loop().schedule(draw_delay(stream_, options_.step), [this, ref] { check_dependent(ref); });
 }
 
 void GarbageCollector::enqueue_owner(const ObjectRef& ref) {
+  WSIM_ASSERT(!ref.name.empty());
   if (!queued_owners_.insert(ref).second) return;
   sim_.loop().schedule(draw_delay(stream_, options_.step), [this, ref] { process_owner(ref); });
 }
 
 void GarbageCollector::check_dependent(const ObjectRef& ref) {
+  WSIM_ASSERT(!ref.kind.empty());
   queued_dependents_.erase(ref);
   const Object* live = api_.peek(ref);
   if (live == nullptr || is_deleting(*live)) return;
@@ -162,6 +170,7 @@ std::vector<Object> GarbageCollector::live_dependents(const std::string& owner_u
 }
 
 void GarbageCollector::process_owner(const ObjectRef& ref) {
+  WSIM_ASSERT(!ref.kind.empty());
   queued_owners_.erase(ref);
   const Object* live = api_.peek(ref);
   if (live == nullptr || !is_deleting(*live)) return;

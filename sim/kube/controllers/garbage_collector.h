@@ -49,8 +49,8 @@ class GarbageCollector {
   std::vector<ObjectRef> dependents_of(const std::string& owner_uid) const;
 
   struct Counters {
-    std::uint64_t deletions = 0;       // Dependents deleted.
-    std::uint64_t orphaned = 0;        // Dependents whose reference was stripped (orphan).
+    std::uint64_t deletions = 0;  // Dependents deleted.
+    std::uint64_t orphaned = 0;   // Dependents whose reference was stripped (orphan).
     std::uint64_t dangling_stripped = 0;
     std::uint64_t finalizers_removed = 0;  // foregroundDeletion / orphan finalizers removed.
   };

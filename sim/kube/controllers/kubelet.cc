@@ -4,12 +4,27 @@
 #include <algorithm>
 #include <utility>
 
+#include "sim/core/log.h"
+
 namespace wsim::kube {
 
 namespace {
 using StatusPatch = std::map<std::string, std::optional<std::string>>;
 
-std::string result_name(const Status& status) { return status.ok() ? "ok" : code_name(status.code); }
+std::string result_name(const Status& status) {
+  return status.ok() ? "ok" : code_name(status.code);
+}
+
+// The pod phases a kubelet may write over `from` (Kubernetes' pod lifecycle: "" → Pending or
+// Failed at admission; Pending → Running, or straight to a terminal phase; Running → a terminal
+// phase; Succeeded and Failed are final).
+bool legal_phase_transition(const std::string& from, const std::string& to) {
+  if (from == to) return true;
+  if (from.empty()) return to == "Pending" || to == "Failed";
+  if (from == "Pending") return to == "Running" || to == "Succeeded" || to == "Failed";
+  if (from == "Running") return to == "Succeeded" || to == "Failed";
+  return false;
+}
 }  // namespace
 
 std::string rejection_message(const std::string& reason, std::int64_t requested, std::int64_t used,
@@ -37,19 +52,22 @@ KubeletShared::KubeletShared(Sim& sim, KubeletOptions o)
       sim.probes().declare("kube.kubelet.rejected_at_admission", "a pod was rejected at admission");
   probe_rejected_running = sim.probes().declare(
       "kube.kubelet.rejected_running", "a running pod was rejected (re-admission, #20372)");
-  probe_sigkill_after_grace = sim.probes().declare(
-      "kube.kubelet.sigkill_after_grace", "a container ignored SIGTERM until its grace period ended");
+  probe_sigkill_after_grace =
+      sim.probes().declare("kube.kubelet.sigkill_after_grace",
+                           "a container ignored SIGTERM until its grace period ended");
 }
 
 Kubelet::Kubelet(Sim& sim, ApiServer& api, KubeletShared& shared, std::string node)
     : sim_(sim), api_(api), shared_(shared), node_(std::move(node)) {}
 
 Kubelet::PodState* Kubelet::find(const std::string& uid) {
+  WSIM_ASSERT(!uid.empty());
   auto it = pods_.find(uid);
   return it == pods_.end() ? nullptr : &it->second;
 }
 
 const Object* Kubelet::ours(const ObjectRef& ref, std::string& uid) const {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   const Object* pod = api_.peek(ref);
   if (pod == nullptr || pod->spec_or("nodeName", "") != node_) return nullptr;
   if (pods_.count(pod->meta.uid) == 0) return nullptr;
@@ -74,6 +92,7 @@ NodeUsage Kubelet::usage_excluding(const std::string& uid) const {
 }
 
 void Kubelet::schedule(const std::string& uid, Action action, DurationMs delay_ms) {
+  WSIM_ASSERT_GE(delay_ms, 0);
   PodState* state = find(uid);
   if (state == nullptr) return;
   const std::uint64_t token = ++state->token;
@@ -83,6 +102,7 @@ void Kubelet::schedule(const std::string& uid, Action action, DurationMs delay_m
 }
 
 void Kubelet::cancel(PodState& state) {
+  WSIM_ASSERT(!state.ref.name.empty());
   ++state.token;
   state.pending = Action::kNone;
   state.parked = false;
@@ -101,19 +121,32 @@ void Kubelet::run(const std::string& uid, std::uint64_t token) {
     return;
   }
   const Object pod = *live;
+  WSIM_ASSERT_EQ(pod.spec_or("nodeName", ""), node_);
   const Action action = std::exchange(state->pending, Action::kNone);
   switch (action) {
-    case Action::kNone: break;
-    case Action::kAdmit: admit(uid, pod); break;
+    case Action::kNone:
+      break;
+    case Action::kAdmit:
+      admit(uid, pod);
+      break;
     case Action::kStart:
-    case Action::kRestart: start_container(uid, pod); break;
-    case Action::kReady: become_ready(uid, pod); break;
-    case Action::kStop: stop_container(uid, pod, ""); break;
-    case Action::kFinalize: finalize(uid, pod); break;
+    case Action::kRestart:
+      start_container(uid, pod);
+      break;
+    case Action::kReady:
+      become_ready(uid, pod);
+      break;
+    case Action::kStop:
+      stop_container(uid, pod, "");
+      break;
+    case Action::kFinalize:
+      finalize(uid, pod);
+      break;
   }
 }
 
 void Kubelet::on_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   if (stopped_) return;
   const Object& pod = event.object;
   const std::string& uid = pod.meta.uid;
@@ -142,6 +175,7 @@ void Kubelet::on_pod(const WatchEvent& event) {
 }
 
 void Kubelet::on_node(const Object& node) {
+  WSIM_ASSERT_EQ(node.kind, "Node");
   if (stopped_) return;
   const bool ready = node.status_or("ready", "false") == "true";
   if (ready == node_ready_) return;
@@ -171,6 +205,18 @@ void Kubelet::stop() {
 
 Result<Object> Kubelet::write_status(const Object& pod, StatusPatch status,
                                      const char* ready_status, const char* ready_reason) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
+  WSIM_ASSERT_EQ(pod.spec_or("nodeName", ""), node_);
+  if (auto phase = status.find("phase"); phase != status.end() && phase->second.has_value()) {
+    const std::string from = pod.status_or("phase", "");
+    WSIM_ASSERT_MSG(legal_phase_transition(from, *phase->second),
+                    "kubelet " << node_ << " writes phase " << *phase->second << " over " << from
+                               << " on " << ObjectRef::of(pod).to_string());
+    if (from != *phase->second) {
+      WSIM_LOG_DEBUG("kubelet/" << node_ << ": " << ObjectRef::of(pod).to_string() << " phase "
+                                << (from.empty() ? "(none)" : from) << " -> " << *phase->second);
+    }
+  }
   MergePatch patch;
   patch.status = std::move(status);
   if (ready_status != nullptr) {
@@ -184,6 +230,7 @@ Result<Object> Kubelet::write_status(const Object& pod, StatusPatch status,
 }
 
 void Kubelet::admit(const std::string& uid, const Object& pod) {
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kNew) return;
   const ObjectRef ref = state->ref;
@@ -192,11 +239,13 @@ void Kubelet::admit(const std::string& uid, const Object& pod) {
   const std::int64_t cpu = int_field(pod.spec, "cpuMilli", 0);
   const std::int64_t memory = int_field(pod.spec, "memoryMiB", 0);
   const std::int64_t cpu_capacity = node != nullptr ? int_field(node->status, "cpuMilli", 0) : 0;
-  const std::int64_t memory_capacity = node != nullptr ? int_field(node->status, "memoryMiB", 0) : 0;
+  const std::int64_t memory_capacity =
+      node != nullptr ? int_field(node->status, "memoryMiB", 0) : 0;
 
   std::string reason;
   std::string cause;
-  if (auto forced = shared_.reject_at_admission.find(ref); forced != shared_.reject_at_admission.end()) {
+  if (auto forced = shared_.reject_at_admission.find(ref);
+      forced != shared_.reject_at_admission.end()) {
     reason = forced->second;
     if (reason.empty()) reason = kRejectionReasons[shared_.reject_stream.below(3)];
     shared_.reject_at_admission.erase(forced);
@@ -226,9 +275,9 @@ void Kubelet::admit(const std::string& uid, const Object& pod) {
     state->stage = Stage::kRejected;
     ++shared_.counters.rejected;
     sim_.probes().hit(shared_.probe_rejected_at_admission);
-    const Result<Object> written =
-        write_status(pod, {{"phase", "Failed"}, {"reason", reason}, {"message", message}, {"ready", "false"}},
-                     "False", "PodFailed");
+    const Result<Object> written = write_status(
+        pod, {{"phase", "Failed"}, {"reason", reason}, {"message", message}, {"ready", "false"}},
+        "False", "PodFailed");
     sim_.record(actor(), "reject", ref.to_string(), reason, cause + ": " + message);
     (void)written;
     return;
@@ -236,20 +285,21 @@ void Kubelet::admit(const std::string& uid, const Object& pod) {
 
   state->stage = Stage::kCreating;
   ++shared_.counters.admitted;
-  const Result<Object> written =
-      write_status(pod,
-                   {{"phase", "Pending"},
-                    {"container.state", "waiting"},
-                    {"container.reason", "ContainerCreating"},
-                    {"ready", "false"}},
-                   "False", "ContainersNotReady");
+  const Result<Object> written = write_status(pod,
+                                              {{"phase", "Pending"},
+                                               {"container.state", "waiting"},
+                                               {"container.reason", "ContainerCreating"},
+                                               {"ready", "false"}},
+                                              "False", "ContainersNotReady");
   sim_.record(actor(), "admit", ref.to_string(), result_name(written.status));
   schedule(uid, Action::kStart, draw_delay(shared_.stream, shared_.options.start));
 }
 
 void Kubelet::start_container(const std::string& uid, const Object& pod) {
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   PodState* state = find(uid);
-  if (state == nullptr || (state->stage != Stage::kCreating && state->stage != Stage::kRestarting)) {
+  if (state == nullptr ||
+      (state->stage != Stage::kCreating && state->stage != Stage::kRestarting)) {
     return;
   }
   const ObjectRef ref = state->ref;
@@ -271,8 +321,10 @@ void Kubelet::start_container(const std::string& uid, const Object& pod) {
 }
 
 void Kubelet::become_ready(const std::string& uid, const Object& pod) {
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kRunning) return;
+  WSIM_ASSERT(!pod_is_terminal(pod));
   state->ready = true;
   ++shared_.counters.ready;
   const ObjectRef ref = state->ref;
@@ -282,6 +334,7 @@ void Kubelet::become_ready(const std::string& uid, const Object& pod) {
 }
 
 void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   PodState* state = find(uid);
   if (state == nullptr) return;
   const KubeletOptions& options = shared_.options;
@@ -295,10 +348,10 @@ void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
       schedule(uid, Action::kStop, 0);
       return;
     case Stage::kRunning: {
-      std::int64_t grace = pod.meta.deletion_grace_period_ms.has_value()
-                               ? *pod.meta.deletion_grace_period_ms
-                               : int_field(pod.spec, "terminationGracePeriodMs",
-                                           options.default_grace_ms);
+      std::int64_t grace =
+          pod.meta.deletion_grace_period_ms.has_value()
+              ? *pod.meta.deletion_grace_period_ms
+              : int_field(pod.spec, "terminationGracePeriodMs", options.default_grace_ms);
       grace = std::clamp<std::int64_t>(grace, 0, options.max_grace_ms);
       state->stage = Stage::kStopping;
       DurationMs delay = 0;
@@ -312,8 +365,9 @@ void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
         state->stop_exit_code = 137;  // Ignores SIGTERM: SIGKILL when the grace period ends.
         sim_.probes().hit(shared_.probe_sigkill_after_grace);
       }
-      sim_.record(actor(), "kill", state->ref.to_string(), "ok",
-                  "grace " + std::to_string(grace) + "ms, stops after " + std::to_string(delay) + "ms");
+      sim_.record(
+          actor(), "kill", state->ref.to_string(), "ok",
+          "grace " + std::to_string(grace) + "ms, stops after " + std::to_string(delay) + "ms");
       schedule(uid, Action::kStop, delay);
       return;
     }
@@ -330,11 +384,14 @@ void Kubelet::begin_deletion(const std::string& uid, const Object& pod) {
   }
 }
 
-void Kubelet::stop_container(const std::string& uid, const Object& pod, const std::string& message) {
+void Kubelet::stop_container(const std::string& uid, const Object& pod,
+                             const std::string& message) {
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kStopping) return;
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   const ObjectRef ref = state->ref;
   const int exit_code = state->stop_exit_code;
+  WSIM_ASSERT_GE(exit_code, -1);
   state->stage = Stage::kStopped;
   state->ready = false;
   ++shared_.counters.stopped;
@@ -357,6 +414,7 @@ void Kubelet::stop_container(const std::string& uid, const Object& pod, const st
 void Kubelet::finalize(const std::string& uid, const Object& pod) {
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kStopped) return;
+  WSIM_ASSERT_EQ(pod.meta.uid, uid);
   const ObjectRef ref = state->ref;
   const std::string who = actor();
   // The kubelet's final delete (grace 0): the server removes the pod now, or as soon as its
@@ -377,6 +435,7 @@ Status Kubelet::exit_container(const ObjectRef& ref, int exit_code, const std::s
   const Object* live = ours(ref, uid);
   if (live == nullptr) return Status::Error(Code::kNotFound, ref.to_string() + " not on " + node_);
   PodState* state = find(uid);
+  WSIM_ASSERT(state != nullptr);
   if (state->stage == Stage::kStopping && state->stop_exit_code >= 0) {
     // Killed (or exited) while the pod is being deleted, e.g. ws-daemon's SIGKILL after its
     // wait (#20382): the stop completes now with this exit code.
@@ -413,7 +472,8 @@ Status Kubelet::exit_container(const ObjectRef& ref, int exit_code, const std::s
                                               terminal ? "PodCompleted" : "ContainersNotReady");
   sim_.record(actor(), "exit", ref.to_string(), result_name(written.status),
               "exit " + std::to_string(exit_code) + (terminal ? ", terminal" : ", restarting"));
-  if (!terminal) schedule(uid, Action::kRestart, draw_delay(shared_.stream, shared_.options.restart));
+  if (!terminal)
+    schedule(uid, Action::kRestart, draw_delay(shared_.stream, shared_.options.restart));
   return written.status;
 }
 
@@ -422,6 +482,7 @@ Status Kubelet::reject_running(const ObjectRef& ref, const std::string& reason) 
   const Object* live = ours(ref, uid);
   if (live == nullptr) return Status::Error(Code::kNotFound, ref.to_string() + " not on " + node_);
   PodState* state = find(uid);
+  WSIM_ASSERT(state != nullptr);
   if (state->stage != Stage::kRunning && state->stage != Stage::kRestarting) {
     return Status::Error(Code::kConflict, ref.to_string() + ": no running container to reject");
   }
@@ -459,6 +520,7 @@ Status Kubelet::set_ready(const ObjectRef& ref, bool ready) {
   const Object* live = ours(ref, uid);
   if (live == nullptr) return Status::Error(Code::kNotFound, ref.to_string() + " not on " + node_);
   PodState* state = find(uid);
+  WSIM_ASSERT(state != nullptr);
   if (state->stage != Stage::kRunning) {
     return Status::Error(Code::kConflict, ref.to_string() + ": container not running");
   }
@@ -468,8 +530,8 @@ Status Kubelet::set_ready(const ObjectRef& ref, bool ready) {
   if (ready) ++shared_.counters.ready;
   StatusPatch status{{"ready", ready ? "true" : "false"}};
   if (ready) status["everReady"] = "true";
-  const Result<Object> written =
-      write_status(pod, std::move(status), ready ? "True" : "False", ready ? "" : "ContainersNotReady");
+  const Result<Object> written = write_status(pod, std::move(status), ready ? "True" : "False",
+                                              ready ? "" : "ContainersNotReady");
   sim_.record(actor(), ready ? "ready" : "unready", ref.to_string(), result_name(written.status));
   return written.status;
 }

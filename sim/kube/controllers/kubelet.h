@@ -44,16 +44,16 @@
 namespace wsim::kube {
 
 struct KubeletOptions {
-  DelayRange admit{10, 500};          // Binding seen → admission.
-  DelayRange start{200, 5000};        // Admission → container running.
-  DelayRange ready{0, 3000};          // Running → ready.
-  DelayRange prompt_stop{0, 2000};    // SIGTERM → exit, when the container stops promptly.
-  Ratio hang_on_sigterm{1, 4};        // The container ignores SIGTERM: killed at the grace end.
-  DelayRange restart{1000, 10000};    // Back-off before restarting a container (Always).
-  DelayRange finalize{0, 200};        // Terminal status → removal.
+  DelayRange admit{10, 500};        // Binding seen → admission.
+  DelayRange start{200, 5000};      // Admission → container running.
+  DelayRange ready{0, 3000};        // Running → ready.
+  DelayRange prompt_stop{0, 2000};  // SIGTERM → exit, when the container stops promptly.
+  Ratio hang_on_sigterm{1, 4};      // The container ignores SIGTERM: killed at the grace end.
+  DelayRange restart{1000, 10000};  // Back-off before restarting a container (Always).
+  DelayRange finalize{0, 200};      // Terminal status → removal.
   DurationMs default_grace_ms = 30 * kSecondMs;
   DurationMs max_grace_ms = kHourMs;
-  Ratio reject_enable{1, 4};          // Fault point kube.kubelet.reject.
+  Ratio reject_enable{1, 4};  // Fault point kube.kubelet.reject.
   Ratio reject_fire{1, 10};
 };
 
@@ -87,8 +87,8 @@ struct KubeletShared {
     std::uint64_t started = 0;
     std::uint64_t ready = 0;
     std::uint64_t exited = 0;
-    std::uint64_t stopped = 0;           // Containers stopped for a deletion.
-    std::uint64_t removed = 0;           // Pods finalized by a kubelet.
+    std::uint64_t stopped = 0;  // Containers stopped for a deletion.
+    std::uint64_t removed = 0;  // Pods finalized by a kubelet.
   } counters;
 };
 

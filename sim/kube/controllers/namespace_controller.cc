@@ -8,6 +8,7 @@ namespace wsim::kube {
 
 namespace {
 bool has_spec_finalizer(const Object& ns) {
+  WSIM_ASSERT_EQ(ns.kind, "Namespace");
   // spec "finalizers" holds a comma-separated list; "kubernetes" while content remains.
   const std::string list = ns.spec_or("finalizers", "");
   std::size_t start = 0;
@@ -55,6 +56,7 @@ void NamespaceController::on_event(const WatchEvent& event) {
 }
 
 void NamespaceController::enqueue(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   if (!queued_.insert(name).second) return;
   DurationMs delay = draw_delay(stream_, options_.step);
   if (sim_.faults().fires(slow_fault_, fault_stream_)) {
@@ -67,6 +69,7 @@ void NamespaceController::enqueue(const std::string& name) {
 }
 
 void NamespaceController::step(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   queued_.erase(name);
   const ObjectRef ref{"Namespace", "", name};
   const Object* ns = api_.peek(ref);
@@ -114,8 +117,8 @@ void NamespaceController::step(const std::string& name) {
   patch.spec["finalizers"] = std::nullopt;
   const Result<Object> written = api_.server_patch(ref, patch, Subresource::kMain, kActor);
   ++counters_.finalized;
-  sim_.record(kActor, "finalize", ref.to_string(), written.ok() ? "ok" : code_name(written.status.code),
-              "namespace empty");
+  sim_.record(kActor, "finalize", ref.to_string(),
+              written.ok() ? "ok" : code_name(written.status.code), "namespace empty");
   // The server removes the namespace after the write when no finalizer is left; make sure.
   if (api_.peek(ref) != nullptr) api_.server_finalize(ref, kActor);
 }

@@ -64,7 +64,7 @@ class NamespaceController {
   ChoiceStream stream_;
   ChoiceStream fault_stream_;
   FaultId slow_fault_ = 0;
-  ProbeId probe_waiting_ = 0;  // Only terminating content left (pods in grace, finalizers).
+  ProbeId probe_waiting_ = 0;     // Only terminating content left (pods in grace, finalizers).
   std::set<std::string> queued_;  // Namespace names with a step pending.
   Counters counters_;
 };

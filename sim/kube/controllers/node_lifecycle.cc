@@ -6,7 +6,9 @@
 namespace wsim::kube {
 
 namespace {
-std::string result_name(const Status& status) { return status.ok() ? "ok" : code_name(status.code); }
+std::string result_name(const Status& status) {
+  return status.ok() ? "ok" : code_name(status.code);
+}
 }  // namespace
 
 NodeLifecycleController::NodeLifecycleController(Sim& sim, ApiServer& api,
@@ -22,6 +24,7 @@ void NodeLifecycleController::start() {
 }
 
 void NodeLifecycleController::on_node(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Node");
   const std::string& name = event.object.meta.name;
   if (event.type == WatchEventType::kDeleted) {
     for (const Object* pod : api_.peek_list("Pod", "")) {
@@ -33,6 +36,7 @@ void NodeLifecycleController::on_node(const WatchEvent& event) {
 }
 
 void NodeLifecycleController::on_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   if (event.type == WatchEventType::kDeleted) return;
   const Object& pod = event.object;
   const std::string node = pod.spec_or("nodeName", "");
@@ -44,16 +48,19 @@ void NodeLifecycleController::on_pod(const WatchEvent& event) {
 }
 
 void NodeLifecycleController::enqueue_pod(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   if (!queued_pods_.insert(ref).second) return;
   sim_.loop().schedule(draw_delay(stream_, options_.step), [this, ref] { gc_pod(ref); });
 }
 
 void NodeLifecycleController::enqueue_node(const std::string& node) {
+  WSIM_ASSERT(!node.empty());
   if (!queued_nodes_.insert(node).second) return;
   sim_.loop().schedule(draw_delay(stream_, options_.step), [this, node] { sync_node(node); });
 }
 
 void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   queued_pods_.erase(ref);
   const Object* live = api_.peek(ref);
   if (live == nullptr) return;
@@ -64,11 +71,14 @@ void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
   if (!node.empty()) {
     if (!pod_is_terminal(*live)) {
       MergePatch patch;
-      patch.status = {{"phase", "Failed"}, {"reason", "NodeLost"}, {"message", "node deleted"},
+      patch.status = {{"phase", "Failed"},
+                      {"reason", "NodeLost"},
+                      {"message", "node deleted"},
                       {"ready", "false"}};
       std::vector<Condition> conditions = live->conditions;
-      set_condition(conditions, Condition{"DisruptionTarget", "True", "DeletionByPodGC",
-                                          "PodGC: node no longer exists", 0},
+      set_condition(conditions,
+                    Condition{"DisruptionTarget", "True", "DeletionByPodGC",
+                              "PodGC: node no longer exists", 0},
                     sim_.now_ms());
       set_condition(conditions, Condition{"Ready", "False", "NodeLost", "", 0}, sim_.now_ms());
       patch.conditions = conditions;
@@ -98,17 +108,20 @@ void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
   live = api_.peek(ref);
   if (live == nullptr || live->meta.uid != uid) {
     ++counters_.pods_removed;
-    sim_.record(kActor, "remove", ref.to_string(), "ok", node.empty() ? "never scheduled" : "node gone");
+    sim_.record(kActor, "remove", ref.to_string(), "ok",
+                node.empty() ? "never scheduled" : "node gone");
   }
 }
 
 void NodeLifecycleController::sync_node(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   queued_nodes_.erase(name);
   const Object* node = api_.peek(ObjectRef{"Node", "", name});
   if (node == nullptr || node->status_or("ready", "false") == "true") return;
   std::vector<ObjectRef> pods;
   for (const Object* pod : api_.peek_list("Pod", "")) {
-    if (pod->spec_or("nodeName", "") == name && pod_is_ready(*pod)) pods.push_back(ObjectRef::of(*pod));
+    if (pod->spec_or("nodeName", "") == name && pod_is_ready(*pod))
+      pods.push_back(ObjectRef::of(*pod));
   }
   for (const ObjectRef& ref : pods) {
     const Object* pod = api_.peek(ref);

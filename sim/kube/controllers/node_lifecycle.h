@@ -41,8 +41,8 @@ class NodeLifecycleController {
   void start();
 
   struct Counters {
-    std::uint64_t pods_lost = 0;          // Marked Failed/NodeLost.
-    std::uint64_t pods_removed = 0;       // Removed by the pod GC (node gone or never scheduled).
+    std::uint64_t pods_lost = 0;     // Marked Failed/NodeLost.
+    std::uint64_t pods_removed = 0;  // Removed by the pod GC (node gone or never scheduled).
     std::uint64_t pods_marked_unready = 0;
   };
   const Counters& counters() const { return counters_; }

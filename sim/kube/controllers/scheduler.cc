@@ -1,10 +1,13 @@
 // See scheduler.h.
 #include "sim/kube/controllers/scheduler.h"
 
+#include <algorithm>
+
 namespace wsim::kube {
 
 namespace {
 bool needs_scheduling(const Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   return pod.spec_or("nodeName", "").empty() && !is_deleting(pod) && !pod_is_terminal(pod);
 }
 }  // namespace
@@ -28,19 +31,25 @@ bool node_selector_matches(const std::string& selector,
 }
 
 std::string node_misfit(const Object& node, const NodeUsage& used, const Object& pod) {
+  WSIM_ASSERT_EQ(node.kind, "Node");
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   if (node.spec_or("unschedulable", "false") == "true") return "node(s) were unschedulable";
-  if (node.status_or("ready", "false") != "true" || is_deleting(node)) return "node(s) were not ready";
+  if (node.status_or("ready", "false") != "true" || is_deleting(node))
+    return "node(s) were not ready";
   if (!node_selector_matches(pod.spec_or("nodeSelector", ""), node.meta.labels)) {
     return "node(s) didn't match Pod's node affinity/selector";
   }
   const std::int64_t cpu = int_field(pod.spec, "cpuMilli", 0);
   const std::int64_t memory = int_field(pod.spec, "memoryMiB", 0);
   if (used.cpu_milli + cpu > int_field(node.status, "cpuMilli", 0)) return "Insufficient cpu";
-  if (used.memory_mib + memory > int_field(node.status, "memoryMiB", 0)) return "Insufficient memory";
+  if (used.memory_mib + memory > int_field(node.status, "memoryMiB", 0))
+    return "Insufficient memory";
   return "";
 }
 
 std::map<std::string, NodeUsage> node_usage(const std::vector<const Object*>& pods) {
+  WSIM_ASSERT(
+      std::all_of(pods.begin(), pods.end(), [](const Object* pod) { return pod != nullptr; }));
   std::map<std::string, NodeUsage> usage;
   for (const Object* pod : pods) {
     const std::string node = pod->spec_or("nodeName", "");
@@ -61,6 +70,7 @@ void Scheduler::start() {
 }
 
 void Scheduler::on_pod(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Pod");
   const ObjectRef ref = ObjectRef::of(event.object);
   if (event.type == WatchEventType::kDeleted) {
     unschedulable_.erase(ref);
@@ -78,6 +88,7 @@ void Scheduler::on_pod(const WatchEvent& event) {
 }
 
 void Scheduler::on_node(const WatchEvent& event) {
+  WSIM_ASSERT_EQ(event.object.kind, "Node");
   if (event.type != WatchEventType::kDeleted) retry_unschedulable();
 }
 
@@ -86,11 +97,13 @@ void Scheduler::retry_unschedulable() {
 }
 
 void Scheduler::enqueue(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   if (!queued_.insert(ref).second) return;
   sim_.loop().schedule(draw_delay(stream_, options_.step), [this, ref] { schedule_one(ref); });
 }
 
 void Scheduler::schedule_one(const ObjectRef& ref) {
+  WSIM_ASSERT_EQ(ref.kind, "Pod");
   queued_.erase(ref);
   const Object* live = api_.peek(ref);
   if (live == nullptr || !needs_scheduling(*live)) {
@@ -104,7 +117,8 @@ void Scheduler::schedule_one(const ObjectRef& ref) {
   const std::vector<const Object*> nodes = api_.peek_list("Node", "");
   for (const Object* node : nodes) {
     auto it = usage.find(node->meta.name);
-    const std::string misfit = node_misfit(*node, it == usage.end() ? NodeUsage{} : it->second, pod);
+    const std::string misfit =
+        node_misfit(*node, it == usage.end() ? NodeUsage{} : it->second, pod);
     if (misfit.empty()) {
       candidates.push_back(node->meta.name);
     } else {
@@ -136,7 +150,8 @@ void Scheduler::schedule_one(const ObjectRef& ref) {
   MergePatch bind;
   bind.spec["nodeName"] = node;
   const Result<Object> bound = api_.server_patch(ref, bind, Subresource::kMain, kActor);
-  sim_.record(kActor, "bind", ref.to_string(), bound.ok() ? "ok" : code_name(bound.status.code), node);
+  sim_.record(kActor, "bind", ref.to_string(), bound.ok() ? "ok" : code_name(bound.status.code),
+              node);
   if (!bound.ok()) return;
   ++counters_.bound;
   unschedulable_.erase(ref);

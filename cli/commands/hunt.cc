@@ -1,0 +1,102 @@
+// wsim hunt: a swarm over seeds until a failure (hunt.h); with no arguments every system at its
+// latest versions, going past the corpus's known bugs.
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "cli/scenario_options.h"
+#include "cli/subcommand.h"
+#include "cli/wallclock.h"
+#include "sim/run/commands.h"
+#include "sim/run/duration.h"
+
+namespace wsim::cli {
+
+namespace {
+
+struct HuntState {
+  ScenarioOptions scenario;
+  run::HuntCommand command;
+  std::string time;
+  std::uint64_t runs = 0;
+  CLI::Option* runs_option = nullptr;
+  std::string shard;
+};
+
+// "I/N" with 0 <= I < N into `shard`; false otherwise.
+bool parse_shard(const std::string& text, run::Shard& shard) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) return false;
+  if (!run::parse_u64(text.substr(0, slash), shard.index)) return false;
+  if (!run::parse_u64(text.substr(slash + 1), shard.count)) return false;
+  return shard.count >= 1 && shard.index < shard.count;
+}
+
+void add_report_options(CLI::App& sub, HuntState& state) {
+  sub.add_option("--shard", state.shard,
+                 "I/N: run only shard I of N (0-based) of the run indices, index i to shard "
+                 "i mod N; `wsim merge` combines the N summaries");
+  sub.add_option("--summary", state.command.summary_path,
+                 "write a machine-readable summary (JSON: runs, findings, probes) to FILE");
+  sub.add_option("--junit", state.command.junit_path,
+                 "write a JUnit XML report to FILE (one test case per version tuple)");
+}
+
+void add_hunt_options(CLI::App& sub, HuntState& state) {
+  add_scenario_options(sub, state.scenario, false);
+  sub.add_option("--time", state.time, "wall-clock budget, e.g. 60s, 10m (default 20s)");
+  state.runs_option = sub.add_option("--runs", state.runs, "run budget");
+  // Default: one worker process per online CPU.
+  state.command.jobs = static_cast<int>(std::clamp(::sysconf(_SC_NPROCESSORS_ONLN), 1L, 64L));
+  sub.add_option("--jobs", state.command.jobs,
+                 "parallel worker processes (default: one per CPU, here " +
+                     std::to_string(state.command.jobs) + ")");
+  sub.add_option("--seed-start", state.command.seed_start, "first seed (default 0)");
+  sub.add_option("--out", state.command.out_dir, "where failure bundles go (default wsim-out)");
+  sub.add_flag("--keep-going", state.command.keep_going,
+               "do not stop at the first failure (one bundle per invariant)");
+  sub.add_option("--known", state.command.known_dir,
+                 "go past the known bugs of this corpus (e.g. corpus/regressions): a table of "
+                 "them, exit non-zero only for NEW findings (default with no arguments)");
+  add_report_options(sub, state);
+}
+
+int run_hunt(HuntState& state) {
+  std::string error;
+  if (!to_flags(state.scenario, state.command.flags, error)) {
+    std::cerr << "wsim hunt: " << error << "\n";
+    return run::kExitUsage;
+  }
+  if (!state.time.empty()) {
+    DurationMs ms = 0;
+    if (!run::parse_duration_ms(state.time, ms, error)) {
+      std::cerr << "wsim hunt: --time: " << error << "\n";
+      return run::kExitUsage;
+    }
+    state.command.time_ms = ms;
+  }
+  if (!state.shard.empty() && !parse_shard(state.shard, state.command.shard)) {
+    std::cerr << "wsim hunt: --shard " << state.shard << ": expected I/N with 0 <= I < N\n";
+    return run::kExitUsage;
+  }
+  if (state.runs_option->count() > 0) state.command.runs = state.runs;
+  state.command.make_clock = make_hunt_clock;
+  state.command.progress_tty = ::isatty(2) != 0;
+  return run::cmd_hunt(state.command, std::cout, std::cerr);
+}
+
+}  // namespace
+
+Subcommand add_hunt_command(CLI::App& app) {
+  auto state = std::make_shared<HuntState>();
+  CLI::App* sub = app.add_subcommand(
+      "hunt",
+      "swarm over seeds until a failure (with no arguments: every system, latest "
+      "versions, 20s each)");
+  add_hunt_options(*sub, *state);
+  return {sub, [state] { return run_hunt(*state); }};
+}
+
+}  // namespace wsim::cli

@@ -1,0 +1,25 @@
+// wsim shrink: the minimal failing run with the same invariant.
+#include <iostream>
+#include <memory>
+
+#include "cli/subcommand.h"
+#include "sim/run/commands.h"
+#include "sim/run/shrink.h"
+
+namespace wsim::cli {
+
+Subcommand add_shrink_command(CLI::App& app) {
+  auto command = std::make_shared<run::ShrinkCommand>();
+  CLI::App* sub = app.add_subcommand(
+      "shrink", "minimal failing run with the same invariant (choices and scripted events)");
+  sub->add_option("bundle", command->bundle, "failure bundle directory")->required();
+  sub->add_option("-o,--out", command->out, "shrunk bundle directory (default BUNDLE-shrunk)");
+  sub->add_option("--max-runs", command->max_runs, "candidate runs (default 2000)");
+  sub->add_option("--max-events", command->events_max, "event budget of one run");
+  sub->add_option("--scripted-max-runs", command->scripted_max_runs,
+                  "runs to verify and shrink the readable scripted form (default 300; 0 = "
+                  "no scripted.textproto)");
+  return {sub, [command] { return run::cmd_shrink(*command, std::cout, std::cerr); }};
+}
+
+}  // namespace wsim::cli

@@ -1,0 +1,52 @@
+// `wsim serve` and `wsim replay BUNDLE --serve`: the Kubernetes REST front-end (serve/) from the
+// command line. Kept out of main.cc: main.cc builds a ServeCli (which adds the `serve`
+// subcommand and replay's --serve options) and calls run() when it was selected.
+//
+//   wsim serve [--port P] [--nodes N] [--seed S] [--exit-after 30s] [--port-file F]
+//       a live, writable fake cluster (sim/kube Cluster: namespace lifecycle, garbage collector,
+//       deployments, scheduler, kubelets) whose virtual time follows the wall clock;
+//   wsim replay BUNDLE --serve [--at 1h29m47s | --at-event N] [--port P]
+//       the bundle's run replayed to that moment, served read-only.
+//
+// Both print the kubectl command to use and serve until SIGINT/SIGTERM (or --exit-after).
+// Threading: run() owns the server thread and the virtual-time pump.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace wsim::cli {
+
+struct ServeSettings {
+  int port = 0;
+  std::string port_file;   // Written with the bound port once listening.
+  std::string exit_after;  // Wall-clock duration, e.g. "30s"; empty = until a signal.
+  // Live world.
+  int nodes = 2;
+  std::uint64_t seed = 0;
+  // Replay.
+  bool replay_serve = false;
+  std::string at;
+  std::int64_t at_event = -1;
+};
+
+class ServeCli {
+ public:
+  // Adds `serve` to `app` and --serve, --at, --at-event, --port to `replay`.
+  ServeCli(CLI::App& app, CLI::App& replay);
+  // True when `wsim serve` or `wsim replay --serve` was given.
+  bool selected() const;
+  // The `serve` subcommand (owned by the parent CLI::App).
+  CLI::App* serve_app() const { return serve_; }
+  // Runs the selected form; `bundle` is replay's path argument. Returns an exit code.
+  int run(const std::string& bundle, std::ostream& out, std::ostream& err);
+
+ private:
+  CLI::App* serve_ = nullptr;
+  ServeSettings settings_;
+};
+
+}  // namespace wsim::cli

@@ -1,0 +1,81 @@
+#include "serve/replay_world.h"
+
+#include <map>
+#include <utility>
+
+#include "sim/kube/api_server.h"
+#include "sim/run/bundle.h"
+#include "sim/run/driver.h"
+#include "sim/run/scenario.h"
+#include "sim/run/verdict.h"
+
+namespace wsim::serve {
+namespace {
+
+bool included(const RecordedChange& change, const Moment& moment) {
+  if (moment.at_ms && change.at_ms > *moment.at_ms) return false;
+  if (moment.at_event && change.trace_count > *moment.at_event + 1) return false;
+  return true;
+}
+
+}  // namespace
+
+bool record_replay(const std::string& bundle_dir, ReplayRecording& recording, std::string& error) {
+  run::Bundle bundle;
+  if (!run::read_bundle(bundle_dir, bundle, error) ||
+      !run::validate_scenario(bundle.scenario, error)) {
+    return false;
+  }
+  recording = ReplayRecording{};
+  kube::set_api_server_observer([&recording](kube::ApiServer& api) {
+    const bool first = recording.api_servers++ == 0;
+    if (!first) return;
+    Sim& sim = api.sim();
+    api.subscribe("", [&recording, &sim](const kube::WatchEvent& event) {
+      recording.changes.push_back(RecordedChange{
+          sim.now_ms(), sim.trace().count(),
+          LoggedEvent{event.object.meta.resource_version, event.type, event.object}});
+    });
+  });
+  run::RunOptions options;
+  options.tape = run::tape_of(bundle.record);
+  options.keep_trace = true;
+  const run::RunResult result =
+      run::execute_run(*bundle.scenario.system, bundle.scenario.scenario, options);
+  kube::set_api_server_observer(nullptr);
+  recording.fingerprint_matches = !bundle.has_hashes || (result.fingerprint == bundle.fingerprint &&
+                                                         result.trace_hash == bundle.trace_hash);
+  recording.end_ms = result.end_ms;
+  recording.trace_events = result.trace_events;
+  recording.verdict = run::verdict_name(result.verdict);
+  return true;
+}
+
+std::unique_ptr<World> world_at(const ReplayRecording& recording, const Moment& moment,
+                                std::size_t history_events, TimeMs& at_ms) {
+  std::map<kube::ObjectRef, kube::Object> objects;
+  std::deque<LoggedEvent> history;
+  std::uint64_t rv = 0;
+  std::uint64_t floor_rv = 0;
+  at_ms = moment.at_ms ? *moment.at_ms : 0;
+  for (const RecordedChange& change : recording.changes) {
+    if (!included(change, moment)) break;
+    const kube::Object& object = change.event.object;
+    if (change.event.type == kube::WatchEventType::kDeleted) {
+      objects.erase(kube::ObjectRef::of(object));
+    } else {
+      objects[kube::ObjectRef::of(object)] = object;
+    }
+    rv = change.event.resource_version;
+    if (!moment.at_ms) at_ms = change.at_ms;
+    history.push_back(change.event);
+    if (history.size() > history_events) {
+      floor_rv = history.front().resource_version;
+      history.pop_front();
+    }
+  }
+  if (!moment.at_ms && !moment.at_event) at_ms = recording.end_ms;
+  return std::make_unique<World>(std::move(objects), std::move(history), rv, floor_rv, at_ms);
+}
+
+}  // namespace wsim::serve

@@ -1,0 +1,107 @@
+#include "serve/selector.h"
+
+#include <sstream>
+
+namespace wsim::serve {
+namespace {
+
+std::string trim(const std::string& text) {
+  const std::size_t begin = text.find_first_not_of(' ');
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(' ') - begin + 1);
+}
+
+bool parse_term(const std::string& term, bool allow_existence, Requirement& out) {
+  std::size_t at = term.find("!=");
+  if (at != std::string::npos) {
+    out = {trim(term.substr(0, at)), Requirement::Op::kNotEquals, trim(term.substr(at + 2))};
+    return !out.key.empty();
+  }
+  at = term.find("==");
+  if (at != std::string::npos) {
+    out = {trim(term.substr(0, at)), Requirement::Op::kEquals, trim(term.substr(at + 2))};
+    return !out.key.empty();
+  }
+  at = term.find('=');
+  if (at != std::string::npos) {
+    out = {trim(term.substr(0, at)), Requirement::Op::kEquals, trim(term.substr(at + 1))};
+    return !out.key.empty();
+  }
+  if (!allow_existence || term.find(' ') != std::string::npos ||
+      term.find('(') != std::string::npos) {
+    return false;
+  }
+  if (!term.empty() && term[0] == '!') {
+    out = {term.substr(1), Requirement::Op::kNotExists, ""};
+  } else {
+    out = {term, Requirement::Op::kExists, ""};
+  }
+  return !out.key.empty();
+}
+
+bool parse_terms(const std::string& text, const std::string& parameter, bool labels,
+                 std::vector<Requirement>& out, std::string& error) {
+  std::stringstream stream(text);
+  std::string term;
+  while (std::getline(stream, term, ',')) {
+    term = trim(term);
+    if (term.empty()) continue;
+    Requirement requirement;
+    if (!parse_term(term, labels, requirement)) {
+      error = parameter + ": unsupported term \"" + term + "\" (supported: k=v, k==v, k!=v" +
+              (labels ? ", k, !k" : "") + ")";
+      return false;
+    }
+    if (!labels && requirement.key != "metadata.name" && requirement.key != "metadata.namespace" &&
+        requirement.key != "status.phase" && requirement.key != "spec.nodeName") {
+      error = parameter + ": field label not supported: " + requirement.key;
+      return false;
+    }
+    out.push_back(requirement);
+  }
+  return true;
+}
+
+std::string field_value(const kube::Object& object, const std::string& key) {
+  if (key == "metadata.name") return object.meta.name;
+  if (key == "metadata.namespace") return object.meta.namespace_;
+  if (key == "status.phase") return object.status_or("phase", "");
+  return object.spec_or("nodeName", "");  // spec.nodeName, the only other field accepted.
+}
+
+bool holds(const Requirement& r, bool present, const std::string& value) {
+  switch (r.op) {
+    case Requirement::Op::kEquals:
+      return present && value == r.value;
+    case Requirement::Op::kNotEquals:
+      return !present || value != r.value;
+    case Requirement::Op::kExists:
+      return present;
+    case Requirement::Op::kNotExists:
+      return !present;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Selector::matches(const kube::Object& object) const {
+  for (const Requirement& r : labels) {
+    auto it = object.meta.labels.find(r.key);
+    const bool present = it != object.meta.labels.end();
+    if (!holds(r, present, present ? it->second : "")) return false;
+  }
+  for (const Requirement& r : fields) {
+    if (!holds(r, true, field_value(object, r.key))) return false;
+  }
+  return true;
+}
+
+bool parse_selector(const std::string& label_selector, const std::string& field_selector,
+                    Selector& out, std::string& error) {
+  out = Selector{};
+  return parse_terms(label_selector, "labelSelector", true, out.labels, error) &&
+         parse_terms(field_selector, "fieldSelector", false, out.fields, error);
+}
+
+}  // namespace wsim::serve

@@ -1,0 +1,34 @@
+// Label and field selectors of list and watch requests (`?labelSelector=`, `?fieldSelector=`).
+// Label selectors: comma-separated `k=v`, `k==v`, `k!=v`, `k` (exists) and `!k` (absent) — the
+// equality-based form plus existence; set-based `in`/`notin` are refused with an error. Field
+// selectors: `metadata.name`, `metadata.namespace`, `status.phase`, `spec.nodeName` with `=`,
+// `==` or `!=`; other fields are refused (Kubernetes answers 400 for unsupported fields too).
+//
+// Threading: values, no shared state.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/kube/object.h"
+
+namespace wsim::serve {
+
+struct Requirement {
+  std::string key;
+  enum class Op { kEquals, kNotEquals, kExists, kNotExists } op = Op::kEquals;
+  std::string value;
+};
+
+struct Selector {
+  std::vector<Requirement> labels;
+  std::vector<Requirement> fields;
+
+  bool matches(const kube::Object& object) const;
+};
+
+// Parses both query values into `out`; false with `error` naming the parameter and the term.
+bool parse_selector(const std::string& label_selector, const std::string& field_selector,
+                    Selector& out, std::string& error);
+
+}  // namespace wsim::serve

@@ -1,0 +1,438 @@
+#include "serve/server.h"
+
+#include <httplib.h>
+
+#include <cassert>
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "serve/discovery.h"
+#include "serve/protobuf_body.h"
+#include "serve/request.h"
+#include "serve/selector.h"
+#include "serve/table.h"
+#include "serve/watch_stream.h"
+
+namespace wsim::serve {
+namespace {
+
+void reply(httplib::Response& res, int code, const Json& body) {
+  res.status = code;
+  res.set_content(body.dump(), "application/json");
+}
+
+void reply_status(httplib::Response& res, const kube::Status& status, const Resource* resource,
+                  const std::string& name) {
+  reply(res, http_code(status.code), status_document(status, resource, name));
+}
+
+void reply_bad_request(httplib::Response& res, const std::string& message) {
+  reply(res, 400, status_document(400, "BadRequest", message));
+}
+
+// `message` is "field: what" (codec.h); kubectl prints the causes.
+void reply_invalid(httplib::Response& res, const Target& t, const std::string& name,
+                   const std::string& message) {
+  Json doc =
+      status_document(422, "Invalid", t.resource->kind + " \"" + name + "\" is invalid: " + message,
+                      t.resource->group, t.resource->plural, name);
+  const std::size_t colon = message.find(": ");
+  doc["details"]["causes"] = {
+      {{"reason", "FieldValueInvalid"}, {"message", message}, {"field", message.substr(0, colon)}}};
+  reply(res, 422, doc);
+}
+
+// The client's name for traces: the User-Agent's product ("kubectl"), else "serve".
+std::string actor_of(const httplib::Request& req) {
+  const std::string agent = req.get_header_value("User-Agent");
+  const std::string product = agent.substr(0, agent.find('/'));
+  return product.empty() ? "serve" : product;
+}
+
+bool parse_json(const std::string& body, Json& out) {
+  out = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  return !out.is_discarded();
+}
+
+// The handlers of one resource request; `t` is the parsed path.
+struct Api {
+  World& world;
+  const ServerOptions& options;
+  std::string body;  // The request body as JSON text (protobuf bodies are converted).
+
+  Json encode(const kube::Object& object, const Target& t) const {
+    return encode_object(object, *t.resource, options.epoch_wall_ms);
+  }
+
+  void list(const httplib::Request& req, httplib::Response& res, const Target& t) const;
+  void watch(const httplib::Request& req, httplib::Response& res, const Target& t) const;
+  void get(const httplib::Request& req, httplib::Response& res, const Target& t) const;
+  void create(const httplib::Request& req, httplib::Response& res, const Target& t) const;
+  void update(const httplib::Request& req, httplib::Response& res, const Target& t) const;
+  void patch(const httplib::Request& req, httplib::Response& res, const Target& t) const;
+  void remove(const httplib::Request& req, httplib::Response& res, const Target& t) const;
+  // Decodes a create/update body and checks it against the path; false after replying.
+  bool decode_body(const httplib::Request& req, httplib::Response& res, const Target& t,
+                   kube::Object& object) const;
+};
+
+bool parse_selector_of(const httplib::Request& req, httplib::Response& res, Selector& selector) {
+  std::string error;
+  if (parse_selector(req.get_param_value("labelSelector"), req.get_param_value("fieldSelector"),
+                     selector, error)) {
+    return true;
+  }
+  reply_bad_request(res, error);
+  return false;
+}
+
+// resourceVersion query values: "" and "0" = any; else a decimal resourceVersion.
+bool parse_rv(const std::string& text, std::uint64_t& out) {
+  out = 0;
+  if (text.empty()) return true;
+  if (text.find_first_not_of("0123456789") != std::string::npos || text.size() > 19) return false;
+  out = std::stoull(text);
+  return true;
+}
+
+void Api::list(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+  Selector selector;
+  if (!parse_selector_of(req, res, selector)) return;
+  std::uint64_t asked_rv = 0;
+  if (!parse_rv(req.get_param_value("resourceVersion"), asked_rv)) {
+    return reply_bad_request(
+        res, "resourceVersion: invalid value \"" + req.get_param_value("resourceVersion") + "\"");
+  }
+  std::uint64_t rv = 0;
+  const std::vector<kube::Object> objects = world.list(t.resource->kind, t.namespace_, rv);
+  if (asked_rv > rv) {
+    return reply(res, 504,
+                 status_document(504, "Timeout",
+                                 "Too large resource version: " + std::to_string(asked_rv) +
+                                     ", current: " + std::to_string(rv)));
+  }
+  if (req.get_param_value("resourceVersionMatch") == "Exact" && asked_rv != rv) {
+    return reply(res, 410,
+                 status_document(410, "Expired",
+                                 "too old resource version: " + std::to_string(asked_rv) + " (" +
+                                     std::to_string(rv) + ")"));
+  }
+  if (wants_table(req.get_header_value("Accept"))) {
+    std::vector<kube::Object> matching;
+    for (const kube::Object& object : objects) {
+      if (selector.matches(object)) matching.push_back(object);
+    }
+    return reply(res, 200,
+                 table_of(matching, *t.resource, rv, world.now_ms(), options.epoch_wall_ms));
+  }
+  Json items = Json::array();
+  for (const kube::Object& object : objects) {
+    if (selector.matches(object)) items.push_back(encode(object, t));
+  }
+  reply(res, 200,
+        {{"kind", t.resource->kind + "List"},
+         {"apiVersion", t.resource->api_version()},
+         {"metadata", {{"resourceVersion", std::to_string(rv)}}},
+         {"items", items}});
+}
+
+void Api::watch(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+  WatchRequest request;
+  request.resource = t.resource;
+  request.namespace_ = t.namespace_;
+  if (!parse_selector_of(req, res, request.selector)) return;
+  if (!parse_rv(req.get_param_value("resourceVersion"), request.resource_version)) {
+    return reply_bad_request(res, "resourceVersion: invalid value");
+  }
+  request.from_now = request.resource_version == 0;
+  request.bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
+  request.duration_ms = options.watch_max_ms;
+  const std::string timeout_s = req.get_param_value("timeoutSeconds");
+  if (!timeout_s.empty() && timeout_s.find_first_not_of("0123456789") == std::string::npos &&
+      timeout_s.size() < 9) {
+    request.duration_ms = std::min<std::int64_t>(request.duration_ms, std::stoll(timeout_s) * 1000);
+  }
+  request.bookmark_interval_ms = options.bookmark_interval_ms;
+  request.epoch_wall_ms = options.epoch_wall_ms;
+  auto stream = std::make_shared<WatchStream>(world, std::move(request));
+  // Not "application/json": httplib would gzip it (kubectl accepts gzip) and hold the events in
+  // the compressor until the stream ends. Kubernetes' own watch media type parameter instead.
+  res.set_chunked_content_provider("application/json;stream=watch",
+                                   [stream](std::size_t, httplib::DataSink& sink) {
+                                     std::string lines;
+                                     const bool more = stream->next(lines);
+                                     if (!lines.empty() && !sink.write(lines.data(), lines.size()))
+                                       return false;
+                                     if (!more) sink.done();
+                                     return sink.is_writable();
+                                   });
+}
+
+void Api::get(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+  const kube::Result<kube::Object> found = world.get(t.ref());
+  if (!found.ok()) return reply_status(res, found.status, t.resource, t.name);
+  if (wants_table(req.get_header_value("Accept")) && !t.status) {
+    return reply(res, 200,
+                 table_of({found.value}, *t.resource, found.value.meta.resource_version,
+                          world.now_ms(), options.epoch_wall_ms));
+  }
+  reply(res, 200, encode(found.value, t));
+}
+
+bool Api::decode_body(const httplib::Request& req, httplib::Response& res, const Target& t,
+                      kube::Object& object) const {
+  Json body;
+  if (!parse_json(this->body, body)) {
+    reply_bad_request(res, "the request body is not JSON");
+    return false;
+  }
+  std::string error;
+  if (!decode_object(body, *t.resource, object, error)) {
+    const Json name =
+        body.is_object() ? body.value("metadata", Json::object()).value("name", Json()) : Json();
+    reply_invalid(res, t, name.is_string() ? name.get<std::string>() : t.name, error);
+    return false;
+  }
+  if (t.resource->namespaced && object.meta.namespace_.empty()) {
+    object.meta.namespace_ = t.namespace_;
+  }
+  if (t.resource->namespaced && object.meta.namespace_ != t.namespace_) {
+    reply_bad_request(res,
+                      "the namespace of the provided object does not match the namespace "
+                      "sent on the request");
+    return false;
+  }
+  if (!t.name.empty() && object.meta.name != t.name) {
+    reply_bad_request(res, "the name of the object (" + object.meta.name +
+                               ") does not match the name on the URL (" + t.name + ")");
+    return false;
+  }
+  return true;
+}
+
+void Api::create(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+  kube::Object object;
+  if (!decode_body(req, res, t, object)) return;
+  const std::string name = object.meta.name;
+  const kube::Result<kube::Object> created = world.create(std::move(object), actor_of(req));
+  if (!created.ok()) return reply_status(res, created.status, t.resource, name);
+  reply(res, 201, encode(created.value, t));
+}
+
+void Api::update(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+  kube::Object object;
+  if (!decode_body(req, res, t, object)) return;
+  const auto subresource = t.status ? kube::Subresource::kStatus : kube::Subresource::kMain;
+  const kube::Result<kube::Object> updated =
+      world.update(std::move(object), subresource, actor_of(req));
+  if (!updated.ok()) return reply_status(res, updated.status, t.resource, t.name);
+  reply(res, 200, encode(updated.value, t));
+}
+
+void Api::patch(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+  const PatchType type = patch_type(req.get_header_value("Content-Type"));
+  if (type == PatchType::kUnsupported) {
+    return reply(res, 415,
+                 status_document(415, "UnsupportedMediaType",
+                                 "the body of the request was in an unknown format - "
+                                 "accepted media types include: "
+                                 "application/json-patch+json, "
+                                 "application/merge-patch+json, "
+                                 "application/strategic-merge-patch+json, "
+                                 "application/apply-patch+yaml (JSON bodies)"));
+  }
+  Json body;
+  if (!parse_json(this->body, body)) return reply_bad_request(res, "the patch is not JSON");
+  if (type == PatchType::kApply) {
+    if (t.status) return reply_bad_request(res, "server-side apply of status is not supported");
+    kube::Object object;
+    if (!decode_body(req, res, t, object)) return;
+    std::string manager = req.get_param_value("fieldManager");
+    const kube::Result<kube::Object> applied =
+        world.apply(std::move(object), manager.empty() ? actor_of(req) : manager, actor_of(req));
+    if (!applied.ok()) return reply_status(res, applied.status, t.resource, t.name);
+    return reply(res, 200, encode(applied.value, t));
+  }
+  const auto subresource = t.status ? kube::Subresource::kStatus : kube::Subresource::kMain;
+  const kube::Result<kube::Object> patched = world.modify(
+      t.ref(),
+      [&](kube::Object& object) {
+        Json current = encode(object, t);
+        std::string error;
+        if (!apply_patch(type, body, current, error) ||
+            !decode_object(current, *t.resource, object, error)) {
+          return kube::Status::Error(kube::Code::kInvalid,
+                                     t.resource->kind + " \"" + t.name + "\" is invalid: " + error);
+        }
+        return kube::Status::Ok();
+      },
+      subresource, actor_of(req));
+  if (!patched.ok()) return reply_status(res, patched.status, t.resource, t.name);
+  reply(res, 200, encode(patched.value, t));
+}
+
+void Api::remove(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+  kube::DeleteOptions delete_options;
+  std::string error;
+  if (!parse_delete_options(req.body, req.get_param_value("propagationPolicy"),
+                            req.get_param_value("gracePeriodSeconds"), delete_options, error)) {
+    return reply_bad_request(res, error);
+  }
+  const kube::Result<kube::Object> before = world.get(t.ref());
+  const kube::Status status = world.remove(t.ref(), delete_options, actor_of(req));
+  if (!status.ok()) return reply_status(res, status, t.resource, t.name);
+  const kube::Result<kube::Object> after = world.get(t.ref());
+  if (after.ok()) return reply(res, 200, encode(after.value, t));  // Waiting for finalizers.
+  if (!before.ok()) return reply(res, 200, status_document(200, "", "deleted"));
+  reply(res, 200, encode(before.value, t));
+}
+
+// Dispatches a resource request; false when the path is no resource (404 sent).
+void dispatch(Api api, const httplib::Request& req, httplib::Response& res) {
+  Target t;
+  int code = 404;
+  std::string error;
+  if (!parse_target(req.path, t, code, error)) {
+    return reply(res, code, status_document(code, "NotFound", error));
+  }
+  if (req.method != "GET" && api.world.read_only()) {
+    return reply(
+        res, 403,
+        status_document(403, "Forbidden",
+                        "wsim serves a replayed run read-only: " + req.method + " " + req.path +
+                            " is refused (run `wsim serve` for a writable "
+                            "world)",
+                        t.resource->group, t.resource->plural, t.name));
+  }
+  api.body = req.body;
+  if (req.get_header_value("Content-Type").rfind(kProtobufMediaType, 0) == 0) {
+    Json converted;
+    if (req.method == "PATCH") error = "protobuf patches are not supported: send JSON";
+    if (req.method == "PATCH" || !protobuf_to_json(req.body, converted, error)) {
+      return reply(res, 415, status_document(415, "UnsupportedMediaType", error));
+    }
+    api.body = converted.dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  if (req.has_param("dryRun")) {
+    return reply_bad_request(res, "dryRun is not supported by wsim serve");
+  }
+  const bool collection = t.name.empty();
+  if (req.method == "GET") {
+    if (collection &&
+        (req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1")) {
+      return api.watch(req, res, t);
+    }
+    return collection ? api.list(req, res, t) : api.get(req, res, t);
+  }
+  if (req.method == "POST" && collection && !t.status) return api.create(req, res, t);
+  if (req.method == "PUT" && !collection) return api.update(req, res, t);
+  if (req.method == "PATCH" && !collection) return api.patch(req, res, t);
+  if (req.method == "DELETE" && !collection && !t.status) return api.remove(req, res, t);
+  reply(res, 405,
+        status_document(405, "MethodNotAllowed", req.method + " is not supported on " + req.path));
+}
+
+}  // namespace
+
+Server::Server(World& world, ServerOptions options)
+    : world_(world), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+  const std::size_t threads = options_.worker_threads;
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_->set_payload_max_length(options_.body_bytes_max);
+  // Without it a response's header and body writes meet Nagle and the client's delayed ACK:
+  // ~27 ms per keep-alive request instead of well under 1 ms.
+  http_->set_tcp_nodelay(true);
+  // Bounds per connection: at most this many requests, idle at most this long.
+  http_->set_keep_alive_max_count(10000);
+  http_->set_keep_alive_timeout(5);
+  install_routes();
+}
+
+Server::~Server() { stop(); }
+
+int Server::bind(std::string& error) {
+  if (options_.port == 0) {
+    port_ = http_->bind_to_any_port(kLoopback);
+  } else {
+    port_ = http_->bind_to_port(kLoopback, options_.port) ? options_.port : -1;
+  }
+  if (port_ < 0) {
+    error = std::string("cannot bind ") + kLoopback + ":" + std::to_string(options_.port);
+  }
+  return port_;
+}
+
+void Server::run() {
+  assert(port_ >= 0);
+  run_called_ = true;
+  if (!stopped_) http_->listen_after_bind();
+  finished_ = true;
+}
+
+// httplib's stop() does nothing before its listen loop runs: wait (bounded) until it does.
+void Server::stop() {
+  stopped_ = true;
+  world_.close();
+  if (!http_) return;
+  for (int i = 0; i < 5000 && run_called_ && !finished_ && !http_->is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  http_->stop();
+}
+
+}  // namespace wsim::serve
+
+namespace wsim::serve {
+
+void Server::install_routes() {
+  auto count = [this] { requests_.fetch_add(1); };
+  http_->Get("/version", [count](const httplib::Request&, httplib::Response& res) {
+    count();
+    reply(res, 200, version_document());
+  });
+  http_->Get("/api", [this, count](const httplib::Request&, httplib::Response& res) {
+    count();
+    reply(res, 200, core_versions_document(std::string(kLoopback) + ":" + std::to_string(port_)));
+  });
+  http_->Get("/apis", [count](const httplib::Request&, httplib::Response& res) {
+    count();
+    reply(res, 200, group_list_document());
+  });
+  auto discovery = [count](const std::string& group, const std::string& version,
+                           httplib::Response& res) {
+    count();
+    const Json doc = resource_list_document(group, version);
+    if (doc.is_null()) {
+      return reply(res, 404,
+                   status_document(404, "NotFound", "no group version " + group + "/" + version));
+    }
+    reply(res, 200, doc);
+  };
+  http_->Get("/api/v1", [discovery](const httplib::Request&, httplib::Response& res) {
+    discovery("", "v1", res);
+  });
+  http_->Get(R"(/apis/([^/]+)/([^/]+))",
+             [discovery](const httplib::Request& req, httplib::Response& res) {
+               discovery(req.matches[1], req.matches[2], res);
+             });
+  auto resource = [this, count](const httplib::Request& req, httplib::Response& res) {
+    count();
+    dispatch(Api{world_, options_, ""}, req, res);
+  };
+  for (const char* pattern : {R"(/api/v1/.+)", R"(/apis/[^/]+/[^/]+/.+)"}) {
+    http_->Get(pattern, resource);
+    http_->Post(pattern, resource);
+    http_->Put(pattern, resource);
+    http_->Patch(pattern, resource);
+    http_->Delete(pattern, resource);
+  }
+  http_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    reply(res, res.status,
+          status_document(res.status, "NotFound",
+                          "the server could not find the requested resource (" + req.path + ")"));
+  });
+}
+
+}  // namespace wsim::serve

@@ -1,0 +1,69 @@
+// Server: the Kubernetes REST front-end of `wsim serve` — cpp-httplib on 127.0.0.1 (never any
+// other address), plain HTTP, JSON only. Routes discovery (discovery.h) and the verbs of every
+// resource of resources.h to a World (world.h): get, list (label/field selectors), watch
+// (chunked JSON events, bookmarks, 410 Expired below the history floor), create, update (PUT,
+// 409 on a stale resourceVersion), the status subresource, merge / JSON / strategic-merge patch
+// (the last treated as a merge patch: see serve/README.md), server-side apply (JSON bodies) and
+// delete with preconditions and propagationPolicy. Errors are metav1.Status documents.
+//
+// Bounds: every watch ends after ServerOptions::watch_max_ms (or its timeoutSeconds), waking at
+// least every second; request bodies are capped at body_bytes_max; worker threads are capped.
+//
+// Threading: bind() and run() from one thread; stop() from any thread; handlers run on
+// httplib's worker threads and reach the simulation only through World.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "serve/world.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace wsim::serve {
+
+inline constexpr const char* kLoopback = "127.0.0.1";
+
+struct ServerOptions {
+  int port = 0;  // 0 = any free port (bind() returns it).
+  // Wall-clock ms of virtual time 0, for timestamps (AGE columns).
+  std::int64_t epoch_wall_ms = 0;
+  std::int64_t watch_max_ms = 30 * 60 * 1000;
+  std::int64_t bookmark_interval_ms = 5 * 1000;
+  std::size_t worker_threads = 32;
+  std::size_t body_bytes_max = 4u << 20;
+};
+
+class Server {
+ public:
+  Server(World& world, ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds 127.0.0.1:options.port. Returns the port, or -1 with `error`.
+  int bind(std::string& error);
+  // Serves until stop(). REQUIRES bind() succeeded.
+  void run();
+  void stop();
+  // Requests answered so far (for throughput figures).
+  std::uint64_t requests_served() const { return requests_.load(); }
+
+ private:
+  void install_routes();
+
+  World& world_;
+  ServerOptions options_;
+  std::unique_ptr<httplib::Server> http_;
+  int port_ = -1;
+  std::atomic<std::uint64_t> requests_{0};
+  std::atomic<bool> run_called_{false};
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> finished_{false};
+};
+
+}  // namespace wsim::serve

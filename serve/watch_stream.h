@@ -1,0 +1,60 @@
+// One watch request's stream: the events of a World, filtered by kind, namespace and selector,
+// as Kubernetes' watch wire format — one JSON object per line, {"type": ADDED | MODIFIED |
+// DELETED | BOOKMARK | ERROR, "object": ...}, sent as HTTP chunks.
+//
+// A watch without resourceVersion (or "0") starts with an ADDED event per matching object; one
+// from resourceVersion N sends the changes after N, or a single ERROR event with a 410 Expired
+// Status when N is below the world's history floor. Objects that move out of the selector are
+// sent as DELETED, into it as ADDED (the in-scope set starts from the objects matching when the
+// watch starts — an approximation for watches from an old resourceVersion). Bounded: the stream
+// ends at its deadline, when the world closes or the client goes away.
+//
+// Threading: next() is called by one httplib worker thread at a time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "serve/resources.h"
+#include "serve/selector.h"
+#include "serve/world.h"
+
+namespace wsim::serve {
+
+struct WatchRequest {
+  const Resource* resource = nullptr;
+  std::string namespace_;
+  Selector selector;
+  bool from_now = true;  // No resourceVersion (or "0"): synthetic ADDED events first.
+  std::uint64_t resource_version = 0;
+  bool bookmarks = false;
+  std::int64_t duration_ms = 0;  // Wall-clock lifetime of the stream.
+  std::int64_t bookmark_interval_ms = 5000;
+  std::int64_t epoch_wall_ms = 0;
+};
+
+class WatchStream {
+ public:
+  WatchStream(World& world, WatchRequest request);
+
+  // Appends the next lines to `out` (possibly none), waiting up to a second for changes.
+  // Returns false once the stream has ended (after `out` is written).
+  bool next(std::string& out);
+
+ private:
+  void start(std::string& out);
+  void send(const char* type, const kube::Object& object, std::string& out);
+
+  World& world_;
+  WatchRequest request_;
+  bool started_ = false;
+  bool ended_ = false;
+  std::uint64_t after_rv_ = 0;
+  std::set<kube::ObjectRef> in_scope_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::chrono::steady_clock::time_point next_bookmark_;
+};
+
+}  // namespace wsim::serve

@@ -1,0 +1,360 @@
+// serve/server.h over HTTP: a live sim/kube cluster behind the front-end, driven with
+// cpp-httplib's client the way kubectl and client libraries call it.
+#include "serve/server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <memory>
+#include <thread>
+
+#include "serve/codec.h"
+#include "serve/table.h"
+#include "sim/core/choice.h"
+#include "sim/kube/cluster.h"
+
+namespace wsim::serve {
+namespace {
+
+class ServeTest : public ::testing::Test {
+ protected:
+  void SetUp() override { start(10000); }
+  void TearDown() override { stop(); }
+
+  void start(std::size_t history_events) {
+    sim_ = std::make_unique<Sim>(ChoiceSource::from_seed(1));
+    kube::ClusterOptions options;
+    options.api.default_fault_rules = false;
+    cluster_ = std::make_unique<kube::Cluster>(*sim_, options);
+    cluster_->start();
+    world_ = std::make_unique<World>(*sim_, cluster_->api(), history_events);
+    server_ = std::make_unique<Server>(*world_, ServerOptions{});
+    std::string error;
+    port_ = server_->bind(error);
+    ASSERT_GT(port_, 0) << error;
+    thread_ = std::thread([this] { server_->run(); });
+    client_ = std::make_unique<httplib::Client>(kLoopback, port_);
+    client_->set_read_timeout(10, 0);
+  }
+  // Tears down in reverse order of construction (the server refers to the world, the world to
+  // the cluster's API server, the cluster to the Sim).
+  void stop() {
+    client_.reset();
+    server_->stop();
+    if (thread_.joinable()) thread_.join();
+    server_.reset();
+    world_.reset();
+    cluster_.reset();
+    sim_.reset();
+  }
+
+  Json get(const std::string& path, int expected_code = 200) {
+    auto res = client_->Get(path.c_str());
+    EXPECT_TRUE(res) << path;
+    if (!res) return Json();
+    EXPECT_EQ(res->status, expected_code) << path << ": " << res->body;
+    return Json::parse(res->body, nullptr, false);
+  }
+  Json send(const std::string& method, const std::string& path, const Json& body, int expected_code,
+            const std::string& type = "application/json") {
+    httplib::Result res = method == "POST"  ? client_->Post(path.c_str(), body.dump(), type.c_str())
+                          : method == "PUT" ? client_->Put(path.c_str(), body.dump(), type.c_str())
+                          : method == "PATCH"
+                              ? client_->Patch(path.c_str(), body.dump(), type.c_str())
+                              : client_->Delete(path.c_str(), body.dump(), type.c_str());
+    EXPECT_TRUE(res) << method << " " << path;
+    if (!res) return Json();
+    EXPECT_EQ(res->status, expected_code) << method << " " << path << ": " << res->body;
+    return Json::parse(res->body, nullptr, false);
+  }
+  Json configmap(const std::string& name, const std::string& ns = "default") {
+    return {{"apiVersion", "v1"},
+            {"kind", "ConfigMap"},
+            {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app", "a"}}}}},
+            {"data", {{"k", "v"}}}};
+  }
+
+  std::unique_ptr<Sim> sim_;
+  std::unique_ptr<kube::Cluster> cluster_;
+  std::unique_ptr<World> world_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<httplib::Client> client_;
+  std::thread thread_;
+  int port_ = -1;
+};
+
+const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
+
+TEST_F(ServeTest, DiscoveryListsCoreAppsAndTheWorkspaceGroup) {
+  EXPECT_EQ(get("/version")["major"], "1");
+  EXPECT_EQ(get("/api")["versions"][0], "v1");
+  const Json groups = get("/apis")["groups"];
+  std::vector<std::string> names;
+  for (const Json& g : groups) names.push_back(g["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"apps", "workspace.gitpod.io"}));
+  const Json apps = get("/apis/apps/v1");
+  EXPECT_EQ(apps["resources"][0]["name"], "deployments");
+  EXPECT_EQ(apps["resources"][0]["namespaced"], true);
+  const Json ws = get("/apis/workspace.gitpod.io/v1");
+  EXPECT_EQ(ws["resources"][0]["kind"], "Workspace");
+  EXPECT_EQ(ws["resources"][1]["name"], "workspaces/status");
+  EXPECT_EQ(get("/apis/nope/v1", 404)["reason"], "NotFound");
+}
+
+TEST_F(ServeTest, CreateGetAndAlreadyExists) {
+  const Json created = send("POST", kConfigMaps, configmap("a"), 201);
+  EXPECT_FALSE(created["metadata"]["uid"].get<std::string>().empty());
+  const Json got = get(std::string(kConfigMaps) + "/a");
+  EXPECT_EQ(got["data"]["k"], "v");
+  EXPECT_EQ(got["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  const Json again = send("POST", kConfigMaps, configmap("a"), 409);
+  EXPECT_EQ(again["reason"], "AlreadyExists");
+  EXPECT_EQ(get(std::string(kConfigMaps) + "/missing", 404)["reason"], "NotFound");
+  EXPECT_EQ(
+      send("POST", "/api/v1/namespaces/nope/configmaps", configmap("a", "nope"), 404)["reason"],
+      "NotFound");
+}
+
+TEST_F(ServeTest, UpdateWithAStaleResourceVersionIsConflict) {
+  Json object = send("POST", kConfigMaps, configmap("a"), 201);
+  const std::string path = std::string(kConfigMaps) + "/a";
+  Json fresh = object;
+  fresh["data"]["k"] = "v2";
+  const Json updated = send("PUT", path, fresh, 200);
+  EXPECT_EQ(updated["data"]["k"], "v2");
+  object["data"]["k"] = "v3";  // Still the old resourceVersion.
+  const Json conflict = send("PUT", path, object, 409);
+  EXPECT_EQ(conflict["reason"], "Conflict");
+  EXPECT_EQ(get(path)["data"]["k"], "v2");
+  EXPECT_EQ(send("PUT", path, configmap("b"), 400)["reason"], "BadRequest");
+}
+
+TEST_F(ServeTest, MergeJsonAndStrategicMergePatches) {
+  send("POST", kConfigMaps, configmap("a"), 201);
+  const std::string path = std::string(kConfigMaps) + "/a";
+  Json patched = send("PATCH", path, {{"metadata", {{"labels", {{"app", nullptr}, {"x", "1"}}}}}},
+                      200, "application/merge-patch+json");
+  EXPECT_FALSE(patched["metadata"]["labels"].contains("app"));
+  EXPECT_EQ(patched["metadata"]["labels"]["x"], "1");
+  patched = send("PATCH", path, Json::array({{{"op", "add"}, {"path", "/data/j"}, {"value", "w"}}}),
+                 200, "application/json-patch+json");
+  EXPECT_EQ(patched["data"]["j"], "w");
+  patched = send("PATCH", path, {{"data", {{"s", "t"}}}, {"$setElementOrder/x", Json::array()}},
+                 200, "application/strategic-merge-patch+json");
+  EXPECT_EQ(patched["data"]["s"], "t");
+  const Json stale = send("PATCH", path, {{"metadata", {{"resourceVersion", "1"}}}}, 409,
+                          "application/merge-patch+json");
+  EXPECT_EQ(stale["reason"], "Conflict");
+  const Json bad = send("PATCH", path, {{"metadata", {{"labels", {{"y", 5}}}}}}, 422,
+                        "application/merge-patch+json");
+  EXPECT_EQ(bad["reason"], "Invalid");
+  EXPECT_NE(bad["message"].get<std::string>().find("metadata.labels.y"), std::string::npos);
+  EXPECT_EQ(send("PATCH", path, Json::object(), 415, "text/plain")["reason"],
+            "UnsupportedMediaType");
+}
+
+TEST_F(ServeTest, StatusSubresourceIsSeparateFromTheMainResource) {
+  const std::string base = "/apis/workspace.gitpod.io/v1/namespaces/default/workspaces";
+  Json ws = {{"apiVersion", "workspace.gitpod.io/v1"},
+             {"kind", "Workspace"},
+             {"metadata", {{"name", "w1"}}},
+             {"spec", {{"ownership", {{"owner", "alice"}}}}},
+             {"status", {{"phase", "Running"}}}};
+  Json created = send("POST", base, ws, 201);
+  EXPECT_EQ(created["spec"]["ownership"]["owner"], "alice");
+  EXPECT_FALSE(created["status"].contains("phase"));  // Status is ignored on create.
+  created["status"]["phase"] = "Pending";
+  Json updated = send("PUT", base + "/w1/status", created, 200);
+  EXPECT_EQ(updated["status"]["phase"], "Pending");
+  updated["status"]["phase"] = "Stopped";
+  updated["spec"]["ownership"]["owner"] = "bob";
+  updated = send("PUT", base + "/w1", updated, 200);
+  EXPECT_EQ(updated["status"]["phase"], "Pending");  // The main resource ignores status.
+  EXPECT_EQ(updated["spec"]["ownership"]["owner"], "bob");
+  updated = send("PATCH", base + "/w1/status", {{"status", {{"phase", "Running"}}}}, 200,
+                 "application/merge-patch+json");
+  EXPECT_EQ(updated["status"]["phase"], "Running");
+}
+
+TEST_F(ServeTest, ListFiltersByLabelAndFieldSelectors) {
+  send("POST", kConfigMaps, configmap("a"), 201);
+  Json b = configmap("b");
+  b["metadata"]["labels"]["app"] = "b";
+  send("POST", kConfigMaps, b, 201);
+  auto names = [&](const std::string& query) {
+    std::vector<std::string> out;
+    const Json list = get(std::string(kConfigMaps) + query);
+    for (const Json& item : list["items"]) {
+      out.push_back(item["metadata"]["name"]);
+    }
+    return out;
+  };
+  EXPECT_EQ(names(""), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(names("?labelSelector=app%3Db"), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(names("?labelSelector=app!%3Db"), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(names("?labelSelector=app"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(names("?fieldSelector=metadata.name%3Da"), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(get(std::string(kConfigMaps) + "?labelSelector=app+in+(a)", 400)["reason"],
+            "BadRequest");
+  const Json all = get("/api/v1/configmaps");
+  EXPECT_EQ(all["kind"], "ConfigMapList");
+  EXPECT_EQ(all["items"].size(), 2u);
+  EXPECT_FALSE(all["metadata"]["resourceVersion"].get<std::string>().empty());
+}
+
+TEST_F(ServeTest, DeletePreconditionsPropagationAndTerminatingNamespaces) {
+  send("POST", "/api/v1/namespaces",
+       {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "team"}}}}, 201);
+  send("POST", "/api/v1/namespaces/team/configmaps", configmap("a", "team"), 201);
+  const std::string path = "/api/v1/namespaces/team/configmaps/a";
+  const Json stale = send("DELETE", path, {{"preconditions", {{"resourceVersion", "1"}}}}, 409);
+  EXPECT_EQ(stale["reason"], "Conflict");
+  EXPECT_EQ(send("DELETE", path, {{"propagationPolicy", "Sideways"}}, 400)["reason"], "BadRequest");
+  send("DELETE", path, {{"propagationPolicy", "Foreground"}}, 200);
+  const Json ns = send("DELETE", "/api/v1/namespaces/team", Json::object(), 200);
+  EXPECT_EQ(ns["status"]["phase"], "Terminating");
+  EXPECT_TRUE(ns["metadata"].contains("deletionTimestamp"));
+  const Json forbidden =
+      send("POST", "/api/v1/namespaces/team/configmaps", configmap("b", "team"), 403);
+  EXPECT_EQ(forbidden["reason"], "Forbidden");
+  EXPECT_NE(forbidden["message"].get<std::string>().find("being terminated"), std::string::npos);
+  world_->advance(60 * kSecondMs);  // The namespace controller empties and removes it.
+  EXPECT_EQ(get("/api/v1/namespaces/team", 404)["reason"], "NotFound");
+}
+
+std::vector<Json> watch_lines(const std::string& body) {
+  std::vector<Json> out;
+  std::size_t start = 0;
+  for (std::size_t end; (end = body.find('\n', start)) != std::string::npos; start = end + 1) {
+    out.push_back(Json::parse(body.substr(start, end - start)));
+  }
+  return out;
+}
+
+TEST_F(ServeTest, WatchStreamsAddedModifiedDeletedAndBookmarks) {
+  const std::string rv = get(kConfigMaps)["metadata"]["resourceVersion"];
+  std::string body;
+  std::thread watcher([&] {
+    httplib::Client client(kLoopback, port_);
+    client.Get((std::string(kConfigMaps) +
+                "?watch=true&timeoutSeconds=2&allowWatchBookmarks=true"
+                "&resourceVersion=" +
+                rv)
+                   .c_str(),
+               [&](const char* data, std::size_t size) {
+                 body.append(data, size);
+                 return true;
+               });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  send("POST", kConfigMaps, configmap("a"), 201);
+  send("PATCH", std::string(kConfigMaps) + "/a", {{"data", {{"k", "v2"}}}}, 200,
+       "application/merge-patch+json");
+  send("DELETE", std::string(kConfigMaps) + "/a", Json::object(), 200);
+  watcher.join();
+  std::vector<std::string> types;
+  for (const Json& line : watch_lines(body)) {
+    if (line["type"] != "BOOKMARK") types.push_back(line["type"]);
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
+}
+
+TEST_F(ServeTest, WatchWithoutResourceVersionStartsWithTheCurrentObjects) {
+  send("POST", kConfigMaps, configmap("a"), 201);
+  auto res = client_->Get((std::string(kConfigMaps) + "?watch=1&timeoutSeconds=1").c_str());
+  ASSERT_TRUE(res);
+  const std::vector<Json> lines = watch_lines(res->body);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["type"], "ADDED");
+  EXPECT_EQ(lines[0]["object"]["metadata"]["name"], "a");
+}
+
+TEST_F(ServeTest, WatchFromBelowTheHistoryWindowIsExpired) {
+  stop();
+  start(2);
+  for (const char* name : {"a", "b", "c", "d"}) send("POST", kConfigMaps, configmap(name), 201);
+  auto res = client_->Get((std::string(kConfigMaps) + "?watch=1&resourceVersion=1").c_str());
+  ASSERT_TRUE(res);
+  const std::vector<Json> lines = watch_lines(res->body);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["type"], "ERROR");
+  EXPECT_EQ(lines[0]["object"]["code"], 410);
+  EXPECT_EQ(lines[0]["object"]["reason"], "Expired");
+  EXPECT_EQ(get(std::string(kConfigMaps) + "?resourceVersion=1&resourceVersionMatch=Exact",
+                410)["reason"],
+            "Expired");
+}
+
+TEST_F(ServeTest, DeploymentsGetPodsFromTheClusterAsVirtualTimeAdvances) {
+  Json deploy = {{"apiVersion", "apps/v1"},
+                 {"kind", "Deployment"},
+                 {"metadata", {{"name", "web"}}},
+                 {"spec",
+                  {{"replicas", 1},
+                   {"selector", {{"matchLabels", {{"app", "web"}}}}},
+                   {"template", {{"metadata", {{"labels", {{"app", "web"}}}}}}}}}};
+  send("POST", "/apis/apps/v1/namespaces/default/deployments", deploy, 201);
+  world_->advance(2 * kMinuteMs);
+  const Json pods = get("/api/v1/namespaces/default/pods?labelSelector=app%3Dweb");
+  ASSERT_EQ(pods["items"].size(), 1u);
+  EXPECT_EQ(pods["items"][0]["status"]["phase"], "Running");
+  const Json d = get("/apis/apps/v1/namespaces/default/deployments/web");
+  EXPECT_EQ(d["status"]["availableReplicas"], 1);
+}
+
+TEST_F(ServeTest, KubectlTablesHaveTheUsualColumnsAndVirtualAges) {
+  send("POST", kConfigMaps, configmap("a"), 201);
+  world_->advance(5 * kMinuteMs + 3 * kSecondMs);
+  httplib::Headers headers = {
+      {"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}};
+  auto res = client_->Get(kConfigMaps, headers);
+  ASSERT_TRUE(res);
+  const Json table = Json::parse(res->body);
+  EXPECT_EQ(table["kind"], "Table");
+  EXPECT_EQ(table["columnDefinitions"][1]["name"], "Data");
+  EXPECT_EQ(table["rows"][0]["cells"], Json::array({"a", 1, "5m3s"}));
+  EXPECT_EQ(table["rows"][0]["object"]["metadata"]["namespace"], "default");
+  res = client_->Get("/api/v1/namespaces/default", headers);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(Json::parse(res->body)["rows"][0]["cells"][1], "Active");
+  EXPECT_EQ(get(kConfigMaps)["kind"], "ConfigMapList");  // Without the Accept: plain JSON.
+}
+
+TEST(ServeTable, HumanDurationsAsKubernetesPrintsThem) {
+  EXPECT_EQ(human_duration(59 * kSecondMs), "59s");
+  EXPECT_EQ(human_duration(119 * kSecondMs), "119s");
+  EXPECT_EQ(human_duration(5 * kMinuteMs + 3 * kSecondMs), "5m3s");
+  EXPECT_EQ(human_duration(2 * kHourMs + 5 * kMinuteMs), "125m");
+  EXPECT_EQ(human_duration(5 * kHourMs + 7 * kMinuteMs), "5h7m");
+  EXPECT_EQ(human_duration(30 * kHourMs), "30h");
+  EXPECT_EQ(human_duration(3 * 24 * kHourMs + 2 * kHourMs), "3d2h");
+  EXPECT_EQ(human_duration(20 * 24 * kHourMs), "20d");
+}
+
+TEST(ServeReadOnly, ASnapshotWorldRefusesWritesWithForbidden) {
+  kube::Object ns;
+  ns.kind = "Namespace";
+  ns.meta.name = "team";
+  ns.meta.resource_version = 3;
+  std::map<kube::ObjectRef, kube::Object> objects = {{kube::ObjectRef::of(ns), ns}};
+  World world(objects, {}, 3, 0, 5000);
+  Server server(world, ServerOptions{});
+  std::string error;
+  const int port = server.bind(error);
+  ASSERT_GT(port, 0) << error;
+  std::thread thread([&] { server.run(); });
+  httplib::Client client(kLoopback, port);
+  auto got = client.Get("/api/v1/namespaces/team");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->status, 200);
+  auto created =
+      client.Post("/api/v1/namespaces", R"({"metadata":{"name":"x"}})", "application/json");
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->status, 403);
+  EXPECT_NE(created->body.find("read-only"), std::string::npos);
+  server.stop();
+  thread.join();
+}
+
+}  // namespace
+}  // namespace wsim::serve
