@@ -1,10 +1,10 @@
 // Names, labels and annotations shared by Rails, agentk and the invariants
-// (docs/gitlab-model.md §1, §4.5, §5.7).
+// (docs/systems/gitlab.md §1, §4.5, §5.7).
 //
 // Real names are `workspace-<agentId>-<userId>-<rand6>` and `gl-rd-ns-<agentId>-<userId>-<rand6>`
 // (§1, R3 CreatorBootstrapper); the simulation uses short readable names: workspace "ws-0" lives
 // in namespace "gl-rd-ns-ws-0" (unique mode) or in the shared namespace.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <optional>

@@ -1,8 +1,8 @@
-// Workspace states, identical strings in R0..R3 `States` (docs/gitlab-model.md §3).
+// Workspace states, identical strings in R0..R3 `States` (docs/systems/gitlab.md §3).
 //
 // One enum for desired and actual states; which values are valid where is a predicate (S1).
 // The agent only ever interprets desired Terminated and actual Terminated (§3, read A0/A1).
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <optional>

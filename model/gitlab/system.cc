@@ -1,4 +1,4 @@
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include "model/gitlab/system.h"
 
 #include "model/gitlab/invariants/catalog.h"
@@ -185,7 +185,7 @@ Task<RailsResponse> GitlabRun::serve(RailsRequest request) {
   const bool reconcile = request.endpoint == RailsRequest::Endpoint::kReconcile;
   RailsResponse response = co_await rails_->handle(std::move(request));
   if (reconcile && lose_next_response_) {
-    // Lose exactly this response, after Rails committed and touched (docs/gitlab-model.md §9.2).
+    // Lose exactly this response, after Rails committed and touched (docs/systems/gitlab.md §9.2).
     lose_next_response_ = false;
     link_->lose_next_response();
   }

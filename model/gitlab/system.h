@@ -1,4 +1,4 @@
-// The GitLab Workspaces system under test (docs/gitlab-model.md): Rails R0..R3 × agentk
+// The GitLab Workspaces system under test (docs/systems/gitlab.md): Rails R0..R3 × agentk
 // A0a..A3, unique and shared namespace modes, plugged into the run layer (sim/run/system.h).
 //
 // GitlabRun wires one run: a Cluster (fake Kubernetes; in shared mode the namespace exists and the

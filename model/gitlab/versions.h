@@ -1,12 +1,12 @@
 // Versions and modelling switches of the GitLab Workspaces system under test
-// (docs/gitlab-model.md, version table at the top and §4–§5).
+// (docs/systems/gitlab.md, version table at the top and §4–§5).
 //
 // Every historical version is a switch so a run can show the bug in the old version and the fix in
 // the new one. The [reconstructed] alternatives of the model (§5.3 A2 synced flag, §5.8 A3
 // termination) are separate switches: they are modelling choices, not versions.
 //
 // Single-threaded, plain values. Does not model A-1 (the April 2023 boolean `terminated` agent).
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <optional>
@@ -16,7 +16,7 @@
 
 namespace wsim::gitlab {
 
-// agentk remote_development module (docs/gitlab-model.md, version table).
+// agentk remote_development module (docs/systems/gitlab.md, version table).
 enum class AgentVersion {
   kA0a,  // terminatingTracker set, errors only logged (ea4641ad) — the limbo bug of gitlab#411205.
   kA0b,  // A0a + applier errors reported to Rails (93f7dd8a).

@@ -1,4 +1,4 @@
-// The agentk ⇄ Rails messages as C++ structs (docs/gitlab-model.md §2). They travel over a
+// The agentk ⇄ Rails messages as C++ structs (docs/systems/gitlab.md §2). They travel over a
 // net::Link as values (deep copies), never as JSON: the simulation keeps the information content
 // of the JSON payloads of §2.2/§2.3, not their encoding.
 //
@@ -8,7 +8,7 @@
 //  3. `request_id` is harness metadata (like an HTTP request id): it lets the invariants connect
 //     a Rails write to the agent cycle whose info caused it (S3). It changes no behaviour.
 // Not modelled: JSON-schema 400s (our agents only send valid payloads), the A-1 `message_type`.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <cstdint>

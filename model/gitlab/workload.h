@@ -1,4 +1,4 @@
-// The external actors of the GitLab system (docs/gitlab-model.md §11 "Events"): users acting
+// The external actors of the GitLab system (docs/systems/gitlab.md §11 "Events"): users acting
 // through Rails (create, stop, start, restart, terminate), an admin changing the agent config,
 // kubectl (delete namespace, Deployment, inventory ConfigMap), agent restarts / leader changes,
 // and link partitions. The same actions serve scripted scenario events (perform) and the random

@@ -2,7 +2,7 @@
 // (condition types, SetCondition: replace by type, empty reason → "Unknown"; IsConditionTrue /
 // IsConditionPresent) and common-go/kubernetes conditions helpers. docs/fidelity.md.
 //
-// Workspace CR accessors and Gitpod's condition semantics (docs/gitpod-model.md §2.2, §2.4).
+// Workspace CR accessors and Gitpod's condition semantics (docs/systems/gitpod.md §2.2, §2.4).
 //
 // The CR is a kube::Object of kind "Workspace": spec/status are flat string maps (names.h keys),
 // conditions a list unique by type. Gitpod's SetCondition (wsk8s.AddUniqueCondition) differs

@@ -3,7 +3,7 @@
 // c8c4c3bda92c (annotation keys). Status keys of the fake CR are [invented] spellings.
 //
 // Names shared by every Gitpod component of the model: Workspace CR status keys and condition
-// types (docs/gitpod-model.md §2), pod annotations of mk1 (§7.2, §8.1), labels, finalizer, phases, object
+// types (docs/systems/gitpod.md §2), pod annotations of mk1 (§7.2, §8.1), labels, finalizer, phases, object
 // naming (§1.1). Constants only.
 #pragma once
 
@@ -24,7 +24,7 @@ inline constexpr const char* kLabelInstanceId = "gitpod.io/instanceID";
 inline constexpr const char* kLabelComponent = "component";  // "workspace"
 inline constexpr const char* kLabelApp = "app";              // "gitpod" (upgrade deletes by it)
 
-// --- mk2 Workspace CR (docs/gitpod-model.md §2). Spec keys. ---
+// --- mk2 Workspace CR (docs/systems/gitpod.md §2). Spec keys. ---
 inline constexpr const char* kSpecWorkspaceId = "ownership.workspaceID";
 inline constexpr const char* kSpecOwner = "ownership.owner";
 inline constexpr const char* kSpecType = "type";  // Regular | Prebuild | ImageBuild

@@ -5,7 +5,7 @@
 // (sim/kube/controllers/kubelet.h): pod status "phase", "reason", "message", "ready",
 // "everReady" and the single container's "container.state" (waiting | running | terminated),
 // "container.reason", "container.exitCode", "container.message". The model's pods have one
-// container, the "workspace" container of docs/gitpod-model.md §2.4.
+// container, the "workspace" container of docs/systems/gitpod.md §2.4.
 //
 // Pure functions on values.
 #pragma once

@@ -1,6 +1,6 @@
 // Upstream commits: docs/fidelity.md (table "Upstream commits").
 //
-// Versions of the Gitpod system under test (docs/gitpod-model.md §0, §12).
+// Versions of the Gitpod system under test (docs/systems/gitpod.md §0, §12).
 //
 // A run picks one ws-manager era and, for mk2, a set of fixes. Every fix is a switch so a run
 // can show a bug in the version without it and the fix holding in the version with it:

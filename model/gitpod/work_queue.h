@@ -3,7 +3,7 @@
 // kubernetes-sigs/controller-runtime v0.19.7 pkg/internal/controller/controller.go
 // (reconcileHandler). The overall 10 qps bucket limiter is not modelled (docs/fidelity.md G19).
 //
-// A controller-runtime-like work queue on virtual time (docs/gitpod-model.md §1.5), used by ws-manager mk2
+// A controller-runtime-like work queue on virtual time (docs/systems/gitpod.md §1.5), used by ws-manager mk2
 // and ws-daemon.
 //
 // Contract (client-go workqueue + controller-runtime's reconcileHandler):

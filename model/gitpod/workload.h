@@ -1,6 +1,6 @@
 // Not a port: the random workload [invented] (users, faults, upgrades as a swarm).
 //
-// The random workload of a Gitpod run (docs/gitpod-model.md §10.2–§10.3): one user per workspace id who
+// The random workload of a Gitpod run (docs/systems/gitpod.md §10.2–§10.3): one user per workspace id who
 // starts, writes, marks active and stops (normal / immediate / abort) at random times, a fault
 // actor (ws-daemon crash and outage, ws-manager restart, node deletion, kubelet rejection of a
 // running pod), and the admin's installer upgrade when GitpodConfig.upgrade asks for one.

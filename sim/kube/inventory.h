@@ -1,4 +1,4 @@
-// cli-utils-style inventories (docs/gitlab-model.md §5.6, §5.7): what agentk's Apply does
+// cli-utils-style inventories (docs/systems/gitlab.md §5.6, §5.7): what agentk's Apply does
 // with the objects Rails sends.
 //
 // An inventory is a ConfigMap labelled `cli-utils.sigs.k8s.io/inventory-id`; its `data` holds

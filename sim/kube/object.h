@@ -6,7 +6,7 @@
 //   Deployment  spec:   "replicas"                status: "replicas", "availableReplicas",
 //                                                         "unavailableReplicas", "readyReplicas",
 //                                                         "observedGeneration"
-//               conditions: Progressing / Available with the reasons of docs/gitlab-model.md
+//               conditions: Progressing / Available with the reasons of docs/systems/gitlab.md
 //                           §4.3 (NewReplicaSetCreated, ReplicaSetUpdated, NewReplicaSetAvailable,
 //                           ProgressDeadlineExceeded, MinimumReplicasAvailable/Unavailable)
 //               pod template labels: spec "template.labels.<key>"

@@ -27,7 +27,7 @@ struct InvariantInfo {
   std::string id;  // Stable, e.g. "gitlab.L1" — used by corpus expectations.
   InvariantKind kind;
   std::string description;  // One line.
-  // Real-world reference: "gitlab#411205 (seed 000)", "docs/gitlab-model.md §10.2".
+  // Real-world reference: "gitlab#411205 (seed 000)", "docs/systems/gitlab.md §10.2".
   std::string reference;
 };
 

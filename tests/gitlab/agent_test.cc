@@ -1,5 +1,5 @@
 // Pure agent parts: trackers (§5.3) and request building (§5.4).
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include <gtest/gtest.h>
 
 #include "model/gitlab/agent/agent.h"

@@ -1,6 +1,6 @@
 // Every invariant of the monitor, seen failing on a hand-built violating state (and, where cheap,
 // not reported on the passing twin).
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include <gtest/gtest.h>
 
 #include "model/gitlab/invariants/catalog.h"

@@ -1,5 +1,5 @@
 // Pure Rails ports: ActualStateCalculator (§4.3), updater (§4.2), finder (§4.4), config (§4.5).
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include <gtest/gtest.h>
 
 #include "model/gitlab/naming.h"

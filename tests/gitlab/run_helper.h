@@ -42,7 +42,7 @@ proto::Scenario scripted(const std::string& agent, const std::string& rails,
                          const std::string& mode = "unique");
 void add_event(proto::Scenario& scenario, DurationMs at_ms, const std::string& actor,
                const std::string& action, const std::string& target);
-// The limbo scenario of docs/gitlab-model.md §7.1 / seed 000.
+// The limbo scenario of docs/systems/gitlab.md §7.1 / seed 000.
 proto::Scenario limbo(const std::string& agent, const std::string& rails);
 
 }  // namespace wsim::gitlab::testing

@@ -1,5 +1,5 @@
-// Whole scripted runs: the acceptance targets of issue 3 (limbo of docs/gitlab-model.md §7.1, seed
-// 000).
+// Whole scripted runs: the acceptance targets of issue 3 (limbo of docs/systems/gitlab.md §7.1,
+// seed 000).
 #include <gtest/gtest.h>
 
 #include "model/gitlab/invariants/catalog.h"

@@ -1,6 +1,6 @@
-// The naive shared-mode A3 variants of docs/gitlab-model.md §8 items 1 and 3 (a3_termination
+// The naive shared-mode A3 variants of docs/systems/gitlab.md §8 items 1 and 3 (a3_termination
 // "namespace_delete" and "inventory_first"), next to the reconstructed default.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include <gtest/gtest.h>
 
 #include "model/gitlab/invariants/catalog.h"

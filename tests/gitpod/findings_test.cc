@@ -21,7 +21,7 @@ TEST(GitpodFindings, B9WipesEverReadyContentSilently) {
 
 TEST(GitpodFindings, B0DeletesContentBeforeTheBackupConditionEvenWithoutACrash) {
   proto::Scenario s = load_scenario(corpus("partial-backup-pre16997"));
-  // Drop the crash: the ordering violation alone (docs/gitpod-model.md §11.1 S2, B0).
+  // Drop the crash: the ordering violation alone (docs/systems/gitpod.md §11.1 S2, B0).
   proto::Scenario without_crash = s;
   without_crash.clear_events();
   for (const proto::ScriptedEvent& e : s.events()) {

@@ -1,4 +1,4 @@
-// mk2 status derivation and actOnStatus decisions (docs/gitpod-model.md §3.2–§3.5, §6.3).
+// mk2 status derivation and actOnStatus decisions (docs/systems/gitpod.md §3.2–§3.5, §6.3).
 #include "model/gitpod/mk2/status.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// WorkQueue: controller-runtime semantics on virtual time (docs/gitpod-model.md §1.5).
+// WorkQueue: controller-runtime semantics on virtual time (docs/systems/gitpod.md §1.5).
 #include "model/gitpod/work_queue.h"
 
 #include <gtest/gtest.h>

@@ -157,7 +157,7 @@ TEST_F(ApiDeletion, PodWithFinalizerOutlivesItsGracePeriodUntilTheFinalizerGoes)
   ASSERT_TRUE(api.server_delete(ObjectRef::of(pod), {}, "test").ok());
   api.server_finalize(ObjectRef::of(pod), "kubelet/node-1");
   const Object* p = peek("Pod", "ns", "ws-1");
-  ASSERT_NE(p, nullptr) << "docs/gitpod-model.md §1.2: the finalizer blocks removal";
+  ASSERT_NE(p, nullptr) << "docs/systems/gitpod.md §1.2: the finalizer blocks removal";
   EXPECT_EQ(p->meta.deletion_grace_period_ms, 0);
   MergePatch done;
   done.finalizers = std::vector<std::string>{};

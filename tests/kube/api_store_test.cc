@@ -181,7 +181,7 @@ TEST_F(ApiVersions, ApplyWritesEvenWhenNothingChanged) {
   auto second = api.server_apply(d, "agentk", "test");
   ASSERT_TRUE(second.ok());
   EXPECT_GT(second.value.meta.resource_version, first.value.meta.resource_version)
-      << "docs/gitlab-model.md §6: re-applies with identical spec bump resourceVersion";
+      << "docs/systems/gitlab.md §6: re-applies with identical spec bump resourceVersion";
   EXPECT_EQ(second.value.meta.generation, 1);
 }
 

@@ -43,7 +43,7 @@ Object make_pod(const std::string& ns, const std::string& name) {
   return p;
 }
 
-// The deployment rules of GitLab's ActualStateCalculator (docs/gitlab-model.md §4.3), to
+// The deployment rules of GitLab's ActualStateCalculator (docs/systems/gitlab.md §4.3), to
 // check that the controller's writes drive it through the expected states.
 std::string gitlab_state(const Object& d) {
   const Condition* progressing = d.condition("Progressing");

@@ -1,5 +1,5 @@
 // Conformance: cli-utils-style inventories (sim/kube/README.md, row "inventories";
-// docs/gitlab-model.md §5.6, §5.7).
+// docs/systems/gitlab.md §5.6, §5.7).
 #include "sim/kube/inventory.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // RapidCheck over Gitpod scenarios, judged by finding signatures (issue #12 item 5): random
 // scripted scenarios of the latest mk2 — users starting, stopping, aborting and writing, the
 // kubelet rejecting pods, ws-daemon outages and restarts, kubectl deleting a CR — may hit the
-// known bugs of that version (B2, B3, B6, B15, the #16997 delete, ...: docs/gitpod-model.md §12,
+// known bugs of that version (B2, B3, B6, B15, the #16997 delete, ...: docs/systems/gitpod.md §12,
 // corpus/gitpod-findings.md), but every violation must carry the signature of a corpus bug
 // (docs/signatures.md). There is no hand-kept list of invariant ids: a new bug with the same
 // invariant as a known one still fails the property, and so does a known bug whose mechanism

@@ -1,4 +1,4 @@
-// Agent: the agentk remote_development module of one agent (docs/gitlab-model.md §5.1).
+// Agent: the agentk remote_development module of one agent (docs/systems/gitlab.md §5.1).
 //
 // The worker actor: A3 first calls the prerequisites API (§2.4) until it succeeds; then
 //   fullSyncTimer = 0 (fires at once), partialSyncTimer = partial interval;
@@ -12,7 +12,7 @@
 // applier actors are cancelled and a fresh worker starts (empty state, §9.5). A Rails request
 // already sent is not recalled: Rails handles it in its own actor.
 // Single-threaded; state() is for the invariants (read-only).
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <memory>

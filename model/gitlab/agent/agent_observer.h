@@ -2,7 +2,7 @@
 // A seam (abstract class with no-op defaults) so that the agent model never depends on the
 // invariants and unit tests can pass nullptr. Every call is made at the moment the agent ISSUES
 // the action (before the API call is awaited), which is what S4–S6 talk about.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <cstdint>

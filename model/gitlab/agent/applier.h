@@ -1,4 +1,4 @@
-// agentk's `Apply(config)` (docs/gitlab-model.md §5.6): group the objects by inventory
+// agentk's `Apply(config)` (docs/systems/gitlab.md §5.6): group the objects by inventory
 // (kube::group_by_inventory: "no inventory found", "no owning inventory found") and run one
 // cli-utils applier per group (kube::apply_inventory_group: server-side apply with force,
 // StatusPolicyNone, prune of objects no longer listed, §5.7). Errors are collected as the

@@ -1,4 +1,4 @@
-// errorTracker (A0b+; docs/gitlab-model.md §5.3, agent `error_tracker.go` @ 9743dcf6 and the
+// errorTracker (A0b+; docs/systems/gitlab.md §5.3, agent `error_tracker.go` @ 9743dcf6 and the
 // design doc 20230810_tracking_applier_errors.md): map (name, namespace) → {version, err}.
 //   - next_version(): `++counter`, monotone over the reconciler's lifetime;
 //   - mark_entry_with_version: write {version, nil} unless an entry with a HIGHER version exists;

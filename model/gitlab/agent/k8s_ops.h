@@ -1,4 +1,4 @@
-// agentk's Kubernetes client operations (docs/gitlab-model.md §5.6, agent `k8s/client.go`
+// agentk's Kubernetes client operations (docs/systems/gitlab.md §5.6, agent `k8s/client.go`
 // @ 9743dcf6), as coroutines over the fake API client.
 //   NamespaceExists: GET namespace. A1+: found → (true, nil); NotFound → (false, nil); any other
 //     error → (false, err). A0: a bool that is simply "the GET succeeded" — any API error counts
@@ -6,7 +6,7 @@
 //   CreateNamespace: plain create. DeleteNamespace: plain delete (default propagation); on a
 //     Terminating namespace the API answers 409 Conflict; NotFound is an error too.
 // Each call is an interleaving point. The trace shows each call as actor "agentk".
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <optional>

@@ -1,11 +1,11 @@
-// persistedStateTracker: `map[name]resourceVersion` (docs/gitlab-model.md §5.3, agent
+// persistedStateTracker: `map[name]resourceVersion` (docs/systems/gitlab.md §5.3, agent
 // `persisted_state.go` @ 9743dcf6).
 //   - record_version(info): on EVERY rails info processed, store its deployment_resource_version
 //     (possibly "");
 //   - is_persisted(name, rv): a stored value exists and equals rv;
 //   - erase(name): only in the Terminated-acknowledgement path.
 // Keyed by name only (§9.6). Lives as long as one reconciler (a full sync starts empty).
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <map>

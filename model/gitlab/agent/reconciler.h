@@ -1,4 +1,4 @@
-// One agentk reconciler (docs/gitlab-model.md §5.1–§5.5; agent `reconciler.go` @ 9743dcf6):
+// One agentk reconciler (docs/systems/gitlab.md §5.1–§5.5; agent `reconciler.go` @ 9743dcf6):
 // an informer over the agent's Deployments plus the trackers of ReconcilerState.
 //
 // run() is one reconciliation cycle:
@@ -13,7 +13,7 @@
 // Any failure of the exchange (timeout, non-201) ends the cycle with no tracker change and
 // without setting hasFullSyncRunBefore (§2.1).
 // Single-threaded; every API call and the link call are interleaving points.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <memory>

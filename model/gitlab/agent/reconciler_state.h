@@ -1,4 +1,4 @@
-// The in-memory state of one agentk reconciler (docs/gitlab-model.md §5.3, §9.5): the
+// The in-memory state of one agentk reconciler (docs/systems/gitlab.md §5.3, §9.5): the
 // trackers and hasFullSyncRunBefore. A full sync or an agent restart replaces it with an empty
 // one. Shared (shared_ptr) with the asynchronous apply actors started by this reconciler, which
 // may outlive it and still report into its error tracker, as the Go goroutines do.

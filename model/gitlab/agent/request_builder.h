@@ -1,4 +1,4 @@
-// Building the reconcile request: `generateWorkspaceAgentInfos` (docs/gitlab-model.md §5.4;
+// Building the reconcile request: `generateWorkspaceAgentInfos` (docs/systems/gitlab.md §5.4;
 // agent `reconciler.go` @ ea4641ad (A0a), 93f7dd8a (A0b), 9743dcf6 (A1)).
 //
 //   deployments = informer.List(); present = names of cached Deployments

@@ -1,4 +1,4 @@
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include "model/gitlab/agent/termination_handler.h"
 
 #include <optional>
@@ -66,7 +66,7 @@ Task<Errors> handle_post_fix(AgentContext& ctx, ReconcilerState& state, Workspac
   co_return Errors{};
 }
 
-// --- A3 [reconstructed], docs/gitlab-model.md §5.8
+// --- A3 [reconstructed], docs/systems/gitlab.md §5.8
 // -------------------------------------------------------------
 
 struct LiveInventory {

@@ -1,4 +1,4 @@
-// `handleDesiredStateIsTerminated` of every agent version (docs/gitlab-model.md §5.5, §5.8).
+// `handleDesiredStateIsTerminated` of every agent version (docs/systems/gitlab.md §5.5, §5.8).
 //
 // A0 (pre-fix, ea4641ad / 93f7dd8a):
 //   if tracked ∧ actual Terminated: untrack, forget persisted version; ok
@@ -15,7 +15,7 @@
 // shared
 //   mode never touches the namespace.
 // Returns the error messages of this call (the "error channel"); empty = ok.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <string>

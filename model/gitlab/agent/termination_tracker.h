@@ -1,4 +1,4 @@
-// The termination tracker of every agent version (docs/gitlab-model.md §5.3).
+// The termination tracker of every agent version (docs/systems/gitlab.md §5.3).
 //   A0 (persistedTerminatingWorkspacesTracker): a set of (name, namespace): add/delete/contains.
 //      Entries are only added after a successful DeleteNamespace (§5.5 A0) — the limbo bug.
 //   A1 (terminationTracker): map (name, namespace) → progress; add overwrites. The stored
@@ -12,7 +12,7 @@
 //   A3 [reconstructed]: as A2, and the progress is decided by the termination handler only.
 // One class for all versions: A0 entries simply carry progress Terminating and synced=false.
 // Lives as long as one reconciler; a reset drops everything (§9.5).
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <map>

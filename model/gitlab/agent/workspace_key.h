@@ -1,6 +1,6 @@
-// (name, namespace): the key of agentk's termination and error trackers (docs/gitlab-model.md §1,
+// (name, namespace): the key of agentk's termination and error trackers (docs/systems/gitlab.md §1,
 // §5.3). The persistedStateTracker is keyed by name only (§9.6). § numbers in this file refer to
-// docs/gitlab-model.md unless another document is named.
+// docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <compare>

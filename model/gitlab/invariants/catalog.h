@@ -1,4 +1,4 @@
-// The invariants of the GitLab system (docs/gitlab-model.md §10) with stable ids
+// The invariants of the GitLab system (docs/systems/gitlab.md §10) with stable ids
 // ("gitlab.S1" … "gitlab.L6"), a one-line description and the real-world reference. Corpus
 // expectations name these ids; never renumber them.
 #pragma once

@@ -1,4 +1,4 @@
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include "model/gitlab/invariants/monitor.h"
 
 #include "model/gitlab/invariants/catalog.h"
@@ -388,7 +388,7 @@ void Monitor::on_rails_info(std::uint64_t generation, const WorkspaceRailsInfo& 
 void Monitor::on_namespace_create(const std::string& workspace, const std::string& namespace_) {
   // A live workspace's namespace re-created after heal had vanished after heal (a slow deletion
   // by kubectl finishing late): a disturbance taking effect after heal, repaired only by a FULL
-  // (docs/gitlab-model.md §9.4), as note_vanished_namespaces() sees when no cycle re-creates it
+  // (docs/systems/gitlab.md §9.4), as note_vanished_namespaces() sees when no cycle re-creates it
   // first (a 10 min full interval, seed 1999 of the gitlab_guard scenario).
   if (heal_ms_ && terminated_received_.count(workspace) == 0) last_disturbance_ms_ = sim_.now_ms();
   if (options_.versions.shared()) {
@@ -439,7 +439,7 @@ void Monitor::on_tracker_erase(const WorkspaceKey& key, State rails_actual) {
   }
 }
 
-// S18, error delivery (the design doc of the error tracker, docs/gitlab-model.md §5.3): the error
+// S18, error delivery (the design doc of the error tracker, docs/systems/gitlab.md §5.3): the error
 // of the latest operation of a workspace stays in the tracker, and so in every request the same
 // reconciler builds, until a newer rails info for the workspace supersedes it (the response to a
 // request that carried it proves delivery and deletes it only then). An error that vanishes

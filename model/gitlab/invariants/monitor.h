@@ -1,4 +1,4 @@
-// Monitor: the incremental checker of the GitLab invariants (docs/gitlab-model.md §10;
+// Monitor: the incremental checker of the GitLab invariants (docs/systems/gitlab.md §10;
 // ids in catalog.h). It observes every Rails row write (before, after), every Rails response,
 // and every agent action (AgentObserver), so a safety check costs O(1) per event (S11 peeks the
 // cluster only when a row turns Terminated). Safety violations are queued as they are seen and
@@ -8,7 +8,7 @@
 // exchange and how many partials followed the last FULL, L6 time of convergence and of the last
 // desired_state change after heal).
 // Single-threaded. The monitor never changes the system.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 //   change(w, d)        desired of w becomes d                 → w pending since now
 //   select(r)           Rails runs step 1 of request r          → remember the step
 //   deliver(r, ok)      the agent receives r's response         → pending rows in it delivered
-// The protocol promises (docs/gitlab-model.md §4.4 (a)): a partial response returns every
+// The protocol promises (docs/systems/gitlab.md §4.4 (a)): a partial response returns every
 // workspace whose desired state changed since the last response the agent got. So after an ok
 // partial exchange r, no workspace may still be pending from a change made before select(r) —
 // the first exchange where that fails is the finding (gitlab.S14), with its request id.

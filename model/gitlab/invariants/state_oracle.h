@@ -28,10 +28,10 @@ namespace wsim::gitlab {
 std::optional<std::string> actual_state_contradiction(RailsVersion rails, State actual,
                                                       const WorkspaceAgentInfo& info);
 
-// Why a config Deployment with `replicas` contradicts the row's desired state (docs/gitlab-model.md
-// §10.1 S13: a workspace runs one pod iff the user wants it running; a restart first scales to
-// zero), or nullopt. [reconstructed] from the Rails desired-state → replicas rule in
-// docs/gitlab-oracles.md.
+// Why a config Deployment with `replicas` contradicts the row's desired state
+// (docs/systems/gitlab.md §10.1 S13: a workspace runs one pod iff the user wants it running; a
+// restart first scales to zero), or nullopt. [reconstructed] from the Rails desired-state →
+// replicas rule in docs/gitlab-oracles.md.
 std::optional<std::string> replicas_contradiction(State desired, const kube::Object& deployment);
 
 }  // namespace wsim::gitlab

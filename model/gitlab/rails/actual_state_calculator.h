@@ -1,5 +1,5 @@
 // ActualStateCalculator: a pure port of Rails `ActualStateCalculator.calculate_actual_state`
-// (docs/gitlab-model.md §4.3; R0 `actual_state_calculator.rb` @ 50566b4f3874, R1..R3
+// (docs/systems/gitlab.md §4.3; R0 `actual_state_calculator.rb` @ 50566b4f3874, R1..R3
 // `input/actual_state_calculator.rb`).
 //
 // Order of rules:
@@ -10,7 +10,7 @@
 //           (no error handling: an error-only info of an A0b+ agent gives Unknown).
 // The Deployment rules read spec.replicas, status.availableReplicas/unavailableReplicas and the
 // reasons of the Progressing and Available conditions, exactly as listed in §4.3.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <optional>

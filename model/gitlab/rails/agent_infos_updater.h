@@ -1,4 +1,4 @@
-// Steps 3–5 of the Rails pipeline (docs/gitlab-model.md §4.1, §4.2): convert the agent infos
+// Steps 3–5 of the Rails pipeline (docs/systems/gitlab.md §4.1, §4.2): convert the agent infos
 // (hash by name, later entries replace earlier ones — A0a can send a name twice, §2.2), then
 // update every row named in them. Ports R0 `ReconcileProcessor` / `AgentInfoParser` and R1..R3
 // `ParamsToInfosConverter`, `Input::Factory` and `WorkspacesFromAgentInfosUpdater`.

@@ -1,4 +1,4 @@
-// Step 9: what goes into `config_to_apply` for one returned row (docs/gitlab-model.md §4.5;
+// Step 9: what goes into `config_to_apply` for one returned row (docs/systems/gitlab.md §4.5;
 // R0/R1 `desired_config_generator.rb`, R3 `output/config_to_apply_builder.rb`,
 // `old_desired_config_generator.rb`).
 //
@@ -18,7 +18,7 @@
 //   R3 sends only the two inventory ConfigMaps (select_only_configmaps).
 // Inventory ConfigMaps are sent without `data` (§5.7): the data lives only in the cluster.
 // Not modelled: devfile parsing failures, ResourceQuota, ServiceAccount, scripts ConfigMap.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <vector>

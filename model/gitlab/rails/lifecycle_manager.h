@@ -1,4 +1,4 @@
-// Step 7 of the R2/R3 pipeline: WorkspacesLifecycleManager (docs/gitlab-model.md §4.2,
+// Step 7 of the R2/R3 pipeline: WorkspacesLifecycleManager (docs/systems/gitlab.md §4.2,
 // R2 `persistence/workspaces_lifecycle_manager.rb` @ ed88fc037fb7, R3 same file).
 //
 // For each row updated in step 5 (skipped when desired is already Terminated), in this order:

@@ -2,7 +2,7 @@
 //
 // Real Rails stores microseconds; the simulation uses a coarse clock (default: whole seconds) so
 // that a user action and a touch in the same Rails request can carry equal timestamps, which is
-// what separates R0–R2 (`>=`) from R3 (`>`) in the finder (docs/gitlab-model.md §4.4, §9.3).
+// what separates R0–R2 (`>=`) from R3 (`>`) in the finder (docs/systems/gitlab.md §4.4, §9.3).
 #pragma once
 
 #include "sim/core/assert.h"

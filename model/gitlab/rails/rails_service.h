@@ -1,5 +1,5 @@
 // RailsService: the Rails side of one agent — the `workspaces` table, user actions through the
-// UI/GraphQL, and the reconcile endpoint (docs/gitlab-model.md §4) plus, for A3/R3, the
+// UI/GraphQL, and the reconcile endpoint (docs/systems/gitlab.md §4) plus, for A3/R3, the
 // prerequisites endpoint (§2.4).
 //
 // Request handling is a coroutine of TWO atomic steps with an interleaving point between them
@@ -14,7 +14,7 @@
 // Rails handles each request as its own actor (the net::Link spawns it), so a lost response or a
 // cancelled agent does not undo step 1 or step 2.
 // Not modelled: authentication, JSON-schema 400s, image pull secrets contents, devfile errors.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <cstdint>

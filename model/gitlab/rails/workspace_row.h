@@ -1,10 +1,10 @@
 // One row of the Rails `workspaces` table, reduced to the columns the reconciler reads and writes
-// (docs/gitlab-model.md §3 "DB columns used by the reconciler").
+// (docs/systems/gitlab.md §3 "DB columns used by the reconciler").
 //
 // Timestamps are integer virtual milliseconds as seen by the Rails clock (rails_clock.h), which is
 // coarse on purpose so that two events can share a timestamp (§9.3: `>=` vs `>` ties).
 // Not modelled: user/project ids, devfile, url, editor (they never influence reconciliation).
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <cstdint>

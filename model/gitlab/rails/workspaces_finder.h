@@ -1,4 +1,4 @@
-// Step 8: WorkspacesToBeReturnedFinder (docs/gitlab-model.md §4.4; R1 @ b34b10cbcc58,
+// Step 8: WorkspacesToBeReturnedFinder (docs/systems/gitlab.md §4.4; R1 @ b34b10cbcc58,
 // R2 @ 0582d2cdb488, R3 `persistence/workspaces_to_be_returned_finder.rb`).
 //
 // FULL:    R0 every row of the agent; R1+ every row except (desired Terminated ∧ actual
@@ -12,7 +12,7 @@
 // Also the per-row "is the desired/actual state newer than the last response" predicates that the
 // config builder uses (§4.5), evaluated on the OLD responded_to_agent_at (the touch comes later).
 // Pure functions over the table; result in id order.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <cstdint>

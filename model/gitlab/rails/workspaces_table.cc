@@ -1,4 +1,4 @@
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include "model/gitlab/rails/workspaces_table.h"
 
 #include "sim/core/assert.h"

@@ -1,4 +1,4 @@
-// The `workspaces` table of one agent, with the model callbacks of docs/gitlab-model.md §3:
+// The `workspaces` table of one agent, with the model callbacks of docs/systems/gitlab.md §3:
 //   - before_save: new record or desired_state changed → desired_state_updated_at = now;
 //   - R3 before_save: new record or actual_state changed → actual_state_updated_at = now;
 //   - R2+ validation: a persisted row whose desired_state was Terminated cannot change it.
@@ -7,7 +7,7 @@
 // around the reconcile pipeline, §4.1) or touch_returned() (one UPDATE for all returned rows,
 // §4.6). A RowObserver sees (before, after) of every write: the invariants are incremental.
 // Single-threaded; rows are kept in id order.
-// § numbers in this file refer to docs/gitlab-model.md unless another document is named.
+// § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
 #include <functional>

@@ -2,7 +2,7 @@
 //
 // The Gitpod oracle: checks the safety invariants S1–S9 and the data oracle incrementally on
 // every API write (server-side subscriptions, which see every write in resourceVersion order),
-// and the liveness invariants L1–L6 once, after the settle phase (catalog.h, docs/gitpod-model.md §11).
+// and the liveness invariants L1–L6 once, after the settle phase (catalog.h, docs/systems/gitpod.md §11).
 //
 // The checker only observes: the API store, the content store (via the DataLedger) and the
 // user-side facts the run reports (successful stops). It never changes the world.

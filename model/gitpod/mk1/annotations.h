@@ -3,7 +3,7 @@
 // The "key=value" encoding is [invented] (upstream: JSON); lastPodStatus is reduced to the fields
 // the ports branch on (docs/fidelity.md M3).
 //
-// mk1 state carriers (docs/gitpod-model.md §7.2, §7.3, §8.1): the PLIS (pod lifecycle independent state,
+// mk1 state carriers (docs/systems/gitpod.md §7.2, §7.3, §8.1): the PLIS (pod lifecycle independent state,
 // stored as one annotation of the plis-<id> ConfigMap) and the finalizer era's disposalStatus
 // pod annotation. The real code stores JSON; here a "key=value" line per field (values never
 // contain newlines), which is all the model needs: both are read-modify-written whole.

@@ -1,4 +1,4 @@
-// mk1 wiring and the gRPC API (manager.go at 724ed7a92a^ and c8c4c3bda92c; docs/gitpod-model.md §7.1,
+// mk1 wiring and the gRPC API (manager.go at 724ed7a92a^ and c8c4c3bda92c; docs/systems/gitpod.md §7.1,
 // §7.7 step 1, §8.1, §8.5).
 #include "model/gitpod/mk1/manager.h"
 

@@ -1,4 +1,4 @@
-// ws-manager mk1 in its two eras (docs/gitpod-model.md §7, §8): the PLIS era (pod annotations + the
+// ws-manager mk1 in its two eras (docs/systems/gitpod.md §7, §8): the PLIS era (pod annotations + the
 // plis-<id> ConfigMap, no pod finalizer, content finalized after the pod is gone) and the
 // finalizer era (pod finalizer gitpod.io/finalizer, disposalStatus annotation, content finalized
 // while the pod is Terminating).

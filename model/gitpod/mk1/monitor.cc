@@ -1,4 +1,4 @@
-// The mk1 monitor (monitor.go, status.go at 724ed7a92a^ and c8c4c3bda92c; docs/gitpod-model.md §7.4–§7.8,
+// The mk1 monitor (monitor.go, status.go at 724ed7a92a^ and c8c4c3bda92c; docs/systems/gitpod.md §7.4–§7.8,
 // §8.2–§8.4): per-workspace event handling, content init and finalization goroutines,
 // housekeeping (timeouts, dangling PLIS GC).
 #include "model/gitpod/conditions.h"

@@ -1,6 +1,6 @@
 // Upstream: gitpod-io/gitpod @ 4f45d02eac95 (docs/fidelity.md G10–G14).
 //
-// mk2 actOnStatus as a decision (docs/gitpod-model.md §3.5), ported from
+// mk2 actOnStatus as a decision (docs/systems/gitpod.md §3.5), ported from
 // components/ws-manager-mk2/controllers/workspace_controller.go.
 //
 // decide_action() is pure: it picks the first matching case of §3.5 A (no pods) or B (one pod)

@@ -1,7 +1,7 @@
 // Upstream: gitpod-io/gitpod @ 4f45d02eac95 (docs/fidelity.md G3–G9).
 //
 // mk2 status derivation, ported from components/ws-manager-mk2/controllers/status.go
-// (docs/gitpod-model.md §3.2–§3.4): updateWorkspaceStatus, extractFailure, isDisposalFinished,
+// (docs/systems/gitpod.md §3.2–§3.4): updateWorkspaceStatus, extractFailure, isDisposalFinished,
 // isPodRejected.
 //
 // Pure functions: the reconciler (workspace_controller.h) gathers the inputs with API calls

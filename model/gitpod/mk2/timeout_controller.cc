@@ -1,6 +1,6 @@
 // The mk2 timeout controller: gitpod-io/gitpod @ 4f45d02eac95
 // components/ws-manager-mk2/controllers/timeout_controller.go (docs/fidelity.md G18)
-// (docs/gitpod-model.md §4.4).
+// (docs/systems/gitpod.md §4.4).
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/mk2/manager.h"
 #include "model/gitpod/names.h"

@@ -1,6 +1,6 @@
 // The mk2 Workspace reconciler: gitpod-io/gitpod @ 4f45d02eac95
 // components/ws-manager-mk2/controllers/workspace_controller.go (docs/fidelity.md G1–G14)
-// (docs/gitpod-model.md §3.1, §3.5). Every API call is an interleaving point.
+// (docs/systems/gitpod.md §3.1, §3.5). Every API call is an interleaving point.
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/mk2/manager.h"
 #include "model/gitpod/mk2/status.h"

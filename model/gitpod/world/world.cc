@@ -16,7 +16,7 @@ kube::ClusterOptions cluster_options(const Settings& settings) {
   // ws-daemon is up on every node at start: node-labeler has labelled them.
   options.node_labels[kDaemonReadyLabel] = "true";
   // The default interceptor rules inject Conflict on every write verb; Kubernetes answers
-  // Conflict only to a write that carries a stale resourceVersion (Update here; docs/gitpod-model.md §1.3:
+  // Conflict only to a write that carries a stale resourceVersion (Update here; docs/systems/gitpod.md §1.3:
   // a merge patch without precondition never conflicts). GitpodWorld installs its own rules.
   options.api.default_fault_rules = false;
   return options;

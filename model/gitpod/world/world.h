@@ -3,9 +3,9 @@
 // GitpodWorld: the cluster and everything around ws-manager that a Gitpod installation has —
 // the fake Kubernetes (sim/kube/cluster.h), node disks and remote storage (content.h), one
 // ws-daemon per node, node-labeler (the ws-daemon readiness label workspace pods require,
-// docs/gitpod-model.md §5.1, §6.1), the supervisor that reports a workspace container ready once its
+// docs/systems/gitpod.md §5.1, §6.1), the supervisor that reports a workspace container ready once its
 // content is initialized, the PR #20243 "breaker", and the cluster admission gate of the
-// Gitpod server (cordon / score 0, docs/gitpod-model.md §9.3.5).
+// Gitpod server (cordon / score 0, docs/systems/gitpod.md §9.3.5).
 //
 // ws-manager itself (mk1 or mk2) is plugged in by the run (manager.h); the world only knows
 // the Manager interface.

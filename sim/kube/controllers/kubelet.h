@@ -21,7 +21,7 @@
 //           else 30 s; capped at max_grace_ms) with exit 137; then phase Succeeded/Failed and,
 //           once the pod's finalizers are gone, server_finalize removes it. A pod whose container
 //           never ran is stopped at once (phase Failed).
-// Admission rejection (Gitpod seed 002, docs/gitpod-model.md §1.6, §6): phase Failed, reason
+// Admission rejection (Gitpod seed 002, docs/systems/gitpod.md §1.6, §6): phase Failed, reason
 // NodeAffinity / OutOfcpu / OutOfmemory, message "Pod was rejected: …", no container ever
 // started. Causes: a forced rejection (Cluster::reject_at_admission), the node's labels no longer
 // matching spec "nodeSelector", the kubelet's own resource accounting, or the fault point

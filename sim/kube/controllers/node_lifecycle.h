@@ -7,7 +7,7 @@
 //  - Node deleted (kubectl delete node): every pod bound to it is marked phase Failed, reason
 //    NodeLost, message "node deleted" (condition DisruptionTarget True DeletionByPodGC), then
 //    force-deleted (grace 0) and removed once it has no finalizers. A pod with finalizers stays
-//    (Get(node) is NotFound meanwhile — docs/gitpod-model.md §1.7) and is removed here as soon as
+//    (Get(node) is NotFound meanwhile — docs/systems/gitpod.md §1.7) and is removed here as soon as
 //    its owner drops the last finalizer.
 //  - Pods bound to a node that does not exist are treated the same way.
 //  - Unscheduled pods that are deleted are removed at once (no kubelet ran them).
