@@ -1,6 +1,6 @@
-// A small structure-aware mutator over protobuf reflection (design.md §7): libprotobuf-mutator
-// is not packaged in Debian 12 and nothing is vendored, so this
-// is the project's own `LLVMFuzzerCustomMutator` / `LLVMFuzzerCustomCrossOver` engine.
+// A small structure-aware mutator over protobuf reflection (docs/architecture.md §7):
+// libprotobuf-mutator is not packaged in Debian 12 and nothing is vendored, so this is the
+// project's own `LLVMFuzzerCustomMutator` / `LLVMFuzzerCustomCrossOver` engine.
 //
 // The input and output are binary protobuf of one message type (the root descriptor). One call
 // to `mutate` applies exactly one mutation, chosen first by kind, then by site:

@@ -1,9 +1,10 @@
-// Scenario-level libFuzzer target `gitlab_limbo_scenario` (design.md §7; docs/proto-mutator.md):
-// the input is a binary wsim.proto.Scenario whose scripted events ARE the workload, not a choice
-// stream. The versions and phases are fixed by the target: those of the choice-stream canary
-// `gitlab_limbo_canary` (model/gitlab/fuzz_targets.cc: A0a + R1, 20 min fault phase, 10 min
-// full-sync interval), with scripted_only on (no random workload, no fault swarm). From the input
-// only `seed` (the latencies of the run) and `events` (at_ms, actor, action, target) are taken.
+// Scenario-level libFuzzer target `gitlab_limbo_scenario` (docs/architecture.md §7;
+// docs/proto-mutator.md): the input is a binary wsim.proto.Scenario whose scripted events ARE the
+// workload, not a choice stream. The versions and phases are fixed by the target: those of the
+// choice-stream canary `gitlab_limbo_canary` (model/gitlab/fuzz_targets.cc: A0a + R1, 20 min fault
+// phase, 10 min full-sync interval), with scripted_only on (no random workload, no fault swarm).
+// From the input only `seed` (the latencies of the run) and `events` (at_ms, actor, action, target)
+// are taken.
 //
 // A finding is gitlab.L1 or L2 (gitlab#411205, corpus/regressions/gitlab/limbo-411205.textproto),
 // or a harness error: the target prints the scenario as text format, so the repro is

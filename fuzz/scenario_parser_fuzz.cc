@@ -1,7 +1,7 @@
-// Scenario files come from other people's machines (design.md §10): any input must end in a
-// clear error or a valid scenario — never a crash, a hang or an unbounded allocation. The input
-// is scenario text; the same bytes also go through decode_choice_record (choices.bin).
-// Valid scenarios are validated (which dry-runs their scripted events) but not run.
+// Scenario files come from other people's machines (docs/architecture.md §10): any input must end
+// in a clear error or a valid scenario — never a crash, a hang or an unbounded allocation. The
+// input is scenario text; the same bytes also go through decode_choice_record (choices.bin). Valid
+// scenarios are validated (which dry-runs their scripted events) but not run.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -1,5 +1,6 @@
-// The `sometimes` coverage marks of the GitLab system (design.md §2 "Probes"): interesting
-// situations a hunt should reach. Declared once per run on the Sim; components hold the ids.
+// The `sometimes` coverage marks of the GitLab system (docs/architecture.md §2 "Probes"):
+// interesting situations a hunt should reach. Declared once per run on the Sim; components hold the
+// ids.
 #pragma once
 
 #include "sim/core/probe.h"

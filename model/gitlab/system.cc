@@ -301,7 +301,8 @@ bool GitlabSystem::normalize(proto::Scenario& scenario, std::string& error) cons
   if (!check_config(*config, error)) return false;
   if (scenario.fault_phase_ms() == 0) scenario.set_fault_phase_ms(default_fault_phase_ms());
   if (scenario.settle_ms() == 0) {
-    // A few full intervals (design.md §5): enough for two FULL cycles after heal (L2) and more.
+    // A few full intervals (docs/architecture.md §5): enough for two FULL cycles after heal (L2)
+    // and more.
     scenario.set_settle_ms(3 * config->full_interval_ms() + 10 * config->partial_interval_ms());
   }
   return true;

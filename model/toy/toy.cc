@@ -447,7 +447,7 @@ std::vector<run::InvariantInfo> ToySystem::invariants() const {
        "merge patches keep keys they do not name"},
       {"toy.L1", run::InvariantKind::kLiveness,
        "after heal every namespace exists, is Active and holds all its counters",
-       "design.md §5 heal-then-converge"},
+       "docs/architecture.md §5 heal-then-converge"},
   };
 }
 

@@ -1,4 +1,5 @@
-// The toy system: randomized actors over the fake Kubernetes API (design.md §5 "canary").
+// The toy system: randomized actors over the fake Kubernetes API (docs/architecture.md §5
+// "canary").
 //
 // World: namespaces toy-0..toy-(N-1), each with counter ConfigMaps counter-0..counter-(C-1)
 // (data "count") and a few Deployments web-0..web-2.

@@ -1,5 +1,5 @@
-// Always-on assertions for harness bugs (design.md §2). They are never compiled out (not tied to
-// NDEBUG). On failure they print the run's seed, the virtual time, the expression and both
+// Always-on assertions for harness bugs (docs/architecture.md §2). They are never compiled out (not
+// tied to NDEBUG). On failure they print the run's seed, the virtual time, the expression and both
 // operands, then abort() so that the CLI and libFuzzer both see a crash.
 //
 // System-under-test misbehaviour is NOT an assertion: it is an invariant violation (sim/run).

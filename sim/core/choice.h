@@ -1,4 +1,4 @@
-// ChoiceSource: the single source of nondeterminism of a run (design.md §2).
+// ChoiceSource: the single source of nondeterminism of a run (docs/architecture.md §2).
 //
 // Every decision the simulation makes (a latency, whether a fault fires, which user action comes
 // next) is a draw from a ChoiceStream. Contract for every call site: choice 0 is the least

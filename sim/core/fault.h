@@ -1,9 +1,9 @@
-// Fault points, FoundationDB "buggify" style, on two levels (design.md §2):
+// Fault points, FoundationDB "buggify" style, on two levels (docs/architecture.md §2):
 //  1. per run: each declared point is enabled with its `enable` ratio (swarm testing: different
 //     runs stress different faults) — drawn once, in name order, by draw_swarm();
 //  2. per evaluation: an enabled point fires with its `fire` ratio.
 // A disabled point never consumes a choice, so enabling one fault does not shift the others.
-// heal() disables every point (the heal-and-settle phase of design.md §5).
+// heal() disables every point (the heal-and-settle phase of docs/architecture.md §5).
 // Incidents (issue #12 item 3, correlated fault bursts): a run may have a few windows of virtual
 // time in which every enabled point fires at least with kIncidentFire — an API server or a node
 // having a bad minute — so that rare coincidences of faults on one object become common. They

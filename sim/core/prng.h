@@ -1,5 +1,5 @@
 // The project's own PRNG: xoshiro256** seeded through splitmix64. Never use <random> engines or
-// distributions: their output differs across standard libraries (design.md §2).
+// distributions: their output differs across standard libraries (docs/architecture.md §2).
 #pragma once
 
 #include <array>

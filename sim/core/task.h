@@ -4,7 +4,7 @@
 // awaiter when it finishes (symmetric transfer, so deep chains do not grow the native stack).
 // Exceptions propagate to the awaiter. A Task owns its frame. Root tasks are handed to
 // EventLoop::spawn, which turns them into actors; every suspension point inside an actor is an
-// interleaving point of the simulation (design.md §2).
+// interleaving point of the simulation (docs/architecture.md §2).
 #pragma once
 
 #include <coroutine>

@@ -1,5 +1,5 @@
 // Virtual time. The simulation never reads a wall clock: time is an integer count of virtual
-// milliseconds that moves only when the event loop pops the next event (design.md §2).
+// milliseconds that moves only when the event loop pops the next event (docs/architecture.md §2).
 #pragma once
 
 #include <cstdint>

@@ -51,7 +51,7 @@ struct ApiServerOptions {
 enum class Verb { kGet, kList, kWatch, kCreate, kUpdate, kPatch, kDelete, kApply };
 const char* verb_name(Verb verb);  // "get", "list", ..., "apply"
 
-// --- Fault interceptor chain (design.md §3 "faults") ---
+// --- Fault interceptor chain (docs/architecture.md §3 "faults") ---
 // Stable fault point names, declared on sim.faults() by the ApiServer constructor.
 inline constexpr const char* kFaultConflict = "kube.api.conflict";
 inline constexpr const char* kFaultError5xx = "kube.api.error5xx";

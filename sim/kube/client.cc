@@ -1,8 +1,8 @@
-// The client request path (design.md §3): request latency → interceptor chain → RBAC-lite →
-// apply → response latency. The request is applied by an event-loop callback when it reaches the
-// server, so a client that is cancelled (restarted) while its request is in flight still gets
-// the request applied — the intermediate state a restart leaves behind. One trace event per
-// request, recorded when the request reaches the server.
+// The client request path (docs/architecture.md §3): request latency → interceptor chain →
+// RBAC-lite → apply → response latency. The request is applied by an event-loop callback when it
+// reaches the server, so a client that is cancelled (restarted) while its request is in flight
+// still gets the request applied — the intermediate state a restart leaves behind. One trace event
+// per request, recorded when the request reaches the server.
 #include "sim/kube/client.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The fault interceptor chain of the fake API server (design.md §3 "faults").
+// The fault interceptor chain of the fake API server (docs/architecture.md §3 "faults").
 //
 // Every client request passes the rules in insertion order; the first rule that matches, applies
 // to the verb and fires decides the request's fate. Rules tied to a fault point fire through

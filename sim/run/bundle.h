@@ -1,4 +1,4 @@
-// Failure bundles (design.md §6): one directory per failing run,
+// Failure bundles (docs/architecture.md §6): one directory per failing run,
 //
 //   <out>/<system>-<versions>-s<seed>-<invariant>/
 //     scenario.textproto  the scenario with its seed and normalized config (runnable as is)

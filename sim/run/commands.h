@@ -1,4 +1,4 @@
-// The verbs of the `wsim` CLI (design.md §6) as library functions: cli/main.cc parses the command
+// The verbs of the `wsim` CLI (docs/architecture.md §6) as library functions: cli/main.cc parses the command
 // line (CLI11) into these structs; tests call them directly. Each returns the process exit code
 // (verdict.h) and writes results to `out` (stdout) and problems to `err` (stderr).
 #pragma once

@@ -1,6 +1,6 @@
-// The regression corpus (design.md §7): corpus/regressions/<system>/<name>.textproto, one readable
-// scenario per known failure with its expected verdicts (`expect { when {...} }`), replayed by
-// ctest (tests/run/corpus_replay_test.cc and the per-system corpus tests).
+// The regression corpus (docs/architecture.md §7): corpus/regressions/<system>/<name>.textproto,
+// one readable scenario per known failure with its expected verdicts (`expect { when {...} }`),
+// replayed by ctest (tests/run/corpus_replay_test.cc and the per-system corpus tests).
 //
 // `wsim corpus add BUNDLE [--name SLUG]` turns a failure bundle into such a file:
 //   1. the bundle's scenario is re-run FROM ITS SEED (a corpus file has no choice record): it must

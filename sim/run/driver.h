@@ -1,4 +1,4 @@
-// The run driver: one run of a validated scenario, through the phases of design.md §5.
+// The run driver: one run of a validated scenario, through the phases of docs/architecture.md §5.
 //
 //   build the Sim (from the scenario's seed, or from a recorded choice tape), recording on if
 //   asked → create the SystemRun (declares fault points and probes) → apply the scenario's fault

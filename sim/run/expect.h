@@ -1,5 +1,5 @@
 // Expected verdicts (scenario `expect` entries): the first entry whose `when` matches the config
-// applies (design.md §6, corpus/regressions/).
+// applies (docs/architecture.md §6, corpus/regressions/).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// `wsim explain BUNDLE [--html FILE] [--verbose]` (design.md §6, §8): a short plain-text story of
+// `wsim explain BUNDLE [--html FILE] [--verbose]` (docs/architecture.md §6, §8): a short plain-text story of
 // a failure bundle.
 //
 //   1. the invariant (id, kind, its one-line description and real-world reference from the

@@ -1,6 +1,6 @@
-// The libFuzzer targets of fuzz/ as data (design.md §7), shared by the targets themselves and by
-// `wsim replay --fuzz-target NAME FILE`, so a crash file replays into a full failure bundle with
-// exactly the scenario the target ran.
+// The libFuzzer targets of fuzz/ as data (docs/architecture.md §7), shared by the targets
+// themselves and by `wsim replay --fuzz-target NAME FILE`, so a crash file replays into a full
+// failure bundle with exactly the scenario the target ran.
 //
 // The targets themselves are declared by their systems (System::fuzz_targets(), sim/run/system.h).
 // A target's input bytes are the beginning of the choice stream of one run

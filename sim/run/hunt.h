@@ -1,8 +1,8 @@
-// Hunting: a swarm of runs over consecutive seeds (design.md §6), fast and in parallel.
+// Hunting: a swarm of runs over consecutive seeds (docs/architecture.md §6), fast and in parallel.
 //
-// --jobs N forks N worker PROCESSES (no threads anywhere: design.md §2). Worker j runs the seeds
-// seed_start + j, + j + N, + j + 2N, ... with recording and trace storage off, and writes one
-// line per run to its pipe; the parent aggregates, prints progress on stderr, and stops every
+// --jobs N forks N worker PROCESSES (no threads anywhere: docs/architecture.md §2). Worker j runs
+// the seeds seed_start + j, + j + N, + j + 2N, ... with recording and trace storage off, and writes
+// one line per run to its pipe; the parent aggregates, prints progress on stderr, and stops every
 // worker (SIGTERM, honoured between runs) at the first failure — or keeps going. A worker that
 // dies (an assertion: a harness bug) is reported with the seed it was running. Each failure is
 // then re-run in the parent with recording on, which must give the same verdict, and written as

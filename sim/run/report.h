@@ -1,4 +1,4 @@
-// Readable and machine-readable reports of one run (design.md §8): the VOPR-style text trace,
+// Readable and machine-readable reports of one run (docs/architecture.md §8): the VOPR-style text trace,
 // JSONL (one object per trace event), verdict.json and a self-contained HTML timeline.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Scenarios: loading (text-format protobuf), command-line overrides by field name (reflection)
-// and validation (design.md §6, §10).
+// and validation (docs/architecture.md §6, §10).
 //
 // Scenario files come from other people's machines. Every problem is reported as
 //   FILE:LINE:COL: field PATH: message

@@ -1,5 +1,5 @@
-// Shrinking a failing run (design.md §6 "Shrinking"): the smallest run we can find that still
-// fails with the SAME invariant id.
+// Shrinking a failing run (docs/architecture.md §6 "Shrinking"): the smallest run we can find that
+// still fails with the SAME invariant id.
 //
 // A run is (scenario, choice tape). Candidates are replayed through the tape backend (values past
 // the end of a tape are 0, the least eventful choice), and a candidate is kept only when it fails
@@ -65,10 +65,11 @@ std::vector<TraceEvent> external_events(const System& system, const std::vector<
 // "  2m00.000s  kubectl  delete  Namespace/gl-rd-ws-0  ok" lines.
 std::string render_events(const std::vector<TraceEvent>& events);
 
-// The short readable scenario of a shrunk run (design.md §6: "the result is rendered as a short
-// readable scenario"): a scripted_only scenario whose events are the run's external actions, at
-// their virtual times, in the scripted-action catalog's terms, plus FaultOverride entries for the
-// fault points that fired. Rendering reads only the trace and the catalog (sim/ knows no system):
+// The short readable scenario of a shrunk run (docs/architecture.md §6: "the result is rendered as
+// a short readable scenario"): a scripted_only scenario whose events are the run's external
+// actions, at their virtual times, in the scripted-action catalog's terms, plus FaultOverride
+// entries for the fault points that fired. Rendering reads only the trace and the catalog (sim/
+// knows no system):
 //
 //   action   a trace event of a catalog actor ("user", "user/ws0", "agentk" for "agent") whose verb
 //            is the action, its first word, or the action with a suffix ("start-reply" → start;

@@ -22,7 +22,7 @@
 
 namespace wsim::run {
 
-// ---- The scripted form (design.md §6: "rendered as a short readable scenario").
+// ---- The scripted form (docs/architecture.md §6: "rendered as a short readable scenario").
 
 namespace {
 

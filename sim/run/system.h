@@ -1,7 +1,8 @@
 // The seam between the generic harness (sim/) and a system under test (model/<system>/).
 //
 // A System describes itself (versions, invariants, probes, faults, scripted actions — for
-// `wsim list`) and creates one SystemRun per run. The run layer owns the phases (design.md §5):
+// `wsim list`) and creates one SystemRun per run. The run layer owns the phases
+// (docs/architecture.md §5):
 //   start() → fault phase (random workload + faults + scripted events) → heal() → settle →
 //   check_liveness().  check_safety() runs after every event of every phase.
 // sim/ never includes model/: systems register themselves in the registry below.
@@ -57,10 +58,10 @@ struct ActionInfo {
   std::string help;
 };
 
-// A libFuzzer target of the system (design.md §7; fuzz/README.md): the fuzzer's input bytes are
-// the choice stream of one run of the system's scenario with `fields` set. The build makes one
-// fuzz/<name> binary per declared target (`wsim list --fuzz-targets`), so a new target is one
-// entry in its system's fuzz_targets(), nothing in fuzz/ or scripts/.
+// A libFuzzer target of the system (docs/architecture.md §7; fuzz/README.md): the fuzzer's input
+// bytes are the choice stream of one run of the system's scenario with `fields` set. The build
+// makes one fuzz/<name> binary per declared target (`wsim list --fuzz-targets`), so a new target is
+// one entry in its system's fuzz_targets(), nothing in fuzz/ or scripts/.
 //   canary  a historical buggy version: the target MUST find one of `bugs` within the CI budget;
 //   guard   the current versions: any violation not known to the regression corpus is a new bug.
 struct FuzzTarget {

@@ -1,5 +1,5 @@
-// timeline.html of a failure bundle (design.md §8): ONE self-contained page (inline CSS, inline
-// SVG, a few lines of inline JS; nothing fetched) with a sequence diagram of the run.
+// timeline.html of a failure bundle (docs/architecture.md §8): ONE self-contained page (inline CSS,
+// inline SVG, a few lines of inline JS; nothing fetched) with a sequence diagram of the run.
 //
 //   lanes     user (user, kubectl, admin) · control plane (Rails / ws-manager) · agent (agentk) ·
 //             API server · kube controllers · kubelet · ws-daemon · storage · other · wsim

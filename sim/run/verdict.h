@@ -1,4 +1,4 @@
-// Verdicts of a run and the exit codes of the `wsim` CLI (design.md §5):
+// Verdicts of a run and the exit codes of the `wsim` CLI (docs/architecture.md §5):
 //   0 pass · 1 usage or harness error · 2 safety violation · 3 liveness violation ·
 //   4 nondeterminism (a replay whose trace hash differs from the recorded one) ·
 //   5 expectation not met (the scenario expected a violation that did not happen).

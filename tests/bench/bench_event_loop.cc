@@ -1,6 +1,6 @@
-// Event-loop throughput: simulated events per second per core (design.md §9 target: ≥ 1,000,000).
-// The standard load: actors that each sleep a delay drawn from a choice stream and then do a
-// little work, plus plain callbacks — the mix a run of the fake API produces.
+// Event-loop throughput: simulated events per second per core (docs/architecture.md §9 target: ≥
+// 1,000,000). The standard load: actors that each sleep a delay drawn from a choice stream and then
+// do a little work, plus plain callbacks — the mix a run of the fake API produces.
 #include <benchmark/benchmark.h>
 
 #include "sim/core/sim.h"

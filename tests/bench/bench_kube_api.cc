@@ -1,4 +1,4 @@
-// Fake-API throughput (design.md §9): operations per second through the full client path
+// Fake-API throughput (docs/architecture.md §9): operations per second through the full client path
 // (latency draw, fault chain, RBAC, store, watch fan-out, response), and through the server-side
 // path the built-in controllers use.
 #include <benchmark/benchmark.h>

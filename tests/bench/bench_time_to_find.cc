@@ -1,5 +1,5 @@
 // Time to find the limbo bug (seed 000, gitlab#411205) from scratch with the seed hunt
-// (design.md §9 target: median ≤ 1 s). Each repetition hunts A0a+R1 from a different seed range
+// (docs/architecture.md §9 target: median ≤ 1 s). Each repetition hunts A0a+R1 from a different seed range
 // (seed_start = repetition × 1,000,000) until the first failure, single process, no bundles;
 // Google Benchmark reports the median over 20 repetitions. runs_to_find is how many runs the
 // hunt needed; the invariant found must be gitlab.L1 or gitlab.L2 (else the benchmark errors).

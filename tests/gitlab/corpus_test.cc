@@ -1,5 +1,5 @@
 // Replays corpus/regressions/gitlab/*.textproto through the run layer: every expectation of a file
-// is run with its `when` fields set, and must be met (design.md §7 "Corpus").
+// is run with its `when` fields set, and must be met (docs/architecture.md §7 "Corpus").
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,6 +1,6 @@
-// A small driver for GitLab runs inside tests: the phases of design.md §5 (start → fault phase
-// with scripted events → heal → settle → liveness), keeping the run alive afterwards so a test can
-// inspect the final state (e.g. the production row of seed 000).
+// A small driver for GitLab runs inside tests: the phases of docs/architecture.md §5 (start → fault
+// phase with scripted events → heal → settle → liveness), keeping the run alive afterwards so a
+// test can inspect the final state (e.g. the production row of seed 000).
 #pragma once
 
 #include <memory>

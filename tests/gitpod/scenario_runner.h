@@ -1,7 +1,7 @@
 // Test helper: runs a Gitpod scenario through GitpodRun the way the run layer's driver does
-// (design.md §5): fault overrides → swarm (unless scripted_only) → start → scripted events at
-// their times → fault phase → heal → settle → liveness. Safety is checked after every event.
-// With `keep_going`, safety violations are collected and the run continues (to see what else
+// (docs/architecture.md §5): fault overrides → swarm (unless scripted_only) → start → scripted
+// events at their times → fault phase → heal → settle → liveness. Safety is checked after every
+// event. With `keep_going`, safety violations are collected and the run continues (to see what else
 // breaks after the first violation).
 #pragma once
 

@@ -1,7 +1,7 @@
 // Randomised runs of the whole Cluster: a kubectl-like workload (scale, template changes,
 // namespace deletion and re-creation, cordon, node readiness flaps, node deletion, pod rejection,
 // container exits) under the cluster's fault points, then heal and settle; the cluster must
-// converge (heal-then-converge, design.md §5) and never trip a harness assertion.
+// converge (heal-then-converge, docs/architecture.md §5) and never trip a harness assertion.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,4 +1,4 @@
-// Model-based property test of the API server's store (design.md §7):
+// Model-based property test of the API server's store (docs/architecture.md §7):
 // random command sequences drive the server through its synchronous server_* methods and a
 // small reference model predicts every result code, resourceVersion, generation and deletion
 // state. RapidCheck shrinks a failing sequence to a minimal one.

@@ -1,4 +1,4 @@
-// The canary (design.md §5): the planted bug of the toy system's `buggy` version must be found by
+// The canary (docs/architecture.md §5): the planted bug of the toy system's `buggy` version must be found by
 // a short hunt on a run budget (never a time budget: the test must not depend on machine speed).
 // If it is not, the harness itself is broken. The correct version T1 is the control: the same
 // seeds find nothing.

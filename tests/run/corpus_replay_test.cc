@@ -1,6 +1,6 @@
-// Replays the whole regression corpus (corpus/regressions/*/*.textproto, design.md §7) through
-// the run layer: each file once per expectation, with that expectation's `when` fields set, and
-// the expectation must be met. Every system of model/ is linked and registered here
+// Replays the whole regression corpus (corpus/regressions/*/*.textproto, docs/architecture.md §7)
+// through the run layer: each file once per expectation, with that expectation's `when` fields set,
+// and the expectation must be met. Every system of model/ is linked and registered here
 // (register_all_systems()). tests/gitlab
 // and tests/gitpod replay their own directories too (with model-level detail); this test is the one
 // that also covers files `wsim corpus add` writes for any system.

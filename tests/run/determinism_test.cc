@@ -1,4 +1,4 @@
-// Same-build determinism (design.md §2): the same seed gives the same fingerprint twice,
+// Same-build determinism (docs/architecture.md §2): the same seed gives the same fingerprint twice,
 // different seeds give different ones, recording and trace storage do not change a run, and
 // replaying a run's choice record through the tape backend reproduces it exactly. The CLI's
 // `wsim fingerprint` (used by scripts/check-determinism across builds) agrees with the library.

@@ -1,5 +1,5 @@
-// RapidCheck over scenario generation (design.md §7): random scripted-event scenarios of the
-// current GitLab versions must pass. A failure is shrunk by RapidCheck (fewer events, earlier
+// RapidCheck over scenario generation (docs/architecture.md §7): random scripted-event scenarios of
+// the current GitLab versions must pass. A failure is shrunk by RapidCheck (fewer events, earlier
 // times, smaller workspace indices) to a minimal scenario, printed as text format — paste it into
 // a file and `wsim run --scenario FILE`. Reproduce with RC_PARAMS="reproduce=...".
 //

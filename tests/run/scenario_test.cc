@@ -1,5 +1,5 @@
 // Scenario loading, validation and command-line overrides (sim/run/scenario.h): every bad input
-// gets an error naming the file, the line and column, and the field (design.md §10).
+// gets an error naming the file, the line and column, and the field (docs/architecture.md §10).
 #include "sim/run/scenario.h"
 
 #include <gmock/gmock.h>
@@ -213,7 +213,7 @@ TEST(ScenarioTest, TextRoundTrip) {
 
 TEST(ScenarioTest, HostileBytesNeverCrash) {
   register_test_systems();
-  // (input, accepted): every rejected input must say why (design.md §10: file, line, field).
+  // (input, accepted): every rejected input must say why (docs/architecture.md §10: file, line, field).
   const std::pair<std::string, bool> inputs[] = {
       {std::string("\0\0\0", 3), false},
       {"toy {{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{", false},

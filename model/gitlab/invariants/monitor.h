@@ -3,8 +3,8 @@
 // and every agent action (AgentObserver), so a safety check costs O(1) per event (S11 peeks the
 // cluster only when a row turns Terminated). Safety violations are queued as they are seen and
 // handed out by take_safety_violation() (SystemRun::check_safety, after every event).
-// Liveness (check_liveness) is judged after heal + settle (design.md §5) from the final state
-// plus a few counters kept since heal (L2 limbo streaks over FULL cycles, L5 last partial
+// Liveness (check_liveness) is judged after heal + settle (docs/architecture.md §5) from the final
+// state plus a few counters kept since heal (L2 limbo streaks over FULL cycles, L5 last partial
 // exchange and how many partials followed the last FULL, L6 time of convergence and of the last
 // desired_state change after heal).
 // Single-threaded. The monitor never changes the system.

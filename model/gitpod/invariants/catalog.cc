@@ -47,7 +47,7 @@ std::vector<run::InvariantInfo> invariant_catalog() {
        "docs/systems/gitpod.md §11.2 L6"},
       {kNoSilentLoss, InvariantKind::kSafety,
        "the last written content version stays recoverable unless the loss is visible",
-       "design.md §4 Data; seed 003"},
+       "docs/architecture.md §4 Data; seed 003"},
       {kAcknowledgedLoss, InvariantKind::kSafety,
        "no data loss at all (only with report_acknowledged_loss)", "docs/systems/gitpod.md §11.1 S2 stronger"},
   };

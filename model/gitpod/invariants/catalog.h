@@ -1,7 +1,7 @@
 // Not a port: the invariants are [reconstructed] properties of the design (docs/fidelity.md
 // lists the upstream rules they judge).
 //
-// The Gitpod invariants with their stable ids (docs/systems/gitpod.md §11; design.md §5): S1–S9 safety,
+// The Gitpod invariants with their stable ids (docs/systems/gitpod.md §11; docs/architecture.md §5): S1–S9 safety,
 // L1–L6 liveness, plus the data oracle's two verdicts, reported separately:
 //   gitpod.no_silent_loss     the last written version became unrecoverable without a visible
 //                             loss marker (safety);

@@ -100,7 +100,7 @@ class Checker {
   std::map<std::string, bool> pod_finalizer_;  // By pod uid: had the finalizer last time.
   std::deque<run::Violation> pending_;
   std::set<std::string> reported_;  // "id object" pairs already reported.
-  // `sometimes` coverage marks (design.md §2), declared by the constructor.
+  // `sometimes` coverage marks (docs/architecture.md §2), declared by the constructor.
   struct ProbeIds {
     ProbeId rejected_before_ready = 0;
     ProbeId rejected_after_ready = 0;

@@ -1,7 +1,7 @@
 // Not a port: workspace content as data [invented] (what the data oracle needs).
 //
-// Workspace content as data (design.md §4 "Data"): a version counter per workspace that the
-// user bumps while the workspace runs, the sessions holding it on the nodes' disks, and the
+// Workspace content as data (docs/architecture.md §4 "Data"): a version counter per workspace that
+// the user bumps while the workspace runs, the sessions holding it on the nodes' disks, and the
 // remote storage holding backups.
 //
 // Invariants kept here (asserted):
