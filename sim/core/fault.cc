@@ -47,10 +47,8 @@ void Faults::draw_swarm(ChoiceStream stream) {
 }
 
 void Faults::draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ratio enable,
-                            const std::int64_t* now_ms, std::optional<bool> force) {
-  WSIM_ASSERT(now_ms != nullptr);
+                            std::optional<bool> force) {
   WSIM_ASSERT_GE(fault_phase_ms, 0);
-  now_ms_ = now_ms;
   incidents_.clear();
   const bool on = force ? *force : stream.chance(enable);
   if (!on || fault_phase_ms <= 0) return;

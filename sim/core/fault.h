@@ -59,9 +59,11 @@ class Faults {
   void draw_swarm(ChoiceStream stream);
   // Incidents: with ratio `enable`, 1–4 windows of 2–60 s placed uniformly in
   // [0, fault_phase_ms); otherwise none. `force` = true/false skips the enable draw.
-  // `now_ms` is the clock fires() reads (the event loop's virtual time); it must outlive this.
+  // fires() reads the time from the clock set_clock() gave (Sim: the event loop's).
   void draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ratio enable,
-                      const std::int64_t* now_ms, std::optional<bool> force = std::nullopt);
+                      std::optional<bool> force = std::nullopt);
+  // The virtual time incidents are judged at; must outlive this. Unset: no incident applies.
+  void set_clock(const std::int64_t* now_ms) { now_ms_ = now_ms; }
   const std::vector<Incident>& incidents() const { return incidents_; }
   // "none" or "3: 13m02s+41s, ..." for the swarm print-out.
   std::string describe_incidents() const;

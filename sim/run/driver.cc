@@ -170,7 +170,7 @@ void RunDriver::set_up() {
     std::optional<bool> force;
     if (scenario_.has_incidents()) force = scenario_.incidents();
     sim_.faults().draw_incidents(sim_.stream("incidents"), scenario_.fault_phase_ms(),
-                                 kIncidentsEnable, sim_.loop().now_ms_clock(), force);
+                                 kIncidentsEnable, force);
   }
   result_.swarm = swarm_of(sim_, *run_);
   masking_ = options_.known != nullptr && options_.keep_trace && options_.go_past_known;

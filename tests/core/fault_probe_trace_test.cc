@@ -56,7 +56,8 @@ TEST(Faults, IncidentsBoostEnabledPointsOnlyInsideTheirWindows) {
   faults.draw_swarm(source.stream("swarm"));
   std::int64_t now_ms = 0;
   const std::int64_t phase_ms = 3'600'000;
-  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::never(), &now_ms, true);
+  faults.set_clock(&now_ms);
+  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::never(), true);
   const std::vector<Incident>& incidents = faults.incidents();
   ASSERT_FALSE(incidents.empty());
   ASSERT_LE(incidents.size(), 4u);
@@ -81,7 +82,7 @@ TEST(Faults, IncidentsBoostEnabledPointsOnlyInsideTheirWindows) {
   EXPECT_FALSE(faults.fires(off, stream));  // A disabled point stays off in an incident.
   EXPECT_NE(faults.describe_incidents(), "none");
   // Forced off, or not drawn: no windows.
-  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::always(), &now_ms, false);
+  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::always(), false);
   EXPECT_TRUE(faults.incidents().empty());
   EXPECT_EQ(faults.describe_incidents(), "none");
 }
