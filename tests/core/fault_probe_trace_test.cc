@@ -87,6 +87,39 @@ TEST(Faults, IncidentsBoostEnabledPointsOnlyInsideTheirWindows) {
   EXPECT_EQ(faults.describe_incidents(), "none");
 }
 
+// Pacing (issue #12 item 3): an actor's normal pause is cut short at the next incident's start;
+// current_incident() names the window under way, none after heal().
+TEST(Faults, PacingWakesActorsAtTheNextIncident) {
+  ChoiceSource source = ChoiceSource::from_seed(11);
+  Faults faults;
+  std::int64_t now_ms = 0;
+  faults.set_clock(&now_ms);
+  const std::int64_t phase_ms = 3'600'000;
+  EXPECT_EQ(faults.until_next_incident(5'000), 5'000);  // No incidents: unchanged.
+  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::never(), true);
+  const std::vector<Incident>& incidents = faults.incidents();
+  ASSERT_FALSE(incidents.empty());
+  const Incident first = incidents[0];
+  now_ms = first.start_ms > 10 ? first.start_ms - 10 : 0;
+  EXPECT_EQ(faults.current_incident(), first.start_ms > 10 ? -1 : 0);
+  if (first.start_ms > 10) {
+    EXPECT_EQ(faults.until_next_incident(60'000), 10);
+    EXPECT_EQ(faults.until_next_incident(3), 3);
+  }
+  now_ms = first.start_ms;
+  EXPECT_EQ(faults.current_incident(), 0);
+  EXPECT_TRUE(faults.in_incident());
+  now_ms = first.end_ms;
+  EXPECT_NE(faults.current_incident(), 0);
+  now_ms = phase_ms;  // After every window: the normal pause.
+  EXPECT_EQ(faults.until_next_incident(7'000), 7'000);
+  EXPECT_FALSE(faults.in_incident());
+  now_ms = first.start_ms;
+  faults.heal();
+  EXPECT_FALSE(faults.in_incident());
+  EXPECT_EQ(faults.until_next_incident(9'000), 9'000);
+}
+
 TEST(Probes, CountHitsAndMergeByName) {
   Probes run1;
   const ProbeId p = run1.declare("ns-deleted-while-running", "");
