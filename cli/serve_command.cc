@@ -155,7 +155,9 @@ ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
                      "reconciler, in lockstep virtual time");
   serve_->add_option("--replay", settings_.replay_bundle,
                      "replay a bundle of `wsim serve --scenario` with COMMAND (after --)");
-  serve_->add_option("--out", settings_.out_dir, "--scenario: write the bundle here, always; --replay: a diverged replay's bundle (DIR/diverged)");
+  serve_->add_option("--out", settings_.out_dir,
+                     "--scenario: write the bundle here, always; --replay: a diverged replay's "
+                     "bundle (DIR/diverged)");
   serve_->add_option("--external-log", settings_.external_log,
                      "with --scenario/--replay: COMMAND's output (default: discarded)");
   serve_->add_option("--quiet-ms", settings_.quiet_ms,

@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <fcntl.h>
@@ -42,7 +44,29 @@ std::string describe_status(int status) {
   _exit(127);
 }
 
+// The state letter of /proc/.../stat (after the command name in parentheses), or 0.
+char state_of(const std::filesystem::path& stat_file) {
+  std::ifstream in(stat_file);
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  const std::size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() ? 0 : line[paren + 2];
+}
+
 }  // namespace
+
+bool ExternalProcess::busy() const {
+  if (pid_ < 0 || exited_) return false;
+  std::error_code ec;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
+  int checked = 0;
+  for (auto it = std::filesystem::directory_iterator(tasks, ec);
+       !ec && it != std::filesystem::directory_iterator() && checked < 256; it.increment(ec)) {
+    ++checked;
+    if (state_of(it->path() / "stat") == 'R') return true;
+  }
+  return false;
+}
 
 bool ExternalProcess::start(const std::vector<std::string>& argv, const std::string& server_url,
                             const std::string& log_path, std::string& error) {

@@ -24,6 +24,9 @@ class ExternalProcess {
              const std::string& log_path, std::string& error);
   // True while it runs; once it has exited, false and `exit_text` says how.
   bool running(std::string& exit_text);
+  // True when a thread of the process is running or runnable (Linux: state R in
+  // /proc/PID/task/*/stat): it is still reacting, whatever the sockets show. False elsewhere.
+  bool busy() const;
   // SIGTERM to its process group, up to 2 s, then SIGKILL. Idempotent.
   void stop();
 

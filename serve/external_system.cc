@@ -171,6 +171,10 @@ void ExternalRun::attach() {
     if (!sim_.faults().fires(faults_.watch_delay, delay_stream)) return 0;
     return delay_stream.range(200, 5000);
   };
+  options.stop_waiting = [this] {
+    return !settings().command.empty() && !process_.running(process_exit_);
+  };
+  options.busy = [this] { return process_.busy(); };
   ServerOptions server_options;
   server_options.port = settings().port;
   server_options.epoch_wall_ms = 0;

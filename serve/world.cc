@@ -25,8 +25,9 @@ World::World(std::map<kube::ObjectRef, kube::Object> objects, std::deque<LoggedE
       floor_rv_(floor_rv) {}
 
 World::Guard::Guard(World& world) : world_(world) {
-  const bool held = world.lockstep_ && world.sim_lock_.owns_lock() &&
-                    std::this_thread::get_id() == world.sim_thread_;
+  // The thread test first: only the simulation thread may read sim_lock_.
+  const bool held = world.lockstep_ && std::this_thread::get_id() == world.sim_thread_ &&
+                    world.sim_lock_.owns_lock();
   if (!held) {
     world_.mutex_.lock();
     locked_ = true;

@@ -69,6 +69,11 @@ struct LockstepOptions {
   // Lockstep: how long a change's watch delivery is delayed (drawn by the caller: a fault);
   // called on the simulation thread for every change. Empty = never delayed.
   std::function<DurationMs(const kube::Object& object)> delivery_delay;
+  // Polled (simulation thread) while sync() waits: true ends the wait (the process exited).
+  std::function<bool()> stop_waiting;
+  // Polled likewise: true (the process is on a CPU or waiting for one) restarts the quiet
+  // period, so a slow or loaded process is not taken for a quiet one. Empty = never busy.
+  std::function<bool()> busy;
 };
 
 struct LockstepStats {

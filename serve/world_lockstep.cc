@@ -116,11 +116,13 @@ std::vector<RequestTicket*> World::sync() {
     changed_.wait_for(sim_lock_, std::chrono::milliseconds(2));
     const std::int64_t now = steady_ms();
     if (watches_.size() >= lockstep_options_.ready_watches) ready_ = true;
-    if (activity_ != seen || !settled()) {
+    const bool busy = lockstep_options_.busy && lockstep_options_.busy();
+    if (activity_ != seen || busy || !settled()) {
       seen = activity_;
       quiet_since = now;
     }
     if (now - quiet_since >= lockstep_options_.quiet_ms && can_start()) break;
+    if (lockstep_options_.stop_waiting && lockstep_options_.stop_waiting()) break;
     if (now - start >= bound) {
       ++stats_.timeouts;
       break;

@@ -8,6 +8,7 @@
 # time to find, requests/s through the front-end, the replay-reproduction rate.
 # Exit: 0 clean over every seed, 2 a failure was found (its bundle is printed), 1 usage/error.
 # Usage: hunt.sh WSIM VARIANT SEEDS [REPLAYS=10] [FIRST=1] [OUT=wsim-out/node-hunt]
+# QUIET_MS=N in the environment: wsim serve --quiet-ms N (default 30).
 set -uo pipefail
 wsim="${1:?usage: hunt.sh WSIM VARIANT SEEDS [REPLAYS] [FIRST] [OUT]}"
 variant="${2:?variant: correct or racy}"
@@ -16,8 +17,7 @@ replays="${4:-10}"
 first="${5:-1}"
 out="${6:-wsim-out/node-hunt}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-mkdir -p "${out}"
-out="$(cd "${out}" && pwd)"
+out="$(mkdir -p "${out}" && cd "${out}" && pwd)"
 [[ -d "${here}/node_modules/@kubernetes/client-node" ]] || { echo "run ${here}/install.sh first"; exit 1; }
 mkdir -p "${out}"
 now_ms() { date +%s%3N; }
@@ -29,7 +29,7 @@ found=""
 for ((seed = first; seed < first + seeds; seed++)); do
   t0=$(now_ms)
   VARIANT="${variant}" "${wsim}" serve --scenario "${here}/workspaces.textproto" --seed "${seed}" \
-    --out "${out}/runs" --external-log "${out}/controller-${seed}.log" -- "${controller[@]}" \
+    --quiet-ms "${QUIET_MS:-30}" --out "${out}/runs" --external-log "${out}/controller-${seed}.log" -- "${controller[@]}" \
     >"${out}/run-${seed}.txt" 2>&1
   code=$?
   ms=$(($(now_ms) - t0))
@@ -55,7 +55,8 @@ fi
 echo "found after ${runs} runs in $(($(now_ms) - start)) ms: ${found}"
 same=0
 for ((i = 1; i <= replays; i++)); do
-  VARIANT="${variant}" "${wsim}" serve --replay "${found}" -- "${controller[@]}" \
+  VARIANT="${variant}" "${wsim}" serve --replay "${found}" --quiet-ms "${QUIET_MS:-30}" \
+    --out "${out}/replays" -- "${controller[@]}" \
     >"${out}/replay-${i}.txt" 2>&1
   grep -q '^replayed exactly' "${out}/replay-${i}.txt" && same=$((same + 1))
 done
