@@ -2,8 +2,8 @@
 // with an external process as the reconciler; virtual time moves to the next event only when
 // the external process is quiet. See serve/README.md "Lockstep".
 #include <algorithm>
-#include <cassert>
 #include <chrono>
+#include "sim/core/assert.h"
 
 #include "serve/world.h"
 
@@ -18,7 +18,7 @@ std::int64_t steady_ms() {
 }  // namespace
 
 void World::enter_lockstep(LockstepOptions options) {
-  assert(api_ != nullptr && !lockstep_);
+  WSIM_ASSERT(api_ != nullptr && !lockstep_);
   sim_lock_ = std::unique_lock<std::mutex>(mutex_);
   sim_thread_ = std::this_thread::get_id();
   lockstep_options_ = std::move(options);
@@ -100,7 +100,7 @@ bool World::submit(RequestTicket& ticket) {
 }
 
 std::vector<RequestTicket*> World::sync() {
-  assert(lockstep_ && sim_lock_.owns_lock());
+  WSIM_ASSERT(lockstep_ && sim_lock_.owns_lock());
   if (watches_.size() >= lockstep_options_.ready_watches) ready_ = true;
   if (!dirty_ && activity_ == synced_activity_ && queue_.empty() && settled() && can_start()) {
     return {};
@@ -140,7 +140,7 @@ std::vector<RequestTicket*> World::sync() {
 }
 
 void World::complete(RequestTicket& ticket) {
-  assert(lockstep_ && in_simulation_ > 0);
+  WSIM_ASSERT(lockstep_ && in_simulation_ > 0);
   ticket.done = true;
   --in_simulation_;
   ++responses_out_;
