@@ -197,6 +197,10 @@ int ServeCli::run(const std::string& bundle, std::ostream& out, std::ostream& er
     command.settings.log = &out;
     return serve::run_external(command, out, err);
   }
+  if (!settings_.command.empty()) {
+    err << "wsim serve: a COMMAND runs only with --scenario FILE or --replay BUNDLE\n";
+    return run::kExitUsage;
+  }
   return serve_live(settings_, out, err);
 }
 
