@@ -8,6 +8,13 @@
 // Every decision is drawn from the "gitpod.workload" / "gitpod.faults" streams; choice 0 is the
 // least eventful (a user writes; no fault). The fault actor's events are fault points, so the
 // swarm enables a different mix per run and heal() ends them. Single-threaded.
+//
+// With a load shape (Settings::live_workspaces > 0, scenario `load`; docs/performance.md) the
+// users are residents instead: one actor per slot keeps one workspace alive at a time. A resident
+// arrives (within arrival_gap_max_ms), starts a fresh workspace id (ws0, ws1, ... in arrival
+// order), acts on it like a classic user for a lifetime drawn in [mean/2, 3·mean/2], stops it
+// (normal stop) and leaves; the next resident of the slot arrives within arrival_gap_max_ms.
+// So about live_workspaces workspaces live at any time, and the total grows with the run length.
 #pragma once
 
 #include <set>
@@ -36,6 +43,11 @@ class Workload {
 
  private:
   Task<void> user(std::string workspace_id);
+  Task<void> resident(std::size_t slot);
+  // Acts as a user on `workspace_id` until `leave_ms` (or heal).
+  Task<void> act_until(std::string workspace_id, TimeMs leave_ms);
+  // A workspace id the fault actor may hit: a classic user's or a live resident's ("" if none).
+  std::string pick_workspace();
   Task<void> faults();
   Task<void> admin();
   void user_step(const std::string& workspace_id);
@@ -54,6 +66,8 @@ class Workload {
   std::set<std::string> crashed_daemons_;
   bool crashed_manager_ = false;
   std::vector<ActorId> actors_;
+  std::vector<std::string> residents_;  // Load shape: the live workspace id of each slot.
+  std::uint64_t next_resident_id_ = 0;
 };
 
 }  // namespace wsim::gitpod

@@ -22,6 +22,7 @@
 // A workspace absent from the cache, the tracker and the error snapshot is never reported.
 #pragma once
 
+#include <memory>
 #include <map>
 #include <set>
 #include <string>
@@ -50,6 +51,11 @@ struct BuiltRequest {
 // REQUIRES: `deployments` sorted by namespace/name (informer order). May update `termination`
 // (A2 only). `errors` is the snapshot taken at the start of the cycle (empty before A0b).
 BuiltRequest build_request(const Versions& versions, const std::vector<kube::Object>& deployments,
+                           const PersistedStateTracker& persisted, TerminationTracker& termination,
+                           const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before);
+// The same over the informer's shared const views (Informer::list_shared), without copies.
+BuiltRequest build_request(const Versions& versions,
+                           const std::vector<std::shared_ptr<const kube::Object>>& deployments,
                            const PersistedStateTracker& persisted, TerminationTracker& termination,
                            const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before);
 
