@@ -100,6 +100,9 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   if (event.type == kube::WatchEventType::kDeleted) {
     inst.cr_exists = false;
     inst.phase = "";
+    // `last` is read only while the CR exists (instance names are unique: a deleted CR is never
+    // created again); a run at scale keeps every finished instance, not its last CR.
+    inst.last = kube::Object{};
     ledger_->on_unmanaged(name);
     check_single_instance(inst.workspace_id);
     return;

@@ -57,7 +57,7 @@ class Checker {
     std::string workspace_id;
     bool cr_exists = false;
     std::string phase;
-    kube::Object last;  // Last persisted CR.
+    kube::Object last;  // Last persisted CR (empty once the CR is deleted).
     bool had_finalizer = false;
     std::set<std::string> live_pods;  // Pod uids not yet removed.
     int pods_created = 0;
