@@ -40,7 +40,8 @@ Settings settings_of(const proto::Scenario& scenario) {
   const proto::GitpodConfig& config = scenario.gitpod();
   Settings s;
   s.live_workspaces = static_cast<int>(scenario.load().live_workspaces());
-  if (scenario.load().mean_lifetime_ms() > 0) s.mean_lifetime_ms = scenario.load().mean_lifetime_ms();
+  if (scenario.load().mean_lifetime_ms() > 0)
+    s.mean_lifetime_ms = scenario.load().mean_lifetime_ms();
   if (scenario.load().arrival_gap_max_ms() > 0) {
     s.arrival_gap_max_ms = scenario.load().arrival_gap_max_ms();
   }

@@ -121,7 +121,7 @@ struct Request {
 
 struct Response {
   Status status;
-  Object object;                       // get, create, update, patch, apply.
+  Object object;  // get, create, update, patch, apply.
   // list: the stored objects themselves (shared, immutable); Client::list copies them for its
   // caller, an informer caches them as they are.
   std::vector<std::shared_ptr<const Object>> items;

@@ -53,20 +53,22 @@ void run_seeds(benchmark::State& state, const LoadedScenario& loaded) {
     events += result.events;
     ++runs;
   }
-  state.counters["runs/s"] = benchmark::Counter(static_cast<double>(runs),
-                                                benchmark::Counter::kIsRate);
+  state.counters["runs/s"] =
+      benchmark::Counter(static_cast<double>(runs), benchmark::Counter::kIsRate);
   state.counters["events/run"] =
       benchmark::Counter(static_cast<double>(events) / static_cast<double>(runs));
 }
 
 void BM_RunsGitlabA3R3(benchmark::State& state) {
-  static const LoadedScenario loaded = standard_scenario("gitlab", {{"agent", "A3"}, {"rails", "R3"}});
+  static const LoadedScenario loaded =
+      standard_scenario("gitlab", {{"agent", "A3"}, {"rails", "R3"}});
   run_seeds(state, loaded);
 }
 BENCHMARK(BM_RunsGitlabA3R3)->MinTime(3.0)->Unit(benchmark::kMillisecond);
 
 void BM_RunsGitlabA1R1(benchmark::State& state) {
-  static const LoadedScenario loaded = standard_scenario("gitlab", {{"agent", "A1"}, {"rails", "R1"}});
+  static const LoadedScenario loaded =
+      standard_scenario("gitlab", {{"agent", "A1"}, {"rails", "R1"}});
   run_seeds(state, loaded);
 }
 BENCHMARK(BM_RunsGitlabA1R1)->MinTime(3.0)->Unit(benchmark::kMillisecond);

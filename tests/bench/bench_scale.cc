@@ -5,10 +5,11 @@
 // (getrusage ru_maxrss of the child) is the run's own high-water mark (plus the parent's pages at
 // the fork, a few MB), and a cell that crashes or runs out of memory costs only its cell.
 //
-// Counters per cell: wall seconds, peak RSS in MB, the simulated hours the run reached, event-loop
-// events, the verdict (Verdict enum: 1 pass, 3 liveness), the distinct safety violations the run
-// went past (RunOptions::go_past_every_safety: a cell measures the run's full length, not the time
-// to its first bug; the bugs of the load runs are triaged in docs/performance.md), and
+// Counters per cell: CPU seconds of the run (user + system: the machine is shared with builds, so
+// wall time would measure the neighbours), peak RSS in MB, the simulated hours the run reached,
+// event-loop events, the verdict (Verdict enum: 1 pass, 3 liveness), the distinct safety violations
+// the run went past (RunOptions::go_past_every_safety: a cell measures the run's full length, not
+// the time to its first bug; the bugs of the load runs are triaged in docs/performance.md), and
 // seconds per workspace-hour (wall seconds / (W x simulated hours reached)). BM_ScaleSlope, last,
 // fits seconds = a + b x workspace-hours by least squares over the cells measured and prints b,
 // the cost per workspace-hour, and the worst cell.
@@ -20,7 +21,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -76,12 +76,17 @@ LoadedScenario scale_scenario(int workspaces, int hours) {
   RunOptions options;
   options.events_max = 4'000'000'000ULL;
   options.go_past_every_safety = true;  // The run's full length: its cost, not its first bug.
-  const auto start = std::chrono::steady_clock::now();
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
   const RunResult result = execute_run(*system, loaded.scenario, options);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
+  // CPU seconds (user + system) of the run: the machine is shared, wall time is not the cost.
+  auto cpu_s = [](const rusage& u) {
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  const double seconds = cpu_s(usage) - cpu_s(before);
   const std::string line = std::to_string(seconds) + " " + std::to_string(usage.ru_maxrss) + " " +
                            std::to_string(result.end_ms) + " " + std::to_string(result.events) +
                            " " + std::to_string(static_cast<int>(result.verdict)) + " " +
@@ -138,7 +143,8 @@ void BM_ScaleCell(benchmark::State& state) {
   state.counters["events"] = cell.events;
   state.counters["verdict"] = cell.verdict;
   state.counters["violations"] = cell.violations;
-  state.counters["s_per_ws_hour"] = cell.seconds / (cell.workspaces * std::max(cell.sim_hours, 1e-9));
+  state.counters["s_per_ws_hour"] =
+      cell.seconds / (cell.workspaces * std::max(cell.sim_hours, 1e-9));
 }
 BENCHMARK(BM_ScaleCell)
     ->ArgNames({"workspaces", "hours"})

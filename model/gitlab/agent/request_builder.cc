@@ -51,8 +51,7 @@ const kube::Object& deref(const std::shared_ptr<const kube::Object>& object) { r
 template <typename Item>
 BuiltRequest build_request_of(const Versions& versions, const std::vector<Item>& deployments,
                               const PersistedStateTracker& persisted,
-                              TerminationTracker& termination,
-                              const ErrorTracker::Snapshot& errors,
+                              TerminationTracker& termination, const ErrorTracker::Snapshot& errors,
                               bool has_full_sync_run_before) {
   BuiltRequest built;
   built.request.endpoint = RailsRequest::Endpoint::kReconcile;
@@ -113,10 +112,10 @@ BuiltRequest build_request(const Versions& versions, const std::vector<kube::Obj
                           has_full_sync_run_before);
 }
 
-BuiltRequest build_request(const Versions& versions,
-                           const std::vector<std::shared_ptr<const kube::Object>>& deployments,
-                           const PersistedStateTracker& persisted, TerminationTracker& termination,
-                           const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before) {
+BuiltRequest build_request_from_views(
+    const Versions& versions, const std::vector<std::shared_ptr<const kube::Object>>& deployments,
+    const PersistedStateTracker& persisted, TerminationTracker& termination,
+    const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before) {
   return build_request_of(versions, deployments, persisted, termination, errors,
                           has_full_sync_run_before);
 }

@@ -22,8 +22,8 @@
 // A workspace absent from the cache, the tracker and the error snapshot is never reported.
 #pragma once
 
-#include <memory>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -54,9 +54,9 @@ BuiltRequest build_request(const Versions& versions, const std::vector<kube::Obj
                            const PersistedStateTracker& persisted, TerminationTracker& termination,
                            const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before);
 // The same over the informer's shared const views (Informer::list_shared), without copies.
-BuiltRequest build_request(const Versions& versions,
-                           const std::vector<std::shared_ptr<const kube::Object>>& deployments,
-                           const PersistedStateTracker& persisted, TerminationTracker& termination,
-                           const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before);
+BuiltRequest build_request_from_views(
+    const Versions& versions, const std::vector<std::shared_ptr<const kube::Object>>& deployments,
+    const PersistedStateTracker& persisted, TerminationTracker& termination,
+    const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before);
 
 }  // namespace wsim::gitlab

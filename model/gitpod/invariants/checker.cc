@@ -72,8 +72,7 @@ void Checker::user_stop_succeeded(const std::string& instance) {
 
 void Checker::user_started(const std::string& instance) { (void)instances_[instance]; }
 
-void Checker::set_workspace_id(const std::string& instance, Instance& inst,
-                               const std::string& id) {
+void Checker::set_workspace_id(const std::string& instance, Instance& inst, const std::string& id) {
   if (inst.workspace_id == id) return;
   if (!inst.workspace_id.empty()) {
     auto old = instances_of_workspace_.find(inst.workspace_id);

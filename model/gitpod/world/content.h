@@ -92,7 +92,7 @@ class ContentStore {
   // (node, instance) of every session by workspace id: sessions_of() without a scan of every
   // disk (the data-loss oracle asks after every event; quadratic at scale).
   std::map<std::string, std::set<std::pair<std::string, std::string>>> sessions_by_workspace_;
-  std::map<std::string, Backup> storage_;       // By workspace id.
+  std::map<std::string, Backup> storage_;  // By workspace id.
   std::map<std::string, std::int64_t> latest_written_;
   std::uint64_t uploads_ = 0;
   Observer observer_;
