@@ -72,6 +72,11 @@ void Checker::user_stop_succeeded(const std::string& instance) {
 
 void Checker::user_started(const std::string& instance) { (void)instances_[instance]; }
 
+const kube::Object& Checker::Instance::last_cr() const {
+  static const kube::Object kNone;  // What `last` was before it was a pointer: empty.
+  return last ? *last : kNone;
+}
+
 void Checker::set_workspace_id(const std::string& instance, Instance& inst, const std::string& id) {
   if (inst.workspace_id == id) return;
   if (!inst.workspace_id.empty()) {
@@ -101,7 +106,7 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
     inst.phase = "";
     // `last` is read only while the CR exists (instance names are unique: a deleted CR is never
     // created again); a run at scale keeps every finished instance, not its last CR.
-    inst.last = kube::Object{};
+    inst.last.reset();
     ledger_->on_unmanaged(name);
     check_single_instance(inst.workspace_id);
     return;
@@ -112,7 +117,7 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
     violate(kS3, name, "StateWiped written while PodRejected is not True");
   }
   if (cond_true(ws, kCondPodRejected) && cond_true(ws, kCondEverReady) &&
-      !cond_true(inst.last, kCondPodRejected)) {
+      !cond_true(inst.last_cr(), kCondPodRejected)) {
     violate(kS3, name, "PodRejected=True set on an ever-ready workspace (it will be wiped)");
   }
   // S8 (per incarnation: the reset clears the conditions).
@@ -130,12 +135,14 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   }
   inst.had_finalizer = has_finalizer;
   // L6.
-  if (maintenance_ && cond_true(ws, kCondTimeout) && !cond_true(inst.last, kCondTimeout)) {
+  if (maintenance_ && cond_true(ws, kCondTimeout) && !cond_true(inst.last_cr(), kCondTimeout)) {
     maintenance_timeouts_.push_back({kL6, name, "Timeout added while maintenance is on"});
   }
   if (cond_true(ws, kCondTimeout)) inst.timed_out = true;
   Probes& probes = world_.sim().probes();
-  auto newly = [&](const char* type) { return cond_true(ws, type) && !cond_true(inst.last, type); };
+  auto newly = [&](const char* type) {
+    return cond_true(ws, type) && !cond_true(inst.last_cr(), type);
+  };
   probes.sometimes(newly(kCondStateWiped), probes_.wiped);
   probes.sometimes(newly(kCondBackupComplete), probes_.backed_up);
   probes.sometimes(newly(kCondNodeDisappeared), probes_.node_disappeared);
@@ -149,7 +156,7 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   }
   check_counters(name, inst, ws);
   for (const std::string& marker : visible_loss_markers(ws)) ledger_->on_marker(name, marker);
-  inst.last = ws;
+  inst.last = std::make_shared<const kube::Object>(ws);
   if (phase(ws) == kPhaseStopping && inst.phase != kPhaseStopping) {
     inst.stopping_since_ms = world_.sim().now_ms();
   }
@@ -173,7 +180,7 @@ void Checker::check_phase_transition(const std::string& name, Instance& inst,
   const std::string after = phase(ws);
   if (before.empty() || before == after) return;
   if (before == kPhaseStopped) {
-    const kube::Object& prev = inst.last;
+    const kube::Object& prev = inst.last_cr();
     mk2::ActionInputs in;
     in.pod_recreation_backoff_ms = world_.settings().pod_recreation_backoff_ms;
     const std::optional<TimeMs> deleted_ms = status_time(prev, kStatusPodDeletionMs);
@@ -255,7 +262,7 @@ void Checker::on_pod(const kube::WatchEvent& event) {
       violate(kS5, instance, "pod " + pod.meta.name + " created for a Stopped workspace");
     }
     if (inst.stop_succeeded) ++inst.pods_after_stop;
-    if (inst.cr_exists) check_counters(instance, inst, inst.last);
+    if (inst.cr_exists) check_counters(instance, inst, inst.last_cr());
   }
   // L4 counts rejections of a *start*: pods rejected before the workspace was ever ready (mk2:
   // EverReady; mk1: the never-ready annotation still on the pod).

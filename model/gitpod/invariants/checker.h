@@ -57,7 +57,10 @@ class Checker {
     std::string workspace_id;
     bool cr_exists = false;
     std::string phase;
-    kube::Object last;  // Last persisted CR (empty once the CR is deleted).
+    // Last persisted CR; null before the first and once the CR is deleted (a pointer, not a
+    // value: a run at scale keeps an Instance for every instance ever started).
+    std::shared_ptr<const kube::Object> last;
+    const kube::Object& last_cr() const;
     bool had_finalizer = false;
     std::set<std::string> live_pods;  // Pod uids not yet removed.
     int pods_created = 0;
