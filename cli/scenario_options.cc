@@ -19,9 +19,10 @@ using run::ScenarioFlags;
 
 const std::set<std::string>& reserved_flags() {
   static const std::set<std::string> names = {
-      "scenario",   "bug",        "system",        "set",        "seed",    "time-limit", "settle",
-      "max-events", "out",        "ignore-expect", "print-hash", "time",    "runs",       "jobs",
-      "seed-start", "keep-going", "seeds",         "shard",      "summary", "junit",      "help"};
+      "scenario", "bug",        "system",     "set",           "seed",       "time-limit",
+      "settle",   "max-events", "out",        "ignore-expect", "print-hash", "time",
+      "runs",     "jobs",       "seed-start", "keep-going",    "guided",     "seeds",
+      "shard",    "summary",    "junit",      "help"};
   return names;
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/subcommand.h"
+#include "serve/external_command.h"
 #include "serve/replay_world.h"
 #include "serve/server.h"
 #include "serve/world.h"
@@ -149,6 +150,20 @@ ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
   serve_->add_option("--port", settings_.port, "TCP port on 127.0.0.1 (default: any free port)");
   serve_->add_option("--nodes", settings_.nodes, "nodes of the cluster (default 2)");
   serve_->add_option("--seed", settings_.seed, "seed of the cluster's choices (default 0)");
+  serve_->add_option("--scenario", settings_.scenario,
+                     "run this `external { ... }` scenario with COMMAND (after --) as the "
+                     "reconciler, in lockstep virtual time");
+  serve_->add_option("--replay", settings_.replay_bundle,
+                     "replay a bundle of `wsim serve --scenario` with COMMAND (after --)");
+  serve_->add_option("--out", settings_.out_dir,
+                     "--scenario: write the bundle here, always; --replay: a diverged replay's "
+                     "bundle (DIR/diverged)");
+  serve_->add_option("--external-log", settings_.external_log,
+                     "with --scenario/--replay: COMMAND's output (default: discarded)");
+  serve_->add_option("--quiet-ms", settings_.quiet_ms,
+                     "lockstep: wall-clock ms without activity before virtual time moves "
+                     "(default 30)");
+  serve_->add_option("command", settings_.command, "the external process (after --)");
   for (CLI::App* command : {serve_, &replay}) {
     command->add_option("--port-file", settings_.port_file, "write the bound port to FILE");
     command->add_option("--exit-after", settings_.exit_after,
@@ -167,6 +182,25 @@ bool ServeCli::selected() const { return *serve_ || settings_.replay_serve; }
 
 int ServeCli::run(const std::string& bundle, std::ostream& out, std::ostream& err) {
   if (settings_.replay_serve) return serve_replay(bundle, settings_, out, err);
+  if (!settings_.scenario.empty() || !settings_.replay_bundle.empty()) {
+    serve::ExternalCommand command;
+    command.scenario_file = settings_.scenario;
+    command.replay_bundle = settings_.replay_bundle;
+    if (serve_->count("--seed") > 0) command.seed = settings_.seed;
+    command.out_dir = settings_.out_dir;
+    command.out_dir_given = serve_->count("--out") > 0;
+    command.settings.command = settings_.command;
+    command.settings.log_path = settings_.external_log;
+    command.settings.port = settings_.port;
+    command.settings.port_file = settings_.port_file;
+    command.settings.quiet_ms = settings_.quiet_ms;
+    command.settings.log = &out;
+    return serve::run_external(command, out, err);
+  }
+  if (!settings_.command.empty()) {
+    err << "wsim serve: a COMMAND runs only with --scenario FILE or --replay BUNDLE\n";
+    return run::kExitUsage;
+  }
   return serve_live(settings_, out, err);
 }
 

@@ -6,7 +6,10 @@
 //       a live, writable fake cluster (sim/kube Cluster: namespace lifecycle, garbage collector,
 //       deployments, scheduler, kubelets) whose virtual time follows the wall clock;
 //   wsim replay BUNDLE --serve [--at 1h29m47s | --at-event N] [--port P]
-//       the bundle's run replayed to that moment, served read-only.
+//       the bundle's run replayed to that moment, served read-only;
+//   wsim serve --scenario FILE [--seed N] [--out DIR] [-- COMMAND...]
+//   wsim serve --replay BUNDLE [-- COMMAND...]
+//       a scenario's world with COMMAND as the reconciler in lockstep (serve/external_command.h).
 //
 // Both print the kubectl command to use and serve until SIGINT/SIGTERM (or --exit-after).
 // Threading: run() owns the server thread and the virtual-time pump.
@@ -15,6 +18,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -31,6 +35,13 @@ struct ServeSettings {
   bool replay_serve = false;
   std::string at;
   std::int64_t at_event = -1;
+  // An external reconciler in lockstep (serve/external_command.h).
+  std::string scenario;
+  std::string replay_bundle;
+  std::string out_dir = "wsim-out";
+  std::vector<std::string> command;
+  std::string external_log;
+  std::int64_t quiet_ms = 30;
 };
 
 class ServeCli {

@@ -4,6 +4,7 @@
 
 #include <cassert>
 #include <chrono>
+#include <map>
 #include <thread>
 #include <utility>
 
@@ -288,6 +289,17 @@ void Api::remove(const httplib::Request& req, httplib::Response& res, const Targ
   reply(res, 200, encode(before.value, t));
 }
 
+// metadata.generateName without a name: the name gets a suffix, as the API server does (the
+// suffix is deterministic: World::generated_suffix()).
+void name_generated(Api& api) {
+  Json body;
+  if (!parse_json(api.body, body) || !body.is_object() || !body["metadata"].is_object()) return;
+  Json& meta = body["metadata"];
+  if (meta.contains("name") || !meta["generateName"].is_string()) return;
+  meta["name"] = meta["generateName"].get<std::string>() + api.world.generated_suffix();
+  api.body = body.dump();
+}
+
 // Dispatches a resource request; false when the path is no resource (404 sent).
 void dispatch(Api api, const httplib::Request& req, httplib::Response& res) {
   Target t;
@@ -314,6 +326,7 @@ void dispatch(Api api, const httplib::Request& req, httplib::Response& res) {
     }
     api.body = converted.dump(-1, ' ', false, Json::error_handler_t::replace);
   }
+  if (req.method == "POST" && !api.world.read_only()) name_generated(api);
   if (req.has_param("dryRun")) {
     return reply_bad_request(res, "dryRun is not supported by wsim serve");
   }
@@ -331,6 +344,97 @@ void dispatch(Api api, const httplib::Request& req, httplib::Response& res) {
   if (req.method == "DELETE" && !collection && !t.status) return api.remove(req, res, t);
   reply(res, 405,
         status_document(405, "MethodNotAllowed", req.method + " is not supported on " + req.path));
+}
+
+bool is_watch(const httplib::Request& req) {
+  return req.method == "GET" &&
+         (req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1");
+}
+
+// The trace's verb and object of a request: "create", "Pod/ws-a/workspace".
+void describe(const httplib::Request& req, RequestTicket& ticket) {
+  Target t;
+  int code = 0;
+  std::string error;
+  const bool parsed = parse_target(req.path, t, code, error);
+  const bool collection = !parsed || t.name.empty();
+  static const std::map<std::string, std::string> kVerbs = {
+      {"POST", "create"}, {"PUT", "update"}, {"PATCH", "patch"}, {"DELETE", "delete"}};
+  auto verb = kVerbs.find(req.method);
+  ticket.verb = req.method == "GET"    ? (collection ? "list" : "get")
+                : verb != kVerbs.end() ? verb->second
+                                       : req.method;
+  if (!parsed) {
+    ticket.object = req.path;
+    return;
+  }
+  std::string name = t.name.empty() ? "*" : t.name;
+  if (req.method == "POST") {  // The created object's name (generateName: "prefix*").
+    const Json body = Json::parse(req.body, nullptr, false);
+    const Json meta = body.is_object() ? body.value("metadata", Json::object()) : Json::object();
+    if (meta.is_object() && meta.value("name", Json()).is_string()) {
+      name = meta["name"].get<std::string>();
+    } else if (meta.is_object() && meta.value("generateName", Json()).is_string()) {
+      name = meta["generateName"].get<std::string>() + "*";
+    }
+  }
+  ticket.object = t.resource->kind + "/" + (t.namespace_.empty() ? "" : t.namespace_ + "/") + name +
+                  (t.status ? "/status" : "");
+  const std::string selector = req.get_param_value("labelSelector");
+  if (!selector.empty()) ticket.object += "?" + selector;
+}
+
+// Lockstep: the request is served on the simulation thread at a virtual instant, after a
+// latency and through the fault points of the external system (serve/external_system.h).
+void through_simulation(World& world, const ServerOptions& options, const httplib::Request& req,
+                        httplib::Response& res) {
+  world.request_entered();
+  RequestTicket ticket;
+  ticket.method = req.method;
+  ticket.actor = "ext/" + actor_of(req);
+  std::string query;
+  for (const auto& [key, value] : req.params)
+    query += key + "=" + value + "&";  // multimap: sorted.
+  ticket.key = req.method + " " + req.path + "?" + query + "\n" + req.body;
+  describe(req, ticket);
+  ticket.execute = [&world, &options, &req, &res] {
+    dispatch(Api{world, options, ""}, req, res);
+    return res.status;
+  };
+  ticket.fail = [&res, &req](int code) {
+    std::string reason = "InternalError";
+    std::string message = "Internal error occurred: injected by wsim (serve.error5xx)";
+    if (code == 409) {
+      reason = "Conflict";
+      message = "Operation cannot be fulfilled on " + req.path +
+                ": the object has been modified; please apply your changes to the latest "
+                "version and try again";
+    } else if (code == 503) {
+      reason = "ServiceUnavailable";
+      message = "the server is currently unable to handle the request";
+    } else if (code == 504) {
+      reason = "Timeout";
+      message =
+          "the server was unable to return a response in the time allotted, but may still be "
+          "processing the request";
+    }
+    reply(res, code, status_document(code, reason, message));
+    return code;
+  };
+  ticket.result = [&res] {
+    std::string text = std::to_string(res.status);
+    if (res.status < 400) return text;
+    const Json body = Json::parse(res.body, nullptr, false);
+    if (body.is_object() && body["reason"].is_string()) {
+      text += " " + body["reason"].get<std::string>();
+    }
+    return text;
+  };
+  if (!world.submit(ticket)) {
+    reply(res, 503,
+          status_document(503, "ServiceUnavailable",
+                          "wsim serve: the run is over (the simulation has ended)"));
+  }
 }
 
 }  // namespace
@@ -418,6 +522,7 @@ void Server::install_routes() {
              });
   auto resource = [this, count](const httplib::Request& req, httplib::Response& res) {
     count();
+    if (world_.lockstep() && !is_watch(req)) return through_simulation(world_, options_, req, res);
     dispatch(Api{world_, options_, ""}, req, res);
   };
   for (const char* pattern : {R"(/api/v1/.+)", R"(/apis/[^/]+/[^/]+/.+)"}) {

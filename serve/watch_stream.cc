@@ -16,6 +16,13 @@ WatchStream::WatchStream(World& world, WatchRequest request)
   const auto now = std::chrono::steady_clock::now();
   deadline_ = now + std::chrono::milliseconds(request_.duration_ms);
   next_bookmark_ = now + std::chrono::milliseconds(request_.bookmark_interval_ms);
+  if (world_.lockstep()) {
+    watch_id_ = world_.open_watch(request_.resource->kind, request_.namespace_);
+  }
+}
+
+WatchStream::~WatchStream() {
+  if (watch_id_ != 0) world_.close_watch(watch_id_);
 }
 
 void WatchStream::send(const char* type, const kube::Object& object, std::string& out) {
@@ -47,8 +54,9 @@ bool WatchStream::next(std::string& out) {
   if (now >= deadline_) return ended_ = true, false;
   const auto left_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - now).count();
-  const WatchBatch batch = world_.wait_events(request_.resource->kind, request_.namespace_,
-                                              after_rv_, std::min<std::int64_t>(kWaitMs, left_ms));
+  const WatchBatch batch =
+      world_.wait_events(request_.resource->kind, request_.namespace_, after_rv_,
+                         std::min<std::int64_t>(kWaitMs, left_ms), watch_id_);
   if (batch.gone) {
     const Json line = {
         {"type", "ERROR"},

@@ -38,6 +38,9 @@ struct WatchRequest {
 class WatchStream {
  public:
   WatchStream(World& world, WatchRequest request);
+  ~WatchStream();
+  WatchStream(const WatchStream&) = delete;
+  WatchStream& operator=(const WatchStream&) = delete;
 
   // Appends the next lines to `out` (possibly none), waiting up to a second for changes.
   // Returns false once the stream has ended (after `out` is written).
@@ -52,6 +55,7 @@ class WatchStream {
   bool started_ = false;
   bool ended_ = false;
   std::uint64_t after_rv_ = 0;
+  std::uint64_t watch_id_ = 0;  // World::open_watch() in lockstep, else 0.
   std::set<kube::ObjectRef> in_scope_;
   std::chrono::steady_clock::time_point deadline_;
   std::chrono::steady_clock::time_point next_bookmark_;

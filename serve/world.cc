@@ -1,5 +1,6 @@
 #include "serve/world.h"
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <utility>
@@ -9,7 +10,7 @@ namespace wsim::serve {
 World::World(Sim& sim, kube::ApiServer& api, std::size_t history_events)
     : sim_(&sim), api_(&api), history_max_(history_events) {
   assert(history_events > 0);
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   floor_rv_ = api.current_resource_version();
   api.subscribe("", [this](const kube::WatchEvent& event) { record(event); });
 }
@@ -23,8 +24,47 @@ World::World(std::map<kube::ObjectRef, kube::Object> objects, std::deque<LoggedE
       history_max_(history_.size() + 1),
       floor_rv_(floor_rv) {}
 
+World::Guard::Guard(World& world) : world_(world) {
+  // The thread test first: only the simulation thread may read sim_lock_.
+  const bool held = world.lockstep_ && std::this_thread::get_id() == world.sim_thread_ &&
+                    world.sim_lock_.owns_lock();
+  if (!held) {
+    world_.mutex_.lock();
+    locked_ = true;
+  }
+}
+
+World::Guard::~Guard() {
+  if (locked_) world_.mutex_.unlock();
+}
+
+std::string World::generated_suffix() {
+  Guard lock(*this);
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";  // Kubernetes' own set.
+  std::uint64_t x = ++generated_ * 0x9e3779b97f4a7c15ULL;
+  x ^= x >> 29;
+  std::string out;
+  for (int i = 0; i < 5; ++i, x /= 27) out += kAlphabet[x % 27];
+  return out;
+}
+
 void World::record(const kube::WatchEvent& event) {
-  history_.push_back(LoggedEvent{event.object.meta.resource_version, event.type, event.object});
+  LoggedEvent logged{event.object.meta.resource_version, event.type, event.object, 0};
+  if (lockstep_) {
+    const TimeMs now = sim_->now_ms();
+    const DurationMs delay =
+        lockstep_options_.delivery_delay ? lockstep_options_.delivery_delay(event.object) : 0;
+    TimeMs& last = last_deliver_ms_[event.object.kind];
+    logged.deliver_ms = std::max(last, now + delay);
+    last = logged.deliver_ms;
+    if (logged.deliver_ms > now) {
+      sim_->loop().schedule(logged.deliver_ms - now, [this] { dirty_ = true; });
+    }
+    for (const auto& [id, slot] : watches_) {
+      if (slot.kind == event.object.kind) dirty_ = true;
+    }
+  }
+  history_.push_back(std::move(logged));
   while (history_.size() > history_max_) {
     floor_rv_ = history_.front().resource_version;
     history_.pop_front();
@@ -33,17 +73,17 @@ void World::record(const kube::WatchEvent& event) {
 }
 
 std::uint64_t World::resource_version() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   return api_ ? api_->current_resource_version() : snapshot_rv_;
 }
 
 TimeMs World::now_ms() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   return sim_ ? sim_->now_ms() : snapshot_ms_;
 }
 
 kube::Result<kube::Object> World::get(const kube::ObjectRef& ref) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   const kube::Object* found = nullptr;
   if (api_) {
     found = api_->peek(ref);
@@ -61,7 +101,7 @@ kube::Result<kube::Object> World::get(const kube::ObjectRef& ref) {
 
 std::vector<kube::Object> World::list(const std::string& kind, const std::string& namespace_,
                                       std::uint64_t& resource_version) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   std::vector<kube::Object> out;
   if (api_) {
     for (const kube::Object* object : api_->peek_list(kind, namespace_)) out.push_back(*object);
@@ -84,21 +124,21 @@ kube::Status World::refuse_write() const {
 }
 
 kube::Result<kube::Object> World::create(kube::Object object, const std::string& actor) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   if (!api_) return {refuse_write(), {}};
   return api_->server_create(std::move(object), actor);
 }
 
 kube::Result<kube::Object> World::update(kube::Object object, kube::Subresource subresource,
                                          const std::string& actor) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   if (!api_) return {refuse_write(), {}};
   return api_->server_update(std::move(object), subresource, actor);
 }
 
 kube::Result<kube::Object> World::modify(const kube::ObjectRef& ref, const Mutation& mutation,
                                          kube::Subresource subresource, const std::string& actor) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   if (!api_) return {refuse_write(), {}};
   const kube::Object* current = api_->peek(ref);
   if (current == nullptr) {
@@ -121,51 +161,75 @@ kube::Result<kube::Object> World::modify(const kube::ObjectRef& ref, const Mutat
 
 kube::Status World::remove(const kube::ObjectRef& ref, const kube::DeleteOptions& options,
                            const std::string& actor) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   if (!api_) return refuse_write();
   return api_->server_delete(ref, options, actor);
 }
 
 kube::Result<kube::Object> World::apply(kube::Object object, const std::string& field_manager,
                                         const std::string& actor) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   if (!api_) return {refuse_write(), {}};
   return api_->server_apply(std::move(object), field_manager, actor);
 }
 
 WatchBatch World::wait_events(const std::string& kind, const std::string& namespace_,
-                              std::uint64_t after_rv, std::int64_t wait_ms) {
+                              std::uint64_t after_rv, std::int64_t wait_ms,
+                              std::uint64_t watch_id) {
   std::unique_lock<std::mutex> lock(mutex_);
+  WatchSlot* slot = nullptr;
+  if (watch_id != 0) {
+    auto it = watches_.find(watch_id);
+    if (it != watches_.end()) slot = &it->second;
+  }
   auto collect = [&](WatchBatch& batch) {
     batch.resource_version = api_ ? api_->current_resource_version() : snapshot_rv_;
     batch.closed = closed_;
-    if (after_rv < floor_rv_) {
+    if (after_rv < floor_rv_ || (slot != nullptr && slot->expired)) {
       batch.gone = true;
       return true;
     }
-    for (const LoggedEvent& event : history_) {
-      if (event.resource_version <= after_rv || event.object.kind != kind) continue;
+    auto first = std::upper_bound(
+        history_.begin(), history_.end(), after_rv,
+        [](std::uint64_t rv, const LoggedEvent& event) { return rv < event.resource_version; });
+    for (auto it = first; it != history_.end(); ++it) {
+      const LoggedEvent& event = *it;
+      if (event.object.kind != kind) continue;
       if (!namespace_.empty() && event.object.meta.namespace_ != namespace_) continue;
+      if (!deliverable(event)) break;  // Per kind in order: nothing later is deliverable yet.
       batch.events.push_back(event);
     }
     return closed_ || !batch.events.empty();
   };
+  if (slot != nullptr) slot->cursor_rv = after_rv;
   WatchBatch batch;
   if (collect(batch)) return batch;
-  changed_.wait_for(lock, std::chrono::milliseconds(wait_ms));
+  if (slot != nullptr) {
+    slot->waiting = true;
+    ++activity_;
+    changed_.notify_all();
+  }
+  changed_.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] {
+    WatchBatch probe;
+    return collect(probe);
+  });
   batch = WatchBatch{};
   collect(batch);
+  if (slot != nullptr) {
+    slot->waiting = false;
+    ++activity_;
+  }
   return batch;
 }
 
 void World::advance(DurationMs step_ms) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   if (!sim_ || closed_) return;
   sim_->loop().run_until(sim_->now_ms() + step_ms);
 }
 
 void World::close() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Guard lock(*this);
   closed_ = true;
   changed_.notify_all();
 }

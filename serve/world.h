@@ -10,10 +10,16 @@
 //     resourceVersion of the last change dropped from it (a watch from below it is Gone).
 //  3. A snapshot world never changes: writes answer kForbidden and its history ends at its
 //     resourceVersion.
+//  4. Lockstep (`wsim serve --scenario`, world_lockstep.cc): the simulation thread holds mutex_
+//     from enter_lockstep() to leave_lockstep(), releasing it only while it waits in sync(); so
+//     the HTTP threads see the world only between two events of the simulation, and every
+//     request of the external process runs on the simulation thread (submit()).
 //
-// Threading: every public method is safe from any thread.
+// Threading: every public method is safe from any thread, except the ones marked "simulation
+// thread".
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -21,6 +27,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sim/core/sim.h"
@@ -33,6 +40,48 @@ struct LoggedEvent {
   std::uint64_t resource_version = 0;
   kube::WatchEventType type = kube::WatchEventType::kAdded;
   kube::Object object;  // The new state; for kDeleted the last one.
+  // Lockstep: the virtual time from which watches may deliver it (a delayed watch delivery
+  // fault pushes it later; per kind the times never decrease, so delivery stays in order).
+  TimeMs deliver_ms = 0;
+};
+
+// One request of the external process in lockstep (world_lockstep.cc): the HTTP thread fills
+// it in and waits in submit(); the simulation runs it as a task (latency, faults) and calls
+// execute() or fail() on the simulation thread, then complete().
+struct RequestTicket {
+  std::string key;     // Sort key within one batch (method, path, query, body): determinism.
+  std::string actor;   // The client's name for the trace.
+  std::string method;  // GET, POST, PUT, PATCH, DELETE.
+  std::string verb;    // get, list, create, update, patch, delete (trace).
+  std::string object;  // Kind/namespace/name or Kind/namespace (trace).
+  std::function<int()> execute;         // Serves the request; returns the HTTP code.
+  std::function<int(int code)> fail;    // Answers an error Status instead; returns `code`.
+  std::function<std::string()> result;  // "201 Created"-like text of the answer (trace).
+  bool done = false;                    // Guarded by the world's mutex.
+};
+
+// Bounds and knobs of lockstep sync().
+struct LockstepOptions {
+  std::int64_t quiet_ms = 30;              // Wall time with no activity before virtual time moves.
+  std::int64_t wait_max_ms = 10000;        // Longest sync wait (a hung client): then time moves.
+  std::int64_t start_wait_max_ms = 60000;  // Longest wait for the external process to be ready.
+  std::size_t ready_watches = 1;           // Open watches that make the external process ready.
+  // Lockstep: how long a change's watch delivery is delayed (drawn by the caller: a fault);
+  // called on the simulation thread for every change. Empty = never delayed.
+  std::function<DurationMs(const kube::Object& object)> delivery_delay;
+  // Polled (simulation thread) while sync() waits: true ends the wait (the process exited).
+  std::function<bool()> stop_waiting;
+  // Polled likewise: true (the process is on a CPU or waiting for one) restarts the quiet
+  // period, so a slow or loaded process is not taken for a quiet one. Empty = never busy.
+  std::function<bool()> busy;
+};
+
+struct LockstepStats {
+  std::uint64_t syncs = 0;     // sync() calls that waited.
+  std::uint64_t timeouts = 0;  // Waits that hit wait_max_ms.
+  std::uint64_t requests = 0;  // Requests submitted.
+  std::uint64_t watches_opened = 0;
+  std::int64_t wait_ms = 0;  // Wall time spent waiting in sync().
 };
 
 // What wait_events() hands a watch.
@@ -80,8 +129,9 @@ class World {
 
   // Waits up to `wait_ms` of wall time for changes after `after_rv` of `kind` in `namespace_`
   // (empty = all), and returns them (possibly none: then a bookmark may be sent).
+  // `watch_id` (open_watch(), 0 = none) tracks what the watch has written, for lockstep.
   WatchBatch wait_events(const std::string& kind, const std::string& namespace_,
-                         std::uint64_t after_rv, std::int64_t wait_ms);
+                         std::uint64_t after_rv, std::int64_t wait_ms, std::uint64_t watch_id = 0);
 
   // Live only: runs the event loop `step_ms` of virtual time forward (controllers, kubelets).
   void advance(DurationMs step_ms);
@@ -91,9 +141,62 @@ class World {
   // Wakes every waiting watch and makes later waits return `closed`.
   void close();
 
+  // A deterministic suffix for metadata.generateName: 5 characters of [a-z0-9], from a counter.
+  std::string generated_suffix();
+
+  // --- Lockstep (world_lockstep.cc). ---
+  // Simulation thread: takes mutex_ for good (invariant 4). Live worlds only.
+  void enter_lockstep(LockstepOptions options);
+  // Simulation thread: closes the world (watches end, waiting requests answer 503) and lets go.
+  void leave_lockstep();
+  bool lockstep() const { return lockstep_; }
+  // HTTP thread: queues `ticket` for the simulation and waits until it is complete(); false
+  // when the world closed first (the run is over; the ticket was not or only partly served).
+  bool submit(RequestTicket& ticket);
+  // Simulation thread: when anything the external process could see happened since the last
+  // call, waits (mutex_ released) until it is quiet — every entered request submitted, every
+  // response taken, every open watch flushed up to what is deliverable now, then quiet_ms with
+  // no activity — and returns the requests that arrived, in key order. Bounded by wait_max_ms.
+  std::vector<RequestTicket*> sync();
+  // Simulation thread: `ticket` is answered; its HTTP thread may send the response.
+  void complete(RequestTicket& ticket);
+  // Simulation thread: every open watch ends with 410 Expired (the client relists).
+  void expire_watches();
+  // Called by HTTP threads when an HTTP request arrives / a watch opens or closes.
+  void request_entered() { entered_.fetch_add(1); }
+  std::uint64_t open_watch(const std::string& kind, const std::string& namespace_);
+  void close_watch(std::uint64_t id);
+  std::size_t open_watches();
+  const LockstepStats& stats() const { return stats_; }
+
  private:
+  // What a lockstep watch has delivered (invariant 4).
+  struct WatchSlot {
+    std::string kind;
+    std::string namespace_;
+    std::uint64_t cursor_rv = 0;  // Everything up to here was written to the client.
+    bool waiting = false;         // Inside wait_events(): not writing.
+    bool expired = false;         // expire_watches(): ends with 410 at its next wait.
+  };
+  // Locks mutex_ unless the caller is the simulation thread in lockstep (it holds it).
+  class Guard {
+   public:
+    explicit Guard(World& world);
+    ~Guard();
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    World& world_;
+    bool locked_ = false;
+  };
+
   kube::Status refuse_write() const;
   void record(const kube::WatchEvent& event);  // Listener: runs with mutex_ held.
+  bool deliverable(const LoggedEvent& event) const;
+  bool watch_flushed(const WatchSlot& slot) const;
+  bool settled() const;
+  bool can_start() const;
 
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -106,6 +209,26 @@ class World {
   std::size_t history_max_ = 0;
   std::uint64_t floor_rv_ = 0;
   bool closed_ = false;
+  std::uint64_t generated_ = 0;
+
+  // Lockstep state (all guarded by mutex_, except entered_).
+  bool lockstep_ = false;
+  LockstepOptions lockstep_options_;
+  std::thread::id sim_thread_;
+  std::unique_lock<std::mutex> sim_lock_;
+  std::atomic<std::uint64_t> entered_{0};
+  std::uint64_t submitted_ = 0;
+  std::uint64_t activity_ = 0;  // Bumped by everything an HTTP thread does.
+  std::uint64_t synced_activity_ = 0;
+  bool dirty_ = false;             // Something the external process may see happened.
+  bool ready_ = false;             // ready_watches were open once.
+  std::size_t in_simulation_ = 0;  // Tickets handed to the simulation, not complete().
+  std::size_t responses_out_ = 0;  // complete() tickets whose HTTP thread has not woken yet.
+  std::vector<RequestTicket*> queue_;
+  std::map<std::uint64_t, WatchSlot> watches_;
+  std::uint64_t next_watch_id_ = 1;
+  std::map<std::string, TimeMs> last_deliver_ms_;  // Per kind.
+  LockstepStats stats_;
 };
 
 }  // namespace wsim::serve

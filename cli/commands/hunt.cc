@@ -57,6 +57,9 @@ void add_hunt_options(CLI::App& sub, HuntState& state) {
   sub.add_option("--out", state.command.out_dir, "where failure bundles go (default wsim-out)");
   sub.add_flag("--keep-going", state.command.keep_going,
                "do not stop at the first failure (one bundle per invariant)");
+  sub.add_flag("--guided", state.command.guided,
+               "probe-guided swarm: every second run reuses the fault/incident/scheduler "
+               "configuration of a run that reached a rare probe (sim/run/hunt_guide.h)");
   sub.add_option("--known", state.command.known_dir,
                  "go past the known bugs of this corpus (e.g. corpus/regressions): a table of "
                  "them, exit non-zero only for NEW findings (default with no arguments)");

@@ -69,8 +69,11 @@ Task<void> Workload::user(std::string workspace_id) {
   EventLoop& loop = run_.world().sim().loop();
   run_.user_start(workspace_id);
   const DurationMs mean_ms = settings_.user_action_interval_ms;
+  const Faults& faults = run_.world().sim().faults();
   while (!healed_) {
-    co_await loop.sleep(workload_.range(mean_ms / 2, mean_ms * 3 / 2));
+    co_await loop.sleep(faults.in_incident() ? workload_.range(kSecondMs, 10 * kSecondMs)
+                                             : faults.until_next_incident(
+                                                   workload_.range(mean_ms / 2, mean_ms * 3 / 2)));
     user_step(workspace_id);
   }
 }
@@ -131,10 +134,39 @@ void Workload::user_step(const std::string& workspace_id) {
 
 Task<void> Workload::faults() {
   EventLoop& loop = run_.world().sim().loop();
+  const Faults& faults = run_.world().sim().faults();
   while (!healed_) {
-    co_await loop.sleep(faults_.range(30 * kSecondMs, 3 * kMinuteMs));
+    co_await loop.sleep(faults.in_incident() ? faults_.range(kSecondMs, 5 * kSecondMs)
+                                             : faults.until_next_incident(
+                                                   faults_.range(30 * kSecondMs, 3 * kMinuteMs)));
     fault_step();
   }
+}
+
+void Workload::daemon_outage(const std::string& node) {
+  if (crashed_daemons_.count(node) > 0) {
+    run_.world().daemon_up(node);
+    crashed_daemons_.erase(node);
+    return;
+  }
+  run_.world().daemon_down(node);
+  if (faults_.chance(kOutageForGood)) {
+    lost_daemons_.insert(node);
+    run_.world().sim().record("faults", "daemon-outage", node, "for good");
+  } else {
+    crashed_daemons_.insert(node);
+  }
+}
+
+std::string Workload::fault_node(const std::vector<std::string>& nodes) {
+  WSIM_ASSERT(!nodes.empty());
+  const int incident = run_.world().sim().faults().current_incident();
+  const bool focused = incident >= 0 && incident == focus_incident_ &&
+                       std::find(nodes.begin(), nodes.end(), focus_node_) != nodes.end();
+  if (focused) return focus_node_;
+  focus_incident_ = incident;
+  focus_node_ = nodes[faults_.below(nodes.size())];
+  return focus_node_;
 }
 
 void Workload::fault_step() {
@@ -142,26 +174,20 @@ void Workload::fault_step() {
   Faults& f = world.sim().faults();
   const std::vector<std::string> nodes = world.nodes();
   if (nodes.empty()) return;
-  const std::string node = nodes[faults_.below(nodes.size())];
-  if (f.fires(daemon_restart_, faults_)) {
+  const std::string node = fault_node(nodes);
+  const bool gone_for_good = lost_daemons_.count(node) > 0;
+  if (f.fires(daemon_restart_, faults_) && !gone_for_good) {
     world.daemon_down(node);
     world.daemon_up(node);
   }
-  if (f.fires(daemon_outage_, faults_)) {
-    if (crashed_daemons_.count(node) > 0) {
-      world.daemon_up(node);
-      crashed_daemons_.erase(node);
-    } else {
-      world.daemon_down(node);
-      crashed_daemons_.insert(node);
-    }
-  }
+  if (f.fires(daemon_outage_, faults_) && !gone_for_good) daemon_outage(node);
   if (f.fires(manager_restart_, faults_)) {
     run_.manager().stop();
     run_.manager().start();
   }
   if (nodes.size() > 1 && f.fires(node_delete_, faults_)) {
     crashed_daemons_.erase(node);
+    lost_daemons_.erase(node);
     world.delete_node(node);
   }
   if (f.fires(reject_running_, faults_)) {

@@ -1,13 +1,15 @@
 // Not a port: the random workload [invented] (users, faults, upgrades as a swarm).
 //
-// The random workload of a Gitpod run (docs/systems/gitpod.md §10.2–§10.3): one user per workspace id who
-// starts, writes, marks active and stops (normal / immediate / abort) at random times, a fault
-// actor (ws-daemon crash and outage, ws-manager restart, node deletion, kubelet rejection of a
-// running pod), and the admin's installer upgrade when GitpodConfig.upgrade asks for one.
+// The random workload of a Gitpod run (docs/systems/gitpod.md §10.2–§10.3): one user per workspace
+// id who starts, writes, marks active and stops (normal / immediate / abort) at random times, a
+// fault actor (ws-daemon crash and outage, ws-manager restart, node deletion, kubelet rejection of
+// a running pod), and the admin's installer upgrade when GitpodConfig.upgrade asks for one.
 //
 // Every decision is drawn from the "gitpod.workload" / "gitpod.faults" streams; choice 0 is the
 // least eventful (a user writes; no fault). The fault actor's events are fault points, so the
-// swarm enables a different mix per run and heal() ends them. Single-threaded.
+// swarm enables a different mix per run and heal() ends them. Inside an incident
+// (sim/core/fault.h) users act every 1–10 s and the fault actor steps every 1–5 s on one node
+// (the node it drew first in that incident) [invented]: a node's bad minute. Single-threaded.
 //
 // With a load shape (Settings::live_workspaces > 0, scenario `load`; docs/performance.md) the
 // users are residents instead: one actor per slot keeps one workspace alive at a time. A resident
@@ -29,6 +31,9 @@
 namespace wsim::gitpod {
 
 class GitpodRun;
+
+// Share of the ws-daemon outages that last for good.
+inline constexpr Ratio kOutageForGood{1, 3};
 
 class Workload {
  public:
@@ -52,6 +57,13 @@ class Workload {
   Task<void> admin();
   void user_step(const std::string& workspace_id);
   void fault_step();
+  // The gitpod.daemon.outage fault on `node`: a crashed daemon comes back; otherwise it goes
+  // down, and with kOutageForGood it never comes back, not even at heal() [invented]: a node
+  // whose ws-daemon pod crash-loops until someone drains it. Liveness must hold regardless
+  // (the manager's stopping timeouts; docs/systems/gitpod.md §12).
+  void daemon_outage(const std::string& node);
+  // The node the fault step acts on: drawn per step, but one per incident inside incidents.
+  std::string fault_node(const std::vector<std::string>& nodes);
 
   GitpodRun& run_;
   Settings settings_;
@@ -63,8 +75,11 @@ class Workload {
   FaultId node_delete_ = 0;
   FaultId reject_running_ = 0;
   bool healed_ = false;
-  std::set<std::string> crashed_daemons_;
+  std::set<std::string> crashed_daemons_;  // Down; heal() brings them back.
+  std::set<std::string> lost_daemons_;     // Down for good.
   bool crashed_manager_ = false;
+  int focus_incident_ = -1;  // The incident focus_node_ belongs to.
+  std::string focus_node_;
   std::vector<ActorId> actors_;
   std::vector<std::string> residents_;  // Load shape: the live workspace id of each slot.
   std::uint64_t next_resident_id_ = 0;

@@ -29,11 +29,20 @@ std::int64_t ChoiceStream::range(std::int64_t lo, std::int64_t hi) {
   return lo + static_cast<std::int64_t>(below(span));
 }
 
-ChoiceSource ChoiceSource::from_seed(std::uint64_t seed) {
+ChoiceSource ChoiceSource::from_seed(std::uint64_t seed) { return from_seed(seed, seed); }
+
+ChoiceSource ChoiceSource::from_seed(std::uint64_t seed, std::uint64_t swarm_seed) {
   ChoiceSource source(Backend::kSeed);
   source.seed_ = seed;
+  source.swarm_seed_ = swarm_seed;
   WSIM_ASSERT_EQ(source.consumed_, 0u);
   return source;
+}
+
+bool ChoiceSource::is_swarm_stream(std::string_view name) {
+  constexpr std::string_view kSuffix = ".swarm";
+  return name == "swarm" || name == "incidents" || name == "scheduler" ||
+         (name.size() > kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix);
 }
 
 ChoiceSource ChoiceSource::from_tape(std::vector<std::uint64_t> values) {
@@ -59,7 +68,9 @@ ChoiceStream ChoiceSource::stream(std::string_view name) {
   if (it == stream_index_by_name_.end()) {
     const int index = static_cast<int>(stream_index_by_name_.size());
     it = stream_index_by_name_.emplace(std::string(name), index).first;
-    if (backend_ == Backend::kSeed) generators_.push_back(Xoshiro256(seed_).fork(name));
+    if (backend_ == Backend::kSeed) {
+      generators_.push_back(Xoshiro256(is_swarm_stream(name) ? swarm_seed_ : seed_).fork(name));
+    }
   }
   // Streams are numbered in first-use order; the seed backend has one generator per stream.
   WSIM_ASSERT_LT(static_cast<std::size_t>(it->second), stream_index_by_name_.size());

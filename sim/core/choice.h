@@ -73,6 +73,12 @@ class ChoiceSource {
   enum class BytesTail { kZeros, kRandom };
 
   static ChoiceSource from_seed(std::uint64_t seed);
+  // The seed backend, with the swarm streams (is_swarm_stream) drawn from `swarm_seed` instead:
+  // another run's configuration with this run's timings and workload (sim/run/hunt_guide.h).
+  static ChoiceSource from_seed(std::uint64_t seed, std::uint64_t swarm_seed);
+  // The streams that draw a run's configuration rather than its events: "swarm" (fault points
+  // enabled), "incidents", "scheduler", and every "<system>.swarm".
+  static bool is_swarm_stream(std::string_view name);
   static ChoiceSource from_tape(std::vector<std::uint64_t> values);
   static ChoiceSource from_bytes(std::span<const std::uint8_t> bytes,
                                  BytesTail tail = BytesTail::kZeros);
@@ -104,6 +110,7 @@ class ChoiceSource {
 
   Backend backend_;
   std::uint64_t seed_ = 0;
+  std::uint64_t swarm_seed_ = 0;  // Equal to seed_ unless from_seed(seed, swarm_seed).
   std::map<std::string, int, std::less<>> stream_index_by_name_;
   std::vector<Xoshiro256> generators_;  // seed backend: one per stream
   std::vector<std::uint64_t> tape_;

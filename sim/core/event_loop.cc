@@ -1,5 +1,6 @@
 #include "sim/core/event_loop.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "sim/core/assert.h"
@@ -11,6 +12,11 @@ namespace {
 // The bound on pending events (STYLE.md §7 "put a limit on everything"): a run with more has a
 // runaway actor or timer, a harness bug.
 constexpr std::size_t kQueuedEventsMax = std::size_t{1} << 22;
+// Priority ties: initial ranks are 1..kRanks; a demoted actor gets kDemotedRank + its change
+// point's index, below every initial rank (PCT's d - i, in ascending order).
+constexpr std::uint32_t kRanks = 1u << 16;
+constexpr std::uint32_t kDemotedRank = 1u << 20;
+constexpr std::size_t kChangePointsMax = 16;
 
 // Every event enters the queue here: never in the past, never past the bound.
 template <typename Queue, typename Event>
@@ -42,7 +48,8 @@ ActorId EventLoop::spawn(std::string name, Task<void> task) {
   ++live_actors_;
   Actor& ref = *actors_.back();
   ref.suspended = start;
-  enqueue(queue_, Event{now_ms_, next_seq_++, id, ref.token, start, 0}, now_ms_);
+  if (priority_ties_) ref.rank = 1 + static_cast<std::uint32_t>(rank_stream_.below(kRanks));
+  enqueue(queue_, Event{now_ms_, next_seq_++, id, ref.token, start, 0, ref.rank}, now_ms_);
   WSIM_ASSERT_EQ(actors_.size(), static_cast<std::size_t>(id) + 1);
   return id;
 }
@@ -54,7 +61,8 @@ void EventLoop::cancel(ActorId id) {
   actor.cancelled = true;
   if (actor.suspended && id != current_) {
     // Resume it now with a fresh token; stale wake-ups for the old suspension are dropped.
-    enqueue(queue_, Event{now_ms_, next_seq_++, id, ++actor.token, actor.suspended, 0}, now_ms_);
+    enqueue(queue_, Event{now_ms_, next_seq_++, id, ++actor.token, actor.suspended, 0, actor.rank},
+            now_ms_);
   }
 }
 
@@ -82,7 +90,7 @@ void EventLoop::schedule(DurationMs delay_ms, std::function<void()> callback) {
     callbacks_[slot] = std::move(callback);
   }
   WSIM_ASSERT(callbacks_[slot] != nullptr);
-  enqueue(queue_, Event{now_ms_ + delay_ms, next_seq_++, kNoActor, 0, {}, slot}, now_ms_);
+  enqueue(queue_, Event{now_ms_ + delay_ms, next_seq_++, kNoActor, 0, {}, slot, 0}, now_ms_);
 }
 
 WakeTicket EventLoop::park(std::coroutine_handle<> handle) {
@@ -96,7 +104,8 @@ void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
   WSIM_ASSERT(ticket.actor != kNoActor);
   WSIM_ASSERT_GE(due_ms, now_ms_);
   WSIM_ASSERT(ticket.handle);
-  enqueue(queue_, Event{due_ms, next_seq_++, ticket.actor, ticket.token, ticket.handle, 0},
+  const std::uint32_t rank = actor_ref(ticket.actor).rank;
+  enqueue(queue_, Event{due_ms, next_seq_++, ticket.actor, ticket.token, ticket.handle, 0, rank},
           now_ms_);
 }
 
@@ -112,6 +121,7 @@ bool EventLoop::step() {
   WSIM_ASSERT_GE(event.due_ms, now_ms_);
   now_ms_ = event.due_ms;
   assert_context().now_ms = now_ms_;
+  if (priority_ties_) pass_change_point(event);
   run_event(event);
   ++events_processed_;
   if (after_event_) after_event_();
@@ -187,6 +197,29 @@ EventLoop::Actor& EventLoop::actor_ref(ActorId id) {
   WSIM_ASSERT_LT(id, actors_.size());
   WSIM_ASSERT(actors_[id] != nullptr);
   return *actors_[id];
+}
+
+void EventLoop::use_priority_ties(ChoiceStream ranks, std::vector<TimeMs> change_points_ms) {
+  WSIM_ASSERT_MSG(actors_.size() == 1, "use_priority_ties() after an actor was spawned");
+  WSIM_ASSERT_LE(change_points_ms.size(), kChangePointsMax);
+  WSIM_ASSERT(std::is_sorted(change_points_ms.begin(), change_points_ms.end()));
+  priority_ties_ = true;
+  rank_stream_ = ranks;
+  change_points_ms_ = std::move(change_points_ms);
+  change_points_passed_ = 0;
+}
+
+void EventLoop::pass_change_point(const Event& event) {
+  if (event.actor == kNoActor || change_points_passed_ >= change_points_ms_.size()) return;
+  if (event.due_ms < change_points_ms_[change_points_passed_]) return;
+  Actor& actor = actor_ref(event.actor);
+  // Every change point already passed counts once: a quiet stretch may pass several.
+  while (change_points_passed_ < change_points_ms_.size() &&
+         change_points_ms_[change_points_passed_] <= event.due_ms) {
+    ++change_points_passed_;
+  }
+  actor.rank = kDemotedRank + static_cast<std::uint32_t>(change_points_passed_);
+  WSIM_ASSERT_GT(actor.rank, kRanks);
 }
 
 void EventLoop::mix_hash(std::uint64_t value) {

@@ -4,6 +4,16 @@
 // wake-ups (a coroutine resuming after a timer, a response or a signal). Ties break FIFO by
 // sequence number, so the order is a pure function of the calls made — deterministic.
 //
+// Priority ties (issue #12 item 3; PCT, Burckhardt et al., "A randomized scheduler with
+// probabilistic guarantees of finding bugs", ASPLOS 2010) [invented as applied here]: after
+// use_priority_ties(), every actor gets a random rank at spawn, and among events due at the same
+// virtual time the actor wake-up with the lowest rank runs first. At each change point (a virtual
+// time), the actor that runs the first event at or after it is demoted below every other actor.
+// Callbacks keep rank 0 and stay FIFO among themselves: API requests, watch deliveries and timers
+// of the fake world are ordered as Kubernetes orders them (a watch delivers in resourceVersion
+// order); only goroutine-like actors race. An event keeps the rank its actor had when it was
+// queued. Without use_priority_ties() every rank is 0 and the order is FIFO, unchanged.
+//
 // Actors are root Task<void>s given to spawn(). Inside an actor, every co_await on a loop
 // awaitable (sleep, yield, OneShot, Signal, Channel) is an interleaving point: other ready events
 // run before the actor resumes. cancel() makes the actor throw Cancelled at that point.
@@ -18,6 +28,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "sim/core/choice.h"
 #include "sim/core/task.h"
 #include "sim/core/time.h"
 
@@ -92,6 +103,11 @@ class EventLoop {
   void request_stop() { stop_requested_ = true; }
   bool stop_requested() const { return stop_requested_; }
 
+  // Switches tie-breaking to priorities (see the top of this file), before any spawn. `ranks`
+  // draws each actor's rank; `change_points_ms` must be ascending.
+  void use_priority_ties(ChoiceStream ranks, std::vector<TimeMs> change_points_ms);
+  bool priority_ties() const { return priority_ties_; }
+
   // Called after every event (safety invariants, trace flushing). May call request_stop().
   void set_after_event(std::function<void()> hook) { after_event_ = std::move(hook); }
 
@@ -109,6 +125,7 @@ class EventLoop {
     bool done = false;
     std::uint64_t token = 0;            // Current suspension; bumped on every park and cancel.
     std::coroutine_handle<> suspended;  // Where the actor is parked, if it is.
+    std::uint32_t rank = 0;             // Priority ties: lower runs first among equal due times.
   };
   // Trivially copyable, so heap moves are cheap: a callback lives in callbacks_[callback_slot].
   struct Event {
@@ -118,11 +135,13 @@ class EventLoop {
     std::uint64_t token;
     std::coroutine_handle<> handle;
     std::uint32_t callback_slot;  // Callbacks only.
+    std::uint32_t rank;           // 0 for callbacks and without priority ties.
   };
   static_assert(std::is_trivially_copyable_v<Event>);
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
-      return a.due_ms != b.due_ms ? a.due_ms > b.due_ms : a.seq > b.seq;
+      if (a.due_ms != b.due_ms) return a.due_ms > b.due_ms;
+      return a.rank != b.rank ? a.rank > b.rank : a.seq > b.seq;
     }
   };
 
@@ -131,6 +150,8 @@ class EventLoop {
   void finish_actor(Actor& actor);
   Actor& actor_ref(ActorId id);
   void mix_hash(std::uint64_t value);
+  // Priority ties: demotes the actor of `event` if a change point has passed.
+  void pass_change_point(const Event& event);
 
   TimeMs now_ms_ = 0;
   std::uint64_t next_seq_ = 0;
@@ -144,6 +165,10 @@ class EventLoop {
   std::uint64_t schedule_hash_ = 0xcbf29ce484222325ULL;
   bool stop_requested_ = false;
   std::function<void()> after_event_;
+  bool priority_ties_ = false;
+  ChoiceStream rank_stream_;
+  std::vector<TimeMs> change_points_ms_;
+  std::size_t change_points_passed_ = 0;
 };
 
 }  // namespace wsim

@@ -47,10 +47,8 @@ void Faults::draw_swarm(ChoiceStream stream) {
 }
 
 void Faults::draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ratio enable,
-                            const std::int64_t* now_ms, std::optional<bool> force) {
-  WSIM_ASSERT(now_ms != nullptr);
+                            std::optional<bool> force) {
   WSIM_ASSERT_GE(fault_phase_ms, 0);
-  now_ms_ = now_ms;
   incidents_.clear();
   const bool on = force ? *force : stream.chance(enable);
   if (!on || fault_phase_ms <= 0) return;
@@ -77,12 +75,27 @@ void Faults::draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ra
   for (const Incident& incident : incidents_) WSIM_ASSERT_LT(incident.start_ms, incident.end_ms);
 }
 
-bool Faults::in_incident() const {
-  if (incidents_.empty() || now_ms_ == nullptr) return false;
+int Faults::current_incident() const {
+  if (incidents_.empty() || now_ms_ == nullptr || healed_) return -1;
   const std::int64_t now = *now_ms_;
-  return std::any_of(incidents_.begin(), incidents_.end(), [now](const Incident& incident) {
-    return incident.start_ms <= now && now < incident.end_ms;
-  });
+  for (std::size_t i = 0; i < incidents_.size(); ++i) {
+    if (incidents_[i].start_ms <= now && now < incidents_[i].end_ms) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::int64_t Faults::until_next_incident(std::int64_t normal_ms) const {
+  WSIM_ASSERT_GT(normal_ms, 0);
+  if (now_ms_ == nullptr || healed_) return normal_ms;
+  const std::int64_t now = *now_ms_;
+  for (const Incident& incident : incidents_) {
+    if (incident.start_ms > now) {
+      const std::int64_t result = std::min(normal_ms, incident.start_ms - now);
+      WSIM_ASSERT(result > 0 && result <= normal_ms);
+      return result;
+    }
+  }
+  return normal_ms;
 }
 
 std::string Faults::describe_incidents() const {

@@ -59,12 +59,22 @@ class Faults {
   void draw_swarm(ChoiceStream stream);
   // Incidents: with ratio `enable`, 1–4 windows of 2–60 s placed uniformly in
   // [0, fault_phase_ms); otherwise none. `force` = true/false skips the enable draw.
-  // `now_ms` is the clock fires() reads (the event loop's virtual time); it must outlive this.
+  // fires() reads the time from the clock set_clock() gave (Sim: the event loop's).
   void draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ratio enable,
-                      const std::int64_t* now_ms, std::optional<bool> force = std::nullopt);
+                      std::optional<bool> force = std::nullopt);
+  // The virtual time incidents are judged at; must outlive this. Unset: no incident applies.
+  void set_clock(const std::int64_t* now_ms) { now_ms_ = now_ms; }
   const std::vector<Incident>& incidents() const { return incidents_; }
   // "none" or "3: 13m02s+41s, ..." for the swarm print-out.
   std::string describe_incidents() const;
+  // The index in incidents() of the incident under way now, or -1 (also after heal()).
+  int current_incident() const;
+  bool in_incident() const { return current_incident() >= 0; }
+  // Pacing of the actors that generate faults and user actions (issue #12 item 3: a bad minute
+  // is also a busy minute): `normal_ms` cut short so that the actor wakes at the start of the
+  // next incident if one starts before. 0 < result <= normal_ms. Callers draw their gap inside an
+  // incident themselves (in_incident()), so a run without incidents draws what it always drew.
+  std::int64_t until_next_incident(std::int64_t normal_ms) const;
   // Disables every point (no faults from now on).
   void heal();
   bool healed() const { return healed_; }
@@ -88,8 +98,6 @@ class Faults {
   std::uint64_t current_step() const { return step_ ? step_() : 0; }
 
  private:
-  bool in_incident() const;
-
   struct Firing {
     std::uint64_t step;
     FaultId id;

@@ -18,6 +18,7 @@ class Sim {
  public:
   explicit Sim(ChoiceSource choices) : choices_(std::move(choices)) {
     faults_.set_step_counter([this] { return loop_.events_processed(); });
+    faults_.set_clock(loop_.now_ms_clock());
     assert_context().seed = choices_.seed();
     assert_context().now_ms = 0;
   }

@@ -1,6 +1,6 @@
-// The verbs of the `wsim` CLI (docs/architecture.md §6) as library functions: cli/main.cc parses the command
-// line (CLI11) into these structs; tests call them directly. Each returns the process exit code
-// (verdict.h) and writes results to `out` (stdout) and problems to `err` (stderr).
+// The verbs of the `wsim` CLI (docs/architecture.md §6) as library functions: cli/main.cc parses
+// the command line (CLI11) into these structs; tests call them directly. Each returns the process
+// exit code (verdict.h) and writes results to `out` (stdout) and problems to `err` (stderr).
 #pragma once
 
 #include <cstdint>
@@ -25,13 +25,13 @@ struct FieldOverride {
 
 // What selects and adjusts a scenario: shared by run, hunt and fingerprint.
 struct ScenarioFlags {
-  std::string scenario_file;               // --scenario FILE
-  std::string bug;                         // --bug FILE#N (sim/run/corpus_bugs.h)
-  std::string system;                      // --system NAME
-  std::vector<FieldOverride> overrides;    // version flags (--agent A0a) and --set f=v
-  std::optional<std::uint64_t> seed;       // --seed N
-  std::optional<DurationMs> fault_phase_ms;  // --time-limit D (virtual fault phase)
-  std::optional<DurationMs> settle_ms;       // --settle D
+  std::string scenario_file;                     // --scenario FILE
+  std::string bug;                               // --bug FILE#N (sim/run/corpus_bugs.h)
+  std::string system;                            // --system NAME
+  std::vector<FieldOverride> overrides;          // version flags (--agent A0a) and --set f=v
+  std::optional<std::uint64_t> seed;             // --seed N
+  std::optional<DurationMs> fault_phase_ms;      // --time-limit D (virtual fault phase)
+  std::optional<DurationMs> settle_ms;           // --settle D
   std::uint64_t events_max = kDefaultEventsMax;  // --max-events N
 
   bool selects_something() const {
@@ -49,9 +49,9 @@ std::string shell_quote(const std::string& text);
 struct RunCommand {
   ScenarioFlags flags;
   std::string out_dir = "wsim-out";
-  bool out_dir_given = false;   // --out given: write a bundle for every failing verdict.
-  bool ignore_expect = false;   // Exit with the raw verdict.
-  bool print_hash = false;      // Print "SEED FINGERPRINT" as the last line.
+  bool out_dir_given = false;  // --out given: write a bundle for every failing verdict.
+  bool ignore_expect = false;  // Exit with the raw verdict.
+  bool print_hash = false;     // Print "SEED FINGERPRINT" as the last line.
   // A failure is labelled "known: FILE#N" or "NEW" against this corpus (signature.h), when the
   // directory exists.
   std::string known_dir = "corpus/regressions";
@@ -59,7 +59,7 @@ struct RunCommand {
 int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err);
 
 struct ReplayCommand {
-  std::string path;             // A bundle directory or a scenario file.
+  std::string path;  // A bundle directory or a scenario file.
   std::string out_dir = "wsim-out";
   bool ignore_expect = false;
   std::uint64_t events_max = kDefaultEventsMax;
@@ -67,13 +67,14 @@ struct ReplayCommand {
 int cmd_replay(const ReplayCommand& command, std::ostream& out, std::ostream& err);
 
 struct HuntCommand {
-  ScenarioFlags flags;          // Nothing selected: every registered system at its latest versions.
-  std::optional<DurationMs> time_ms;       // --time (wall clock, through `clock`)
-  std::optional<std::uint64_t> runs;       // --runs
+  ScenarioFlags flags;  // Nothing selected: every registered system at its latest versions.
+  std::optional<DurationMs> time_ms;  // --time (wall clock, through `clock`)
+  std::optional<std::uint64_t> runs;  // --runs
   int jobs = 1;
   std::uint64_t seed_start = 0;
   std::string out_dir = "wsim-out";
   bool keep_going = false;
+  bool guided = false;  // --guided: probe-guided swarm (hunt_guide.h).
   // --known DIR: go past the known bugs of DIR (signature.h), report them in a table and fail
   // only for NEW findings. Empty: findings are only labelled, against label_dir when it exists.
   // A hunt with nothing selected (the README's main job) uses label_dir as --known.
@@ -82,9 +83,9 @@ struct HuntCommand {
   // Makes a clock for a budget of `budget_ms` wall-clock milliseconds (null: none), started now.
   std::function<HuntClock(std::optional<DurationMs> budget_ms)> make_clock;
   bool progress_tty = false;
-  Shard shard;                 // --shard I/N (hunt.h): this hunt's part of the run indices.
-  std::string summary_path;    // --summary FILE.json (hunt_summary.h); empty: none.
-  std::string junit_path;      // --junit FILE.xml (hunt_junit.h); empty: none.
+  Shard shard;               // --shard I/N (hunt.h): this hunt's part of the run indices.
+  std::string summary_path;  // --summary FILE.json (hunt_summary.h); empty: none.
+  std::string junit_path;    // --junit FILE.xml (hunt_junit.h); empty: none.
 };
 inline constexpr DurationMs kDefaultHuntTimeMs = 20 * kSecondMs;
 // Implemented in hunt_command.cc.

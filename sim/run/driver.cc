@@ -33,6 +33,30 @@ void apply_fault_overrides(Sim& sim, const proto::Scenario& scenario) {
 // Every fault point in name order with its drawn state, then the system's own parameters.
 // Share of the runs that draw incidents (correlated fault bursts, sim/core/fault.h).
 constexpr Ratio kIncidentsEnable{1, 3};
+// Share of the runs that break ties by priorities (PCT, sim/core/event_loop.h) instead of FIFO,
+// and their number of change points.
+constexpr Ratio kPriorityTiesEnable{1, 4};
+constexpr std::int64_t kChangePointsMax = 3;
+
+// Draws the tie-breaking of the run on the "scheduler" stream: FIFO, or priorities with 1 to
+// kChangePointsMax change points in the fault phase. Returns the swarm line.
+std::string draw_scheduler(Sim& sim, const proto::Scenario& scenario) {
+  const bool eligible = !scenario.scripted_only() || scenario.priority_ties();
+  if (!eligible) return "fifo";
+  ChoiceStream stream = sim.stream("scheduler");
+  const bool on =
+      scenario.has_priority_ties() ? scenario.priority_ties() : stream.chance(kPriorityTiesEnable);
+  if (!on) return "fifo";
+  const std::int64_t phase_ms = std::max<std::int64_t>(scenario.fault_phase_ms(), 1);
+  std::vector<TimeMs> points;
+  const std::int64_t count = stream.range(1, kChangePointsMax);
+  for (std::int64_t i = 0; i < count; ++i) points.push_back(stream.range(0, phase_ms - 1));
+  std::sort(points.begin(), points.end());
+  std::string line = "priorities, change points";
+  for (TimeMs point : points) line += " " + format_duration_ms(point);
+  sim.loop().use_priority_ties(sim.stream("scheduler.ranks"), std::move(points));
+  return line;
+}
 
 std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const SystemRun& run) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -71,10 +95,11 @@ std::vector<std::uint64_t> tape_of(const std::vector<Choice>& record) {
 namespace {
 
 ChoiceSource make_choices(const proto::Scenario& scenario, const RunOptions& options) {
-  ChoiceSource choices = options.tape ? ChoiceSource::from_tape(*options.tape)
-                         : options.bytes
-                             ? ChoiceSource::from_bytes(*options.bytes, options.bytes_tail)
-                             : ChoiceSource::from_seed(scenario.seed());
+  ChoiceSource choices =
+      options.tape                ? ChoiceSource::from_tape(*options.tape)
+      : options.bytes             ? ChoiceSource::from_bytes(*options.bytes, options.bytes_tail)
+      : scenario.has_swarm_seed() ? ChoiceSource::from_seed(scenario.seed(), scenario.swarm_seed())
+                                  : ChoiceSource::from_seed(scenario.seed());
   choices.set_recording(options.record_choices);
   return choices;
 }
@@ -162,6 +187,7 @@ void RunDriver::set_up() {
   assert_context().seed = scenario_.seed();
   assert_context().scenario = system_.name() + " " + describe_config(scenario_, system_);
   sim_.trace().set_keep_events(options_.keep_trace);
+  const std::string scheduler = draw_scheduler(sim_, scenario_);
   run_ = system_.create(sim_, scenario_);
   WSIM_ASSERT(run_ != nullptr);
   apply_fault_overrides(sim_, scenario_);
@@ -170,9 +196,12 @@ void RunDriver::set_up() {
     std::optional<bool> force;
     if (scenario_.has_incidents()) force = scenario_.incidents();
     sim_.faults().draw_incidents(sim_.stream("incidents"), scenario_.fault_phase_ms(),
-                                 kIncidentsEnable, sim_.loop().now_ms_clock(), force);
+                                 kIncidentsEnable, force);
   }
   result_.swarm = swarm_of(sim_, *run_);
+  result_.swarm.insert(
+      result_.swarm.begin() + 1 + static_cast<std::ptrdiff_t>(sim_.faults().size()),
+      {"scheduler", scheduler});
   masking_ = options_.known != nullptr && options_.keep_trace && options_.go_past_known;
   for (const proto::KnownViolation& entry : scenario_.go_past()) {
     go_past_.emplace(std::make_pair(entry.invariant(), entry.object()), entry.known());
@@ -182,8 +211,9 @@ void RunDriver::set_up() {
 void RunDriver::print_banner() {
   std::ostream* log = options_.log;
   if (log == nullptr) return;
-  *log << "SEED=" << scenario_.seed()
-       << (options_.tape    ? " (replaying a choice record)"
+  *log << "SEED=" << scenario_.seed();
+  if (scenario_.has_swarm_seed()) *log << " (swarm from seed " << scenario_.swarm_seed() << ")";
+  *log << (options_.tape    ? " (replaying a choice record)"
            : options_.bytes ? " (choices from a fuzzer input)"
                             : "")
        << "\n";

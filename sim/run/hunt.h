@@ -21,9 +21,9 @@
 // result says how far that prefix is complete (HuntResult::complete_below), and the merge of N
 // shards is complete below the smallest of theirs (hunt_merge.h).
 //
-// Parts (one idea per file): hunt_worker.h (the worker process and its line format),
-// hunt_pool.h (forking, reading, stopping workers), hunt_tally.h (findings and probes),
-// hunt_progress.h (the progress line), hunt_rerun.h (re-runs with recording, bundles).
+// Parts (one idea per file): hunt_guide.h (probe-guided swarm), hunt_worker.h (the worker process
+// and its line format), hunt_pool.h (forking, reading, stopping workers), hunt_tally.h (findings
+// and probes), hunt_progress.h (the progress line), hunt_rerun.h (re-runs with recording, bundles).
 //
 // The hunt never reads a wall clock itself: the caller passes the time budget and the progress
 // rate as callbacks (cli/wallclock.h), so sim/ stays free of clocks (scripts/tidy).
@@ -85,10 +85,15 @@ struct HuntOptions {
   // Known bugs for labels (not owned; null: no labels), and whether runs go past them.
   const std::vector<KnownBug>* known = nullptr;
   bool unmasked = false;
+  // Probe-guided swarm (hunt_guide.h): every second run of a worker reuses the swarm seed of a
+  // run that reached a rare probe. Ignored when the scenario pins swarm_seed.
+  bool guided = false;
 };
 
 struct Finding {
   std::uint64_t seed = 0;  // The smallest failing seed of this kind.
+  // The swarm seed of that run (guided hunts, proto::Scenario.swarm_seed), when not `seed`.
+  std::optional<std::uint64_t> swarm_seed;
   Verdict verdict = Verdict::kPass;
   std::string invariant;  // Or "crash" for a worker that died.
   std::string object;

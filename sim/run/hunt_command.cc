@@ -65,6 +65,7 @@ HuntOptions options_for(const HuntCommand& command, const LoadedScenario& loaded
   options.shard = command.shard;
   options.jobs = command.jobs;
   options.keep_going = command.keep_going;
+  options.guided = command.guided;
   options.until_invariant = loaded.hunted_invariant;
   options.out_dir = command.out_dir;
   if (command.make_clock) options.clock = command.make_clock(budget);
@@ -84,6 +85,7 @@ void print_banner(std::ostream& out, const HuntCommand& command, const LoadedSce
     out << ", shard " << command.shard.index << "/" << command.shard.count;
   }
   if (command.runs) out << ", " << *command.runs << " runs";
+  if (command.guided) out << ", probe-guided swarm";
   if (budget) out << ", " << format_duration_ms(*budget);
   const std::size_t known = options.known ? options.known->size() : 0;
   out << (command.keep_going ? ", keep going"

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/run/hunt_report.h"
+#include "sim/run/report.h"
 #include "sim/run/verdict.h"
 
 namespace wsim::run {
@@ -61,32 +62,10 @@ void write_testcase(std::ostream& xml, const HuntTarget& target) {
 }  // namespace
 
 std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 allows no control characters other than tab, newline and carriage return.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-          out += '?';
-        } else {
-          out += c;
-        }
-    }
+  // The markup characters as for HTML (report.h); XML 1.0 also forbids most control characters.
+  std::string out = html_escape(text);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') c = '?';
   }
   return out;
 }

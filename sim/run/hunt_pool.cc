@@ -145,7 +145,10 @@ void WorkerPool::handle_line(Worker& worker, const std::string& text) {
   if (tag == "R") {
     std::uint64_t local = 0;
     std::uint64_t seed = 0;
-    line >> local >> seed;
+    std::string swarm;
+    line >> local >> seed >> swarm;
+    std::optional<std::uint64_t> swarm_seed;
+    if (swarm != "-") swarm_seed = std::stoull(swarm);
     worker.next_index = local + stride_;
     std::vector<RunFinding> findings;
     int code = 0;
@@ -154,7 +157,7 @@ void WorkerPool::handle_line(Worker& worker, const std::string& text) {
       finding.verdict = verdict_of_code(code);
       findings.push_back(finding);
     }
-    if (tally_.record_run(local, seed, findings)) stop();
+    if (tally_.record_run(local, seed, swarm_seed, findings)) stop();
   } else if (tag == "P") {
     std::uint64_t hits = 0;
     std::string name;

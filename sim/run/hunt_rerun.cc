@@ -114,7 +114,9 @@ void print_repro(const HuntOptions& options, const Finding& finding) {
   if (!finding.bundle.empty()) *log << "bundle " << finding.bundle << "\n";
   *log << "reproduce with:\n";
   if (!finding.bundle.empty()) *log << "  scripts/wsim replay " << finding.bundle << "\n";
-  *log << "  " << options.repro_command << " --seed " << finding.seed << "\n";
+  *log << "  " << options.repro_command << " --seed " << finding.seed;
+  if (finding.swarm_seed) *log << " --set swarm_seed=" << *finding.swarm_seed;
+  *log << "\n";
 }
 
 void rerun_finding(const HuntOptions& options, Finding& finding) {
@@ -129,6 +131,7 @@ void rerun_finding(const HuntOptions& options, Finding& finding) {
   }
   proto::Scenario scenario = options.scenario;
   scenario.set_seed(finding.seed);
+  if (finding.swarm_seed) scenario.set_swarm_seed(*finding.swarm_seed);
   const RunResult rerun = rerun_with_recording(options, scenario);
   if (!found_again(finding, rerun, options.unmasked)) {
     mark_nondeterministic(finding, rerun, log);

@@ -32,6 +32,7 @@ Json finding_to_json(const Finding& finding, const std::vector<std::string>& sig
   out["label"] = label_of(finding);
   out["known"] = finding.known;
   out["first_seed"] = finding.seed;
+  if (finding.swarm_seed) out["swarm_seed"] = *finding.swarm_seed;
   out["runs"] = finding.count;
   out["signature"] = finding.signature;
   out["signatures"] = signatures;
@@ -125,6 +126,11 @@ bool finding_from_json(const Json& in, const std::string& where, Reader& reader,
   if (!reader.get(in, where, "known", finding.known)) return false;
   if ((label == "known") != !finding.known.empty()) {
     return reader.fail(where + ".known", "must be set exactly when label is known");
+  }
+  if (in.contains("swarm_seed")) {
+    std::uint64_t swarm_seed = 0;
+    if (!reader.get(in, where, "swarm_seed", swarm_seed)) return false;
+    finding.swarm_seed = swarm_seed;
   }
   return reader.get(in, where, "first_seed", finding.seed) &&
          reader.get(in, where, "runs", finding.count) &&

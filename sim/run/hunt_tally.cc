@@ -29,6 +29,7 @@ void HuntTally::mark_done(std::uint64_t local) {
 }
 
 bool HuntTally::record_run(std::uint64_t local, std::uint64_t seed,
+                           std::optional<std::uint64_t> swarm_seed,
                            const std::vector<RunFinding>& findings) {
   mark_done(local);
   ++result_.runs;
@@ -37,7 +38,9 @@ bool HuntTally::record_run(std::uint64_t local, std::uint64_t seed,
   for (const RunFinding& finding : findings) {
     if (finding.verdict == Verdict::kPass) continue;
     failed = true;
-    stop = record_failure(seed, finding.verdict, finding.invariant, finding.known, "") || stop;
+    stop =
+        record_failure(seed, swarm_seed, finding.verdict, finding.invariant, finding.known, "") ||
+        stop;
   }
   if (failed) ++result_.failures;
   return stop;
@@ -46,7 +49,7 @@ bool HuntTally::record_run(std::uint64_t local, std::uint64_t seed,
 bool HuntTally::record_crash(std::uint64_t local, std::uint64_t seed, const std::string& message) {
   mark_done(local);
   ++result_.failures;
-  return record_failure(seed, Verdict::kHarnessError, "crash", "-", message);
+  return record_failure(seed, std::nullopt, Verdict::kHarnessError, "crash", "-", message);
 }
 
 void HuntTally::add_probe_hits(const std::string& name, std::uint64_t hits) {
@@ -66,8 +69,9 @@ void HuntTally::finish() {
 }
 
 // A known finding of an unmasked hunt does not stop it.
-bool HuntTally::record_failure(std::uint64_t seed, Verdict verdict, const std::string& kind,
-                               const std::string& label, const std::string& message) {
+bool HuntTally::record_failure(std::uint64_t seed, std::optional<std::uint64_t> swarm_seed,
+                               Verdict verdict, const std::string& kind, const std::string& label,
+                               const std::string& message) {
   WSIM_ASSERT(verdict != Verdict::kPass);
   const auto key = std::make_tuple(static_cast<int>(verdict), kind, label);
   auto it = finding_by_kind_.find(key);
@@ -75,6 +79,7 @@ bool HuntTally::record_failure(std::uint64_t seed, Verdict verdict, const std::s
     it = finding_by_kind_.emplace(key, result_.findings.size()).first;
     Finding finding;
     finding.seed = seed;
+    finding.swarm_seed = swarm_seed;
     finding.verdict = verdict;
     finding.invariant = kind;
     finding.message = message;
@@ -86,6 +91,7 @@ bool HuntTally::record_failure(std::uint64_t seed, Verdict verdict, const std::s
   ++found.count;
   if (seed < found.seed) {
     found.seed = seed;
+    found.swarm_seed = swarm_seed;
     if (!message.empty()) found.message = message;
   }
   const bool wanted = options_.until_invariant.empty() || kind == options_.until_invariant;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -27,8 +28,10 @@ class HuntTally {
   HuntTally(const HuntOptions& options, HuntResult& result);
 
   // One finished run (shard-local index `local`) with its findings (a passing finding is
-  // ignored). Returns true when the hunt should stop.
-  bool record_run(std::uint64_t local, std::uint64_t seed, const std::vector<RunFinding>& findings);
+  // ignored); `swarm_seed` when the run's swarm came from another seed (guided hunts). Returns
+  // true when the hunt should stop.
+  bool record_run(std::uint64_t local, std::uint64_t seed, std::optional<std::uint64_t> swarm_seed,
+                  const std::vector<RunFinding>& findings);
   // A worker died running `seed` (a harness bug). Returns true when the hunt should stop.
   bool record_crash(std::uint64_t local, std::uint64_t seed, const std::string& message);
   // Hits of one probe from one worker.
@@ -39,8 +42,9 @@ class HuntTally {
 
  private:
   void mark_done(std::uint64_t local);
-  bool record_failure(std::uint64_t seed, Verdict verdict, const std::string& kind,
-                      const std::string& label, const std::string& message);
+  bool record_failure(std::uint64_t seed, std::optional<std::uint64_t> swarm_seed, Verdict verdict,
+                      const std::string& kind, const std::string& label,
+                      const std::string& message);
 
   const HuntOptions& options_;
   HuntResult& result_;

@@ -8,6 +8,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/probe.h"
+#include "sim/run/hunt_guide.h"
 
 namespace wsim::run {
 
@@ -33,9 +34,10 @@ void install_worker_signals() {
   ::sigprocmask(SIG_UNBLOCK, &term, nullptr);
 }
 
-std::string run_line(std::uint64_t index, std::uint64_t seed, const RunResult& result,
+std::string run_line(std::uint64_t index, const proto::Scenario& scenario, const RunResult& result,
                      bool unmasked) {
-  std::string line = "R " + std::to_string(index) + " " + std::to_string(seed);
+  std::string line = "R " + std::to_string(index) + " " + std::to_string(scenario.seed()) + " " +
+                     (scenario.has_swarm_seed() ? std::to_string(scenario.swarm_seed()) : "-");
   for (const RunFinding& finding : run_findings(result, unmasked)) {
     line += " " + std::to_string(exit_code(finding.verdict)) + " " + wire_token(finding.invariant) +
             " " + wire_token(finding.known);
@@ -105,16 +107,30 @@ void worker_main(const HuntOptions& options, int fd, std::uint64_t first_index,
   RunOptions run_options;
   run_options.events_max = options.events_max;
   Probes probes;
+  SwarmGuide guide;
+  const bool guided = options.guided && !scenario.has_swarm_seed();
   for (std::uint64_t local = first_index; !g_worker_stop; local += stride) {
     const std::uint64_t index = shard_run_index(options.shard, local);
     if (options.runs && index >= *options.runs) break;
     const std::uint64_t seed = options.seed_start + index;
     scenario.set_seed(seed);
+    if (guided) {
+      const std::optional<std::uint64_t> swarm_seed = guide.pick(index);
+      if (swarm_seed) {
+        scenario.set_swarm_seed(*swarm_seed);
+      } else {
+        scenario.clear_swarm_seed();
+      }
+    }
     const RunResult result = options.unmasked ? execute_run_with_known(*options.system, scenario,
                                                                        run_options, *options.known)
                                               : execute_run(*options.system, scenario, run_options);
     probes.merge(result.probes);
-    if (!write_all(fd, run_line(local, seed, result, options.unmasked))) ::_exit(1);
+    if (guided) {
+      guide.observe(scenario.has_swarm_seed() ? scenario.swarm_seed() : seed,
+                    result.probes.sorted());
+    }
+    if (!write_all(fd, run_line(local, scenario, result, options.unmasked))) ::_exit(1);
   }
   std::string tail;
   for (const Probe& probe : probes.sorted()) {

@@ -152,3 +152,43 @@ TEST(Choice, MalformedChoicesBinIsRejectedWithOffset) {
 
 }  // namespace
 }  // namespace wsim
+
+namespace wsim {
+namespace {
+
+std::vector<std::uint64_t> draws(ChoiceSource& source, std::string_view stream, int n) {
+  ChoiceStream s = source.stream(stream);
+  std::vector<std::uint64_t> out;
+  for (int i = 0; i < n; ++i) out.push_back(s.below(1u << 30));
+  return out;
+}
+
+TEST(SwarmSeed, SwarmStreamsComeFromTheSwarmSeedAndTheOthersFromTheSeed) {
+  for (const char* name : {"swarm", "incidents", "scheduler", "gitlab.swarm"}) {
+    EXPECT_TRUE(ChoiceSource::is_swarm_stream(name)) << name;
+  }
+  for (const char* name : {"gitpod.faults", "swarmy", ".swarm", "kube.api", "scheduler.ranks"}) {
+    EXPECT_FALSE(ChoiceSource::is_swarm_stream(name)) << name;
+  }
+  // Each comparison takes fresh sources: a stream goes on where its last draw stopped.
+  const auto first8 = [](ChoiceSource source, std::string_view stream) {
+    return draws(source, stream, 8);
+  };
+  for (const char* stream : {"swarm", "kube.api"}) {
+    EXPECT_EQ(first8(ChoiceSource::from_seed(5, 5), stream),
+              first8(ChoiceSource::from_seed(5), stream));
+  }
+  for (const char* stream : {"swarm", "gitlab.swarm", "incidents", "scheduler"}) {
+    EXPECT_EQ(first8(ChoiceSource::from_seed(5, 9), stream),
+              first8(ChoiceSource::from_seed(9), stream));
+    EXPECT_NE(first8(ChoiceSource::from_seed(5, 9), stream),
+              first8(ChoiceSource::from_seed(5), stream));
+  }
+  for (const char* stream : {"kube.api", "gitpod.faults"}) {
+    EXPECT_EQ(first8(ChoiceSource::from_seed(5, 9), stream),
+              first8(ChoiceSource::from_seed(5), stream));
+  }
+}
+
+}  // namespace
+}  // namespace wsim

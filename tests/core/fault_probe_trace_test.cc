@@ -56,7 +56,8 @@ TEST(Faults, IncidentsBoostEnabledPointsOnlyInsideTheirWindows) {
   faults.draw_swarm(source.stream("swarm"));
   std::int64_t now_ms = 0;
   const std::int64_t phase_ms = 3'600'000;
-  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::never(), &now_ms, true);
+  faults.set_clock(&now_ms);
+  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::never(), true);
   const std::vector<Incident>& incidents = faults.incidents();
   ASSERT_FALSE(incidents.empty());
   ASSERT_LE(incidents.size(), 4u);
@@ -81,9 +82,42 @@ TEST(Faults, IncidentsBoostEnabledPointsOnlyInsideTheirWindows) {
   EXPECT_FALSE(faults.fires(off, stream));  // A disabled point stays off in an incident.
   EXPECT_NE(faults.describe_incidents(), "none");
   // Forced off, or not drawn: no windows.
-  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::always(), &now_ms, false);
+  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::always(), false);
   EXPECT_TRUE(faults.incidents().empty());
   EXPECT_EQ(faults.describe_incidents(), "none");
+}
+
+// Pacing (issue #12 item 3): an actor's normal pause is cut short at the next incident's start;
+// current_incident() names the window under way, none after heal().
+TEST(Faults, PacingWakesActorsAtTheNextIncident) {
+  ChoiceSource source = ChoiceSource::from_seed(11);
+  Faults faults;
+  std::int64_t now_ms = 0;
+  faults.set_clock(&now_ms);
+  const std::int64_t phase_ms = 3'600'000;
+  EXPECT_EQ(faults.until_next_incident(5'000), 5'000);  // No incidents: unchanged.
+  faults.draw_incidents(source.stream("incidents"), phase_ms, Ratio::never(), true);
+  const std::vector<Incident>& incidents = faults.incidents();
+  ASSERT_FALSE(incidents.empty());
+  const Incident first = incidents[0];
+  now_ms = first.start_ms > 10 ? first.start_ms - 10 : 0;
+  EXPECT_EQ(faults.current_incident(), first.start_ms > 10 ? -1 : 0);
+  if (first.start_ms > 10) {
+    EXPECT_EQ(faults.until_next_incident(60'000), 10);
+    EXPECT_EQ(faults.until_next_incident(3), 3);
+  }
+  now_ms = first.start_ms;
+  EXPECT_EQ(faults.current_incident(), 0);
+  EXPECT_TRUE(faults.in_incident());
+  now_ms = first.end_ms;
+  EXPECT_NE(faults.current_incident(), 0);
+  now_ms = phase_ms;  // After every window: the normal pause.
+  EXPECT_EQ(faults.until_next_incident(7'000), 7'000);
+  EXPECT_FALSE(faults.in_incident());
+  now_ms = first.start_ms;
+  faults.heal();
+  EXPECT_FALSE(faults.in_incident());
+  EXPECT_EQ(faults.until_next_incident(9'000), 9'000);
 }
 
 TEST(Probes, CountHitsAndMergeByName) {

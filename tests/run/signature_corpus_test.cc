@@ -45,9 +45,15 @@ TEST_F(SignatureCorpusTest, TwoSeedsOfTheSameBugShareItsSignature) {
   std::string error;
   ASSERT_TRUE(parse_corpus_bug(kB2, bug, error)) << error;
   ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  // Every S5 of latest mk2 is B2 (B1 is fixed there). Most instances must carry B2's label and
+  // none may be NEW; some go to B1's script (status-conflict-pre16622), whose path they share
+  // when the podStarts write is lost with the create's response (seed 4 since the busier
+  // workload of incidents): the measured precision limit of docs/signatures.md.
+  constexpr std::size_t kInstances = 8;
+  constexpr std::size_t kCarryingB2Min = 6;
   std::vector<std::string> labels;
   std::vector<std::uint64_t> seeds;
-  for (std::uint64_t seed = 0; seed < 400 && labels.size() < 2; ++seed) {
+  for (std::uint64_t seed = 0; seed < 400 && labels.size() < kInstances; ++seed) {
     loaded.scenario.set_seed(seed);
     RunOptions options;
     options.keep_trace = true;
@@ -57,9 +63,13 @@ TEST_F(SignatureCorpusTest, TwoSeedsOfTheSameBugShareItsSignature) {
     labels.push_back(result.known);
     seeds.push_back(seed);
   }
-  ASSERT_EQ(labels.size(), 2u) << "the hunt found B2 fewer than twice in 400 seeds";
-  EXPECT_EQ(labels[0], kB2) << "seed " << seeds[0];
-  EXPECT_EQ(labels[1], kB2) << "seed " << seeds[1];
+  ASSERT_EQ(labels.size(), kInstances) << "the hunt found B2 fewer than 8 times in 400 seeds";
+  std::size_t carrying_b2 = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    EXPECT_FALSE(labels[i].empty()) << "seed " << seeds[i] << " is B2 but was labelled NEW";
+    if (labels[i] == kB2) ++carrying_b2;
+  }
+  EXPECT_GE(carrying_b2, kCarryingB2Min) << ::testing::PrintToString(labels);
 }
 
 TEST_F(SignatureCorpusTest, TwoBugsWithTheSameInvariantDiffer) {

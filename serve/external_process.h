@@ -1,0 +1,39 @@
+// The external process under test (`wsim serve --scenario FILE -- COMMAND...`): started with
+// WSIM_SERVER=http://127.0.0.1:PORT in its environment, its output to a log file, in a process
+// group of its own; stopped with SIGTERM, then SIGKILL after a bounded wait.
+//
+// Threading: one thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace wsim::serve {
+
+class ExternalProcess {
+ public:
+  ExternalProcess() = default;
+  ~ExternalProcess() { stop(); }
+  ExternalProcess(const ExternalProcess&) = delete;
+  ExternalProcess& operator=(const ExternalProcess&) = delete;
+
+  // Starts `argv` (argv[0] looked up in PATH). `log_path` empty = /dev/null. False with `error`.
+  bool start(const std::vector<std::string>& argv, const std::string& server_url,
+             const std::string& log_path, std::string& error);
+  // True while it runs; once it has exited, false and `exit_text` says how.
+  bool running(std::string& exit_text);
+  // True when a thread of the process is running or runnable (Linux: state R in
+  // /proc/PID/task/*/stat): it is still reacting, whatever the sockets show. False elsewhere.
+  bool busy() const;
+  // SIGTERM to its process group, up to 2 s, then SIGKILL. Idempotent.
+  void stop();
+
+ private:
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  std::string exit_text_;
+};
+
+}  // namespace wsim::serve

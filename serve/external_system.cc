@@ -1,0 +1,385 @@
+#include "serve/external_system.h"
+
+#include <chrono>
+#include <fstream>
+#include <optional>
+#include <ostream>
+#include <thread>
+
+#include "serve/api_invariants.h"
+#include "serve/external_process.h"
+#include "serve/server.h"
+#include "serve/world.h"
+#include "sim/core/assert.h"
+#include "sim/core/task.h"
+#include "sim/kube/cluster.h"
+
+namespace wsim::serve {
+namespace {
+
+constexpr const char* kSystem = "external";
+constexpr std::size_t kHistoryEvents = 10000;
+constexpr int kNumberedInvariants = 8;  // external.S1..S8, L1..L8 listed for expectations.
+
+ExternalSettings& settings() {
+  static ExternalSettings value;
+  return value;
+}
+
+struct ExternalFaults {
+  FaultId conflict = 0;
+  FaultId error5xx = 0;
+  FaultId lost_response = 0;
+  FaultId watch_expire = 0;
+  FaultId watch_delay = 0;
+};
+
+class ExternalRun : public run::SystemRun {
+ public:
+  ExternalRun(Sim& sim, const proto::Scenario& scenario, std::vector<ApiInvariant> invariants);
+  ~ExternalRun() override;
+
+  void start() override;
+  bool perform(const proto::ScriptedEvent& event, std::string& error) override;
+  std::optional<run::Violation> check_safety() override;
+  void heal() override { healed_ = true; }
+  std::vector<run::Violation> check_liveness() override;
+  std::string describe_state() const override;
+  std::vector<std::pair<std::string, std::string>> swarm_parameters() const override;
+
+ private:
+  void attach();
+  void detach();
+  void sync();
+  Task<void> serve_request(RequestTicket* ticket);
+  int decide(RequestTicket& ticket, ChoiceStream& stream, std::string& fault);
+  Task<void> user(int index);
+  kube::Object workspace(const std::string& name) const;
+
+  Sim& sim_;
+  proto::ExternalConfig config_;
+  std::vector<ApiInvariant> invariants_;
+  std::unique_ptr<kube::Cluster> cluster_;
+  ExternalFaults faults_;
+  bool scripted_only_ = false;
+  bool healed_ = false;
+  bool attached_ = false;
+  bool process_failed_ = false;
+  std::string process_exit_;
+  std::uint64_t checked_rv_ = 0;
+  std::unique_ptr<World> world_;
+  std::unique_ptr<Server> server_;
+  std::thread http_;
+  ExternalProcess process_;
+};
+
+ExternalRun::ExternalRun(Sim& sim, const proto::Scenario& scenario,
+                         std::vector<ApiInvariant> invariants)
+    : sim_(sim),
+      config_(scenario.external()),
+      invariants_(std::move(invariants)),
+      scripted_only_(scenario.scripted_only()) {
+  kube::ClusterOptions options;
+  options.nodes = static_cast<int>(config_.nodes());
+  if (config_.namespace_() != "default") options.namespaces.push_back(config_.namespace_());
+  cluster_ = std::make_unique<kube::Cluster>(sim_, options);
+  Faults& faults = sim_.faults();
+  faults_.conflict = faults.declare("serve.conflict",
+                                    "the external process's write is answered 409 Conflict, "
+                                    "not applied",
+                                    Ratio{1, 2}, Ratio{1, 10});
+  faults_.error5xx = faults.declare(
+      "serve.error5xx", "the external process's request is answered 500/503, not applied",
+      Ratio{1, 2}, Ratio{1, 20});
+  faults_.lost_response = faults.declare(
+      "serve.lost_response", "the external process's write is applied and answered 504 Timeout",
+      Ratio{1, 2}, Ratio{1, 10});
+  faults_.watch_expire = faults.declare("serve.watch.expire",
+                                        "every watch of the external process ends with 410 Expired",
+                                        Ratio{1, 3}, Ratio{1, 30});
+  faults_.watch_delay = faults.declare(
+      "serve.watch.delay", "a change reaches the external process's watches 0.2-5 s late",
+      Ratio{1, 2}, Ratio{1, 4});
+}
+
+ExternalRun::~ExternalRun() { detach(); }
+
+kube::Object ExternalRun::workspace(const std::string& name) const {
+  kube::Object object;
+  object.kind = "Workspace";
+  object.meta.namespace_ = config_.namespace_();
+  object.meta.name = name;
+  object.spec["image"] = "ide:latest";
+  return object;
+}
+
+void ExternalRun::start() {
+  cluster_->start();
+  if (scripted_only_) return;
+  for (std::uint32_t i = 0; i < config_.workspaces(); ++i) {
+    sim_.loop().spawn("user/ws-" + std::to_string(i), user(static_cast<int>(i)));
+  }
+}
+
+// A user: creates their workspace, later deletes it, and so on, until heal.
+Task<void> ExternalRun::user(int index) {
+  const std::string name = "ws-" + std::to_string(index);
+  kube::Client client = cluster_->client("user/" + name);
+  ChoiceStream stream = sim_.stream("external.user-" + std::to_string(index));
+  while (!healed_) {
+    co_await sim_.loop().sleep(stream.range(config_.think_min_ms(), config_.think_max_ms()));
+    if (healed_) break;
+    const kube::Object* current =
+        cluster_->api().peek(kube::ObjectRef{"Workspace", config_.namespace_(), name});
+    if (current == nullptr) {
+      co_await client.create(workspace(name));
+    } else if (!current->meta.deletion_ms && stream.below(2) == 1) {
+      co_await client.remove(kube::ObjectRef{"Workspace", config_.namespace_(), name});
+    }
+  }
+}
+
+bool ExternalRun::perform(const proto::ScriptedEvent& event, std::string& error) {
+  const kube::ObjectRef ws{"Workspace", config_.namespace_(), event.target()};
+  if (event.actor() == "user" && event.action() == "create_workspace") {
+    cluster_->create(workspace(event.target()));
+    return true;
+  }
+  if (event.actor() == "user" && event.action() == "delete_workspace") {
+    cluster_->remove(ws);
+    return true;
+  }
+  if (event.actor() == "kubectl" && event.action() == "delete_namespace") {
+    cluster_->remove(kube::ObjectRef{"Namespace", "", event.target()});
+    return true;
+  }
+  error = "unknown action '" + event.actor() + " " + event.action() +
+          "' (external: user create_workspace|delete_workspace NAME, kubectl delete_namespace "
+          "NAME)";
+  return false;
+}
+
+// The run's first safety check: the front-end and the process start; the world goes lockstep.
+void ExternalRun::attach() {
+  attached_ = true;
+  world_ = std::make_unique<World>(sim_, cluster_->api(), kHistoryEvents);
+  LockstepOptions options;
+  options.quiet_ms = settings().quiet_ms;
+  options.ready_watches = config_.ready_watches();
+  ChoiceStream delay_stream = sim_.stream("serve.watch");
+  options.delivery_delay = [this, delay_stream](const kube::Object&) mutable -> DurationMs {
+    if (!sim_.faults().fires(faults_.watch_delay, delay_stream)) return 0;
+    return delay_stream.range(200, 5000);
+  };
+  options.stop_waiting = [this] {
+    return !settings().command.empty() && !process_.running(process_exit_);
+  };
+  options.busy = [this] { return process_.busy(); };
+  ServerOptions server_options;
+  server_options.port = settings().port;
+  server_options.epoch_wall_ms = 0;
+  server_ = std::make_unique<Server>(*world_, server_options);
+  std::string error;
+  const int port = server_->bind(error);
+  WSIM_ASSERT_MSG(port > 0, "wsim serve: " + error);
+  world_->enter_lockstep(std::move(options));
+  http_ = std::thread([this] { server_->run(); });
+  const std::string url = "http://" + std::string(kLoopback) + ":" + std::to_string(port);
+  if (!settings().port_file.empty()) std::ofstream(settings().port_file) << port << "\n";
+  if (settings().log != nullptr) *settings().log << "external: serving " << url << "\n";
+  if (!settings().command.empty() &&
+      !process_.start(settings().command, url, settings().log_path, error)) {
+    process_failed_ = true;
+    process_exit_ = error;
+  }
+}
+
+void ExternalRun::detach() {
+  if (!attached_) return;
+  attached_ = false;
+  process_.stop();
+  world_->leave_lockstep();
+  server_->stop();
+  if (http_.joinable()) http_.join();
+  if (settings().log != nullptr) {
+    const LockstepStats& stats = world_->stats();
+    *settings().log << "external: " << stats.requests << " requests, " << stats.watches_opened
+                    << " watches, " << stats.syncs << " lockstep waits (" << stats.wait_ms
+                    << " ms of wall time, " << stats.timeouts << " hit the bound)\n";
+  }
+  server_.reset();
+  world_.reset();
+}
+
+void ExternalRun::sync() {
+  for (RequestTicket* ticket : world_->sync()) {
+    sim_.loop().spawn(ticket->actor, serve_request(ticket));
+  }
+}
+
+// The fault a request meets, if any: answers it (fail) or serves it (execute). Returns the code.
+int ExternalRun::decide(RequestTicket& ticket, ChoiceStream& stream, std::string& fault) {
+  Faults& faults = sim_.faults();
+  const bool write = ticket.method != "GET";
+  if (faults.fires(faults_.watch_expire, stream)) {
+    world_->expire_watches();
+    sim_.record(ticket.actor, "watch-expired", "*", "410 Expired", "serve.watch.expire");
+  }
+  if (write && faults.fires(faults_.conflict, stream)) {
+    fault = "serve.conflict";
+    return ticket.fail(409);
+  }
+  if (faults.fires(faults_.error5xx, stream)) {
+    fault = "serve.error5xx";
+    return ticket.fail(stream.below(2) == 0 ? 500 : 503);
+  }
+  const int code = ticket.execute();
+  if (write && code < 300 && faults.fires(faults_.lost_response, stream)) {
+    fault = "serve.lost_response (applied: " + ticket.result() + ")";
+    return ticket.fail(504);
+  }
+  return code;
+}
+
+Task<void> ExternalRun::serve_request(RequestTicket* ticket) {
+  ChoiceStream stream = sim_.stream("serve.requests");
+  co_await sim_.loop().sleep(stream.range(1, 20));
+  std::string fault;
+  decide(*ticket, stream, fault);
+  sim_.record(ticket->actor, ticket->verb, ticket->object, ticket->result(), fault);
+  co_await sim_.loop().sleep(stream.range(1, 20));
+  world_->complete(*ticket);
+}
+
+std::optional<run::Violation> ExternalRun::check_safety() {
+  if (!attached_) attach();
+  if (!process_failed_ && !settings().command.empty() && !process_.running(process_exit_)) {
+    process_failed_ = true;
+  }
+  if (process_failed_) {
+    return run::Violation{
+        "external.S0", "external process", "the external process " + process_exit_, {}};
+  }
+  sync();
+  const std::uint64_t rv = cluster_->api().current_resource_version();
+  if (rv == checked_rv_) return std::nullopt;
+  for (const ApiInvariant& invariant : invariants_) {
+    if (!invariant.always) continue;
+    std::vector<run::Violation> found = check_api_invariant(invariant, cluster_->api());
+    if (!found.empty()) return found.front();
+  }
+  checked_rv_ = rv;
+  return std::nullopt;
+}
+
+std::vector<run::Violation> ExternalRun::check_liveness() {
+  std::vector<run::Violation> out;
+  for (const ApiInvariant& invariant : invariants_) {
+    if (invariant.always) continue;
+    for (run::Violation& v : check_api_invariant(invariant, cluster_->api())) {
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+std::string ExternalRun::describe_state() const {
+  std::string out;
+  for (const char* kind : {"Workspace", "Namespace", "Pod"}) {
+    for (const kube::Object* object : cluster_->api().peek_list(kind, "")) {
+      if (std::string(kind) == "Namespace" && object->meta.labels.empty()) continue;
+      out += kube::ObjectRef::of(*object).to_string() +
+             (object->meta.deletion_ms ? " (deleting)" : "") + "\n";
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> ExternalRun::swarm_parameters() const {
+  return {{"external.controller", config_.controller()},
+          {"external.workspaces", std::to_string(config_.workspaces())}};
+}
+
+class ExternalSystem : public run::System {
+ public:
+  std::string name() const override { return kSystem; }
+  std::string description() const override {
+    return "external: a process outside wsim as the reconciler, over the Kubernetes REST API "
+           "in lockstep virtual time (wsim serve --scenario; serve/README.md)";
+  }
+  std::vector<run::VersionAxis> axes() const override { return {}; }
+  std::vector<run::InvariantInfo> invariants() const override;
+  std::vector<run::ActionInfo> actions() const override {
+    return {{"user", "create_workspace", "create Workspace <target> in the scenario's namespace"},
+            {"user", "delete_workspace", "delete Workspace <target>"},
+            {"kubectl", "delete_namespace", "delete namespace <target>"}};
+  }
+  DurationMs default_fault_phase_ms() const override { return 2 * kMinuteMs; }
+  DurationMs default_settle_ms() const override { return 2 * kMinuteMs; }
+  bool normalize(proto::Scenario& scenario, std::string& error) const override;
+  std::unique_ptr<run::SystemRun> create(Sim& sim, const proto::Scenario& scenario) const override {
+    std::vector<ApiInvariant> invariants;
+    std::string error;
+    const std::vector<std::string> texts(scenario.external().invariants().begin(),
+                                         scenario.external().invariants().end());
+    WSIM_ASSERT_MSG(parse_api_invariants(texts, invariants, error), error);
+    return std::make_unique<ExternalRun>(sim, scenario, std::move(invariants));
+  }
+};
+
+std::vector<run::InvariantInfo> ExternalSystem::invariants() const {
+  std::vector<run::InvariantInfo> out = {{"external.S0", run::InvariantKind::kSafety,
+                                          "the external process keeps running",
+                                          "serve/external_system.h"}};
+  for (int i = 1; i <= kNumberedInvariants; ++i) {
+    out.push_back({"external.S" + std::to_string(i), run::InvariantKind::kSafety,
+                   "the scenario's " + std::to_string(i) + ". 'always:' invariant",
+                   "serve/api_invariants.h"});
+  }
+  for (int i = 1; i <= kNumberedInvariants; ++i) {
+    out.push_back({"external.L" + std::to_string(i), run::InvariantKind::kLiveness,
+                   "the scenario's " + std::to_string(i) + ". 'eventually:' invariant",
+                   "serve/api_invariants.h"});
+  }
+  return out;
+}
+
+bool ExternalSystem::normalize(proto::Scenario& scenario, std::string& error) const {
+  proto::ExternalConfig* config = scenario.mutable_external();
+  if (config->workspaces() == 0) config->set_workspaces(2);
+  if (config->namespace_().empty()) config->set_namespace_("default");
+  if (config->nodes() == 0) config->set_nodes(1);
+  if (config->think_min_ms() == 0) config->set_think_min_ms(2 * kSecondMs);
+  if (config->think_max_ms() == 0) config->set_think_max_ms(20 * kSecondMs);
+  if (config->ready_watches() == 0) config->set_ready_watches(1);
+  if (config->workspaces() > 16 || config->nodes() > 8) {
+    error = "workspaces (1..16) or nodes (1..8) out of range";
+    return false;
+  }
+  if (config->think_min_ms() < 1 || config->think_max_ms() < config->think_min_ms()) {
+    error = "think_min_ms must be at least 1 and at most think_max_ms";
+    return false;
+  }
+  std::vector<ApiInvariant> parsed;
+  const std::vector<std::string> texts(config->invariants().begin(), config->invariants().end());
+  if (!parse_api_invariants(texts, parsed, error)) return false;
+  int safety = 0;
+  for (const ApiInvariant& inv : parsed) safety += inv.always ? 1 : 0;
+  if (safety > kNumberedInvariants ||
+      static_cast<int>(parsed.size()) - safety > kNumberedInvariants) {
+    error = "at most 8 'always:' and 8 'eventually:' invariants";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void register_external_system(const ExternalSettings& value) {
+  settings() = value;
+  if (run::find_system(kSystem) == nullptr) {
+    run::register_system(std::make_unique<ExternalSystem>());
+  }
+}
+
+}  // namespace wsim::serve

@@ -1,0 +1,45 @@
+// The "external" system: a scenario's world with a process outside wsim as the reconciler
+// (`wsim serve --scenario FILE [--seed N] -- COMMAND...`, serve/README.md "Lockstep").
+//
+// The world is sim/kube's Cluster (namespace lifecycle, garbage collector, deployments,
+// scheduler, kubelets and their swarm faults) plus users who create and delete Workspace
+// objects (workspace.gitpod.io/v1) in the scenario's namespace. The reconciler is the external
+// process: it reaches the world through the REST front-end (server.h) in lockstep (world.h
+// invariant 4) — each of its requests is a task of the simulation with a latency, the fault
+// points below, and a trace event; its watches deliver changes at virtual instants (possibly
+// delayed by a fault) and may expire (410). The invariants are the scenario's, over API state
+// (api_invariants.h), plus external.S0: the process keeps running.
+//
+// Fault points of the external process's requests (declared per run, drawn by the swarm):
+//   serve.conflict       409 Conflict for a write, not applied
+//   serve.error5xx       500 or 503, not applied
+//   serve.lost_response  a write applied, answered 504 Timeout (the client cannot tell)
+//   serve.watch.expire   every open watch of the process ends with 410 Expired
+//   serve.watch.delay    a change reaches the process's watches 0.2-5 s late (per kind in order)
+//
+// The HTTP server and the process start at the run's first safety check (never for the
+// validation dry run), and stop when the run is destroyed. [invented]
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/run/system.h"
+
+namespace wsim::serve {
+
+struct ExternalSettings {
+  std::vector<std::string> command;  // The external process; empty = start none (connect to it).
+  std::string log_path;              // Its stdout/stderr; empty = /dev/null.
+  int port = 0;                      // 0 = any free port.
+  std::string port_file;             // Written with the port once bound; empty = none.
+  std::int64_t quiet_ms = 30;        // Lockstep quiet period (world.h LockstepOptions).
+  std::ostream* log = nullptr;       // Where to say what it serves; null = quiet.
+};
+
+// Registers the "external" system with `settings` (once per process; later calls replace the
+// settings of the registered one).
+void register_external_system(const ExternalSettings& settings);
+
+}  // namespace wsim::serve

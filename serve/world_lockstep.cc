@@ -1,0 +1,156 @@
+// World's lockstep mode (world.h invariant 4): `wsim serve --scenario` runs a scenario's world
+// with an external process as the reconciler; virtual time moves to the next event only when
+// the external process is quiet. See serve/README.md "Lockstep".
+#include <algorithm>
+#include <chrono>
+#include "sim/core/assert.h"
+
+#include "serve/world.h"
+
+namespace wsim::serve {
+namespace {
+
+std::int64_t steady_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+void World::enter_lockstep(LockstepOptions options) {
+  WSIM_ASSERT(api_ != nullptr && !lockstep_);
+  sim_lock_ = std::unique_lock<std::mutex>(mutex_);
+  sim_thread_ = std::this_thread::get_id();
+  lockstep_options_ = std::move(options);
+  lockstep_ = true;
+}
+
+void World::leave_lockstep() {
+  if (!lockstep_ || !sim_lock_.owns_lock()) return;
+  closed_ = true;
+  changed_.notify_all();
+  sim_lock_.unlock();
+}
+
+std::uint64_t World::open_watch(const std::string& kind, const std::string& namespace_) {
+  Guard lock(*this);
+  const std::uint64_t id = next_watch_id_++;
+  watches_[id] = WatchSlot{kind, namespace_, 0, false, false};
+  ++stats_.watches_opened;
+  ++activity_;
+  changed_.notify_all();
+  return id;
+}
+
+void World::close_watch(std::uint64_t id) {
+  Guard lock(*this);
+  watches_.erase(id);
+  ++activity_;
+  changed_.notify_all();
+}
+
+std::size_t World::open_watches() {
+  Guard lock(*this);
+  return watches_.size();
+}
+
+bool World::deliverable(const LoggedEvent& event) const {
+  return !lockstep_ || event.deliver_ms <= sim_->now_ms();
+}
+
+bool World::watch_flushed(const WatchSlot& slot) const {
+  if (!slot.waiting || slot.expired) return false;
+  auto first = std::upper_bound(
+      history_.begin(), history_.end(), slot.cursor_rv,
+      [](std::uint64_t rv, const LoggedEvent& event) { return rv < event.resource_version; });
+  for (auto it = first; it != history_.end(); ++it) {
+    if (it->object.kind != slot.kind) continue;
+    if (!slot.namespace_.empty() && it->object.meta.namespace_ != slot.namespace_) continue;
+    if (deliverable(*it)) return false;
+  }
+  return true;
+}
+
+bool World::settled() const {
+  if (entered_.load() != submitted_ || responses_out_ != 0) return false;
+  return std::all_of(watches_.begin(), watches_.end(),
+                     [this](const auto& entry) { return watch_flushed(entry.second); });
+}
+
+bool World::can_start() const { return ready_ || !queue_.empty() || in_simulation_ > 0; }
+
+bool World::submit(RequestTicket& ticket) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (closed_) {
+    ++submitted_;
+    return false;
+  }
+  queue_.push_back(&ticket);
+  ++submitted_;
+  ++activity_;
+  ++stats_.requests;
+  changed_.notify_all();
+  // Bounded: the simulation completes every ticket it took, and closes the world at its end.
+  while (!ticket.done && !closed_) changed_.wait_for(lock, std::chrono::seconds(1));
+  if (!ticket.done) return false;
+  --responses_out_;
+  ++activity_;
+  changed_.notify_all();
+  return true;
+}
+
+std::vector<RequestTicket*> World::sync() {
+  WSIM_ASSERT(lockstep_ && sim_lock_.owns_lock());
+  if (watches_.size() >= lockstep_options_.ready_watches) ready_ = true;
+  if (!dirty_ && activity_ == synced_activity_ && queue_.empty() && settled() && can_start()) {
+    return {};
+  }
+  ++stats_.syncs;
+  changed_.notify_all();
+  const std::int64_t start = steady_ms();
+  const std::int64_t bound =
+      ready_ ? lockstep_options_.wait_max_ms : lockstep_options_.start_wait_max_ms;
+  std::int64_t quiet_since = start;
+  std::uint64_t seen = activity_;
+  while (true) {
+    changed_.wait_for(sim_lock_, std::chrono::milliseconds(2));
+    const std::int64_t now = steady_ms();
+    if (watches_.size() >= lockstep_options_.ready_watches) ready_ = true;
+    const bool busy = lockstep_options_.busy && lockstep_options_.busy();
+    if (activity_ != seen || busy || !settled()) {
+      seen = activity_;
+      quiet_since = now;
+    }
+    if (now - quiet_since >= lockstep_options_.quiet_ms && can_start()) break;
+    if (lockstep_options_.stop_waiting && lockstep_options_.stop_waiting()) break;
+    if (now - start >= bound) {
+      ++stats_.timeouts;
+      break;
+    }
+  }
+  stats_.wait_ms += steady_ms() - start;
+  dirty_ = false;
+  synced_activity_ = activity_;
+  std::vector<RequestTicket*> batch;
+  batch.swap(queue_);
+  std::stable_sort(batch.begin(), batch.end(),
+                   [](const RequestTicket* a, const RequestTicket* b) { return a->key < b->key; });
+  in_simulation_ += batch.size();
+  return batch;
+}
+
+void World::complete(RequestTicket& ticket) {
+  WSIM_ASSERT(lockstep_ && in_simulation_ > 0);
+  ticket.done = true;
+  --in_simulation_;
+  ++responses_out_;
+  dirty_ = true;
+  changed_.notify_all();
+}
+
+void World::expire_watches() {
+  for (auto& [id, slot] : watches_) slot.expired = true;
+  changed_.notify_all();
+}
+
+}  // namespace wsim::serve
