@@ -13,7 +13,7 @@ constexpr DurationMs kIntervalMaxMs = 24 * kHourMs;
 
 kube::ClusterOptions cluster_options(const Versions& versions) {
   kube::ClusterOptions options;
-  options.nodes = 2;
+  options.nodes = 2;  // GitLab workspace pods ask no resources: two nodes hold any load.
   if (versions.shared()) options.namespaces.push_back(std::string(kSharedNamespace));
   return options;
 }
@@ -208,7 +208,11 @@ void GitlabRun::start() {
   }
   sim_.record("gitlab", "start", "", "ok", describe(options_.versions));
   agent_->start();
-  if (!scripted_only_) sim_.loop().spawn("gitlab/workload", workload_->run());
+  if (scripted_only_) return;
+  sim_.loop().spawn("gitlab/workload", workload_->run());
+  for (std::uint32_t slot = 0; slot < options_.workload.live_workspaces; ++slot) {
+    sim_.loop().spawn("gitlab/resident", workload_->resident(slot));
+  }
 }
 
 bool GitlabRun::perform(const proto::ScriptedEvent& event, std::string& error) {
@@ -246,6 +250,12 @@ std::string GitlabRun::describe_state() const {
 }
 
 std::vector<std::pair<std::string, std::string>> GitlabRun::swarm_parameters() const {
+  if (options_.workload.live_workspaces > 0) {
+    return {{"gitlab.versions", describe(options_.versions)},
+            {"load.live_workspaces", std::to_string(options_.workload.live_workspaces)},
+            {"load.mean_lifetime_ms", std::to_string(options_.workload.mean_lifetime_ms)},
+            {"gitlab.workload", options_.workload.intensity}};
+  }
   return {{"gitlab.versions", describe(options_.versions)},
           {"gitlab.workspaces", std::to_string(options_.workload.workspaces_max)},
           {"gitlab.workload", options_.workload.intensity + " (tick " +
@@ -299,6 +309,11 @@ bool GitlabSystem::normalize(proto::Scenario& scenario, std::string& error) cons
   proto::GitlabConfig* config = scenario.mutable_gitlab();
   fill_defaults(*config);
   if (!check_config(*config, error)) return false;
+  if (scenario.load().live_workspaces() > 100000 || scenario.load().mean_lifetime_ms() < 0 ||
+      scenario.load().arrival_gap_max_ms() < 0) {
+    error = "load: live_workspaces at most 100000, durations not negative";
+    return false;
+  }
   if (scenario.fault_phase_ms() == 0) scenario.set_fault_phase_ms(default_fault_phase_ms());
   if (scenario.settle_ms() == 0) {
     // A few full intervals (docs/architecture.md §5): enough for two FULL cycles after heal (L2)
@@ -312,8 +327,15 @@ std::unique_ptr<run::SystemRun> GitlabSystem::create(Sim& sim,
                                                      const proto::Scenario& scenario) const {
   WSIM_ASSERT(scenario.has_gitlab());
   ChoiceStream swarm = sim.stream("gitlab.swarm");
-  return std::make_unique<GitlabRun>(sim, decode_config(scenario.gitlab(), swarm),
-                                     scenario.scripted_only());
+  GitlabRunOptions options = decode_config(scenario.gitlab(), swarm);
+  options.workload.live_workspaces = scenario.load().live_workspaces();
+  if (scenario.load().mean_lifetime_ms() > 0) {
+    options.workload.mean_lifetime_ms = scenario.load().mean_lifetime_ms();
+  }
+  if (scenario.load().arrival_gap_max_ms() > 0) {
+    options.workload.arrival_gap_max_ms = scenario.load().arrival_gap_max_ms();
+  }
+  return std::make_unique<GitlabRun>(sim, std::move(options), scenario.scripted_only());
 }
 
 }  // namespace wsim::gitlab

@@ -1,5 +1,7 @@
 #include "model/gitlab/workload.h"
 
+#include <algorithm>
+
 #include "model/gitlab/naming.h"
 #include "sim/core/assert.h"
 
@@ -190,6 +192,7 @@ void Workload::random_action() {
       1 + choices_.below(static_cast<std::uint64_t>(RandomAction::kCount) - 1));
   std::string error;
   if (action == RandomAction::kCreate) {
+    if (options_.live_workspaces > 0) return;  // Residents create (load shape).
     if (created_ >= options_.workspaces_max) return;
     user_action("create", "ws-" + std::to_string(created_++), error);
     return;
@@ -238,6 +241,27 @@ void Workload::random_action() {
       break;
     default:
       WSIM_ASSERT_MSG(false, "unhandled workload action");
+  }
+  WSIM_ASSERT(error.empty());
+}
+
+Task<void> Workload::resident(std::uint32_t slot) {
+  WSIM_ASSERT_LT(slot, options_.live_workspaces);
+  EventLoop& loop = sim_.loop();
+  const DurationMs gap_ms = std::max<DurationMs>(1, options_.arrival_gap_max_ms);
+  const DurationMs mean_ms = std::max<DurationMs>(2, options_.mean_lifetime_ms);
+  co_await loop.sleep(choices_.range(0, gap_ms));  // First arrivals spread, not all at t = 0.
+  std::string error;
+  while (!stopped_) {
+    const std::string name = "ws-L" + std::to_string(residents_arrived_++);
+    user_action("create", name, error);
+    co_await loop.sleep(choices_.range(mean_ms / 2, mean_ms * 3 / 2));
+    if (stopped_) break;
+    const WorkspaceRow* row = rails_.table().find_by_name(name);
+    if (row != nullptr && row->desired_state != State::kTerminated) {
+      user_action("terminate", name, error);
+    }
+    co_await loop.sleep(choices_.range(1, gap_ms));
   }
   WSIM_ASSERT(error.empty());
 }

@@ -30,6 +30,14 @@ struct WorkloadOptions {
   // After an action, another follows within kBurstGapMaxMs with this chance (repeatedly).
   std::uint32_t burst_per_mille = 0;
   std::string intensity = "quiet";  // The profile name, for the run's first lines.
+  // Scenario `load` (docs/performance.md "At scale"): 0 = the classic random workload creates at
+  // most workspaces_max workspaces. Otherwise residents keep this many workspaces live: each
+  // creates a workspace (ws-L0, ws-L1, ... in arrival order), keeps it for a lifetime drawn in
+  // [mean/2, 3·mean/2], terminates it and leaves; the next arrives within arrival_gap_max_ms.
+  // The random actions go on (minus their creates) over the live workspaces.
+  std::uint32_t live_workspaces = 0;
+  DurationMs mean_lifetime_ms = 30 * kMinuteMs;
+  DurationMs arrival_gap_max_ms = 60 * kSecondMs;
 };
 
 // Gap between the actions of a burst: up to one and a half Rails clock ticks of 1 s, so bursts
@@ -50,6 +58,8 @@ class Workload {
 
   // The random workload actor; ends when stop() was called.
   Task<void> run();
+  // Load shape: the resident of one slot (spawned by the run per slot); ends when stopped.
+  Task<void> resident(std::uint32_t slot);
   void stop() { stopped_ = true; }
   // Hook for the scripted "link lose_next_response" (implemented by the run, which owns the
   // server side of the link).
@@ -72,6 +82,7 @@ class Workload {
   const GitlabProbes* probes_;
   ChoiceStream choices_;
   std::uint32_t created_ = 0;
+  std::uint32_t residents_arrived_ = 0;
   bool stopped_ = false;
   std::function<void()> lose_next_response_;
 };

@@ -36,8 +36,15 @@ Versions versions_of(const proto::GitpodConfig& config) {
   return v;
 }
 
-Settings settings_of(const proto::GitpodConfig& config) {
+Settings settings_of(const proto::Scenario& scenario) {
+  const proto::GitpodConfig& config = scenario.gitpod();
   Settings s;
+  s.live_workspaces = static_cast<int>(scenario.load().live_workspaces());
+  if (scenario.load().mean_lifetime_ms() > 0)
+    s.mean_lifetime_ms = scenario.load().mean_lifetime_ms();
+  if (scenario.load().arrival_gap_max_ms() > 0) {
+    s.arrival_gap_max_ms = scenario.load().arrival_gap_max_ms();
+  }
   if (config.nodes() > 0) s.nodes = static_cast<int>(config.nodes());
   if (config.workspaces() > 0) s.workspaces = static_cast<int>(config.workspaces());
   s.pod_recreation_max_retries = config.pod_recreation_max_retries();
@@ -56,7 +63,7 @@ GitpodRun::GitpodRun(Sim& sim, const proto::Scenario& scenario)
     : sim_(sim),
       scenario_(scenario),
       versions_(versions_of(scenario.gitpod())),
-      settings_(settings_of(scenario.gitpod())) {
+      settings_(settings_of(scenario)) {
   assert_context().scenario = "gitpod " + describe(versions_);
   world_ = std::make_unique<GitpodWorld>(sim, versions_, settings_);
   if (versions_.mk2()) {

@@ -35,7 +35,8 @@ class Workload;
 
 // Parses a normalized GitpodConfig.
 Versions versions_of(const proto::GitpodConfig& config);
-Settings settings_of(const proto::GitpodConfig& config);
+// Settings of a normalized scenario: its GitpodConfig and its load shape.
+Settings settings_of(const proto::Scenario& scenario);
 
 class GitpodRun : public run::SystemRun {
  public:

@@ -78,6 +78,27 @@ std::vector<run::ActionInfo> GitpodSystem::actions() const {
   };
 }
 
+namespace {
+
+// The load shape (scenario `load`): bounds, and defaults made explicit.
+bool normalize_load(proto::Scenario& scenario, std::string& error) {
+  if (!scenario.has_load() || scenario.load().live_workspaces() == 0) return true;
+  proto::Load* load = scenario.mutable_load();
+  if (load->live_workspaces() > 100000) {
+    error = "load.live_workspaces: at most 100000";
+    return false;
+  }
+  if (load->mean_lifetime_ms() < 0 || load->arrival_gap_max_ms() < 0) {
+    error = "load: durations must not be negative";
+    return false;
+  }
+  if (load->mean_lifetime_ms() == 0) load->set_mean_lifetime_ms(30 * kMinuteMs);
+  if (load->arrival_gap_max_ms() == 0) load->set_arrival_gap_max_ms(kMinuteMs);
+  return true;
+}
+
+}  // namespace
+
 bool GitpodSystem::normalize(proto::Scenario& scenario, std::string& error) const {
   proto::GitpodConfig* config = scenario.mutable_gitpod();
   if (config->manager().empty()) config->set_manager("mk2");
@@ -95,14 +116,16 @@ bool GitpodSystem::normalize(proto::Scenario& scenario, std::string& error) cons
   }
   if (config->workspaces() == 0) config->set_workspaces(3);
   if (config->nodes() == 0) config->set_nodes(2);
-  if (config->workspaces() > 16) {
-    error = "gitpod.workspaces: at most 16";
+  // Caps against typos, not against cost (docs/performance.md: cost is linear in workspaces).
+  if (config->workspaces() > 4096) {
+    error = "gitpod.workspaces: at most 4096";
     return false;
   }
-  if (config->nodes() > 8) {
-    error = "gitpod.nodes: at most 8";
+  if (config->nodes() > 256) {
+    error = "gitpod.nodes: at most 256";
     return false;
   }
+  if (!normalize_load(scenario, error)) return false;
   if (config->upgrade().empty()) config->set_upgrade("none");
   if (config->upgrade_gap_ms() == 0) config->set_upgrade_gap_ms(2 * kMinuteMs);
   if (config->user_action_interval_ms() == 0) config->set_user_action_interval_ms(kMinuteMs);

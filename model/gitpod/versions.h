@@ -77,6 +77,11 @@ struct Settings {
   DurationMs upgrade_gap_ms = 2 * kMinuteMs;
   DurationMs user_action_interval_ms = 60 * kSecondMs;
   std::string upgrade = "none";  // none | naive | drain-first
+  // Scenario `load` (docs/performance.md "At scale"): 0 = the classic workload of `workspaces`
+  // users; otherwise this many workspaces live at once, users arriving and leaving.
+  int live_workspaces = 0;
+  DurationMs mean_lifetime_ms = 30 * kMinuteMs;
+  DurationMs arrival_gap_max_ms = 60 * kSecondMs;
 };
 
 }  // namespace wsim::gitpod

@@ -29,7 +29,13 @@ Workload::Workload(GitpodRun& run, const Settings& settings)
 
 void Workload::start() {
   EventLoop& loop = run_.world().sim().loop();
-  for (int i = 0; i < settings_.workspaces; ++i) {
+  if (settings_.live_workspaces > 0) {
+    residents_.assign(static_cast<std::size_t>(settings_.live_workspaces), std::string());
+    for (std::size_t slot = 0; slot < residents_.size(); ++slot) {
+      actors_.push_back(loop.spawn("user/slot" + std::to_string(slot), resident(slot)));
+    }
+  }
+  for (int i = 0; settings_.live_workspaces == 0 && i < settings_.workspaces; ++i) {
     const std::string id = "ws" + std::to_string(i);
     actors_.push_back(loop.spawn("user/" + id, user(id)));
   }
@@ -44,6 +50,14 @@ void Workload::heal() {
 }
 
 std::vector<std::pair<std::string, std::string>> Workload::parameters() const {
+  if (settings_.live_workspaces > 0) {
+    return {{"load.live_workspaces", std::to_string(settings_.live_workspaces)},
+            {"load.mean_lifetime_ms", std::to_string(settings_.mean_lifetime_ms)},
+            {"gitpod.nodes", std::to_string(settings_.nodes)},
+            {"gitpod.user_action_interval_ms", std::to_string(settings_.user_action_interval_ms)},
+            {"gitpod.breaker", settings_.breaker ? "on" : "off"},
+            {"gitpod.upgrade", settings_.upgrade}};
+  }
   return {{"gitpod.workspaces", std::to_string(settings_.workspaces)},
           {"gitpod.nodes", std::to_string(settings_.nodes)},
           {"gitpod.user_action_interval_ms", std::to_string(settings_.user_action_interval_ms)},
@@ -62,6 +76,43 @@ Task<void> Workload::user(std::string workspace_id) {
                                                    workload_.range(mean_ms / 2, mean_ms * 3 / 2)));
     user_step(workspace_id);
   }
+}
+
+Task<void> Workload::resident(std::size_t slot) {
+  WSIM_ASSERT_LT(slot, residents_.size());
+  EventLoop& loop = run_.world().sim().loop();
+  const DurationMs gap_ms = std::max<DurationMs>(1, settings_.arrival_gap_max_ms);
+  const DurationMs mean_ms = std::max<DurationMs>(2, settings_.mean_lifetime_ms);
+  co_await loop.sleep(workload_.range(0, gap_ms));  // First arrivals spread, not all at t = 0.
+  while (!healed_) {
+    const std::string id = "ws" + std::to_string(next_resident_id_++);
+    residents_[slot] = id;
+    run_.user_start(id);
+    co_await act_until(id, loop.now_ms() + workload_.range(mean_ms / 2, mean_ms * 3 / 2));
+    if (healed_) break;
+    run_.user_stop(id, StopPolicy::kNormal);
+    residents_[slot].clear();
+    co_await loop.sleep(workload_.range(1, gap_ms));
+  }
+}
+
+Task<void> Workload::act_until(std::string workspace_id, TimeMs leave_ms) {
+  EventLoop& loop = run_.world().sim().loop();
+  const DurationMs mean_ms = settings_.user_action_interval_ms;
+  while (!healed_) {
+    const DurationMs wait_ms = workload_.range(mean_ms / 2, mean_ms * 3 / 2);
+    if (loop.now_ms() + wait_ms >= leave_ms) {
+      co_await loop.sleep(std::max<DurationMs>(0, leave_ms - loop.now_ms()));
+      co_return;
+    }
+    co_await loop.sleep(wait_ms);
+    user_step(workspace_id);
+  }
+}
+
+std::string Workload::pick_workspace() {
+  if (residents_.empty()) return "ws" + std::to_string(faults_.below(settings_.workspaces));
+  return residents_[faults_.below(residents_.size())];
 }
 
 void Workload::user_step(const std::string& workspace_id) {
@@ -140,8 +191,8 @@ void Workload::fault_step() {
     world.delete_node(node);
   }
   if (f.fires(reject_running_, faults_)) {
-    const std::string id = "ws" + std::to_string(faults_.below(settings_.workspaces));
-    const std::string instance = run_.current_instance(id);
+    const std::string id = pick_workspace();
+    const std::string instance = id.empty() ? std::string() : run_.current_instance(id);
     if (!instance.empty()) {
       (void)world.cluster().reject_running(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)},
                                            "NodeAffinity");

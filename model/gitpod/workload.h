@@ -10,6 +10,13 @@
 // swarm enables a different mix per run and heal() ends them. Inside an incident
 // (sim/core/fault.h) users act every 1–10 s and the fault actor steps every 1–5 s on one node
 // (the node it drew first in that incident) [invented]: a node's bad minute. Single-threaded.
+//
+// With a load shape (Settings::live_workspaces > 0, scenario `load`; docs/performance.md) the
+// users are residents instead: one actor per slot keeps one workspace alive at a time. A resident
+// arrives (within arrival_gap_max_ms), starts a fresh workspace id (ws0, ws1, ... in arrival
+// order), acts on it like a classic user for a lifetime drawn in [mean/2, 3·mean/2], stops it
+// (normal stop) and leaves; the next resident of the slot arrives within arrival_gap_max_ms.
+// So about live_workspaces workspaces live at any time, and the total grows with the run length.
 #pragma once
 
 #include <set>
@@ -41,6 +48,11 @@ class Workload {
 
  private:
   Task<void> user(std::string workspace_id);
+  Task<void> resident(std::size_t slot);
+  // Acts as a user on `workspace_id` until `leave_ms` (or heal).
+  Task<void> act_until(std::string workspace_id, TimeMs leave_ms);
+  // A workspace id the fault actor may hit: a classic user's or a live resident's ("" if none).
+  std::string pick_workspace();
   Task<void> faults();
   Task<void> admin();
   void user_step(const std::string& workspace_id);
@@ -69,6 +81,8 @@ class Workload {
   int focus_incident_ = -1;  // The incident focus_node_ belongs to.
   std::string focus_node_;
   std::vector<ActorId> actors_;
+  std::vector<std::string> residents_;  // Load shape: the live workspace id of each slot.
+  std::uint64_t next_resident_id_ = 0;
 };
 
 }  // namespace wsim::gitpod

@@ -24,9 +24,11 @@ namespace wsim::kube {
 
 enum class WatchEventType { kAdded, kModified, kDeleted };
 
+// What a server-side listener gets: a const view of the committed object, valid during the call
+// only (copy what must outlive it). No copy is made per listener.
 struct WatchEvent {
   WatchEventType type;
-  Object object;  // For kDeleted: the last state.
+  const Object& object;  // For kDeleted: the last state.
 };
 
 struct ApiServerOptions {

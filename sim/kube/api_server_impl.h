@@ -121,8 +121,10 @@ struct Request {
 
 struct Response {
   Status status;
-  Object object;                       // get, create, update, patch, apply.
-  std::vector<Object> items;           // list.
+  Object object;  // get, create, update, patch, apply.
+  // list: the stored objects themselves (shared, immutable); Client::list copies them for its
+  // caller, an informer caches them as they are.
+  std::vector<std::shared_ptr<const Object>> items;
   std::uint64_t resource_version = 0;  // list: the list's resourceVersion.
   std::uint64_t watcher_id = 0;        // watch.
 };
@@ -160,7 +162,8 @@ struct ApiServer::Impl {
   std::deque<Change> undispatched;
   std::uint64_t last_dispatched_rv = 0;  // Changes are dispatched in strictly ascending rv.
   bool dispatching = false;
-  std::vector<std::pair<std::string, Listener>> listeners;
+  // Shared so that dispatch() holds a listener without copying it while the vector may grow.
+  std::vector<std::pair<std::string, std::shared_ptr<const Listener>>> listeners;
   std::map<std::uint64_t, Watcher> watchers;
   std::uint64_t next_watcher_id = 1;
   ChoiceStream watch_latency;

@@ -66,10 +66,10 @@ Task<void> CachedClient::wait_synced(std::string kind) {
 
 Task<Result<Object>> CachedClient::get(ObjectRef ref) {
   co_await wait_synced(ref.kind);
-  std::optional<Object> cached = informer(ref.kind).get(ref.namespace_, ref.name);
+  Informer::ObjectView cached = informer(ref.kind).get_shared(ref.namespace_, ref.name);
   Result<Object> out;
-  if (cached.has_value()) {
-    out.value = std::move(*cached);
+  if (cached) {
+    out.value = *cached;  // The one copy: the caller may change it (and write it back).
   } else {
     out.status = Status::Error(Code::kNotFound, ref.kind + " \"" + ref.name + "\" not found");
   }
@@ -80,10 +80,11 @@ Task<Result<std::vector<Object>>> CachedClient::list(std::string kind, std::stri
                                                      LabelSelector selector) {
   co_await wait_synced(kind);
   std::vector<Object> out;
-  for (Object& object : informer(kind).list()) {
-    if (!namespace_.empty() && object.meta.namespace_ != namespace_) continue;
-    if (!selector.matches(object.meta.labels)) continue;
-    out.push_back(std::move(object));
+  // Filter the shared views first: only what the caller gets is copied.
+  for (const Informer::ObjectView& object : informer(kind).list_shared()) {
+    if (!namespace_.empty() && object->meta.namespace_ != namespace_) continue;
+    if (!selector.matches(object->meta.labels)) continue;
+    out.push_back(*object);
   }
   Result<std::vector<Object>> result;
   result.value = std::move(out);

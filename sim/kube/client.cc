@@ -142,14 +142,16 @@ Response ApiServer::Impl::execute_verb(const std::string& identity, Request& req
         for (; it != store.end(); ++it) {
           if (!ns.empty() && it->first.namespace_ != ns) break;
           if (request.selector.matches(it->second->meta.labels)) {
-            response.items.push_back(*it->second);
+            response.items.push_back(it->second);
           }
         }
       }
       response.resource_version = resource_version;
       WSIM_ASSERT(std::is_sorted(
           response.items.begin(), response.items.end(),
-          [](const Object& a, const Object& b) { return ObjectRef::of(a) < ObjectRef::of(b); }));
+          [](const std::shared_ptr<const Object>& a, const std::shared_ptr<const Object>& b) {
+            return ObjectRef::of(*a) < ObjectRef::of(*b);
+          }));
       break;
     }
     case Verb::kWatch:
@@ -205,7 +207,11 @@ Task<Result<std::vector<Object>>> list_call(ApiServer::Impl* impl, std::string i
                                             RequestPtr request) {
   WSIM_ASSERT(impl != nullptr);
   Response response = co_await impl->send(identity, std::move(request));
-  co_return Result<std::vector<Object>>{std::move(response.status), std::move(response.items)};
+  // The one copy of a list: the caller owns (and may change) what it gets.
+  std::vector<Object> items;
+  items.reserve(response.items.size());
+  for (const std::shared_ptr<const Object>& item : response.items) items.push_back(*item);
+  co_return Result<std::vector<Object>>{std::move(response.status), std::move(items)};
 }
 
 Task<Status> status_call(ApiServer::Impl* impl, std::string identity, RequestPtr request) {

@@ -5,10 +5,12 @@
 // latency (watch.cc). A 410 Gone (kube.watch.expire, expire_watches(), or a watch from before
 // the history window) makes it relist: the events in between are never seen one by one, only
 // their net result (coalescing: Sieve's unobserved state). Failed requests are retried with a
-// doubling backoff. The cache holds shared immutable snapshots; reads return deep copies.
+// doubling backoff. The cache holds shared immutable snapshots (the server's committed objects,
+// never copied on the way in); list()/get() return deep copies, the *_shared reads const views.
 #include "sim/kube/informer.h"
 
 #include <algorithm>
+#include <set>
 
 #include "sim/core/log.h"
 #include "sim/core/sync.h"
@@ -29,7 +31,13 @@ struct InformerCore {
   InformerOptions options;
   std::string trace_actor;
   std::map<ObjectRef, std::shared_ptr<const Object>> cache;
-  std::vector<std::function<void(const Object&, bool)>> handlers;
+  // Shared so that notify() holds a handler without copying it while the vector may grow.
+  std::vector<std::shared_ptr<const std::function<void(const Object&, bool)>>> handlers;
+  struct Index {
+    Informer::IndexFunc values_of;
+    std::map<std::string, std::set<ObjectRef>> refs;  // Index value -> cached objects.
+  };
+  std::map<std::string, Index> indexes;
   Signal changed;  // Synced, or the current watch ended.
   ActorId actor = kNoActor;
   bool started = false;
@@ -46,9 +54,30 @@ struct InformerCore {
     // Index loop over a snapshot count: a handler may add handlers.
     const std::size_t n = handlers.size();
     for (std::size_t i = 0; i < n; ++i) {
-      auto handler = handlers[i];
-      handler(object, deleted);
+      std::shared_ptr<const std::function<void(const Object&, bool)>> handler = handlers[i];
+      (*handler)(object, deleted);
     }
+  }
+
+  // Adds (sign true) or removes `object`, cached at `ref`, from every index.
+  void index(const ObjectRef& ref, const Object& object, bool add) {
+    for (auto& [name, idx] : indexes) {
+      for (const std::string& value : idx.values_of(object)) {
+        if (add) {
+          idx.refs[value].insert(ref);
+          continue;
+        }
+        auto it = idx.refs.find(value);
+        WSIM_ASSERT_MSG(it != idx.refs.end(), "index " << name << " lost value " << value);
+        WSIM_ASSERT_EQ(it->second.erase(ref), 1u);
+        if (it->second.empty()) idx.refs.erase(it);
+      }
+    }
+  }
+
+  void reindex() {
+    for (auto& [name, idx] : indexes) idx.refs.clear();
+    for (const auto& [ref, object] : cache) index(ref, *object, true);
   }
 
   void trace(const Object& object, const char* what, const char* how) {
@@ -71,6 +100,7 @@ struct InformerCore {
     auto it = cache.find(ref);
     if (delivery.type == WatchEventType::kDeleted) {
       if (it == cache.end()) return;
+      if (!indexes.empty()) index(ref, *it->second, false);
       cache.erase(it);
       trace(*delivery.object, "deleted", "");
       notify(*delivery.object, true);
@@ -80,26 +110,30 @@ struct InformerCore {
     if (added) {
       cache.emplace(ref, delivery.object);
     } else {
+      if (!indexes.empty()) index(ref, *it->second, false);
       it->second = delivery.object;
     }
+    if (!indexes.empty()) index(ref, *delivery.object, true);
     trace(*delivery.object, added ? "added" : "modified", "");
     notify(*delivery.object, false);
   }
 
-  void replace(std::vector<Object> items, std::uint64_t list_rv) {
+  void replace(std::vector<std::shared_ptr<const Object>> items, std::uint64_t list_rv) {
     // A relist never goes back in time: its resourceVersion is the server's at the list.
     WSIM_ASSERT_GE(list_rv, last_rv);
     ++lists;
     WSIM_LOG_DEBUG(trace_actor << ": " << (lists == 1 ? "list " : "relist ") << options.kind << ": "
                                << items.size() << " objects at rv " << list_rv);
     std::map<ObjectRef, std::shared_ptr<const Object>> fresh;
-    for (Object& item : items) {
-      WSIM_ASSERT_LE(item.meta.resource_version, list_rv);
-      ObjectRef ref = ObjectRef::of(item);
-      fresh.emplace(std::move(ref), std::make_shared<const Object>(std::move(item)));
+    for (std::shared_ptr<const Object>& item : items) {
+      WSIM_ASSERT(item != nullptr);
+      WSIM_ASSERT_LE(item->meta.resource_version, list_rv);
+      ObjectRef ref = ObjectRef::of(*item);
+      fresh.emplace(std::move(ref), std::move(item));
     }
     std::map<ObjectRef, std::shared_ptr<const Object>> old = std::move(cache);
     cache = fresh;
+    reindex();
     last_rv = std::max(last_rv, list_rv);
     const char* how = lists == 1 ? "list, " : "relist, ";
     for (const auto& [ref, object] : old) {
@@ -264,17 +298,59 @@ std::vector<Object> Informer::list() const {
 }
 
 std::optional<Object> Informer::get(const std::string& namespace_, const std::string& name) const {
+  ObjectView view = get_shared(namespace_, name);
+  if (!view) return std::nullopt;
+  return *view;
+}
+
+std::vector<Informer::ObjectView> Informer::list_shared() const {
+  std::vector<ObjectView> out;
+  out.reserve(state_->core->cache.size());
+  for (const auto& [ref, object] : state_->core->cache) out.push_back(object);
+  return out;
+}
+
+Informer::ObjectView Informer::get_shared(const std::string& namespace_,
+                                          const std::string& name) const {
   const InformerCore& core = *state_->core;
   ObjectRef ref{core.options.kind, is_cluster_scoped(core.options.kind) ? "" : namespace_, name};
   auto it = core.cache.find(ref);
-  if (it == core.cache.end()) return std::nullopt;
+  if (it == core.cache.end()) return nullptr;
   WSIM_ASSERT(it->second != nullptr);
-  return *it->second;
+  return it->second;
+}
+
+std::size_t Informer::size() const { return state_->core->cache.size(); }
+
+void Informer::add_index(const std::string& name, IndexFunc index) {
+  WSIM_ASSERT(index != nullptr);
+  InformerCore& core = *state_->core;
+  WSIM_ASSERT_MSG(core.indexes.count(name) == 0, "index " << name << " added twice");
+  core.indexes[name].values_of = std::move(index);
+  core.reindex();
+}
+
+std::vector<Informer::ObjectView> Informer::by_index(const std::string& name,
+                                                     const std::string& value) const {
+  const InformerCore& core = *state_->core;
+  auto idx = core.indexes.find(name);
+  WSIM_ASSERT_MSG(idx != core.indexes.end(), "no index " << name);
+  std::vector<ObjectView> out;
+  auto it = idx->second.refs.find(value);
+  if (it == idx->second.refs.end()) return out;
+  out.reserve(it->second.size());
+  for (const ObjectRef& ref : it->second) {
+    auto cached = core.cache.find(ref);
+    WSIM_ASSERT(cached != core.cache.end());  // The index follows the cache exactly.
+    out.push_back(cached->second);
+  }
+  return out;
 }
 
 void Informer::on_change(std::function<void(const Object& object, bool deleted)> handler) {
   WSIM_ASSERT(handler != nullptr);
-  state_->core->handlers.push_back(std::move(handler));
+  state_->core->handlers.push_back(
+      std::make_shared<const std::function<void(const Object&, bool)>>(std::move(handler)));
 }
 
 std::uint64_t Informer::list_count() const { return state_->core->lists; }

@@ -2,8 +2,14 @@
 //
 // The cache lags the server: watch events are delivered with a per-watcher latency drawn from the
 // choice source, in order. It never shows a deletion before it happened. When the server expires
-// the watch (410 Gone) the informer relists. Reads are synchronous (like a lister) and return deep
-// copies.
+// the watch (410 Gone) the informer relists. Reads are synchronous (like a lister). The cache holds
+// shared immutable snapshots (the very objects the server committed): list()/get() return deep
+// copies for a caller that mutates; list_shared()/get_shared()/by_index() hand out const views
+// without copying (a view stays valid while the caller holds it, whatever the cache does next).
+//
+// Indexes (client-go cache.Indexers): add_index(name, fn) keeps, for every value fn returns for
+// a cached object, the set of objects with that value; by_index(name, value) answers without
+// scanning the cache. An index is maintained on every cache change (watch event or relist).
 #pragma once
 
 #include <cstdint>
@@ -52,9 +58,25 @@ class Informer {
   // Completes once the initial list is in the cache.
   Task<void> wait_synced();
 
-  // Cache snapshot, sorted by namespace/name.
+  // Cache snapshot, sorted by namespace/name (deep copies).
   std::vector<Object> list() const;
   std::optional<Object> get(const std::string& namespace_, const std::string& name) const;
+
+  // The same without copies: shared const views (never null), sorted by namespace/name; nullptr
+  // when absent.
+  using ObjectView = std::shared_ptr<const Object>;
+  std::vector<ObjectView> list_shared() const;
+  ObjectView get_shared(const std::string& namespace_, const std::string& name) const;
+  std::size_t size() const;
+
+  // client-go Indexers: `index` maps an object to its index values (may be empty). REQUIRES: the
+  // name is not taken and `index` is deterministic (a pure function of the object). The index
+  // covers the current cache at once and every later change.
+  using IndexFunc = std::function<std::vector<std::string>(const Object& object)>;
+  void add_index(const std::string& name, IndexFunc index);
+  // Cached objects whose index `name` contains `value`, sorted by namespace/name.
+  // REQUIRES: add_index(name, ...) was called.
+  std::vector<ObjectView> by_index(const std::string& name, const std::string& value) const;
 
   // Called after each change is applied to the cache (add/update: deleted=false). Controllers use
   // it to enqueue keys (controller-runtime style).

@@ -1,6 +1,9 @@
-// Kubernetes objects as plain values. Every object crossing an API boundary is a deep copy (the
-// structs hold only values), so a reconciler can never mutate the server's state by accident —
-// one of the client-go fake's known pitfalls.
+// Kubernetes objects as plain values. Every object a caller may change is a deep copy (the structs
+// hold only values), so a reconciler can never mutate the server's state by accident — one of the
+// client-go fake's known pitfalls. The store keeps each committed object immutable and shared
+// (`std::shared_ptr<const Object>`, replaced on write); list responses, informer caches and
+// server-side listeners share it, and the const-view reads (Informer::list_shared/get_shared/
+// by_index) hand it out without copying (docs/performance.md): only writes copy.
 //
 // Kind-specific fields live in flat string maps, keyed like JSON paths without the top level:
 //   Deployment  spec:   "replicas"                status: "replicas", "availableReplicas",

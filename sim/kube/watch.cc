@@ -57,13 +57,13 @@ void ApiServer::Impl::dispatch(const Change& change) {
     if (!watcher.closed) offer(watcher, change, /*may_expire=*/true);
   }
   if (listeners.empty()) return;
-  std::optional<WatchEvent> event;
+  // A view of the committed object: `change` holds it for the whole dispatch.
+  const WatchEvent event{change.type, *change.object};
   // Index loop: a listener may subscribe another listener.
   for (std::size_t i = 0; i < listeners.size(); ++i) {
     if (!listeners[i].first.empty() && listeners[i].first != change.object->kind) continue;
-    if (!event) event.emplace(WatchEvent{change.type, *change.object});
-    Listener listener = listeners[i].second;  // The vector may grow while it runs.
-    listener(*event);
+    std::shared_ptr<const Listener> listener = listeners[i].second;  // The vector may grow.
+    (*listener)(event);
   }
 }
 
@@ -171,7 +171,7 @@ void ApiServer::Impl::close_watch(std::uint64_t watcher_id) {
 
 void ApiServer::subscribe(const std::string& kind, Listener listener) {
   WSIM_ASSERT(listener != nullptr);
-  impl_->listeners.emplace_back(kind, std::move(listener));
+  impl_->listeners.emplace_back(kind, std::make_shared<const Listener>(std::move(listener)));
 }
 
 void ApiServer::expire_watches(const std::string& identity) {

@@ -55,6 +55,10 @@ struct RunOptions {
   // null = no labels.
   const std::vector<KnownBug>* known = nullptr;
   bool go_past_known = false;
+  // Measurement only (tests/bench/bench_scale.cc, docs/performance.md): every safety violation,
+  // known or not, is recorded in RunResult::masked (no signature, known = "any") and the run goes
+  // on, so a run at scale costs its full length. Never set by hunts, replays or the CLI.
+  bool go_past_every_safety = false;
 };
 
 // The phases of a run, in order (the file comment above): faults and external actions, then

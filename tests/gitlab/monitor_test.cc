@@ -24,7 +24,8 @@ class MonitorTest : public ::testing::Test {
       monitor_->on_row_written(b, a);
     });
     monitor_->set_agent_view(
-        AgentView{[this]() { return state_.get(); }, []() { return std::vector<kube::Object>{}; }});
+        AgentView{[this]() { return state_.get(); },
+                  []() { return std::vector<std::shared_ptr<const kube::Object>>{}; }});
   }
   std::string first() {
     auto v = monitor_->take_safety_violation();

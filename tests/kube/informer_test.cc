@@ -361,3 +361,76 @@ TEST_F(InformerTest, ServerListenersGetChangesInResourceVersionOrder) {
 
 }  // namespace
 }  // namespace wsim::kube
+
+namespace wsim::kube {
+namespace {
+
+// issue 13: the shared reads are the server's committed objects (no copy), equal to the copies.
+TEST_F(InformerTest, SharedViewsAreTheCommittedObjectsAndEqualTheCopies) {
+  must_create(make_configmap("ns", "a", {{"v", "1"}}));
+  must_create(make_configmap("ns", "b", {{"v", "2"}}));
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  informer.start();
+  advance(kSecondMs);
+  ASSERT_TRUE(informer.synced());
+  const std::vector<Informer::ObjectView> views = informer.list_shared();
+  const std::vector<Object> copies = informer.list();
+  ASSERT_EQ(views.size(), 2u);
+  ASSERT_EQ(copies.size(), 2u);
+  for (std::size_t i = 0; i < views.size(); ++i) EXPECT_EQ(*views[i], copies[i]);
+  // The very object the store holds: the list response and the cache share it.
+  EXPECT_EQ(views[0].get(), api.peek(ObjectRef{"ConfigMap", "ns", "a"}));
+  EXPECT_EQ(informer.get_shared("ns", "b").get(), api.peek(ObjectRef{"ConfigMap", "ns", "b"}));
+  EXPECT_EQ(informer.get_shared("ns", "zz"), nullptr);
+  EXPECT_EQ(informer.size(), 2u);
+  // A view outlives a later write: it is a snapshot, the cache moves on.
+  MergePatch p;
+  p.data["v"] = "9";
+  ASSERT_TRUE(api.server_patch(ObjectRef{"ConfigMap", "ns", "a"}, p, Subresource::kMain, "t").ok());
+  advance(kSecondMs);
+  EXPECT_EQ(views[0]->data.at("v"), "1");
+  EXPECT_EQ(informer.get_shared("ns", "a")->data.at("v"), "9");
+}
+
+// issue 13: an index follows every cache change (add, relabel, delete, relist).
+TEST_F(InformerTest, IndexFollowsAddsUpdatesDeletesAndRelists) {
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  informer.add_index("owner", [](const Object& o) {
+    auto it = o.meta.labels.find("owner");
+    return it == o.meta.labels.end() ? std::vector<std::string>{}
+                                     : std::vector<std::string>{it->second};
+  });
+  Object a = make_configmap("ns", "a");
+  a.meta.labels["owner"] = "x";
+  Object b = make_configmap("ns", "b");
+  b.meta.labels["owner"] = "x";
+  must_create(a);  // Before the list.
+  informer.start();
+  advance(kSecondMs);
+  must_create(b);  // By watch.
+  advance(kSecondMs);
+  auto names = [&](const std::string& value) {
+    std::vector<std::string> out;
+    for (const auto& view : informer.by_index("owner", value)) out.push_back(view->meta.name);
+    return out;
+  };
+  EXPECT_EQ(names("x"), (std::vector<std::string>{"a", "b"}));
+  MergePatch relabel;
+  relabel.labels["owner"] = "y";
+  ASSERT_TRUE(
+      api.server_patch(ObjectRef{"ConfigMap", "ns", "a"}, relabel, Subresource::kMain, "t").ok());
+  advance(kSecondMs);
+  EXPECT_EQ(names("x"), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(names("y"), (std::vector<std::string>{"a"}));
+  ASSERT_TRUE(api.server_delete(ObjectRef{"ConfigMap", "ns", "b"}, {}, "t").ok());
+  advance(kSecondMs);
+  EXPECT_TRUE(names("x").empty());
+  api.expire_watches("agentk");  // Relist: the index is rebuilt from the fresh list.
+  advance(5 * kSecondMs);
+  EXPECT_GE(informer.list_count(), 2u);
+  EXPECT_EQ(names("y"), (std::vector<std::string>{"a"}));
+  EXPECT_TRUE(names("x").empty());
+}
+
+}  // namespace
+}  // namespace wsim::kube

@@ -87,10 +87,10 @@ std::uint64_t cluster_run_fingerprint() {
 TEST(ServeReplayWorld, TheApiServerObserverSeesEveryServerAndDoesNotChangeTheRun) {
   int observed = 0;
   const std::uint64_t plain = cluster_run_fingerprint();
-  std::vector<kube::WatchEvent> seen;
+  std::vector<kube::Object> seen;  // Copies: a WatchEvent is a view, valid during the call.
   kube::set_api_server_observer([&](kube::ApiServer& api) {
     ++observed;
-    api.subscribe("", [&](const kube::WatchEvent& event) { seen.push_back(event); });
+    api.subscribe("", [&](const kube::WatchEvent& event) { seen.push_back(event.object); });
   });
   const std::uint64_t observed_fingerprint = cluster_run_fingerprint();
   kube::set_api_server_observer(nullptr);

@@ -55,8 +55,9 @@ void Agent::restart() {
 
 const ReconcilerState* Agent::state() const { return active_ ? active_->state().get() : nullptr; }
 
-std::vector<kube::Object> Agent::cached_deployments() const {
-  return active_ ? active_->cached_deployments() : std::vector<kube::Object>{};
+std::vector<std::shared_ptr<const kube::Object>> Agent::cached_deployments() const {
+  return active_ ? active_->cached_deployments()
+                 : std::vector<std::shared_ptr<const kube::Object>>{};
 }
 
 Task<void> Agent::fetch_prerequisites() {

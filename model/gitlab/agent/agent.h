@@ -47,7 +47,7 @@ class Agent {
   // The active reconciler's state, or null before the first full sync.
   const ReconcilerState* state() const;
   // The active reconciler's informer cache (empty before the first full sync).
-  std::vector<kube::Object> cached_deployments() const;
+  std::vector<std::shared_ptr<const kube::Object>> cached_deployments() const;  // Const views.
   const AgentTimers& timers() const { return ctx_.timers; }
   std::uint64_t cycles() const { return cycles_; }
 

@@ -71,8 +71,8 @@ Task<bool> Reconciler::run() {
   const ErrorTracker::Snapshot snapshot =
       ctx_.versions.agent_reports_errors() ? state_->errors.snapshot() : ErrorTracker::Snapshot{};
   BuiltRequest built =
-      build_request(ctx_.versions, informer_.list(), state_->persisted, state_->termination,
-                    snapshot, state_->has_full_sync_run_before);
+      build_request_from_views(ctx_.versions, informer_.list_shared(), state_->persisted,
+                               state_->termination, snapshot, state_->has_full_sync_run_before);
   built.request.request_id = ctx_.next_request_id++;
   ctx_.observe().on_request_built(state_->generation, built);
   const bool full = built.request.update_type == UpdateType::kFull;

@@ -42,7 +42,10 @@ class Reconciler {
   Task<bool> run();
 
   const std::shared_ptr<ReconcilerState>& state() const { return state_; }
-  std::vector<kube::Object> cached_deployments() const { return informer_.list(); }
+  // The informer's const views (no copies; the monitor reads them after every request).
+  std::vector<std::shared_ptr<const kube::Object>> cached_deployments() const {
+    return informer_.list_shared();
+  }
 
  private:
   Task<void> apply_workspace_changes(WorkspaceRailsInfo info, const ErrorTracker::Snapshot& snap);

@@ -43,19 +43,25 @@ WorkspaceAgentInfo deployment_info(const kube::Object& deployment) {
   return info;
 }
 
-}  // namespace
+const kube::Object& deref(const kube::Object& object) { return object; }
+const kube::Object& deref(const std::shared_ptr<const kube::Object>& object) { return *object; }
 
-BuiltRequest build_request(const Versions& versions, const std::vector<kube::Object>& deployments,
-                           const PersistedStateTracker& persisted, TerminationTracker& termination,
-                           const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before) {
+// build_request over copies (tests) or over the informer's shared views (the agent: no copy of
+// every cached Deployment per cycle).
+template <typename Item>
+BuiltRequest build_request_of(const Versions& versions, const std::vector<Item>& deployments,
+                              const PersistedStateTracker& persisted,
+                              TerminationTracker& termination, const ErrorTracker::Snapshot& errors,
+                              bool has_full_sync_run_before) {
   BuiltRequest built;
   built.request.endpoint = RailsRequest::Endpoint::kReconcile;
   built.request.update_type = has_full_sync_run_before ? UpdateType::kPartial : UpdateType::kFull;
-  for (const kube::Object& d : deployments) built.present.insert(d.meta.name);
+  for (const Item& item : deployments) built.present.insert(deref(item).meta.name);
   const bool as_list = versions.agent == AgentVersion::kA0a;
   std::vector<WorkspaceAgentInfo> list;               // A0a
   std::map<WorkspaceKey, WorkspaceAgentInfo> merged;  // A0b+
-  for (const kube::Object& d : deployments) {
+  for (const Item& item : deployments) {
+    const kube::Object& d = deref(item);
     WSIM_ASSERT_EQ(d.kind, std::string("Deployment"));
     if (persisted.is_persisted(d.meta.name, std::to_string(d.meta.resource_version))) continue;
     if (as_list) {
@@ -95,6 +101,23 @@ BuiltRequest build_request(const Versions& versions, const std::vector<kube::Obj
   }
   built.request.workspace_agent_infos = std::move(list);
   return built;
+}
+
+}  // namespace
+
+BuiltRequest build_request(const Versions& versions, const std::vector<kube::Object>& deployments,
+                           const PersistedStateTracker& persisted, TerminationTracker& termination,
+                           const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before) {
+  return build_request_of(versions, deployments, persisted, termination, errors,
+                          has_full_sync_run_before);
+}
+
+BuiltRequest build_request_from_views(
+    const Versions& versions, const std::vector<std::shared_ptr<const kube::Object>>& deployments,
+    const PersistedStateTracker& persisted, TerminationTracker& termination,
+    const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before) {
+  return build_request_of(versions, deployments, persisted, termination, errors,
+                          has_full_sync_run_before);
 }
 
 }  // namespace wsim::gitlab

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -52,5 +53,10 @@ struct BuiltRequest {
 BuiltRequest build_request(const Versions& versions, const std::vector<kube::Object>& deployments,
                            const PersistedStateTracker& persisted, TerminationTracker& termination,
                            const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before);
+// The same over the informer's shared const views (Informer::list_shared), without copies.
+BuiltRequest build_request_from_views(
+    const Versions& versions, const std::vector<std::shared_ptr<const kube::Object>>& deployments,
+    const PersistedStateTracker& persisted, TerminationTracker& termination,
+    const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before);
 
 }  // namespace wsim::gitlab

@@ -310,7 +310,8 @@ void Monitor::check_skipped_deployments(const BuiltRequest& built) {
   for (const WorkspaceAgentInfo& info : built.request.workspace_agent_infos) {
     if (info.latest_k8s_deployment_info) reported.insert(info.name);
   }
-  for (const kube::Object& deployment : agent_.cached_deployments()) {
+  for (const std::shared_ptr<const kube::Object>& view : agent_.cached_deployments()) {
+    const kube::Object& deployment = *view;
     if (reported.count(deployment.meta.name) > 0) continue;
     const WorkspaceRow* row = table_.find_by_name(deployment.meta.name);
     if (row == nullptr) continue;  // Not a workspace of this agent's Rails.

@@ -15,6 +15,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -35,7 +36,7 @@ namespace wsim::gitlab {
 // What the monitor reads of the agent (the Agent implements it in system_run.cc; tests fake it).
 struct AgentView {
   std::function<const ReconcilerState*()> state;
-  std::function<std::vector<kube::Object>()> cached_deployments;
+  std::function<std::vector<std::shared_ptr<const kube::Object>>()> cached_deployments;
 };
 
 struct MonitorOptions {

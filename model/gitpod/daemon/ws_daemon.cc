@@ -110,16 +110,17 @@ Task<void> WsDaemon::worker(std::shared_ptr<WorkQueue> queue) {
 
 Task<ReconcileResult> WsDaemon::reconcile(std::string name) {
   if (!informer_) co_return ReconcileResult::done();
-  std::optional<kube::Object> cached = informer_->get(kNamespace, name);
-  if (!cached.has_value() || cached->status_or(kStatusNodeName, "") != node_) {
+  // A const view; copied only when this daemon acts on it (every daemon sees every workspace).
+  kube::Informer::ObjectView cached = informer_->get_shared(kNamespace, name);
+  if (!cached || cached->status_or(kStatusNodeName, "") != node_) {
     co_return ReconcileResult::done();
   }
   const std::string p = phase(*cached);
   if (p == kPhaseCreating || p == kPhaseInitializing) {
     if (cond_present(*cached, kCondContentReady)) co_return ReconcileResult::done();
-    co_return co_await init_content(std::move(*cached));
+    co_return co_await init_content(kube::Object(*cached));
   }
-  if (p == kPhaseStopping) co_return co_await handle_stop(std::move(*cached));
+  if (p == kPhaseStopping) co_return co_await handle_stop(kube::Object(*cached));
   co_return ReconcileResult::done();
 }
 

@@ -72,8 +72,25 @@ void Checker::user_stop_succeeded(const std::string& instance) {
 
 void Checker::user_started(const std::string& instance) { (void)instances_[instance]; }
 
+const kube::Object& Checker::Instance::last_cr() const {
+  static const kube::Object kNone;  // What `last` was before it was a pointer: empty.
+  return last ? *last : kNone;
+}
+
+void Checker::set_workspace_id(const std::string& instance, Instance& inst, const std::string& id) {
+  if (inst.workspace_id == id) return;
+  if (!inst.workspace_id.empty()) {
+    auto old = instances_of_workspace_.find(inst.workspace_id);
+    WSIM_ASSERT(old != instances_of_workspace_.end());
+    WSIM_ASSERT_EQ(old->second.erase(instance), 1u);
+    if (old->second.empty()) instances_of_workspace_.erase(old);
+  }
+  inst.workspace_id = id;
+  if (!id.empty()) instances_of_workspace_[id].insert(instance);
+}
+
 void Checker::user_wrote(const std::string& workspace_id, const std::string& instance) {
-  instances_[instance].workspace_id = workspace_id;
+  set_workspace_id(instance, instances_[instance], workspace_id);
   ledger_->on_write(workspace_id, instance);
 }
 
@@ -83,10 +100,13 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   const kube::Object& ws = event.object;
   const std::string& name = ws.meta.name;
   Instance& inst = instances_[name];
-  inst.workspace_id = workspace_id(ws);
+  set_workspace_id(name, inst, workspace_id(ws));
   if (event.type == kube::WatchEventType::kDeleted) {
     inst.cr_exists = false;
     inst.phase = "";
+    // `last` is read only while the CR exists (instance names are unique: a deleted CR is never
+    // created again); a run at scale keeps every finished instance, not its last CR.
+    inst.last.reset();
     ledger_->on_unmanaged(name);
     check_single_instance(inst.workspace_id);
     return;
@@ -97,7 +117,7 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
     violate(kS3, name, "StateWiped written while PodRejected is not True");
   }
   if (cond_true(ws, kCondPodRejected) && cond_true(ws, kCondEverReady) &&
-      !cond_true(inst.last, kCondPodRejected)) {
+      !cond_true(inst.last_cr(), kCondPodRejected)) {
     violate(kS3, name, "PodRejected=True set on an ever-ready workspace (it will be wiped)");
   }
   // S8 (per incarnation: the reset clears the conditions).
@@ -115,12 +135,14 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   }
   inst.had_finalizer = has_finalizer;
   // L6.
-  if (maintenance_ && cond_true(ws, kCondTimeout) && !cond_true(inst.last, kCondTimeout)) {
+  if (maintenance_ && cond_true(ws, kCondTimeout) && !cond_true(inst.last_cr(), kCondTimeout)) {
     maintenance_timeouts_.push_back({kL6, name, "Timeout added while maintenance is on"});
   }
   if (cond_true(ws, kCondTimeout)) inst.timed_out = true;
   Probes& probes = world_.sim().probes();
-  auto newly = [&](const char* type) { return cond_true(ws, type) && !cond_true(inst.last, type); };
+  auto newly = [&](const char* type) {
+    return cond_true(ws, type) && !cond_true(inst.last_cr(), type);
+  };
   probes.sometimes(newly(kCondStateWiped), probes_.wiped);
   probes.sometimes(newly(kCondBackupComplete), probes_.backed_up);
   probes.sometimes(newly(kCondNodeDisappeared), probes_.node_disappeared);
@@ -134,7 +156,7 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   }
   check_counters(name, inst, ws);
   for (const std::string& marker : visible_loss_markers(ws)) ledger_->on_marker(name, marker);
-  inst.last = ws;
+  inst.last = std::make_shared<const kube::Object>(ws);
   if (phase(ws) == kPhaseStopping && inst.phase != kPhaseStopping) {
     inst.stopping_since_ms = world_.sim().now_ms();
   }
@@ -158,7 +180,7 @@ void Checker::check_phase_transition(const std::string& name, Instance& inst,
   const std::string after = phase(ws);
   if (before.empty() || before == after) return;
   if (before == kPhaseStopped) {
-    const kube::Object& prev = inst.last;
+    const kube::Object& prev = inst.last_cr();
     mk2::ActionInputs in;
     in.pod_recreation_backoff_ms = world_.settings().pod_recreation_backoff_ms;
     const std::optional<TimeMs> deleted_ms = status_time(prev, kStatusPodDeletionMs);
@@ -205,10 +227,12 @@ void Checker::check_counters(const std::string& name, const Instance& inst,
 void Checker::check_single_instance(const std::string& workspace_id) {
   if (workspace_id.empty() || !versions_.mk2()) return;
   std::vector<std::string> live;
-  for (const auto& [name, inst] : instances_) {
-    if (inst.workspace_id == workspace_id && inst.cr_exists && inst.phase != kPhaseStopped) {
-      live.push_back(name);
-    }
+  auto of_workspace = instances_of_workspace_.find(workspace_id);
+  if (of_workspace == instances_of_workspace_.end()) return;
+  for (const std::string& name : of_workspace->second) {  // In name order, like instances_.
+    const Instance& inst = instances_.at(name);
+    WSIM_ASSERT_EQ(inst.workspace_id, workspace_id);
+    if (inst.cr_exists && inst.phase != kPhaseStopped) live.push_back(name);
   }
   if (live.size() > 1) {
     violate(kS9, workspace_id, "non-Stopped instances " + live[0] + " and " + live[1],
@@ -238,7 +262,7 @@ void Checker::on_pod(const kube::WatchEvent& event) {
       violate(kS5, instance, "pod " + pod.meta.name + " created for a Stopped workspace");
     }
     if (inst.stop_succeeded) ++inst.pods_after_stop;
-    if (inst.cr_exists) check_counters(instance, inst, inst.last);
+    if (inst.cr_exists) check_counters(instance, inst, inst.last_cr());
   }
   // L4 counts rejections of a *start*: pods rejected before the workspace was ever ready (mk2:
   // EverReady; mk1: the never-ready annotation still on the pod).

@@ -57,7 +57,10 @@ class Checker {
     std::string workspace_id;
     bool cr_exists = false;
     std::string phase;
-    kube::Object last;  // Last persisted CR.
+    // Last persisted CR; null before the first and once the CR is deleted (a pointer, not a
+    // value: a run at scale keeps an Instance for every instance ever started).
+    std::shared_ptr<const kube::Object> last;
+    const kube::Object& last_cr() const;
     bool had_finalizer = false;
     std::set<std::string> live_pods;  // Pod uids not yet removed.
     int pods_created = 0;
@@ -97,6 +100,10 @@ class Checker {
   const Versions versions_;
   std::unique_ptr<DataLedger> ledger_;
   std::map<std::string, Instance> instances_;
+  // Instance names by workspace id (every instance whose workspace_id is that id), so S9 looks at
+  // one workspace's instances, not at every instance of the run (quadratic at scale).
+  std::map<std::string, std::set<std::string>> instances_of_workspace_;
+  void set_workspace_id(const std::string& instance, Instance& inst, const std::string& id);
   std::map<std::string, bool> pod_finalizer_;  // By pod uid: had the finalizer last time.
   std::deque<run::Violation> pending_;
   std::set<std::string> reported_;  // "id object" pairs already reported.

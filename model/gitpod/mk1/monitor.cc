@@ -393,7 +393,9 @@ Task<void> Mk1Manager::housekeeping() {
 Task<void> Mk1Manager::housekeep_once() {
   if (!pods_ || !configmaps_ || maintenance_) co_return;
   const TimeMs now_ms = world_.sim().now_ms();
-  for (const kube::Object& pod : pods_->list()) {
+  // Snapshots of const views (the cache may change while a mark is in flight), not copies.
+  for (const kube::Informer::ObjectView& view : pods_->list_shared()) {
+    const kube::Object& pod = *view;
     if (!has_ann(pod, kAnnId) || has_ann(pod, kAnnTimedOut)) continue;  // B14: already timed out.
     const std::string instance = ann(pod, kAnnId);
     const PodStatus status = status_from_pod(pod, !plis_era());
@@ -416,10 +418,11 @@ Task<void> Mk1Manager::housekeep_once() {
     });
   }
   if (!plis_era()) co_return;
-  for (const kube::Object& cm : configmaps_->list()) {
+  for (const kube::Informer::ObjectView& view : configmaps_->list_shared()) {
+    const kube::Object& cm = *view;
     if (!has_ann(cm, kAnnId) || cm.meta.deletion_ms.has_value()) continue;
     const std::string instance = ann(cm, kAnnId);
-    if (pods_->get(kNamespace, pod_name(instance)).has_value()) continue;
+    if (pods_->get_shared(kNamespace, pod_name(instance)) != nullptr) continue;
     const Plis plis = read_plis(cm).value_or(Plis{});
     const TimeMs since_ms = plis.stopping_since_ms.value_or(cm.meta.creation_ms);
     if (now_ms >= since_ms + options_.lonely_plis_ms) {

@@ -64,8 +64,8 @@ Task<ApiReply> Mk2Manager::start_workspace(StartRequest request) {
   for (int i = 0; i < 300; ++i) {
     co_await world_.sim().loop().sleep(100);
     if (!workspaces_) break;
-    std::optional<kube::Object> seen = workspaces_->get(kNamespace, request.instance);
-    if (seen.has_value() && !status_str(*seen, kStatusOwnerToken).empty() &&
+    kube::Informer::ObjectView seen = workspaces_->get_shared(kNamespace, request.instance);
+    if (seen && !status_str(*seen, kStatusOwnerToken).empty() &&
         !status_str(*seen, kStatusUrl).empty()) {
       co_return ApiReply{};
     }

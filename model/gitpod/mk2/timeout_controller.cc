@@ -53,8 +53,8 @@ Task<void> Mk2Manager::timeout_worker(std::shared_ptr<WorkQueue> queue) {
 
 Task<ReconcileResult> Mk2Manager::reconcile_timeout(std::string name) {
   if (!workspaces_) co_return ReconcileResult::done();
-  std::optional<kube::Object> cached = workspaces_->get(kNamespace, name);
-  if (!cached.has_value()) co_return ReconcileResult::done();
+  kube::Informer::ObjectView cached = workspaces_->get_shared(kNamespace, name);
+  if (!cached) co_return ReconcileResult::done();
   if (cond_true(*cached, kCondTimeout)) co_return ReconcileResult::done();  // Never again.
   if (maintenance_) co_return ReconcileResult::after(kMinuteMs);
   const std::string expired = expired_timeout(*cached, world_.sim().now_ms(), options_);

@@ -42,6 +42,7 @@ Session& ContentStore::create_session(const std::string& node, const std::string
   }
   auto [it, inserted] = disk.emplace(instance, session);
   WSIM_ASSERT(inserted);
+  WSIM_ASSERT(sessions_by_workspace_[workspace_id].emplace(node, instance).second);
   return it->second;
 }
 
@@ -65,6 +66,10 @@ void ContentStore::destroy_session(const std::string& node, const std::string& i
   Session* s = session(node, instance);
   if (s == nullptr) return;
   if (observer_) observer_(cause, node, instance);
+  auto indexed = sessions_by_workspace_.find(s->workspace_id);
+  WSIM_ASSERT(indexed != sessions_by_workspace_.end());
+  WSIM_ASSERT_EQ(indexed->second.erase(std::make_pair(node, instance)), 1u);
+  if (indexed->second.empty()) sessions_by_workspace_.erase(indexed);
   WSIM_ASSERT_EQ(disks_[node].erase(instance), 1u);
 }
 
@@ -83,10 +88,13 @@ void ContentStore::delete_node(const std::string& node) {
 std::vector<std::pair<std::string, const Session*>> ContentStore::sessions_of(
     const std::string& workspace_id) const {
   std::vector<std::pair<std::string, const Session*>> out;
-  for (const auto& [node, disk] : disks_) {
-    for (const auto& [instance, session] : disk) {
-      if (session.workspace_id == workspace_id) out.emplace_back(node, &session);
-    }
+  auto indexed = sessions_by_workspace_.find(workspace_id);
+  if (indexed == sessions_by_workspace_.end()) return out;
+  for (const auto& [node, instance] : indexed->second) {  // (node, instance) order, as before.
+    const Session* s = session(node, instance);
+    WSIM_ASSERT(s != nullptr);
+    WSIM_ASSERT_EQ(s->workspace_id, workspace_id);
+    out.emplace_back(node, s);
   }
   return out;
 }

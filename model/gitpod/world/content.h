@@ -19,7 +19,9 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wsim::gitpod {
@@ -87,7 +89,10 @@ class ContentStore {
  private:
   using Disk = std::map<std::string, Session>;  // By instance.
   std::map<std::string, Disk> disks_;           // By node.
-  std::map<std::string, Backup> storage_;       // By workspace id.
+  // (node, instance) of every session by workspace id: sessions_of() without a scan of every
+  // disk (the data-loss oracle asks after every event; quadratic at scale).
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> sessions_by_workspace_;
+  std::map<std::string, Backup> storage_;  // By workspace id.
   std::map<std::string, std::int64_t> latest_written_;
   std::uint64_t uploads_ = 0;
   Observer observer_;

@@ -1,6 +1,8 @@
 // Not a port: see world.h [invented].
 #include "model/gitpod/world/world.h"
 
+#include <algorithm>
+
 #include "model/gitpod/daemon/ws_daemon.h"
 #include "model/gitpod/names.h"
 #include "model/gitpod/pod_view.h"
@@ -12,6 +14,13 @@ namespace {
 kube::ClusterOptions cluster_options(const Settings& settings) {
   kube::ClusterOptions options;
   options.nodes = settings.nodes;
+  if (settings.live_workspaces > 0) {
+    // A load shape: nodes sized so the live workspaces fit with half again as headroom (a
+    // workspace pod asks 500 mCPU and 1 GiB); the default size below that.
+    const std::int64_t per_node = (settings.live_workspaces * 3 / 2) / settings.nodes + 1;
+    options.node_cpu_milli = std::max<std::int64_t>(options.node_cpu_milli, per_node * 500);
+    options.node_memory_mib = std::max<std::int64_t>(options.node_memory_mib, per_node * 1024);
+  }
   options.namespaces = {"default", kNamespace};
   // ws-daemon is up on every node at start: node-labeler has labelled them.
   options.node_labels[kDaemonReadyLabel] = "true";
