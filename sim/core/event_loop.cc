@@ -104,7 +104,8 @@ void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
   WSIM_ASSERT(ticket.actor != kNoActor);
   WSIM_ASSERT_GE(due_ms, now_ms_);
   WSIM_ASSERT(ticket.handle);
-  const std::uint32_t rank = actor_ref(ticket.actor).rank;
+  // Without priority ties every rank is 0: no actor lookup on this hot path.
+  const std::uint32_t rank = priority_ties_ ? actor_ref(ticket.actor).rank : 0;
   enqueue(queue_, Event{due_ms, next_seq_++, ticket.actor, ticket.token, ticket.handle, 0, rank},
           now_ms_);
 }

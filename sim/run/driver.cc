@@ -30,7 +30,6 @@ void apply_fault_overrides(Sim& sim, const proto::Scenario& scenario) {
   }
 }
 
-// Every fault point in name order with its drawn state, then the system's own parameters.
 // Share of the runs that draw incidents (correlated fault bursts, sim/core/fault.h).
 constexpr Ratio kIncidentsEnable{1, 3};
 // Share of the runs that break ties by priorities (PCT, sim/core/event_loop.h) instead of FIFO,
@@ -58,7 +57,10 @@ std::string draw_scheduler(Sim& sim, const proto::Scenario& scenario) {
   return line;
 }
 
-std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const SystemRun& run) {
+// Every fault point in name order with its drawn state, the incidents, the scheduler, then the
+// system's own parameters.
+std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const SystemRun& run,
+                                                          const std::string& scheduler) {
   std::vector<std::pair<std::string, std::string>> out;
   std::map<std::string, FaultId> by_name;
   const Faults& faults = sim.faults();
@@ -73,6 +75,7 @@ std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const System
     out.emplace_back(name, value);
   }
   out.emplace_back("incidents", faults.describe_incidents());
+  out.emplace_back("scheduler", scheduler);
   for (auto& parameter : run.swarm_parameters()) out.push_back(parameter);
   return out;
 }
@@ -198,10 +201,7 @@ void RunDriver::set_up() {
     sim_.faults().draw_incidents(sim_.stream("incidents"), scenario_.fault_phase_ms(),
                                  kIncidentsEnable, force);
   }
-  result_.swarm = swarm_of(sim_, *run_);
-  result_.swarm.insert(
-      result_.swarm.begin() + 1 + static_cast<std::ptrdiff_t>(sim_.faults().size()),
-      {"scheduler", scheduler});
+  result_.swarm = swarm_of(sim_, *run_, scheduler);
   masking_ = options_.known != nullptr && options_.keep_trace && options_.go_past_known;
   for (const proto::KnownViolation& entry : scenario_.go_past()) {
     go_past_.emplace(std::make_pair(entry.invariant(), entry.object()), entry.known());
