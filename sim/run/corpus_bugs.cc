@@ -31,9 +31,13 @@ std::string describe_when(const proto::Expectation& expect) {
 
 CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int index) {
   const proto::Expectation& expect = scenario.expect(index);
-  return CorpusBug{path, index,
-                   std::filesystem::path(path).stem().string() + "#" + std::to_string(index),
-                   expect.invariant(), describe_when(expect)};
+  const std::string stem = std::filesystem::path(path).stem().string();
+  return CorpusBug{path,
+                   index,
+                   stem + "#" + std::to_string(index),
+                   expect.invariant(),
+                   describe_when(expect),
+                   scenario.bug().empty() ? stem : scenario.bug()};
 }
 
 }  // namespace
@@ -128,6 +132,7 @@ bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::stri
   }
   scenario.mutable_events()->Swap(&kept);
   scenario.clear_expect();
+  scenario.clear_bug();  // Which bug the file pins is not part of the hunt (hunting_key).
   scenario.set_scripted_only(false);
   scenario.set_fault_phase_ms(0);
   scenario.set_settle_ms(0);
@@ -188,6 +193,7 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
     if (!system_name.empty() && bug.invariant.rfind(system_name + ".", 0) != 0) continue;
     KnownBug known;
     known.name = bug.path + "#" + std::to_string(bug.expect_index);
+    known.bug = bug.bug;
     if (!corpus_bug_signature(bug, known.signature, error)) {
       const bool stale = error.find("its script does not violate") != std::string::npos;
       if (!stale || not_reproduced == nullptr) return false;
@@ -228,6 +234,7 @@ int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostre
     }
     out << bug.name << " " << bug.invariant << " " << bug.path << "#" << bug.expect_index << " "
         << hunting_key(loaded.scenario) << " " << (bug.when.empty() ? "-" : bug.when) << "\n";
+    if (bug.bug != bug.name.substr(0, bug.name.rfind('#'))) out << "  bug: " << bug.bug << "\n";
     Signature signature;
     if (!corpus_bug_signature(bug, signature, error)) {
       err << "wsim corpus bugs: " << bug.name << ": " << error << "\n";

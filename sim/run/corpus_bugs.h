@@ -2,13 +2,15 @@
 // known bug in the corpus, by strategy").
 //
 // A regression file pins a bug with a readable script and an expectation such as
-//   expect { when { key: "agent" value: "A0a" } verdict: LIVENESS_VIOLATION invariant: "gitlab.L1" }
+//   expect { when { key: "agent" value: "A0a" } verdict: LIVENESS_VIOLATION invariant: "gitlab.L1"
+//   }
 // The bug as a TARGET drops the script: the file's system config and fault overrides, the `when`
 // versions of that expectation, the fuzz targets' short phases (System::fast_phase_fields()) and a
 // random workload with swarm faults. Only the script's "admin" events stay (an operator's one-off
 // operation such as an upgrade, which no random workload or fault point produces); user, kubectl
-// and scripted fault events (api, kubelet, link, manager, ws-daemon) are dropped. A strategy "finds" the bug when a run violates exactly that
-// invariant; so the time-to-find says how fast a hunt that does not know the script gets there.
+// and scripted fault events (api, kubelet, link, manager, ws-daemon) are dropped. A strategy
+// "finds" the bug when a run violates exactly that invariant; so the time-to-find says how fast a
+// hunt that does not know the script gets there.
 //
 // Names: "limbo-411205#0" = file stem and the index of the expectation among the file's
 // `expect` blocks (every block counts, PASS ones too, so the index matches the file).
@@ -30,6 +32,7 @@ struct CorpusBug {
   std::string name;       // "<file stem>#<expect_index>".
   std::string invariant;  // The invariant the expectation names.
   std::string when;       // "agent=A0a rails=R1": the expectation's `when`, in key order.
+  std::string bug;        // The file's `bug` field, else its stem: files with one id are one bug.
 };
 
 // Every violating expectation of every *.textproto under `corpus_dir` (recursively, in path
@@ -71,6 +74,7 @@ bool label_with_corpus(const System& system, const std::string& corpus_dir, RunR
 
 // `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N KEY WHEN" (KEY: a hash of
 // the hunting scenario; bugs with the same KEY are the same hunt — scripts/bench-find), then,
+// indented, "bug: " and the file's bug id (the `bug` field; only when the file sets it), then,
 // indented on the next line, "signature: " and the bug's signature.
 int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostream& err);
 

@@ -152,6 +152,17 @@ bool validate_header(LoadedScenario& loaded, const System& system, std::string& 
       !check_phase(loaded, "settle_ms", scenario.settle_ms(), error)) {
     return false;
   }
+  const std::string& bug = scenario.bug();
+  const bool token = std::all_of(bug.begin(), bug.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
+  });
+  if (!token || bug.size() > 40) {
+    error = locate(
+        loaded, {{scenario_field("bug"), -1}},
+        "'" + bug.substr(0, 60) + "' is not a bug id (letters, digits, '-', '_'; at most 40)");
+    return false;
+  }
   return true;
 }
 

@@ -101,6 +101,25 @@ std::string normalize_word(std::string_view word, std::string_view object) {
   return out;
 }
 
+// "kubectl delete ConfigMap" → {"kubectl", "ConfigMap"}; "user stop" → {"user", ""}: an
+// external action's actor and the kind of object it acted on (normalize_event: the kind is the
+// capitalised third word, when there is one).
+std::pair<std::string_view, std::string_view> actor_and_kind(std::string_view action) {
+  const std::size_t actor_end = action.find(' ');
+  const std::string_view actor = action.substr(0, actor_end);
+  if (actor_end == std::string_view::npos) return {actor, {}};
+  const std::size_t verb_end = action.find(' ', actor_end + 1);
+  if (verb_end == std::string_view::npos) return {actor, {}};
+  const std::string_view rest = action.substr(verb_end + 1);
+  const std::string_view kind = rest.substr(0, rest.find(' '));
+  if (kind.empty() || !(kind[0] >= 'A' && kind[0] <= 'Z')) return {actor, {}};
+  return {actor, kind};
+}
+
+bool same_actor_and_kind(std::string_view a, std::string_view b) {
+  return actor_and_kind(a) == actor_and_kind(b);
+}
+
 // A feature's rarity weight among `known` bugs of the finding's system (the file comment).
 std::map<std::string, double> rarity_weights(const Signature& finding,
                                              const std::vector<KnownBug>& known) {
@@ -163,28 +182,68 @@ std::string relax_template(std::string_view text) {
   return out;
 }
 
-double word_similarity(std::string_view a, std::string_view b) {
-  auto words = [](std::string_view text) {
-    std::set<std::string> out;
-    std::string word;
-    for (const char c : text) {
-      if (space(c) || std::string_view(",;:/(){}[]").find(c) != std::string_view::npos) {
-        if (!word.empty()) out.insert(word);
-        word.clear();
-      } else {
-        word += c;
-      }
+namespace {
+
+// The words of a text, split at spaces and , ; : / ( ) { } [ ].
+std::set<std::string> words_of(std::string_view text) {
+  std::set<std::string> out;
+  std::string word;
+  for (const char c : text) {
+    if (space(c) || std::string_view(",;:/(){}[]").find(c) != std::string_view::npos) {
+      if (!word.empty()) out.insert(word);
+      word.clear();
+    } else {
+      word += c;
     }
-    if (!word.empty()) out.insert(word);
-    return out;
-  };
-  const std::set<std::string> wa = words(a);
-  const std::set<std::string> wb = words(b);
+  }
+  if (!word.empty()) out.insert(word);
+  return out;
+}
+
+}  // namespace
+
+double word_similarity(std::string_view a, std::string_view b) {
+  return weighted_word_similarity(a, b, WordWeights{});
+}
+
+WordWeights word_weights(const std::vector<KnownBug>& known, std::string_view system) {
+  WordWeights weights;
+  for (const KnownBug& bug : known) {
+    const std::string_view invariant = bug.signature.invariant;
+    if (invariant.substr(0, invariant.find('.')) != system) continue;
+    ++weights.documents;
+    std::set<std::string> words = words_of(bug.signature.mechanism);
+    const std::set<std::string> state = words_of(bug.signature.state);
+    words.insert(state.begin(), state.end());
+    for (const std::string& word : words) ++weights.document_frequency[word];
+  }
+  return weights;
+}
+
+double WordWeights::weight(const std::string& word) const {
+  if (documents == 0) return 1.0;
+  const auto it = document_frequency.find(word);
+  const double df = it == document_frequency.end() ? 0.0 : static_cast<double>(it->second);
+  return std::log((static_cast<double>(documents) + 1.0) / (df + 1.0)) + 1.0;
+}
+
+double weighted_word_similarity(std::string_view a, std::string_view b,
+                                const WordWeights& weights) {
+  const std::set<std::string> wa = words_of(a);
+  const std::set<std::string> wb = words_of(b);
   if (wa.empty() && wb.empty()) return 1.0;
-  std::vector<std::string> shared;
-  std::set_intersection(wa.begin(), wa.end(), wb.begin(), wb.end(), std::back_inserter(shared));
-  return static_cast<double>(shared.size()) /
-         static_cast<double>(wa.size() + wb.size() - shared.size());
+  double shared = 0;
+  double all = 0;
+  for (const std::string& word : wa) {
+    const double w = weights.weight(word);
+    all += w;
+    if (wb.count(word) > 0) shared += w;
+  }
+  for (const std::string& word : wb) {
+    if (wa.count(word) == 0) all += weights.weight(word);
+  }
+  WSIM_ASSERT(all > 0);
+  return shared / all;
 }
 
 std::string normalize_state(std::string_view state, std::string_view object) {
@@ -287,6 +346,10 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
                             const MatchOptions& options) {
   const std::map<std::string, double> weights =
       options.rarity ? rarity_weights(finding, known) : std::map<std::string, double>{};
+  const std::string_view invariant = finding.invariant;
+  const WordWeights word_weight =
+      options.weighted_words ? word_weights(known, invariant.substr(0, invariant.find('.')))
+                             : WordWeights{};
   auto weight = [&](const std::string& feature) {
     if (!options.rarity) return 1.0;
     const auto it = weights.find(feature);
@@ -322,12 +385,21 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
     const bool both_state = !k.state.empty() && !finding.state.empty();
     if (both_state && options.state == State::kFilter && k.state != finding.state) continue;
     // The similarities of mechanism and state rank first (kRank); 1 when not compared.
-    const double mechanism = both_mechanism && options.mechanism == Mechanism::kRank
-                                 ? word_similarity(k.mechanism, finding.mechanism)
-                                 : 1.0;
-    const double state_similarity =
-        both_state && options.state == State::kRank ? word_similarity(k.state, finding.state) : 1.0;
-    if (mechanism + kEpsilon < kSimilarityMin || state_similarity + kEpsilon < kSimilarityMin) {
+    double mechanism = both_mechanism && options.mechanism == Mechanism::kRank
+                           ? weighted_word_similarity(k.mechanism, finding.mechanism, word_weight)
+                           : 1.0;
+    double state_similarity = both_state && options.state == State::kRank
+                                  ? weighted_word_similarity(k.state, finding.state, word_weight)
+                                  : 1.0;
+    if (options.combined && both_mechanism && both_state && options.mechanism == Mechanism::kRank &&
+        options.state == State::kRank) {
+      // One text: a word the seed changed in a short state weighs what it weighs in the whole.
+      mechanism = weighted_word_similarity(k.mechanism + " / " + k.state,
+                                           finding.mechanism + " / " + finding.state, word_weight);
+      state_similarity = mechanism;
+    }
+    if (mechanism + kEpsilon < options.similarity_min ||
+        state_similarity + kEpsilon < options.similarity_min) {
       continue;
     }
     const double state = mechanism + state_similarity;
@@ -344,11 +416,16 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
         covered = std::any_of(finding.actions.begin(), finding.actions.end(),
                               [&](const std::string& a) { return a.rfind(actor, 0) == 0; });
       }
+      if (!covered && action && options.actions == MatchOptions::Actions::kByActorAndKind) {
+        covered =
+            std::any_of(finding.actions.begin(), finding.actions.end(),
+                        [&](const std::string& a) { return same_actor_and_kind(a, feature); });
+      }
       if (covered) shared += w;
     }
     // A known path with nothing counted is covered by any path.
     const double coverage = total <= kEpsilon ? 1.0 : shared / total;
-    if (coverage * kPathCoverageDen + kEpsilon < static_cast<double>(kPathCoverageNum)) {
+    if (coverage + kEpsilon < options.coverage_min) {
       continue;
     }
     // A more similar mechanism and state, then higher coverage, then more shared weight, then

@@ -49,6 +49,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -78,6 +79,7 @@ struct Signature {
 struct KnownBug {
   std::string name;  // "FILE#N" as `wsim hunt --bug` takes it (the file path and the index).
   Signature signature;
+  std::string bug = {};  // The corpus file's bug id (corpus_bugs.h CorpusBug::bug).
 };
 
 // The normalised form of one trace event ("ws-daemon backup ok", "api-client patch Workspace
@@ -109,8 +111,10 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
                             std::optional<std::size_t> culprit, const Violation& violation,
                             std::string_view final_state = {});
 
-inline constexpr std::size_t kPathCoverageNum = 2;
-inline constexpr std::size_t kPathCoverageDen = 3;  // Measured: docs/signatures.md.
+inline constexpr std::size_t kPathCoverageNum = 4;
+inline constexpr std::size_t kPathCoverageDen = 5;  // Measured: docs/signatures.md.
+
+inline constexpr double kSimilarityMin = 0.7;
 
 // Which components match_known compares and how (scripts/bench-signatures measures each; the
 // defaults are the rule of the file comment, the best measured).
@@ -130,11 +134,21 @@ struct MatchOptions {
   State state = State::kRank;
   bool rarity = false;  // Path features weighted by rarity; false: each weighs 1.
   enum class Actions {
-    kExact,    // A known path's external action ("user stop") is covered by the same action.
-    kByActor,  // ... by any external action of the same actor ("user restart").
-    kIgnored,  // External actions do not count in the coverage: faults only.
+    kExact,           // A known path's external action ("user stop") is covered by the same action.
+    kByActor,         // ... by any external action of the same actor ("user restart").
+    kByActorAndKind,  // ... of the same actor on the same kind of object: "user stop" by "user
+                      // restart" (a workspace: no kind), "kubectl delete ConfigMap" only by
+                      // "kubectl <verb> ConfigMap", not by "kubectl delete Namespace".
+    kIgnored,         // External actions do not count in the coverage: faults only.
   };
-  Actions actions = Actions::kByActor;
+  Actions actions = Actions::kByActorAndKind;
+  double similarity_min = kSimilarityMin;  // The floor of mechanism and state similarity.
+  bool weighted_words = false;             // Similarities weigh words by rarity (WordWeights).
+  // With both a mechanism and a state on both sides, one similarity of the two texts together
+  // (their words pooled) instead of one each, each held to the floor.
+  bool combined = true;
+  // The share of the known path the finding must cover.
+  double coverage_min = static_cast<double>(kPathCoverageNum) / kPathCoverageDen;
 };
 
 // A template without its values: every word that starts with a capital letter (a state, a
@@ -147,7 +161,23 @@ std::string relax_template(std::string_view text);
 // [ ]); 1 when both are empty.
 double word_similarity(std::string_view a, std::string_view b);
 
-inline constexpr double kSimilarityMin = 0.5;
+// Word weights for weighted_word_similarity: a word's inverse document frequency over the known
+// bugs' mechanisms and states (each bug one document), smoothed as log((N + 1) / (df + 1)) + 1,
+// so a word every known bug's oracle writes ("desired", "actual", "#") weighs 1 and a word that
+// names one bug's situation ("not tracked", "PodRejected=True") up to log(N + 1) + 1; a word no
+// known bug has weighs the most. With no documents every word weighs 1 (word_similarity).
+struct WordWeights {
+  std::map<std::string, int> document_frequency;
+  int documents = 0;
+  double weight(const std::string& word) const;
+};
+
+// The weights from the known bugs of `system` (invariant prefix "gitpod").
+WordWeights word_weights(const std::vector<KnownBug>& known, std::string_view system);
+
+// Σ weight(A ∩ B) / Σ weight(A ∪ B) over the words of `a` and `b` (word_similarity's words);
+// 1 when both are empty.
+double weighted_word_similarity(std::string_view a, std::string_view b, const WordWeights& weights);
 
 // The known bug whose signature `finding` carries (see the file comment), or null: NEW.
 // The returned pointer points into `known`.

@@ -70,7 +70,9 @@ std::vector<std::size_t> group_rows(const std::vector<BugRow>& rows, bool by_fil
   Groups groups(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (rows[i].hunt == rows[j].hunt || (by_file && rows[i].bug.path == rows[j].bug.path)) {
+      const bool same_bug =
+          rows[i].bug.path == rows[j].bug.path || rows[i].bug.bug == rows[j].bug.bug;
+      if (rows[i].hunt == rows[j].hunt || (by_file && same_bug)) {
         groups.join(i, j);
       }
     }
@@ -101,6 +103,29 @@ Labels label_all(const std::vector<BugRow>& rows, const std::vector<KnownBug>& k
     }
   }
   return labels;
+}
+
+// Leave one bug out: each row's instances labelled against the known bugs minus every bug of
+// its group, as if its bug were not in the corpus. out[r] = how many came out NEW (the rest were
+// masked by another known bug).
+std::vector<std::size_t> new_when_left_out(const std::vector<BugRow>& rows,
+                                           const std::vector<KnownBug>& known,
+                                           const std::vector<std::size_t>& group,
+                                           const MatchOptions& options) {
+  std::map<std::string, std::size_t> group_of_name;
+  for (std::size_t r = 0; r < rows.size(); ++r) group_of_name[rows[r].name] = group[r];
+  std::vector<std::size_t> out(rows.size(), 0);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::vector<KnownBug> others;
+    for (const KnownBug& bug : known) {
+      const auto it = group_of_name.find(bug.name);
+      if (it == group_of_name.end() || it->second != group[r]) others.push_back(bug);
+    }
+    for (const Signature& signature : rows[r].signatures) {
+      if (match_known(signature, others, options) == nullptr) ++out[r];
+    }
+  }
+  return out;
 }
 
 Score score(const std::vector<BugRow>& rows, const Labels& labels,
@@ -144,8 +169,9 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
   }
   const std::vector<std::size_t> group = group_rows(rows, true);
   const Labels labels = label_all(rows, known, MatchOptions{});
+  const std::vector<std::size_t> left_out = new_when_left_out(rows, known, group, MatchOptions{});
   out << "| bug | invariant | instances | recall (strict) | recall (group) | labelled it | "
-         "precision | other labels |\n|---|---|---|---|---|---|---|---|\n";
+         "precision | NEW when left out | other labels |\n|---|---|---|---|---|---|---|---|---|\n";
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const BugRow& row = rows[r];
     std::size_t self = 0, in_group = 0;
@@ -176,14 +202,19 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
     const std::size_t n = row.signatures.size();
     out << "| " << row.bug.name << " | " << row.bug.invariant << " | " << n << " | "
         << percent(self, n) << " | " << percent(in_group, n) << " | " << carrying << " | "
-        << percent(right, carrying) << " | " << (other_text.empty() ? "-" : other_text) << " |\n";
+        << percent(right, carrying) << " | " << percent(left_out[r], n) << " | "
+        << (other_text.empty() ? "-" : other_text) << " |\n";
   }
   const Score total = score(rows, labels, group);
+  std::size_t total_new = 0;
+  for (const std::size_t count : left_out) total_new += count;
   out << "\ntotal: " << total.instances << " instances of " << rows.size() << " bugs; recall "
       << percent(total.strict, total.instances) << " strict, "
       << percent(total.grouped, total.instances) << " by group; precision "
       << percent(total.right, total.labelled) << " (" << total.right << " of " << total.labelled
-      << " labels)\n";
+      << " labels); NEW when its bug is left out of the corpus "
+      << percent(total_new, total.instances) << " (" << total_new << " of " << total.instances
+      << ")\n";
 
   // Each component of the match rule on and off, and the two groupings (signature_bench.h).
   const std::vector<std::size_t> by_hunt = group_rows(rows, false);
@@ -194,32 +225,67 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
   using M = MatchOptions::Mechanism;
   using S = MatchOptions::State;
   using A = MatchOptions::Actions;
+  // Every field set, so a row means the same whatever the defaults are.
+  auto rule = [](M mechanism, S state, A actions, double similarity_min = 0.5,
+                 double coverage_min = 2.0 / 3, bool combined = false, bool weighted = false,
+                 bool rarity = false) {
+    MatchOptions options;
+    options.mechanism = mechanism;
+    options.state = state;
+    options.actions = actions;
+    options.rarity = rarity;
+    options.similarity_min = similarity_min;
+    options.coverage_min = coverage_min;
+    options.combined = combined;
+    options.weighted_words = weighted;
+    return options;
+  };
+  const A kind = A::kByActorAndKind;
   const std::vector<Variant> variants = {
-      {"path only (the first design)", {M::kOff, S::kOff, false, A::kExact}},
-      {"+ rarity", {M::kOff, S::kOff, true, A::kExact}},
-      {"+ mechanism, exact", {M::kExact, S::kOff, false, A::kExact}},
-      {"+ mechanism, relaxed", {M::kRelaxed, S::kOff, false, A::kExact}},
-      {"+ mechanism, most similar", {M::kRank, S::kOff, false, A::kExact}},
-      {"+ state, equal", {M::kOff, S::kFilter, false, A::kExact}},
-      {"+ state, most similar", {M::kOff, S::kRank, false, A::kExact}},
-      {"+ mechanism exact + state equal", {M::kExact, S::kFilter, false, A::kExact}},
-      {"+ mechanism relaxed + state most similar", {M::kRelaxed, S::kRank, false, A::kExact}},
-      {"+ mechanism most similar + state most similar", {M::kRank, S::kRank, false, A::kExact}},
-      {"  + rarity", {M::kRank, S::kRank, true, A::kExact}},
-      {"  + faults only", {M::kRank, S::kRank, false, A::kIgnored}},
-      {"  + actions by actor (default)", {M::kRank, S::kRank, false, A::kByActor}},
-      {"actions by actor alone", {M::kOff, S::kOff, false, A::kByActor}},
+      {"path only (the first design)", rule(M::kOff, S::kOff, A::kExact)},
+      {"+ rarity", rule(M::kOff, S::kOff, A::kExact, 0.5, 2.0 / 3, false, false, true)},
+      {"+ mechanism, exact", rule(M::kExact, S::kOff, A::kExact)},
+      {"+ mechanism, relaxed", rule(M::kRelaxed, S::kOff, A::kExact)},
+      {"+ mechanism, most similar", rule(M::kRank, S::kOff, A::kExact)},
+      {"+ state, equal", rule(M::kOff, S::kFilter, A::kExact)},
+      {"+ state, most similar", rule(M::kOff, S::kRank, A::kExact)},
+      {"+ mechanism exact + state equal", rule(M::kExact, S::kFilter, A::kExact)},
+      {"+ mechanism relaxed + state most similar", rule(M::kRelaxed, S::kRank, A::kExact)},
+      {"+ mechanism most similar + state most similar", rule(M::kRank, S::kRank, A::kExact)},
+      {"  + rarity", rule(M::kRank, S::kRank, A::kExact, 0.5, 2.0 / 3, false, false, true)},
+      {"  + faults only", rule(M::kRank, S::kRank, A::kIgnored)},
+      {"  + actions by actor (the rule until 2026-11-25)", rule(M::kRank, S::kRank, A::kByActor)},
+      {"  + actions by actor and kind", rule(M::kRank, S::kRank, kind)},
+      {"    similarity >= 0.6", rule(M::kRank, S::kRank, kind, 0.6)},
+      {"    similarity >= 0.7", rule(M::kRank, S::kRank, kind, 0.7)},
+      {"    coverage >= 0.8", rule(M::kRank, S::kRank, kind, 0.5, 0.8)},
+      {"    coverage = 1", rule(M::kRank, S::kRank, kind, 0.5, 1.0)},
+      {"    similarity >= 0.7, coverage = 1", rule(M::kRank, S::kRank, kind, 0.7, 1.0)},
+      {"    words weighted by rarity", rule(M::kRank, S::kRank, kind, 0.5, 2.0 / 3, false, true)},
+      {"    weighted, similarity >= 0.7",
+       rule(M::kRank, S::kRank, kind, 0.7, 2.0 / 3, false, true)},
+      {"    combined, similarity >= 0.6", rule(M::kRank, S::kRank, kind, 0.6, 2.0 / 3, true)},
+      {"    combined, similarity >= 0.7", rule(M::kRank, S::kRank, kind, 0.7, 2.0 / 3, true)},
+      {"    combined, similarity >= 0.7, coverage >= 0.8 (default)",
+       rule(M::kRank, S::kRank, kind, 0.7, 0.8, true)},
+      {"    combined, similarity >= 0.7, coverage = 1",
+       rule(M::kRank, S::kRank, kind, 0.7, 1.0, true)},
+      {"actions by actor alone", rule(M::kOff, S::kOff, A::kByActor)},
   };
 
   out << "\n| match rule | recall, hunt groups | precision, hunt groups | recall, file groups | "
-         "precision, file groups |\n|---|---|---|---|---|\n";
+         "precision, file groups | NEW when left out |\n|---|---|---|---|---|---|\n";
   for (const Variant& variant : variants) {
     const Labels l = label_all(rows, known, variant.options);
     const Score h = score(rows, l, by_hunt);
     const Score f = score(rows, l, group);
+    std::size_t fresh = 0;
+    for (const std::size_t count : new_when_left_out(rows, known, group, variant.options)) {
+      fresh += count;
+    }
     out << "| " << variant.name << " | " << percent(h.grouped, h.instances) << " | "
         << percent(h.right, h.labelled) << " | " << percent(f.grouped, f.instances) << " | "
-        << percent(f.right, f.labelled) << " |\n";
+        << percent(f.right, f.labelled) << " | " << percent(fresh, f.instances) << " |\n";
   }
   return kExitPass;
 }

@@ -5,10 +5,13 @@
 // invariant from its hunting scenario (seeds 0, 1, ..., at most `runs_max` runs; each run first
 // without the trace, re-run with it when it violates that invariant) and labels each instance with
 // match_known over the whole corpus. Bugs hunted by the same scenario for the same invariant,
-// and the expectations of one corpus file (one bug on several versions), are one GROUP: a hunt
-// cannot tell which of them it found, so a label anywhere in the group is right.
+// and the expectations of one corpus file (one bug on several versions) or of files with one
+// `bug` id (one bug pinned by several files), are one GROUP: a hunt cannot tell which of them it
+// found, so a label anywhere in the group is right.
 //   recall(B)    = instances of B's hunt labelled B (strict) / in B's group (group);
-//   precision(B) = instances labelled B that come from a hunt of B's group / all labelled B.
+//   precision(B) = instances labelled B that come from a hunt of B's group / all labelled B;
+//   NEW when left out(B) = instances of B's hunt labelled NEW against the corpus without B's
+//                  group: how a bug the corpus does not know fares (the rest are masked).
 // Output: a Markdown table, one row per bug, then the totals, then the totals of each component
 // of the match rule (MatchOptions) on and off under both groupings (by hunt only, and by hunt or
 // file). Single process; deterministic.

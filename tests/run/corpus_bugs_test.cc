@@ -38,8 +38,25 @@ TEST_F(CorpusBugsTest, ListsEveryViolatingExpectationOfTheCorpus) {
     }
     // A PASS expectation is never a bug: timestamp-tie#2 expects R1 with a 1 s clock to pass.
     EXPECT_NE(bug.name, "timestamp-tie#2");
+    // A file without a `bug` field is its own bug; files with one id are one bug.
+    if (bug.name == "breaker-pre20243#0") EXPECT_EQ(bug.bug, "breaker-pre20243");
+    if (bug.name == "stop-during-rejection-window#0") EXPECT_EQ(bug.bug, "B3");
+    if (bug.name == "stop-during-rejection-window-then-rejected-again#0") EXPECT_EQ(bug.bug, "B3");
   }
   EXPECT_TRUE(limbo);
+}
+
+TEST_F(CorpusBugsTest, ABugIdIsATokenAndTheErrorNamesItsLine) {
+  const std::string dir = testing::scratch_dir("corpus-bug-id");
+  const std::string path = dir + "/bad.textproto";
+  std::ofstream(path) << "name: \"bad\"\nbug: \"B 3\"\nseed: 1\ngitlab { agent: \"A1\" }\n";
+  LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(load_scenario_file(path, loaded, error)) << error;
+  EXPECT_FALSE(validate_scenario(loaded, error));
+  EXPECT_THAT(error, HasSubstr("bad.textproto:2"));
+  EXPECT_THAT(error, HasSubstr("bug"));
+  EXPECT_THAT(error, HasSubstr("not a bug id"));
 }
 
 // When the code under test changes what a corpus script does (a planted bug, a regression), a

@@ -70,11 +70,17 @@ TEST(SignatureTest, MatchesTheMostSpecificKnownBugAndElseIsNew) {
   finding.culprit = "m delete X ok";  // Same invariant, another mechanism: NEW.
   EXPECT_EQ(match_known(finding, known), nullptr);
   EXPECT_EQ(known_label(match_known(finding, known)), "NEW");
-  // Below the coverage floor (1 of 3 of a known path): NEW.
+  // Below the coverage floor (2 of 3 < 4/5 of a known path): NEW.
   const std::vector<KnownBug> three = {
       {"d.textproto#0", {"sys.S2", "", {"a x ok", "b y ok", "link drop lost"}}}};
   EXPECT_EQ(match_known(Signature{"sys.S2", "", {"link drop lost"}}, three), nullptr);
-  EXPECT_NE(match_known(Signature{"sys.S2", "", {"a x ok", "link drop lost"}}, three), nullptr);
+  EXPECT_EQ(match_known(Signature{"sys.S2", "", {"a x ok", "link drop lost"}}, three), nullptr);
+  EXPECT_NE(match_known(Signature{"sys.S2", "", {"a x ok", "b y ok", "link drop lost"}}, three),
+            nullptr);
+  MatchOptions two_thirds;
+  two_thirds.coverage_min = 2.0 / 3;
+  EXPECT_NE(match_known(Signature{"sys.S2", "", {"a x ok", "link drop lost"}}, three, two_thirds),
+            nullptr);
 }
 
 // With the oracle's own description (the mechanism) on both sides, the culprit — whichever event
@@ -204,14 +210,15 @@ TEST(SignatureTest, ExternalActionsByActor) {
                           "x",      "", {"user create", "user restart"}};
   MatchOptions exact;
   exact.actions = MatchOptions::Actions::kExact;
+  exact.coverage_min = 2.0 / 3;
   EXPECT_NE(match_known(finding, known, exact), nullptr);  // 2 of 3.
   const Signature no_fault{"sys.S1", "", {"user create", "user restart"},
                            "x",      "", {"user create", "user restart"}};
   EXPECT_EQ(match_known(no_fault, known, exact), nullptr);  // 1 of 3.
-  MatchOptions by_actor;
+  MatchOptions by_actor = exact;
   by_actor.actions = MatchOptions::Actions::kByActor;
   EXPECT_NE(match_known(no_fault, known, by_actor), nullptr);  // 2 of 3: any user action.
-  MatchOptions faults_only;
+  MatchOptions faults_only = exact;
   faults_only.actions = MatchOptions::Actions::kIgnored;
   EXPECT_EQ(match_known(no_fault, known, faults_only), nullptr);  // 0 of 1.
   EXPECT_NE(match_known(finding, known, faults_only), nullptr);   // 1 of 1.
@@ -228,7 +235,8 @@ TEST(SignatureTest, RareFeaturesOutweighCommonOnes) {
   // the rare feature is most of a's path, so the finding is NEW.
   const Signature finding{"sys.L1", "", {"user create", "user stop"}};
   MatchOptions flat;
-  MatchOptions rare;
+  flat.coverage_min = 2.0 / 3;
+  MatchOptions rare = flat;
   rare.rarity = true;
   ASSERT_NE(match_known(finding, known, flat), nullptr);
   EXPECT_EQ(match_known(finding, known, flat)->name, "a.textproto#0");
@@ -403,6 +411,72 @@ TEST(UnmaskedHuntTest, ReportsKnownFindingsAndFailsOnlyForNewOnes) {
   EXPECT_EQ(all_known.runs, 6u);  // ... with it, nothing NEW: the whole budget, exit 0.
   EXPECT_EQ(all_known.exit_code(), kExitPass);
   EXPECT_FALSE(all_known.findings.empty());
+}
+
+// A kubectl action on one kind does not stand for one on another kind (the default rule); a
+// user's action stands for another of the same user (a workspace has no kind).
+TEST(SignatureTest, ExternalActionsByActorAndKind) {
+  const std::vector<KnownBug> known = {{"k.textproto#0",
+                                        {"sys.L1",
+                                         "",
+                                         {"kubectl delete ConfigMap", "user terminate"},
+                                         "x",
+                                         "",
+                                         {"kubectl delete ConfigMap", "user terminate"}}}};
+  auto finding = [](std::vector<std::string> actions) {
+    return Signature{"sys.L1", "", actions, "x", "", actions};
+  };
+  MatchOptions options;
+  options.coverage_min = 1.0;
+  ASSERT_EQ(options.actions, MatchOptions::Actions::kByActorAndKind);
+  EXPECT_NE(match_known(finding({"kubectl delete ConfigMap", "user stop"}), known, options),
+            nullptr);
+  EXPECT_NE(match_known(finding({"kubectl patch ConfigMap", "user stop"}), known, options),
+            nullptr);
+  EXPECT_EQ(match_known(finding({"kubectl delete Namespace", "user stop"}), known, options),
+            nullptr);
+  options.actions = MatchOptions::Actions::kByActor;  // The rule before: any kubectl action.
+  EXPECT_NE(match_known(finding({"kubectl delete Namespace", "user stop"}), known, options),
+            nullptr);
+}
+
+// By default the mechanism and the state are one text: a short state whose one word the seed
+// changed ("Failed" or "Succeeded") still matches when the mechanism is the same, and a state
+// whose situation words differ does not.
+TEST(SignatureTest, MechanismAndStateAreJudgedAsOneText) {
+  const std::vector<KnownBug> known = {
+      {"k.textproto#0",
+       {"sys.L2", "", {}, "pod stuck Terminating", "on node-# Failed Terminating finalizers=#"}}};
+  Signature finding{
+      "sys.L2", "", {}, "pod stuck Terminating", "on node-# Succeeded Terminating finalizers=#"};
+  MatchOptions options;
+  ASSERT_TRUE(options.combined);
+  EXPECT_NE(match_known(finding, known, options), nullptr);  // 6 of 8 words: 0.75.
+  options.combined = false;
+  EXPECT_EQ(match_known(finding, known, options), nullptr);  // The state alone: 4 of 6.
+  options.combined = true;
+  finding.state = "phase=Running podStarts=# conditions: Deployed=True";
+  EXPECT_EQ(match_known(finding, known, options), nullptr);
+}
+
+TEST(SignatureTest, WeightedWordsWeighWhatEveryKnownBugSaysLess) {
+  const std::vector<KnownBug> known = {
+      {"a#0", {"sys.L1", "", {}, "desired Terminated actual Running"}},
+      {"b#0", {"sys.L1", "", {}, "desired Terminated actual Terminating"}},
+      {"c#0", {"other.L1", "", {}, "Running Running"}},
+  };
+  const WordWeights weights = word_weights(known, "sys");
+  EXPECT_EQ(weights.documents, 2);
+  EXPECT_DOUBLE_EQ(weights.weight("desired"), 1.0);                 // In both: log(3/3) + 1.
+  EXPECT_GT(weights.weight("Running"), weights.weight("desired"));  // In one.
+  EXPECT_GT(weights.weight("unseen"), weights.weight("Running"));   // In none.
+  // Unweighted 3 of 5 words; weighted the shared words are the common ones: less similar.
+  EXPECT_DOUBLE_EQ(
+      word_similarity("desired Terminated actual Running", "desired Terminated actual Terminating"),
+      0.6);
+  EXPECT_LT(weighted_word_similarity("desired Terminated actual Running",
+                                     "desired Terminated actual Terminating", weights),
+            0.6);
 }
 
 }  // namespace
