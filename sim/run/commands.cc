@@ -219,7 +219,7 @@ int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
   options.log = &out;
   options.events_max = command.flags.events_max;
   RunResult result = execute_run(*loaded.system, loaded.scenario, options);
-  if (!label_with_corpus(*loaded.system, command.known_dir, result, error)) {
+  if (!label_with_corpus(*loaded.system, loaded.scenario, command.known_dir, result, error)) {
     err << "wsim run: cannot label the finding: " << error << "\n";
   } else if (result.labelled) {
     out << (result.known.empty() ? "NEW" : "known: " + result.known) << " (signature "

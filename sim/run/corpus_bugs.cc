@@ -40,6 +40,19 @@ CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int
                    scenario.bug().empty() ? stem : scenario.bug()};
 }
 
+// The expect blocks of the corpus file at `path`, in order.
+bool file_expectations(const std::string& path, std::vector<KnownBugExpectation>& out,
+                       std::string& error) {
+  LoadedScenario loaded;
+  if (!load_scenario_file(path, loaded, error)) return false;
+  for (const proto::Expectation& expect : loaded.scenario.expect()) {
+    out.push_back(KnownBugExpectation{
+        std::map<std::string, std::string>(expect.when().begin(), expect.when().end()),
+        expect.verdict() == proto::PASS});
+  }
+  return true;
+}
+
 }  // namespace
 
 // FNV-1a of the hunting scenario's text.
@@ -194,6 +207,7 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
     KnownBug known;
     known.name = bug.path + "#" + std::to_string(bug.expect_index);
     known.bug = bug.bug;
+    if (!file_expectations(bug.path, known.expectations, error)) return false;
     if (!corpus_bug_signature(bug, known.signature, error)) {
       const bool stale = error.find("its script does not violate") != std::string::npos;
       if (!stale || not_reproduced == nullptr) return false;
@@ -206,13 +220,34 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
   return true;
 }
 
-bool label_with_corpus(const System& system, const std::string& corpus_dir, RunResult& result,
-                       std::string& error) {
+std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
+                                            const proto::Scenario& run, const System& system) {
+  std::vector<KnownBug> out;
+  for (const KnownBug& bug : known) {
+    bool fixed = false;
+    for (const KnownBugExpectation& expect : bug.expectations) {
+      const bool matches =
+          std::all_of(expect.when.begin(), expect.when.end(), [&](const auto& entry) {
+            std::string value;
+            return config_value(run, system, entry.first, value) && value == entry.second;
+          });
+      if (!matches) continue;
+      fixed = expect.pass;
+      break;
+    }
+    if (!fixed) out.push_back(bug);
+  }
+  return out;
+}
+
+bool label_with_corpus(const System& system, const proto::Scenario& run,
+                       const std::string& corpus_dir, RunResult& result, std::string& error) {
   if (!result.violation || !result.signature) return true;
   std::error_code ec;
   if (corpus_dir.empty() || !std::filesystem::is_directory(corpus_dir, ec)) return true;
-  std::vector<KnownBug> known;
-  if (!known_bugs(corpus_dir, system.name(), known, error)) return false;
+  std::vector<KnownBug> all;
+  if (!known_bugs(corpus_dir, system.name(), all, error)) return false;
+  const std::vector<KnownBug> known = applicable_known_bugs(all, run, system);
   const KnownBug* match = match_known(*result.signature, known);
   result.labelled = true;
   result.known = match == nullptr ? "" : match->name;

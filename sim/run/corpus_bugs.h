@@ -65,12 +65,21 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
                 std::vector<KnownBug>& out, std::string& error,
                 std::vector<std::string>* not_reproduced = nullptr);
 
-// Labels `result` (run with keep_trace) against the known bugs of `system` in `corpus_dir`:
+// The bugs of `known` that may be present on the versions of `run`: a bug is left out when the
+// first of its file's expect blocks whose `when` matches `run`'s config expects PASS (the corpus
+// says its script passes there: limbo-411205 on A1, a fixed version). A bug whose file says
+// nothing about those versions stays. Used by `wsim hunt`, `wsim run`/`explain` labels and
+// scripts/bench-signatures; the fuzz guards keep every bug of their system.
+std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
+                                            const proto::Scenario& run, const System& system);
+
+// Labels `result` (run with keep_trace, the run of `run`) against the known bugs of `system` in
+// `corpus_dir` that may be present on its versions (applicable_known_bugs):
 // sets result.labelled and result.known when it has a violation and a signature. Loading the
 // corpus runs its scripts, so it is done only for a failed run. Returns false (result unchanged)
 // with an error when the corpus does not load; a missing directory is not an error (no labels).
-bool label_with_corpus(const System& system, const std::string& corpus_dir, RunResult& result,
-                       std::string& error);
+bool label_with_corpus(const System& system, const proto::Scenario& run,
+                       const std::string& corpus_dir, RunResult& result, std::string& error);
 
 // `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N KEY WHEN" (KEY: a hash of
 // the hunting scenario; bugs with the same KEY are the same hunt — scripts/bench-find), then,

@@ -59,11 +59,11 @@ struct Group {
 std::string group_line(const RunResult& result, const Group& group, const std::string& violates,
                        std::size_t violating, std::size_t actor_width) {
   const TraceEvent& e = result.trace[group.first];
-  const bool marked = std::find(group.members.begin(), group.members.end(), violating) !=
-                      group.members.end();
+  const bool marked =
+      std::find(group.members.begin(), group.members.end(), violating) != group.members.end();
   std::string line = marked ? ">> " : "   ";
-  line += right(format_trace_time(e.time_ms), 13) + "  " + pad(clip(e.actor, 22), actor_width) +
-          "  ";
+  line +=
+      right(format_trace_time(e.time_ms), 13) + "  " + pad(clip(e.actor, 22), actor_width) + "  ";
   std::string verb = e.verb;
   std::string object = e.object;
   if (group.members.size() > 1) {
@@ -83,9 +83,11 @@ std::string group_line(const RunResult& result, const Group& group, const std::s
     }
   }
   bool same_detail = true;
-  for (std::size_t i : group.members) same_detail = same_detail && result.trace[i].detail == e.detail;
+  for (std::size_t i : group.members)
+    same_detail = same_detail && result.trace[i].detail == e.detail;
   line += pad(verb, 12) + "  " + clip(one_line(object), 56) + "  " + e.result;
-  if (!e.detail.empty() && same_detail && !is_violation(e)) line += "  (" + clip(one_line(e.detail), 48) + ")";
+  if (!e.detail.empty() && same_detail && !is_violation(e))
+    line += "  (" + clip(one_line(e.detail), 48) + ")";
   if (marked && !violates.empty()) line += "  <-- violates " + violates;
   return line;
 }
@@ -163,9 +165,8 @@ std::vector<std::size_t> key_events(const System& system, const RunResult& resul
         e.result != "NotFound") {
       keep = true;  // A decision of the control plane or the agent about the object.
     }
-    if (lane == Lane::kKubeControllers &&
-        (e.verb.find("delete") != std::string::npos || e.verb == "finalize" ||
-         e.verb == "orphan")) {
+    if (lane == Lane::kKubeControllers && (e.verb.find("delete") != std::string::npos ||
+                                           e.verb == "finalize" || e.verb == "orphan")) {
       keep = true;
     }
     if ((lane == Lane::kKubelet || lane == Lane::kWsDaemon) &&
@@ -241,9 +242,8 @@ void explain_invariant(std::ostream& out, const System& system, const proto::Sce
     }
     out << "  seen:  " << one_line(result.violation->message) << "\n";
     for (std::size_t i = 1; i < result.liveness.size(); ++i) {
-      out << "  also:  " << result.liveness[i].invariant_id << " on "
-          << result.liveness[i].object << ": " << clip(one_line(result.liveness[i].message), 80)
-          << "\n";
+      out << "  also:  " << result.liveness[i].invariant_id << " on " << result.liveness[i].object
+          << ": " << clip(one_line(result.liveness[i].message), 80) << "\n";
     }
   } else {
     out << verdict_name(result.verdict) << " at " << format_trace_time(result.end_ms) << " ("
@@ -394,7 +394,7 @@ int cmd_explain(const ExplainCommand& command, std::ostream& out, std::ostream& 
   options.tape = tape;
   options.keep_trace = true;
   RunResult result = execute_run(system, bundle.scenario.scenario, options);
-  if (!label_with_corpus(system, command.known_dir, result, error)) {
+  if (!label_with_corpus(system, bundle.scenario.scenario, command.known_dir, result, error)) {
     err << "wsim explain: cannot label the finding: " << error << "\n";
   }
   if (bundle.has_hashes && result.trace_hash != bundle.trace_hash) {

@@ -124,7 +124,8 @@ bool hunt_one(const HuntCommand& command, const ScenarioFlags& flags,
   std::error_code ec;
   if (std::filesystem::is_directory(corpus.dir, ec)) {
     std::vector<std::string> not_reproduced;
-    if (!known_bugs(corpus.dir, loaded.system->name(), known, error, &not_reproduced)) {
+    std::vector<KnownBug> all;
+    if (!known_bugs(corpus.dir, loaded.system->name(), all, error, &not_reproduced)) {
       err << "wsim hunt: " << (corpus.unmasked ? "--known " : "labels: ") << error << "\n";
       return false;
     }
@@ -132,6 +133,8 @@ bool hunt_one(const HuntCommand& command, const ScenarioFlags& flags,
       // The code under test changed what a corpus script does: worth knowing before the hunt.
       out << "warning: corpus bug not reproduced, hunting without it: " << stale << "\n";
     }
+    // A bug whose file expects PASS on the hunted versions is not there (fixed): not a label.
+    known = applicable_known_bugs(all, loaded.scenario, *loaded.system);
     options.known = &known;
     options.unmasked = corpus.unmasked;
   }

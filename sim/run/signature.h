@@ -80,10 +80,19 @@ struct Signature {
 };
 
 // A known bug: a corpus expectation (corpus_bugs.h) and the signature its script produces.
+// One `expect` block of a known bug's file: its `when` and whether it expects PASS.
+struct KnownBugExpectation {
+  std::map<std::string, std::string> when;
+  bool pass = false;
+};
+
 struct KnownBug {
   std::string name;  // "FILE#N" as `wsim hunt --bug` takes it (the file path and the index).
   Signature signature;
   std::string bug = {};  // The corpus file's bug id (corpus_bugs.h CorpusBug::bug).
+  // Its file's expect blocks in order (corpus_bugs.h applicable_known_bugs): where the first
+  // block that matches a run's versions expects PASS, the corpus says the bug is not there.
+  std::vector<KnownBugExpectation> expectations = {};
 };
 
 // The normalised form of one trace event ("ws-daemon backup ok", "api-client patch Workspace

@@ -2,6 +2,8 @@
 // two hunted seeds of the same corpus bug carry its signature, and two corpus bugs with the same
 // invariant id have different signatures that each match themselves. docs/signatures.md has the
 // recall/precision table over every corpus bug (scripts/bench-signatures).
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -114,6 +116,31 @@ TEST_F(SignatureCorpusTest, TheFinalStateTellsALimboFromAStuckTracker) {
     EXPECT_FALSE(result.known.empty()) << "seed " << seed << ": " << result.signature->text();
   }
   EXPECT_EQ(found, 3) << "the limbo hunt found gitlab.L1 fewer than 3 times in 200 seeds";
+}
+
+// The corpus says where a bug is not: limbo-411205 expects PASS on A1 and later, so a finding of
+// an A3 run is never labelled limbo; on A0a it may be.
+TEST_F(SignatureCorpusTest, ABugItsFileExpectsToPassOnTheRunsVersionsIsNotALabel) {
+  std::vector<KnownBug> gitlab;
+  std::string error;
+  ASSERT_TRUE(known_bugs(kCorpus, "gitlab", gitlab, error)) << error;
+  const std::string limbo = "corpus/regressions/gitlab/limbo-411205.textproto#0";
+  auto has_limbo = [&](const std::string& agent) {
+    LoadedScenario loaded;
+    EXPECT_TRUE(
+        parse_scenario("name: \"v\" seed: 1 gitlab { agent: \"" + agent + "\" rails: \"R3\" }",
+                       "v.textproto", loaded, error))
+        << error;
+    EXPECT_TRUE(validate_scenario(loaded, error)) << error;
+    const std::vector<KnownBug> applicable =
+        applicable_known_bugs(gitlab, loaded.scenario, *loaded.system);
+    EXPECT_LE(applicable.size(), gitlab.size());
+    return std::any_of(applicable.begin(), applicable.end(),
+                       [&](const KnownBug& bug) { return bug.name == limbo; });
+  };
+  EXPECT_TRUE(has_limbo("A0a"));
+  EXPECT_FALSE(has_limbo("A3"));
+  EXPECT_FALSE(has_limbo("A1"));
 }
 
 TEST_F(SignatureCorpusTest, EveryCorpusBugMatchesItself) {
