@@ -62,6 +62,7 @@ class EventLoop {
   // No-op for actors that already finished.
   void cancel(ActorId actor);
   bool alive(ActorId actor) const;
+  // "-" for kNoActor and for an actor that finished (its slot is freed).
   const std::string& actor_name(ActorId actor) const;
   // The actor being resumed right now, or kNoActor inside a callback.
   ActorId current_actor() const { return current_; }
@@ -125,7 +126,6 @@ class EventLoop {
     bool done = false;
     std::uint64_t token = 0;            // Current suspension; bumped on every park and cancel.
     std::coroutine_handle<> suspended;  // Where the actor is parked, if it is.
-    std::uint32_t rank = 0;             // Priority ties: lower runs first among equal due times.
   };
   // Trivially copyable, so heap moves are cheap: a callback lives in callbacks_[callback_slot].
   struct Event {
@@ -147,7 +147,8 @@ class EventLoop {
 
   void run_event(Event& event);
   void resume_actor(ActorId id, std::coroutine_handle<> handle);
-  void finish_actor(Actor& actor);
+  // Ends the actor and frees its slot (actors_[id] becomes null; its id is never reused).
+  void finish_actor(ActorId id);
   Actor& actor_ref(ActorId id);
   void mix_hash(std::uint64_t value);
   // Priority ties: demotes the actor of `event` if a change point has passed.
@@ -158,7 +159,11 @@ class EventLoop {
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   std::vector<std::function<void()>> callbacks_;  // Slots of pending callbacks.
   std::vector<std::uint32_t> free_slots_;         // Reused last-in first-out (deterministic).
-  std::vector<std::unique_ptr<Actor>> actors_;    // Index = ActorId; [0] unused.
+  // Index = ActorId; [0] unused; null once the actor finished (alive() false, name "-").
+  std::vector<std::unique_ptr<Actor>> actors_;
+  // Index = ActorId: priority-ties rank (lower runs first among equal due times; 0 without
+  // priority ties), kept after the actor finished for its late wake-ups.
+  std::vector<std::uint32_t> ranks_;
   ActorId current_ = kNoActor;
   std::size_t live_actors_ = 0;
   std::uint64_t events_processed_ = 0;
