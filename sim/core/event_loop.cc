@@ -23,10 +23,81 @@ template <typename Queue, typename Event>
 void enqueue(Queue& queue, const Event& event, TimeMs now_ms) {
   WSIM_ASSERT_GE(event.due_ms, now_ms);
   WSIM_ASSERT_LT(queue.size(), kQueuedEventsMax);
-  queue.push(event);
+  queue.push(event, now_ms);
 }
 
+constexpr std::size_t kArity = 4;
+
 }  // namespace
+
+void EventLoop::Queue::push(const Event& event, TimeMs now_ms) {
+  // FIFO only while it stays sorted: same due time as its tail, rank 0, rising seq.
+  const bool fifo_ok = event.due_ms == now_ms && event.rank == 0 &&
+                       (fifo_head_ == fifo_.size() ||
+                        (fifo_.back().due_ms == event.due_ms && fifo_.back().seq < event.seq));
+  if (!fifo_ok) {
+    heap_push(event);
+    return;
+  }
+  if (fifo_head_ == fifo_.size()) {
+    fifo_.clear();
+    fifo_head_ = 0;
+  }
+  fifo_.push_back(event);
+}
+
+void EventLoop::Queue::pop() {
+  WSIM_ASSERT(!empty());
+  if (!fifo_first()) {
+    heap_pop();
+    return;
+  }
+  ++fifo_head_;
+  if (fifo_head_ == fifo_.size()) {
+    fifo_.clear();
+    fifo_head_ = 0;
+  }
+}
+
+void EventLoop::Queue::clear() {
+  heap_.clear();
+  fifo_.clear();
+  fifo_head_ = 0;
+}
+
+void EventLoop::Queue::heap_push(const Event& event) {
+  std::size_t i = heap_.size();
+  heap_.push_back(event);
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / kArity;
+    if (!before(event, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = event;
+}
+
+void EventLoop::Queue::heap_pop() {
+  WSIM_ASSERT(!heap_.empty());
+  const Event last = heap_.back();
+  heap_.pop_back();
+  const std::size_t n = heap_.size();
+  if (n == 0) return;
+  std::size_t i = 0;
+  while (true) {
+    const std::size_t first = i * kArity + 1;
+    if (first >= n) break;
+    std::size_t best = first;
+    const std::size_t end = std::min(first + kArity, n);
+    for (std::size_t c = first + 1; c < end; ++c) {
+      if (before(heap_[c], heap_[best])) best = c;
+    }
+    if (!before(heap_[best], last)) break;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  heap_[i] = last;
+}
 
 EventLoop::EventLoop() {
   actors_.push_back(nullptr);
@@ -35,7 +106,7 @@ EventLoop::EventLoop() {
 
 EventLoop::~EventLoop() {
   // Destroy actor frames before the queue so no frame outlives the loop it points to.
-  while (!queue_.empty()) queue_.pop();
+  queue_.clear();
   callbacks_.clear();
   actors_.clear();
 }
