@@ -5,8 +5,7 @@
 
 namespace wsim::gitpod {
 
-WorkQueue::WorkQueue(Sim& sim)
-    : sim_(sim), alive_(std::make_shared<bool>(true)), ready_(sim.loop()) {}
+WorkQueue::WorkQueue(Sim& sim) : sim_(sim), alive_(std::make_shared<bool>(true)) {}
 
 WorkQueue::~WorkQueue() { *alive_ = false; }
 
@@ -20,7 +19,17 @@ void WorkQueue::add(const std::string& key) {
   if (!queued_.insert(key).second) return;
   order_.push_back(key);
   WSIM_ASSERT_EQ(order_.size(), queued_.size());
-  ready_.notify_all();
+  wake_one();
+}
+
+void WorkQueue::wake_one() {
+  while (!waiters_.empty()) {
+    Waiter waiter = std::move(waiters_.front());
+    waiters_.pop_front();
+    if (!sim_.loop().alive(waiter.actor)) continue;
+    waiter.signal->notify_all();  // Its only waiter.
+    return;
+  }
 }
 
 void WorkQueue::add_after(const std::string& key, DurationMs delay_ms) {
@@ -55,7 +64,11 @@ void WorkQueue::add_rate_limited(const std::string& key) {
 void WorkQueue::forget(const std::string& key) { failures_.erase(key); }
 
 Task<std::optional<std::string>> WorkQueue::next() {
-  while (order_.empty() && !shut_down_) co_await ready_.wait();
+  while (order_.empty() && !shut_down_) {
+    auto signal = std::make_shared<Signal>(sim_.loop());
+    waiters_.push_back(Waiter{sim_.loop().current_actor(), signal});
+    co_await signal->wait();
+  }
   if (shut_down_) co_return std::nullopt;
   std::string key = order_.front();
   order_.pop_front();
@@ -84,7 +97,9 @@ void WorkQueue::finish(const std::string& key, const ReconcileResult& result) {
 
 void WorkQueue::shutdown() {
   shut_down_ = true;
-  ready_.notify_all();
+  std::deque<Waiter> waiters = std::move(waiters_);
+  waiters_.clear();
+  for (Waiter& waiter : waiters) waiter.signal->notify_all();
 }
 
 }  // namespace wsim::gitpod

@@ -3,8 +3,8 @@
 // kubernetes-sigs/controller-runtime v0.19.7 pkg/internal/controller/controller.go
 // (reconcileHandler). The overall 10 qps bucket limiter is not modelled (docs/fidelity.md G19).
 //
-// A controller-runtime-like work queue on virtual time (docs/systems/gitpod.md §1.5), used by ws-manager mk2
-// and ws-daemon.
+// A controller-runtime-like work queue on virtual time (docs/systems/gitpod.md §1.5), used by
+// ws-manager mk2 and ws-daemon.
 //
 // Contract (client-go workqueue + controller-runtime's reconcileHandler):
 //  1. A key is queued at most once; add() of a queued key is a no-op.
@@ -79,7 +79,15 @@ class WorkQueue {
   std::set<std::string> processing_;
   std::set<std::string> dirty_;
   std::map<std::string, int> failures_;
-  Signal ready_;
+  // Workers parked in next(), longest-waiting first: add() wakes one (client-go queue.go Add →
+  // cond.Signal(); Go's sync.Cond wakes its longest waiter), shutdown() wakes all. A waiter whose
+  // actor was cancelled meanwhile is skipped.
+  struct Waiter {
+    ActorId actor = kNoActor;
+    std::shared_ptr<Signal> signal;
+  };
+  std::deque<Waiter> waiters_;
+  void wake_one();
   bool shut_down_ = false;
 };
 

@@ -23,16 +23,90 @@ template <typename Queue, typename Event>
 void enqueue(Queue& queue, const Event& event, TimeMs now_ms) {
   WSIM_ASSERT_GE(event.due_ms, now_ms);
   WSIM_ASSERT_LT(queue.size(), kQueuedEventsMax);
-  queue.push(event);
+  queue.push(event, now_ms);
 }
+
+constexpr std::size_t kArity = 4;
 
 }  // namespace
 
-EventLoop::EventLoop() { actors_.push_back(nullptr); }
+void EventLoop::Queue::push(const Event& event, TimeMs now_ms) {
+  // FIFO only while it stays sorted: same due time as its tail, rank 0, rising seq.
+  const bool fifo_ok = event.due_ms == now_ms && event.rank == 0 &&
+                       (fifo_head_ == fifo_.size() ||
+                        (fifo_.back().due_ms == event.due_ms && fifo_.back().seq < event.seq));
+  if (!fifo_ok) {
+    heap_push(event);
+    return;
+  }
+  if (fifo_head_ == fifo_.size()) {
+    fifo_.clear();
+    fifo_head_ = 0;
+  }
+  fifo_.push_back(event);
+}
+
+void EventLoop::Queue::pop() {
+  WSIM_ASSERT(!empty());
+  if (!fifo_first()) {
+    heap_pop();
+    return;
+  }
+  ++fifo_head_;
+  if (fifo_head_ == fifo_.size()) {
+    fifo_.clear();
+    fifo_head_ = 0;
+  }
+}
+
+void EventLoop::Queue::clear() {
+  heap_.clear();
+  fifo_.clear();
+  fifo_head_ = 0;
+}
+
+void EventLoop::Queue::heap_push(const Event& event) {
+  std::size_t i = heap_.size();
+  heap_.push_back(event);
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / kArity;
+    if (!before(event, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = event;
+}
+
+void EventLoop::Queue::heap_pop() {
+  WSIM_ASSERT(!heap_.empty());
+  const Event last = heap_.back();
+  heap_.pop_back();
+  const std::size_t n = heap_.size();
+  if (n == 0) return;
+  std::size_t i = 0;
+  while (true) {
+    const std::size_t first = i * kArity + 1;
+    if (first >= n) break;
+    std::size_t best = first;
+    const std::size_t end = std::min(first + kArity, n);
+    for (std::size_t c = first + 1; c < end; ++c) {
+      if (before(heap_[c], heap_[best])) best = c;
+    }
+    if (!before(heap_[best], last)) break;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  heap_[i] = last;
+}
+
+EventLoop::EventLoop() {
+  actors_.push_back(nullptr);
+  ranks_.push_back(0);
+}
 
 EventLoop::~EventLoop() {
   // Destroy actor frames before the queue so no frame outlives the loop it points to.
-  while (!queue_.empty()) queue_.pop();
+  queue_.clear();
   callbacks_.clear();
   actors_.clear();
 }
@@ -45,23 +119,27 @@ ActorId EventLoop::spawn(std::string name, Task<void> task) {
   actor->root = std::move(task);
   const std::coroutine_handle<> start = actor->root.handle();
   actors_.push_back(std::move(actor));
+  ranks_.push_back(0);
   ++live_actors_;
   Actor& ref = *actors_.back();
   ref.suspended = start;
-  if (priority_ties_) ref.rank = 1 + static_cast<std::uint32_t>(rank_stream_.below(kRanks));
-  enqueue(queue_, Event{now_ms_, next_seq_++, id, ref.token, start, 0, ref.rank}, now_ms_);
+  if (priority_ties_) ranks_[id] = 1 + static_cast<std::uint32_t>(rank_stream_.below(kRanks));
+  enqueue(queue_, Event{now_ms_, next_seq_++, id, ref.token, start, 0, ranks_[id]}, now_ms_);
   WSIM_ASSERT_EQ(actors_.size(), static_cast<std::size_t>(id) + 1);
+  WSIM_ASSERT_EQ(ranks_.size(), actors_.size());
   return id;
 }
 
 void EventLoop::cancel(ActorId id) {
   WSIM_ASSERT_NE(id, kNoActor);
+  WSIM_ASSERT_LT(id, actors_.size());
+  if (actors_[id] == nullptr) return;  // Finished (and freed).
   Actor& actor = actor_ref(id);
   if (actor.done || actor.cancelled) return;
   actor.cancelled = true;
   if (actor.suspended && id != current_) {
     // Resume it now with a fresh token; stale wake-ups for the old suspension are dropped.
-    enqueue(queue_, Event{now_ms_, next_seq_++, id, ++actor.token, actor.suspended, 0, actor.rank},
+    enqueue(queue_, Event{now_ms_, next_seq_++, id, ++actor.token, actor.suspended, 0, ranks_[id]},
             now_ms_);
   }
 }
@@ -105,7 +183,10 @@ void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
   WSIM_ASSERT_GE(due_ms, now_ms_);
   WSIM_ASSERT(ticket.handle);
   // Without priority ties every rank is 0: no actor lookup on this hot path.
-  const std::uint32_t rank = priority_ties_ ? actor_ref(ticket.actor).rank : 0;
+  // A finished actor's rank outlives it (ranks_): a late wake-up for it is dropped when it runs,
+  // but it takes its place among same-time events (and may pass a change point) as it did.
+  WSIM_ASSERT_LT(ticket.actor, ranks_.size());
+  const std::uint32_t rank = priority_ties_ ? ranks_[ticket.actor] : 0;
   enqueue(queue_, Event{due_ms, next_seq_++, ticket.actor, ticket.token, ticket.handle, 0, rank},
           now_ms_);
 }
@@ -155,6 +236,8 @@ void EventLoop::run_event(Event& event) {
     callback();
     return;
   }
+  WSIM_ASSERT_LT(event.actor, actors_.size());
+  if (actors_[event.actor] == nullptr) return;  // Stale wake-up of a finished (freed) actor.
   Actor& actor = actor_ref(event.actor);
   if (actor.done || event.token != actor.token) return;  // Stale wake-up.
   mix_hash(static_cast<std::uint64_t>(event.due_ms) * 2 + 1);
@@ -171,17 +254,21 @@ void EventLoop::resume_actor(ActorId id, std::coroutine_handle<> handle) {
   current_ = id;
   handle.resume();
   current_ = previous;
-  if (actor.root.done()) finish_actor(actor);
+  if (actor.root.done()) finish_actor(id);
 }
 
-void EventLoop::finish_actor(Actor& actor) {
+void EventLoop::finish_actor(ActorId id) {
+  Actor& actor = actor_ref(id);
   WSIM_ASSERT(!actor.done);
   WSIM_ASSERT_GT(live_actors_, 0u);
   actor.done = true;
   --live_actors_;
   std::exception_ptr error = actor.root.handle().promise().error;
   actor.root = Task<void>();  // Free the frame.
-  if (!error) return;
+  if (!error) {
+    actors_[id].reset();
+    return;
+  }
   try {
     std::rethrow_exception(error);
   } catch (const Cancelled&) {
@@ -191,6 +278,9 @@ void EventLoop::finish_actor(Actor& actor) {
   } catch (...) {
     WSIM_ASSERT_MSG(false, "actor '" << actor.name << "' ended with an unknown exception");
   }
+  // Its id stays taken (ids are part of the schedule hash); the slot's memory is freed, so a run
+  // does not keep every actor it ever spawned (issue 13: memory grows with live work, not length).
+  actors_[id].reset();
 }
 
 EventLoop::Actor& EventLoop::actor_ref(ActorId id) {
@@ -213,14 +303,15 @@ void EventLoop::use_priority_ties(ChoiceStream ranks, std::vector<TimeMs> change
 void EventLoop::pass_change_point(const Event& event) {
   if (event.actor == kNoActor || change_points_passed_ >= change_points_ms_.size()) return;
   if (event.due_ms < change_points_ms_[change_points_passed_]) return;
-  Actor& actor = actor_ref(event.actor);
   // Every change point already passed counts once: a quiet stretch may pass several.
   while (change_points_passed_ < change_points_ms_.size() &&
          change_points_ms_[change_points_passed_] <= event.due_ms) {
     ++change_points_passed_;
   }
-  actor.rank = kDemotedRank + static_cast<std::uint32_t>(change_points_passed_);
-  WSIM_ASSERT_GT(actor.rank, kRanks);
+  WSIM_ASSERT_LT(event.actor, actors_.size());
+  // A finished actor's demotion changes nothing but its ranks_ entry, as before it was freed.
+  ranks_[event.actor] = kDemotedRank + static_cast<std::uint32_t>(change_points_passed_);
+  WSIM_ASSERT_GT(ranks_[event.actor], kRanks);
 }
 
 void EventLoop::mix_hash(std::uint64_t value) {

@@ -175,6 +175,15 @@ class ApiServer {
   using Listener = std::function<void(const WatchEvent& event)>;
   void subscribe(const std::string& kind, Listener listener);
 
+  // Synchronous view of the store itself, for indexes kept by built-in controllers (the
+  // scheduler's per-node usage): called inside every write of `kind` (non-empty), at once, with
+  // the object's state before (nullptr when created) and after (nullptr when removed) — unlike a
+  // subscribe() listener, never behind the store. An observer must not write, draw choices or
+  // trace (the run is the same run with or without it). Objects stored before the call are not
+  // replayed: peek_list() them first.
+  using StoreObserver = std::function<void(const Object* before, const Object* after)>;
+  void observe_store(const std::string& kind, StoreObserver observer);
+
   std::uint64_t current_resource_version() const;
 
   struct Impl;

@@ -164,6 +164,7 @@ struct ApiServer::Impl {
   bool dispatching = false;
   // Shared so that dispatch() holds a listener without copying it while the vector may grow.
   std::vector<std::pair<std::string, std::shared_ptr<const Listener>>> listeners;
+  std::vector<std::pair<std::string, StoreObserver>> store_observers;
   std::map<std::uint64_t, Watcher> watchers;
   std::uint64_t next_watcher_id = 1;
   ChoiceStream watch_latency;

@@ -27,6 +27,12 @@ void ApiServer::Impl::emit(WatchEventType type, std::shared_ptr<const Object> ob
   WSIM_ASSERT(object != nullptr);
   if (type == WatchEventType::kAdded) WSIM_ASSERT(old == nullptr);
   if (type != WatchEventType::kAdded) WSIM_ASSERT(old != nullptr);
+  // The store just changed (commit()/erase()): its observers see it now, in write order.
+  for (const auto& [kind, observer] : store_observers) {
+    if (kind != object->kind) continue;
+    observer(type == WatchEventType::kAdded ? nullptr : old.get(),
+             type == WatchEventType::kDeleted ? nullptr : object.get());
+  }
   Change change{object->meta.resource_version, type, std::move(object), std::move(old)};
   // Watch history ascending (paired with the store's write assertion, store.cc commit()).
   WSIM_ASSERT_EQ(change.resource_version, resource_version);
@@ -172,6 +178,12 @@ void ApiServer::Impl::close_watch(std::uint64_t watcher_id) {
 void ApiServer::subscribe(const std::string& kind, Listener listener) {
   WSIM_ASSERT(listener != nullptr);
   impl_->listeners.emplace_back(kind, std::make_shared<const Listener>(std::move(listener)));
+}
+
+void ApiServer::observe_store(const std::string& kind, StoreObserver observer) {
+  WSIM_ASSERT(!kind.empty());
+  WSIM_ASSERT(observer != nullptr);
+  impl_->store_observers.emplace_back(kind, std::move(observer));
 }
 
 void ApiServer::expire_watches(const std::string& identity) {

@@ -15,7 +15,9 @@
 // the cost per workspace-hour, and the worst cell.
 //
 // WSIM_SCALE_MAX_WS (environment, benchmark-side only) skips cells with more workspaces, e.g. 100
-// for a quick look.
+// for a quick look. WSIM_SCALE_IN_PROCESS=1 runs each cell in the benchmark's own process (no
+// fork), for heap profilers that do not follow a fork (heaptrack); its peak RSS is then the
+// process's high-water mark so far.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -68,8 +70,8 @@ LoadedScenario scale_scenario(int workspaces, int hours) {
   return loaded;
 }
 
-// In the child: runs the cell and writes "seconds rss_kb end_ms events verdict" to `fd`.
-[[noreturn]] void run_cell_child(int workspaces, int hours, int fd) {
+// Runs the cell; returns "seconds rss_kb end_ms events verdict violations".
+std::string measure_cell(int workspaces, int hours) {
   const LoadedScenario loaded = scale_scenario(workspaces, hours);
   std::string error;
   const System* system = selected_system(loaded, error);
@@ -91,11 +93,22 @@ LoadedScenario scale_scenario(int workspaces, int hours) {
                            std::to_string(result.end_ms) + " " + std::to_string(result.events) +
                            " " + std::to_string(static_cast<int>(result.verdict)) + " " +
                            std::to_string(result.masked.size()) + "\n";
+  return line;
+}
+
+// In the child: runs the cell and writes measure_cell's line to `fd`.
+[[noreturn]] void run_cell_child(int workspaces, int hours, int fd) {
+  const std::string line = measure_cell(workspaces, hours);
   const ssize_t written = write(fd, line.data(), line.size());
   _exit(written == static_cast<ssize_t>(line.size()) ? 0 : 1);
 }
 
-bool run_cell(Cell& cell) {
+// The cell's line, measured in a forked child (or in process, WSIM_SCALE_IN_PROCESS).
+bool cell_line(const Cell& cell, std::string& line) {
+  if (std::getenv("WSIM_SCALE_IN_PROCESS") != nullptr) {
+    line = measure_cell(cell.workspaces, cell.hours);
+    return true;
+  }
   int fds[2];
   if (pipe(fds) != 0) return false;
   const pid_t pid = fork();
@@ -110,9 +123,16 @@ bool run_cell(Cell& cell) {
   int status = 0;
   waitpid(pid, &status, 0);
   if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
+  line = buffer;
+  return true;
+}
+
+bool run_cell(Cell& cell) {
+  std::string buffer;
+  if (!cell_line(cell, buffer)) return false;
   double rss_kb = 0, end_ms = 0;
-  if (std::sscanf(buffer, "%lf %lf %lf %lf %d %lf", &cell.seconds, &rss_kb, &end_ms, &cell.events,
-                  &cell.verdict, &cell.violations) != 6) {
+  if (std::sscanf(buffer.c_str(), "%lf %lf %lf %lf %d %lf", &cell.seconds, &rss_kb, &end_ms,
+                  &cell.events, &cell.verdict, &cell.violations) != 6) {
     return false;
   }
   cell.rss_mb = rss_kb / 1024.0;

@@ -95,6 +95,38 @@ TEST(EventLoop, CancelUnwindsTheActorAtItsInterleavingPoint) {
 
 Task<void> waiter(OneShot<int> shot, int& got) { got = co_await shot; }
 
+// A finished actor's slot is freed (issue 13: memory follows live actors, not the run's length):
+// it is no longer alive, has no name, a late wake-up for it is dropped and cancel() is a no-op,
+// with and without priority ties (its rank outlives it).
+TEST(EventLoop, AFinishedActorIsFreedAndItsLateWakeUpsAreDropped) {
+  for (const bool ties : {false, true}) {
+    ChoiceSource choices = ChoiceSource::from_seed(3);
+    EventLoop loop;
+    if (ties) loop.use_priority_ties(choices.stream("ranks"), {5});
+    OneShot<int> shot(loop);
+    int got = 0;
+    const ActorId id = loop.spawn("waiter", waiter(shot, got));
+    loop.run_until(1);
+    EXPECT_EQ(loop.actor_name(id), "waiter");
+    loop.cancel(id);
+    loop.run_until(2);
+    EXPECT_FALSE(loop.alive(id));
+    EXPECT_EQ(loop.actor_name(id), "-");
+    loop.cancel(id);  // No-op.
+    std::vector<int> log;
+    const ActorId other = loop.spawn("other", appender(loop, log, 1, 10));
+    loop.run_until(3);
+    shot.set(7);  // The cancelled waiter had parked on it: its wake-up is stale.
+    const std::uint64_t before = loop.events_processed();
+    loop.run_until_idle(1000);
+    EXPECT_EQ(got, 0);
+    EXPECT_EQ(log, std::vector<int>{1});
+    EXPECT_FALSE(loop.alive(other));
+    EXPECT_EQ(loop.live_actors(), 0u);
+    EXPECT_EQ(loop.events_processed(), before + 2);  // The stale wake-up and `other`'s.
+  }
+}
+
 TEST(EventLoop, OneShotWakesTheWaiterWithTheValue) {
   EventLoop loop;
   OneShot<int> shot(loop);

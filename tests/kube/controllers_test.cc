@@ -626,6 +626,38 @@ TEST_F(ControllerTest, SchedulerSpreadsOverCandidatesByChoice) {
   EXPECT_EQ(cluster().counters().scheduler.bound, 12u);
 }
 
+// The scheduler's usage kept write by write equals the sum over every stored pod, after every
+// event of a run where pods are bound, run, deleted (grace period), and end.
+TEST_F(ControllerTest, SchedulerUsageFollowsTheStoreAfterEveryEvent) {
+  ClusterOptions options;
+  options.nodes = 3;
+  boot(options, 5);
+  auto nonzero = [](const std::map<std::string, NodeUsage>& usage) {
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> out;
+    for (const auto& [node, u] : usage) {
+      if (u.cpu_milli != 0 || u.memory_mib != 0) out[node] = {u.cpu_milli, u.memory_mib};
+    }
+    return out;
+  };
+  std::size_t checked = 0;
+  auto check = [&] {
+    ++checked;
+    return nonzero(cluster().scheduler().usage()) ==
+           nonzero(node_usage(api().peek_list("Pod", "")));
+  };
+  for (int i = 0; i < 8; ++i) must_create(make_pod("default", "p" + std::to_string(i)));
+  while (sim().now_ms() < 20 * kSecondMs && sim().loop().step()) ASSERT_TRUE(check());
+  EXPECT_FALSE(nonzero(cluster().scheduler().usage()).empty());
+  for (int i = 0; i < 8; i += 2) {
+    ASSERT_TRUE(
+        api().server_delete(ObjectRef{"Pod", "default", "p" + std::to_string(i)}, {}, "t").ok());
+    ASSERT_TRUE(check());
+  }
+  while (sim().now_ms() < 5 * kMinuteMs && sim().loop().step()) ASSERT_TRUE(check());
+  EXPECT_GT(checked, 20u);
+  EXPECT_EQ(api().peek_list("Pod", "default").size(), 4u);
+}
+
 TEST_F(ControllerTest, KubeletRunsAPodToReadyAndEverReady) {
   boot_zero();
   must_create(make_pod("default", "p"));

@@ -47,16 +47,26 @@ std::string node_misfit(const Object& node, const NodeUsage& used, const Object&
   return "";
 }
 
+PodUsage pod_usage(const Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
+  PodUsage out;
+  out.node = pod.spec_or("nodeName", "");
+  if (out.node.empty() || pod_is_terminal(pod)) return PodUsage{};
+  out.used.cpu_milli = int_field(pod.spec, "cpuMilli", 0);
+  out.used.memory_mib = int_field(pod.spec, "memoryMiB", 0);
+  return out;
+}
+
 std::map<std::string, NodeUsage> node_usage(const std::vector<const Object*>& pods) {
   WSIM_ASSERT(
       std::all_of(pods.begin(), pods.end(), [](const Object* pod) { return pod != nullptr; }));
   std::map<std::string, NodeUsage> usage;
   for (const Object* pod : pods) {
-    const std::string node = pod->spec_or("nodeName", "");
-    if (node.empty() || pod_is_terminal(*pod)) continue;
-    NodeUsage& u = usage[node];
-    u.cpu_milli += int_field(pod->spec, "cpuMilli", 0);
-    u.memory_mib += int_field(pod->spec, "memoryMiB", 0);
+    const PodUsage one = pod_usage(*pod);
+    if (one.node.empty()) continue;
+    NodeUsage& u = usage[one.node];
+    u.cpu_milli += one.used.cpu_milli;
+    u.memory_mib += one.used.memory_mib;
   }
   return usage;
 }
@@ -65,6 +75,9 @@ Scheduler::Scheduler(Sim& sim, ApiServer& api, SchedulerOptions options)
     : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.scheduler")) {}
 
 void Scheduler::start() {
+  usage_ = node_usage(api_.peek_list("Pod", ""));
+  api_.observe_store(
+      "Pod", [this](const Object* before, const Object* after) { on_stored_pod(before, after); });
   api_.subscribe("Pod", [this](const WatchEvent& event) { on_pod(event); });
   api_.subscribe("Node", [this](const WatchEvent& event) { on_node(event); });
 }
@@ -92,6 +105,26 @@ void Scheduler::on_node(const WatchEvent& event) {
   if (event.type != WatchEventType::kDeleted) retry_unschedulable();
 }
 
+void Scheduler::on_stored_pod(const Object* before, const Object* after) {
+  WSIM_ASSERT(before != nullptr || after != nullptr);
+  if (before != nullptr) {
+    const PodUsage gone = pod_usage(*before);
+    if (!gone.node.empty()) {
+      NodeUsage& u = usage_[gone.node];
+      u.cpu_milli -= gone.used.cpu_milli;
+      u.memory_mib -= gone.used.memory_mib;
+    }
+  }
+  if (after != nullptr) {
+    const PodUsage held = pod_usage(*after);
+    if (!held.node.empty()) {
+      NodeUsage& u = usage_[held.node];
+      u.cpu_milli += held.used.cpu_milli;
+      u.memory_mib += held.used.memory_mib;
+    }
+  }
+}
+
 void Scheduler::retry_unschedulable() {
   for (const ObjectRef& ref : unschedulable_) enqueue(ref);
 }
@@ -111,7 +144,7 @@ void Scheduler::schedule_one(const ObjectRef& ref) {
     return;
   }
   const Object pod = *live;
-  const std::map<std::string, NodeUsage> usage = node_usage(api_.peek_list("Pod", ""));
+  const std::map<std::string, NodeUsage>& usage = usage_;
   std::vector<std::string> candidates;
   std::map<std::string, int> reasons;  // Misfit reason -> node count, for the message.
   const std::vector<const Object*> nodes = api_.peek_list("Node", "");
