@@ -29,6 +29,17 @@ std::string describe_when(const proto::Expectation& expect) {
   return text;
 }
 
+// The expect blocks of a corpus file, in order (KnownBug::expectations).
+std::vector<KnownBugExpectation> expectations_of(const proto::Scenario& scenario) {
+  std::vector<KnownBugExpectation> out;
+  for (const proto::Expectation& expect : scenario.expect()) {
+    out.push_back(KnownBugExpectation{
+        std::map<std::string, std::string>(expect.when().begin(), expect.when().end()),
+        expect.verdict() == proto::PASS});
+  }
+  return out;
+}
+
 CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int index) {
   const proto::Expectation& expect = scenario.expect(index);
   const std::string stem = std::filesystem::path(path).stem().string();
@@ -37,20 +48,8 @@ CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int
                    stem + "#" + std::to_string(index),
                    expect.invariant(),
                    describe_when(expect),
-                   scenario.bug().empty() ? stem : scenario.bug()};
-}
-
-// The expect blocks of the corpus file at `path`, in order.
-bool file_expectations(const std::string& path, std::vector<KnownBugExpectation>& out,
-                       std::string& error) {
-  LoadedScenario loaded;
-  if (!load_scenario_file(path, loaded, error)) return false;
-  for (const proto::Expectation& expect : loaded.scenario.expect()) {
-    out.push_back(KnownBugExpectation{
-        std::map<std::string, std::string>(expect.when().begin(), expect.when().end()),
-        expect.verdict() == proto::PASS});
-  }
-  return true;
+                   scenario.bug().empty() ? stem : scenario.bug(),
+                   expectations_of(scenario)};
 }
 
 }  // namespace
@@ -207,7 +206,7 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
     KnownBug known;
     known.name = bug.path + "#" + std::to_string(bug.expect_index);
     known.bug = bug.bug;
-    if (!file_expectations(bug.path, known.expectations, error)) return false;
+    known.expectations = bug.expectations;
     if (!corpus_bug_signature(bug, known.signature, error)) {
       const bool stale = error.find("its script does not violate") != std::string::npos;
       if (!stale || not_reproduced == nullptr) return false;

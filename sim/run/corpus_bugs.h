@@ -33,6 +33,7 @@ struct CorpusBug {
   std::string invariant;  // The invariant the expectation names.
   std::string when;       // "agent=A0a rails=R1": the expectation's `when`, in key order.
   std::string bug;        // The file's `bug` field, else its stem: files with one id are one bug.
+  std::vector<KnownBugExpectation> expectations;  // The file's expect blocks, in order.
 };
 
 // Every violating expectation of every *.textproto under `corpus_dir` (recursively, in path

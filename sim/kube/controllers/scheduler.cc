@@ -57,17 +57,24 @@ PodUsage pod_usage(const Object& pod) {
   return out;
 }
 
+namespace {
+
+// Adds (sign 1) or takes away (sign -1) what `pod` holds on its node.
+void count_pod(std::map<std::string, NodeUsage>& usage, const Object& pod, int sign) {
+  const PodUsage one = pod_usage(pod);
+  if (one.node.empty()) return;
+  NodeUsage& u = usage[one.node];
+  u.cpu_milli += sign * one.used.cpu_milli;
+  u.memory_mib += sign * one.used.memory_mib;
+}
+
+}  // namespace
+
 std::map<std::string, NodeUsage> node_usage(const std::vector<const Object*>& pods) {
   WSIM_ASSERT(
       std::all_of(pods.begin(), pods.end(), [](const Object* pod) { return pod != nullptr; }));
   std::map<std::string, NodeUsage> usage;
-  for (const Object* pod : pods) {
-    const PodUsage one = pod_usage(*pod);
-    if (one.node.empty()) continue;
-    NodeUsage& u = usage[one.node];
-    u.cpu_milli += one.used.cpu_milli;
-    u.memory_mib += one.used.memory_mib;
-  }
+  for (const Object* pod : pods) count_pod(usage, *pod, 1);
   return usage;
 }
 
@@ -107,22 +114,8 @@ void Scheduler::on_node(const WatchEvent& event) {
 
 void Scheduler::on_stored_pod(const Object* before, const Object* after) {
   WSIM_ASSERT(before != nullptr || after != nullptr);
-  if (before != nullptr) {
-    const PodUsage gone = pod_usage(*before);
-    if (!gone.node.empty()) {
-      NodeUsage& u = usage_[gone.node];
-      u.cpu_milli -= gone.used.cpu_milli;
-      u.memory_mib -= gone.used.memory_mib;
-    }
-  }
-  if (after != nullptr) {
-    const PodUsage held = pod_usage(*after);
-    if (!held.node.empty()) {
-      NodeUsage& u = usage_[held.node];
-      u.cpu_milli += held.used.cpu_milli;
-      u.memory_mib += held.used.memory_mib;
-    }
-  }
+  if (before != nullptr) count_pod(usage_, *before, -1);
+  if (after != nullptr) count_pod(usage_, *after, 1);
 }
 
 void Scheduler::retry_unschedulable() {
