@@ -4,6 +4,7 @@
 #include "model/gitlab/invariants/catalog.h"
 #include "model/gitlab/naming.h"
 #include "sim/core/assert.h"
+#include "sim/run/world_oracles.h"
 
 namespace wsim::gitlab {
 namespace {
@@ -220,6 +221,7 @@ bool GitlabRun::perform(const proto::ScriptedEvent& event, std::string& error) {
 }
 
 std::optional<run::Violation> GitlabRun::check_safety() {
+  if (auto world = run::world_safety_violation(*cluster_)) return world;
   return monitor_->take_safety_violation();
 }
 
@@ -229,7 +231,11 @@ void GitlabRun::heal() {
   monitor_->on_heal(sim_.now_ms());
 }
 
-std::vector<run::Violation> GitlabRun::check_liveness() { return monitor_->check_liveness(); }
+std::vector<run::Violation> GitlabRun::check_liveness() {
+  std::vector<run::Violation> out = monitor_->check_liveness();
+  run::append_world_liveness(*cluster_, out);
+  return out;
+}
 
 std::string GitlabRun::describe_state() const {
   std::string out = describe(options_.versions) + "\n";
@@ -301,7 +307,9 @@ std::vector<run::VersionAxis> GitlabSystem::axes() const {
   };
 }
 
-std::vector<run::InvariantInfo> GitlabSystem::invariants() const { return gitlab_invariants(); }
+std::vector<run::InvariantInfo> GitlabSystem::invariants() const {
+  return run::with_world_invariants(gitlab_invariants());
+}
 
 std::vector<run::ActionInfo> GitlabSystem::actions() const { return Workload::catalog(); }
 

@@ -12,6 +12,7 @@
 #include "model/gitpod/workload.h"
 #include "sim/core/assert.h"
 #include "sim/kube/controllers/controller_util.h"
+#include "sim/run/world_oracles.h"
 
 namespace wsim::gitpod {
 
@@ -186,7 +187,10 @@ void GitpodRun::strip_finalizers(const std::string& instance) {
               r.ok() ? "ok" : kube::code_name(r.status.code));
 }
 
-std::optional<run::Violation> GitpodRun::check_safety() { return checker_->next_violation(); }
+std::optional<run::Violation> GitpodRun::check_safety() {
+  if (auto world = run::world_safety_violation(world_->cluster())) return world;
+  return checker_->next_violation();
+}
 
 void GitpodRun::heal() {
   workload_->heal();
@@ -196,7 +200,11 @@ void GitpodRun::heal() {
   if (workload_->crashed_manager()) manager_->start();
 }
 
-std::vector<run::Violation> GitpodRun::check_liveness() { return checker_->liveness(); }
+std::vector<run::Violation> GitpodRun::check_liveness() {
+  std::vector<run::Violation> out = checker_->liveness();
+  run::append_world_liveness(world_->cluster(), out);
+  return out;
+}
 
 std::string GitpodRun::describe_state() const {
   std::ostringstream out;

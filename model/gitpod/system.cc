@@ -5,6 +5,7 @@
 #include "model/gitpod/run.h"
 #include "model/gitpod/versions.h"
 #include "sim/core/assert.h"
+#include "sim/run/world_oracles.h"
 
 namespace wsim::gitpod {
 
@@ -34,7 +35,9 @@ std::vector<run::VersionAxis> GitpodSystem::axes() const {
   };
 }
 
-std::vector<run::InvariantInfo> GitpodSystem::invariants() const { return invariant_catalog(); }
+std::vector<run::InvariantInfo> GitpodSystem::invariants() const {
+  return run::with_world_invariants(invariant_catalog());
+}
 
 std::vector<run::ActionInfo> GitpodSystem::actions() const {
   return {

@@ -2,6 +2,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/task.h"
+#include "sim/run/world_oracles.h"
 
 namespace wsim::toy {
 
@@ -345,6 +346,7 @@ bool ToyRun::perform(const proto::ScriptedEvent& event, std::string& error) {
 }
 
 std::optional<run::Violation> ToyRun::check_safety() {
+  if (auto world = run::world_safety_violation(*cluster_)) return world;
   // Incremental: nothing to check unless the server wrote something since the last check.
   const std::uint64_t version = cluster_->api().current_resource_version();
   if (version == checked_resource_version_) return std::nullopt;
@@ -402,6 +404,7 @@ std::vector<run::Violation> ToyRun::check_liveness() {
       }
     }
   }
+  run::append_world_liveness(*cluster_, out);
   return out;
 }
 
@@ -438,7 +441,7 @@ std::vector<run::VersionAxis> ToySystem::axes() const {
 }
 
 std::vector<run::InvariantInfo> ToySystem::invariants() const {
-  return {
+  return run::with_world_invariants({
       {"toy.S1", run::InvariantKind::kSafety,
        "a counter (one object, by uid) never decreases",
        "optimistic concurrency on resourceVersion; planted lost update in version buggy"},
@@ -448,7 +451,7 @@ std::vector<run::InvariantInfo> ToySystem::invariants() const {
       {"toy.L1", run::InvariantKind::kLiveness,
        "after heal every namespace exists, is Active and holds all its counters",
        "docs/architecture.md §5 heal-then-converge"},
-  };
+  });
 }
 
 std::vector<run::ActionInfo> ToySystem::actions() const {

@@ -184,6 +184,27 @@ class ApiServer {
   using StoreObserver = std::function<void(const Object* before, const Object* after)>;
   void observe_store(const std::string& kind, StoreObserver observer);
 
+  // Every committed change of every kind, at once (like observe_store), for the world's runtime
+  // oracles (conformance.h): `object` is the state written, or for kDeleted the last state (the
+  // one that made the object removable, e.g. its last finalizer gone); `previous` is the state
+  // stored before (nullptr for kAdded). Same rules as a StoreObserver: no writes, no choices, no
+  // trace.
+  using ChangeObserver =
+      std::function<void(WatchEventType type, const Object& object, const Object* previous)>;
+  void observe_changes(ChangeObserver observer);
+
+  // What every informer of this server holds (for the world's oracles, conformance.h): one entry
+  // per informer that is started, not stopped, synced and currently watching, in the order the
+  // informers were created. The cache entries are (object, resourceVersion), sorted.
+  struct InformerCacheView {
+    std::string identity;
+    std::string kind;
+    std::string namespace_;
+    LabelSelector selector;
+    std::vector<std::pair<ObjectRef, std::uint64_t>> cache;
+  };
+  std::vector<InformerCacheView> informer_caches() const;
+
   std::uint64_t current_resource_version() const;
 
   struct Impl;

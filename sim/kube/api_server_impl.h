@@ -165,6 +165,14 @@ struct ApiServer::Impl {
   // Shared so that dispatch() holds a listener without copying it while the vector may grow.
   std::vector<std::pair<std::string, std::shared_ptr<const Listener>>> listeners;
   std::vector<std::pair<std::string, StoreObserver>> store_observers;
+  std::vector<ChangeObserver> change_observers;
+  // Informers register a view of their cache here (informer.cc); shared so that an informer
+  // outliving its server unregisters from nothing.
+  struct InformerRegistry {
+    std::map<std::uint64_t, std::function<std::optional<InformerCacheView>()>> views;
+    std::uint64_t next_id = 1;
+  };
+  std::shared_ptr<InformerRegistry> informers = std::make_shared<InformerRegistry>();
   std::map<std::uint64_t, Watcher> watchers;
   std::uint64_t next_watcher_id = 1;
   ChoiceStream watch_latency;

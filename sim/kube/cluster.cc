@@ -8,6 +8,7 @@ Cluster::Cluster(Sim& sim, ClusterOptions options)
     : sim_(sim),
       options_(std::move(options)),
       api_(std::make_unique<ApiServer>(sim, options_.api)),
+      conformance_(std::make_unique<ConformanceMonitor>(sim, *api_)),
       kubelet_shared_(std::make_unique<KubeletShared>(sim, options_.kubelet)),
       namespace_controller_(
           std::make_unique<NamespaceController>(sim, *api_, options_.namespace_controller)),

@@ -23,6 +23,7 @@
 
 #include "sim/core/sim.h"
 #include "sim/kube/api_server.h"
+#include "sim/kube/conformance.h"
 #include "sim/kube/controllers/deployment_controller.h"
 #include "sim/kube/controllers/garbage_collector.h"
 #include "sim/kube/controllers/kubelet.h"
@@ -116,6 +117,8 @@ class Cluster {
   Scheduler& scheduler() { return *scheduler_; }
   NodeLifecycleController& node_lifecycle() { return *node_lifecycle_; }
   ClusterCounters counters() const;
+  // The world's own runtime oracles (kube.S*/kube.L*), observing every write since construction.
+  ConformanceMonitor& conformance() { return *conformance_; }
 
  private:
   void dispatch_pod(const WatchEvent& event);
@@ -127,6 +130,7 @@ class Cluster {
   Sim& sim_;
   ClusterOptions options_;
   std::unique_ptr<ApiServer> api_;
+  std::unique_ptr<ConformanceMonitor> conformance_;
   std::unique_ptr<KubeletShared> kubelet_shared_;
   std::unique_ptr<NamespaceController> namespace_controller_;
   std::unique_ptr<GarbageCollector> garbage_collector_;

@@ -237,10 +237,29 @@ Task<void> run_informer(std::shared_ptr<InformerCore> core) {
   }
 }
 
+// What ApiServer::informer_caches() reports of `core`: nothing unless it is started, not stopped,
+// synced and watching (an informer between watches may legitimately lag).
+std::optional<ApiServer::InformerCacheView> cache_view(const InformerCore& core) {
+  if (!core.started || core.stopped || !core.synced) return std::nullopt;
+  if (core.watcher_id == 0 || core.watch_gone) return std::nullopt;
+  ApiServer::InformerCacheView view;
+  view.identity = core.options.identity;
+  view.kind = core.options.kind;
+  view.namespace_ = core.options.namespace_;
+  view.selector = core.options.selector;
+  view.cache.reserve(core.cache.size());
+  for (const auto& [ref, object] : core.cache) {
+    view.cache.emplace_back(ref, object->meta.resource_version);
+  }
+  return view;
+}
+
 }  // namespace
 
 struct Informer::State {
   std::shared_ptr<InformerCore> core;
+  std::weak_ptr<ApiServer::Impl::InformerRegistry> registry;
+  std::uint64_t registry_id = 0;
 };
 
 Informer::Informer(Sim& sim, ApiServer& server, InformerOptions options)
@@ -248,9 +267,20 @@ Informer::Informer(Sim& sim, ApiServer& server, InformerOptions options)
   state_->core = std::make_shared<InformerCore>(sim, server.impl_.get(), std::move(options));
   WSIM_ASSERT(state_->core->server != nullptr);
   WSIM_ASSERT(!state_->core->options.kind.empty());
+  ApiServer::Impl::InformerRegistry& registry = *server.impl_->informers;
+  state_->registry = server.impl_->informers;
+  state_->registry_id = registry.next_id++;
+  std::weak_ptr<InformerCore> weak = state_->core;
+  registry.views.emplace(state_->registry_id,
+                         [weak]() -> std::optional<ApiServer::InformerCacheView> {
+                           auto core = weak.lock();
+                           if (!core) return std::nullopt;
+                           return cache_view(*core);
+                         });
 }
 
 Informer::~Informer() {
+  if (auto registry = state_->registry.lock()) registry->views.erase(state_->registry_id);
   InformerCore& core = *state_->core;
   core.stopped = true;
   ++core.session;

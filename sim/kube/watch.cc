@@ -33,6 +33,7 @@ void ApiServer::Impl::emit(WatchEventType type, std::shared_ptr<const Object> ob
     observer(type == WatchEventType::kAdded ? nullptr : old.get(),
              type == WatchEventType::kDeleted ? nullptr : object.get());
   }
+  for (const ChangeObserver& observer : change_observers) observer(type, *object, old.get());
   Change change{object->meta.resource_version, type, std::move(object), std::move(old)};
   // Watch history ascending (paired with the store's write assertion, store.cc commit()).
   WSIM_ASSERT_EQ(change.resource_version, resource_version);
@@ -184,6 +185,20 @@ void ApiServer::observe_store(const std::string& kind, StoreObserver observer) {
   WSIM_ASSERT(!kind.empty());
   WSIM_ASSERT(observer != nullptr);
   impl_->store_observers.emplace_back(kind, std::move(observer));
+}
+
+void ApiServer::observe_changes(ChangeObserver observer) {
+  WSIM_ASSERT(observer != nullptr);
+  impl_->change_observers.push_back(std::move(observer));
+}
+
+std::vector<ApiServer::InformerCacheView> ApiServer::informer_caches() const {
+  std::vector<InformerCacheView> out;
+  for (const auto& [id, view] : impl_->informers->views) {
+    std::optional<InformerCacheView> one = view();
+    if (one) out.push_back(std::move(*one));
+  }
+  return out;
 }
 
 void ApiServer::expire_watches(const std::string& identity) {

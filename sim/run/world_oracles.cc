@@ -1,0 +1,44 @@
+// See world_oracles.h.
+#include "sim/run/world_oracles.h"
+
+#include <utility>
+
+namespace wsim::run {
+
+namespace {
+
+Violation to_violation(kube::ConformanceViolation found) {
+  return Violation{
+      std::move(found.invariant_id), std::move(found.object), std::move(found.message), {}};
+}
+
+}  // namespace
+
+std::vector<InvariantInfo> world_invariants() {
+  std::vector<InvariantInfo> out;
+  for (kube::ConformanceInvariant& rule : kube::ConformanceMonitor::invariants()) {
+    out.push_back({std::move(rule.id),
+                   rule.liveness ? InvariantKind::kLiveness : InvariantKind::kSafety,
+                   std::move(rule.description), std::move(rule.reference)});
+  }
+  return out;
+}
+
+std::vector<InvariantInfo> with_world_invariants(std::vector<InvariantInfo> system_invariants) {
+  for (InvariantInfo& rule : world_invariants()) system_invariants.push_back(std::move(rule));
+  return system_invariants;
+}
+
+std::optional<Violation> world_safety_violation(kube::Cluster& cluster) {
+  std::optional<kube::ConformanceViolation> found = cluster.conformance().take_safety_violation();
+  if (!found) return std::nullopt;
+  return to_violation(std::move(*found));
+}
+
+void append_world_liveness(kube::Cluster& cluster, std::vector<Violation>& violations) {
+  for (kube::ConformanceViolation& found : cluster.conformance().check_liveness()) {
+    violations.push_back(to_violation(std::move(found)));
+  }
+}
+
+}  // namespace wsim::run
