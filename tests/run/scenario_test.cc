@@ -130,7 +130,7 @@ TEST(ScenarioTest, ScriptedEventsAreDryRun) {
 TEST(ScenarioTest, ExpectationsAreChecked) {
   EXPECT_EQ(error_of("toy { }\nexpect { verdict: SAFETY_VIOLATION }\n"),
             "s.textproto:2:1: field expect[0].invariant: a violation expectation needs the "
-            "invariant id (toy.S1, toy.S2)");
+            "invariant id (toy.S1, toy.S2, kube.S1, kube.S2, kube.S3, kube.S4, kube.S5)");
   EXPECT_THAT(error_of("toy { }\nexpect { verdict: SAFETY_VIOLATION invariant: \"toy.L1\" }\n"),
               HasSubstr("field expect[0].invariant: toy.L1 is a liveness invariant, but the "
                         "verdict is SAFETY_VIOLATION"));
