@@ -79,7 +79,12 @@ std::map<std::string, NodeUsage> node_usage(const std::vector<const Object*>& po
 }
 
 Scheduler::Scheduler(Sim& sim, ApiServer& api, SchedulerOptions options)
-    : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.scheduler")) {}
+    : sim_(sim),
+      api_(api),
+      options_(options),
+      stream_(sim.stream("kube.scheduler")),
+      probe_unschedulable_(sim.probes().declare(
+          "kube.scheduler.unschedulable", "a pod found no node with room (PodScheduled=False)")) {}
 
 void Scheduler::start() {
   usage_ = node_usage(api_.peek_list("Pod", ""));
@@ -169,6 +174,7 @@ void Scheduler::schedule_one(const ObjectRef& ref) {
       status.conditions = conditions;
       api_.server_patch(ref, status, Subresource::kStatus, kActor);
     }
+    sim_.probes().hit(probe_unschedulable_);
     sim_.record(kActor, "schedule", ref.to_string(), "Unschedulable", message);
     return;
   }

@@ -84,6 +84,7 @@ class Scheduler {
   ApiServer& api_;
   SchedulerOptions options_;
   ChoiceStream stream_;
+  ProbeId probe_unschedulable_ = 0;
   std::set<ObjectRef> queued_;
   std::set<ObjectRef> unschedulable_;
   // node_usage() of every stored pod, kept up to date write by write instead of summed over
