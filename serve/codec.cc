@@ -362,9 +362,10 @@ bool decode_metadata(const Json& m, const Resource& resource, kube::ObjectMeta& 
   if (resource.namespaced && ns.is_string()) meta.namespace_ = ns.get<std::string>();
   const Json uid = m.value("uid", Json());
   if (uid.is_string()) meta.uid = uid.get<std::string>();  // An update's precondition.
-  return decode_string_map(m.value("labels", Json()), "metadata.labels", meta.labels, error) &&
-         decode_string_map(m.value("annotations", Json()), "metadata.annotations", meta.annotations,
+  return decode_string_map(m.value("labels", Json()), "metadata.labels", meta.labels.mutable_map(),
                            error) &&
+         decode_string_map(m.value("annotations", Json()), "metadata.annotations",
+                           meta.annotations.mutable_map(), error) &&
          decode_string_list(m.value("finalizers", Json()), "metadata.finalizers", meta.finalizers,
                             error) &&
          decode_owner_references(m.value("ownerReferences", Json()), meta, error) &&
@@ -465,14 +466,16 @@ bool decode_status(const Json& status, Object& object, std::string& error) {
 }
 
 bool decode_data(const Json& body, Object& object, std::string& error) {
-  if (!decode_string_map(body.value("data", Json()), "data", object.data, error)) return false;
+  if (!decode_string_map(body.value("data", Json()), "data", object.data.mutable_map(), error))
+    return false;
   if (object.kind != "Secret") return true;
-  for (auto& [key, value] : object.data) {
+  for (auto& [key, value] : object.data.mutable_map()) {
     std::string raw;
     if (!base64_decode(value, raw)) return fail(error, "data." + key, "illegal base64 data");
     value = raw;
   }
-  return decode_string_map(body.value("stringData", Json()), "stringData", object.data, error);
+  return decode_string_map(body.value("stringData", Json()), "stringData",
+                           object.data.mutable_map(), error);
 }
 
 }  // namespace

@@ -17,18 +17,38 @@ std::string_view trace_kind_name(TraceKind kind) {
   return "action";
 }
 
+namespace {
+
+constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
+
+}  // namespace
+
 void Trace::mix_byte(std::uint8_t value) {
   hash_ ^= value;
-  hash_ *= 0x100000001b3ULL;
+  hash_ *= kFnvPrime;
 }
 
+// mix() folds into a local and stores once: through a char pointer the compiler must assume every
+// byte read may alias hash_, so mix_byte() per byte reloaded and stored it each time. Same
+// FNV-1a steps, same hash (docs/performance.md §8).
 void Trace::mix(std::string_view bytes) {
-  for (unsigned char c : bytes) mix_byte(c);
-  mix_byte(0xff);  // Field separator, so ("ab","c") and ("a","bc") differ.
+  std::uint64_t hash = hash_;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= kFnvPrime;
+  }
+  hash ^= 0xff;  // Field separator, so ("ab","c") and ("a","bc") differ.
+  hash *= kFnvPrime;
+  hash_ = hash;
 }
 
 void Trace::mix(std::uint64_t value) {
-  for (int i = 0; i < 8; ++i) mix_byte(static_cast<std::uint8_t>((value >> (8 * i)) & 0xff));
+  std::uint64_t hash = hash_;
+  for (int i = 0; i < 8; ++i) {
+    hash ^= (value >> (8 * i)) & 0xff;
+    hash *= kFnvPrime;
+  }
+  hash_ = hash;
 }
 
 void Trace::record(TraceEvent event) {

@@ -1,5 +1,7 @@
 #include "sim/kube/object.h"
 
+#include <string_view>
+
 #include "sim/core/assert.h"
 
 namespace wsim::kube {
@@ -38,9 +40,12 @@ std::string ObjectRef::to_string() const {
 }
 
 bool is_cluster_scoped(const std::string& kind) {
-  return kind == "Namespace" || kind == "Node" || kind == "PersistentVolume" ||
-         kind == "ClusterRole" || kind == "ClusterRoleBinding" || kind == "StorageClass" ||
-         kind == "CustomResourceDefinition" || kind == "PriorityClass";
+  // Compared as string_views: their == checks the length before the bytes, so a namespaced kind
+  // (asked on every request and informer read) costs no memcmp (docs/performance.md §8).
+  const std::string_view k = kind;
+  return k == "Namespace" || k == "Node" || k == "PersistentVolume" || k == "ClusterRole" ||
+         k == "ClusterRoleBinding" || k == "StorageClass" || k == "CustomResourceDefinition" ||
+         k == "PriorityClass";
 }
 
 bool LabelSelector::matches(const std::map<std::string, std::string>& labels) const {

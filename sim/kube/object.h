@@ -5,7 +5,8 @@
 // server-side listeners share it, and the const-view reads (Informer::list_shared/get_shared/
 // by_index) hand it out without copying (docs/performance.md): only writes copy.
 //
-// Kind-specific fields live in flat string maps, keyed like JSON paths without the top level:
+// Kind-specific fields live in flat string maps (Fields: std::maps shared copy-on-write), keyed
+// like JSON paths without the top level:
 //   Deployment  spec:   "replicas"                status: "replicas", "availableReplicas",
 //                                                         "unavailableReplicas", "readyReplicas",
 //                                                         "observedGeneration"
@@ -31,10 +32,9 @@
 #include <vector>
 
 #include "sim/core/time.h"
+#include "sim/kube/fields.h"
 
 namespace wsim::kube {
-
-using Fields = std::map<std::string, std::string>;
 
 struct OwnerReference {
   std::string kind;
@@ -60,8 +60,8 @@ struct ObjectMeta {
   std::string uid;                     // Assigned by the server on create.
   std::uint64_t resource_version = 0;  // Assigned by the server; cluster-wide, strictly increasing.
   std::int64_t generation = 0;         // Bumped on spec changes only.
-  std::map<std::string, std::string> labels;
-  std::map<std::string, std::string> annotations;
+  Fields labels;  // Shared copy-on-write (fields.h), like every map of an Object.
+  Fields annotations;
   std::vector<OwnerReference> owner_references;
   std::vector<std::string> finalizers;
   TimeMs creation_ms = 0;

@@ -85,9 +85,15 @@ bool same_content(const Object& a, const Object& b) {
       a.conditions != b.conditions || a.data != b.data) {
     return false;
   }
-  ObjectMeta ma = a.meta;
-  ma.resource_version = b.meta.resource_version;
-  return ma == b.meta;
+  // Field by field, so that no ObjectMeta is copied to compare it.
+  const ObjectMeta& ma = a.meta;
+  const ObjectMeta& mb = b.meta;
+  return ma.name == mb.name && ma.namespace_ == mb.namespace_ && ma.uid == mb.uid &&
+         ma.generation == mb.generation && ma.labels == mb.labels &&
+         ma.annotations == mb.annotations && ma.owner_references == mb.owner_references &&
+         ma.finalizers == mb.finalizers && ma.creation_ms == mb.creation_ms &&
+         ma.deletion_ms == mb.deletion_ms &&
+         ma.deletion_grace_period_ms == mb.deletion_grace_period_ms;
 }
 
 // The Conflict a delete's uid / resourceVersion precondition gives on `existing`, else Ok.

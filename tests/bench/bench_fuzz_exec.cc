@@ -1,0 +1,106 @@
+// What one libFuzzer execution of a guard target costs without libFuzzer and the sanitizers
+// (docs/performance.md §8): fuzz_execute() exactly as fuzz/choice_fuzz.cc calls it (the guard's
+// scenario, its known bugs from corpus/regressions, random-tail inputs), on inputs drawn from a
+// fixed generator, in the release build. Set beside the CI gate's execs/s (scripts/fuzz, ASan +
+// UBSan + coverage), it splits a fuzz execution's cost into the run itself and the fuzzing build.
+//
+// Counters: execs/s (CPU-time rate), relabelled (share of executions whose first run hit an
+// invariant some known bug has, so execute_run_with_known ran them a second time with the trace
+// to label them), events/exec. BM_FuzzExecPlain runs the same inputs through execute_run only
+// (no known bugs, no second run): the difference is what labelling costs.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/all_systems/all_systems.h"
+#include "sim/run/corpus_bugs.h"
+#include "sim/run/driver.h"
+#include "sim/run/fuzz_targets.h"
+
+namespace wsim::run {
+namespace {
+
+struct Target {
+  const FuzzTarget* target = nullptr;
+  LoadedScenario loaded;
+  std::vector<KnownBug> known;
+};
+
+const Target& load_target(const std::string& name) {
+  static std::map<std::string, Target>* targets = new std::map<std::string, Target>();
+  auto it = targets->find(name);
+  if (it != targets->end()) return it->second;
+  static const bool registered = [] {
+    register_all_systems();
+    return true;
+  }();
+  (void)registered;
+  Target& t = (*targets)[name];
+  t.target = find_fuzz_target(name);
+  std::string error;
+  if (t.target == nullptr) throw std::runtime_error("no fuzz target " + name);
+  if (!fuzz_target_scenario(*t.target, t.loaded, error) ||
+      !known_bugs(WSIM_SOURCE_DIR "/corpus/regressions", t.target->system, t.known, error)) {
+    throw std::runtime_error(error);
+  }
+  return t;
+}
+
+// Input number `i`: 0..max_len bytes from a splitmix64 stream (the same inputs in every build).
+std::vector<std::uint8_t> input(std::uint64_t i, std::size_t max_len) {
+  std::uint64_t x = 0x9e3779b97f4a7c15ULL * (i + 1);
+  auto next = [&x] {
+    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  std::vector<std::uint8_t> bytes(next() % (max_len + 1));
+  for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>(next());
+  return bytes;
+}
+
+void run_target(benchmark::State& state, const std::string& name, bool with_known) {
+  const Target& t = load_target(name);
+  std::uint64_t i = 0;
+  std::uint64_t relabelled = 0;
+  std::uint64_t events = 0;
+  for (auto _ : state) {
+    const std::vector<std::uint8_t> bytes = input(i++, t.target->input_bytes_max);
+    const RunResult result =
+        with_known ? fuzz_execute(*t.target, t.loaded, bytes, t.known)
+                   : execute_run(*t.loaded.system, t.loaded.scenario, fuzz_run_options(bytes));
+    relabelled += result.labelled ? 1 : 0;
+    events += result.events;
+  }
+  state.counters["execs/s"] =
+      benchmark::Counter(static_cast<double>(i), benchmark::Counter::kIsRate);
+  state.counters["relabelled"] =
+      benchmark::Counter(static_cast<double>(relabelled) / static_cast<double>(i));
+  state.counters["events/exec"] =
+      benchmark::Counter(static_cast<double>(events) / static_cast<double>(i));
+}
+
+void BM_FuzzExec(benchmark::State& state, const char* name) { run_target(state, name, true); }
+void BM_FuzzExecPlain(benchmark::State& state, const char* name) { run_target(state, name, false); }
+
+BENCHMARK_CAPTURE(BM_FuzzExec, toy_guard, "toy_guard")->MinTime(2.0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FuzzExecPlain, toy_guard, "toy_guard")
+    ->MinTime(2.0)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FuzzExec, gitlab_guard, "gitlab_guard")
+    ->MinTime(3.0)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FuzzExecPlain, gitlab_guard, "gitlab_guard")
+    ->MinTime(3.0)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FuzzExec, gitpod_guard, "gitpod_guard")
+    ->MinTime(3.0)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace wsim::run
