@@ -39,8 +39,12 @@ bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<Kno
     options.keep_trace = true;
     const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
     WSIM_ASSERT(result.signature.has_value());
-    if (command.dump)
-      err << "  " << row.bug.name << " seed " << seed << ": " << result.signature->text() << "\n";
+    if (command.dump) {
+      const KnownBug* label = match_known(*result.signature, row.applicable);
+      err << "  " << row.bug.name << " seed " << seed << ": " << result.signature->text() << " || "
+          << result.signature->contexts_text() << " => " << known_label(label)
+          << (label == nullptr ? "" : " (" + label->bug + ")") << "\n";
+    }
     row.signatures.push_back(*result.signature);
   }
   return true;
@@ -244,9 +248,20 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
     options.coverage_min = coverage_min;
     options.combined = combined;
     options.weighted_words = weighted;
+    options.context = MatchOptions::Context::kOff;
+    options.first_context_per_action = false;
     return options;
   };
   const A kind = A::kByActorAndKind;
+  // The default rule with the contexts compared (MatchOptions::context).
+  auto with_context = [&](MatchOptions::Context context, double context_min,
+                          bool first_only = false) {
+    MatchOptions options = rule(M::kRank, S::kRank, kind, 0.7, 2.0 / 3, true);
+    options.context = context;
+    options.context_min = context_min;
+    options.first_context_per_action = first_only;
+    return options;
+  };
   const std::vector<Variant> variants = {
       {"path only (the first design)", rule(M::kOff, S::kOff, A::kExact)},
       {"+ rarity", rule(M::kOff, S::kOff, A::kExact, 0.5, 2.0 / 3, false, false, true)},
@@ -277,6 +292,18 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
        rule(M::kRank, S::kRank, kind, 0.7, 0.8, true)},
       {"    combined, similarity >= 0.7, coverage = 1",
        rule(M::kRank, S::kRank, kind, 0.7, 1.0, true)},
+      {"    combined, similarity >= 0.7, contexts ranked",
+       with_context(MatchOptions::Context::kRank, 0)},
+      {"    combined, similarity >= 0.7, first context per action ranked",
+       with_context(MatchOptions::Context::kRank, 0, true)},
+      {"    combined, similarity >= 0.7, contexts >= 0.3",
+       with_context(MatchOptions::Context::kFloor, 0.3)},
+      {"    combined, similarity >= 0.7, contexts >= 0.5",
+       with_context(MatchOptions::Context::kFloor, 0.5)},
+      {"    combined, similarity >= 0.7, first context per action >= 0.5",
+       with_context(MatchOptions::Context::kFloor, 0.5, true)},
+      {"    combined, similarity >= 0.7, first context per action >= 0.3",
+       with_context(MatchOptions::Context::kFloor, 0.3, true)},
       {"actions by actor alone", rule(M::kOff, S::kOff, A::kByActor)},
       {"the default, without leaving out bugs fixed on the hunt's versions", MatchOptions{}, false},
   };
