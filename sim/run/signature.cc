@@ -584,9 +584,9 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
       continue;
     }
     const double state = mechanism + state_similarity;
-    const double context = options.context == MatchOptions::Context::kOff
-                               ? 1.0
-                               : context_similarity(k, finding, options.first_context_per_action);
+    double context = options.context == MatchOptions::Context::kOff
+                         ? 1.0
+                         : context_similarity(k, finding, options.first_context_per_action);
     if (options.context == MatchOptions::Context::kFloor &&
         context + kEpsilon < options.context_min) {
       continue;
@@ -618,6 +618,9 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
     }
     // A more similar mechanism and state, then more similar contexts, then higher coverage,
     // then more shared weight, then corpus order.
+    if (options.context != MatchOptions::Context::kOff && options.context_times_coverage) {
+      context *= coverage;
+    }
     const bool same_state = std::abs(state - best_state) <= kEpsilon;
     const bool same_context = same_state && std::abs(context - best_context) <= kEpsilon;
     const bool same_coverage = std::abs(coverage - best_coverage) <= kEpsilon;

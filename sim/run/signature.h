@@ -188,6 +188,10 @@ struct MatchOptions {
   // context_min (when the known bug has contexts).
   enum class Context { kOff, kRank, kFloor };
   Context context = Context::kRank;
+  // Rank by context similarity × path coverage (one key) instead of the context first and the
+  // coverage after: a known bug with fewer contexts (no stop) must not win over one whose path
+  // the finding covers better.
+  bool context_times_coverage = true;
   double context_min = 0.5;
   // Compare each action's first context only (on both sides): the state when the external
   // actor first did it ("the user's first stop"), not the later repeats.
