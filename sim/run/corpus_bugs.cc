@@ -58,6 +58,10 @@ CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int
 std::string hunting_key(proto::Scenario scenario) {
   scenario.clear_name();
   scenario.clear_description();
+  // A hunt draws its own seeds (from --seed-start), whatever seed the file replays with: two
+  // files that differ only there (hunted exemplars added from different seeds of one hunt) are
+  // one hunt.
+  scenario.clear_seed();
   const std::uint64_t hash = fnv1a64(scenario_to_text(scenario));
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
@@ -274,7 +278,9 @@ int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostre
       err << "wsim corpus bugs: " << bug.name << ": " << error << "\n";
       return kExitUsage;
     }
-    out << "  signature: " << signature.text() << "\n";
+    out << "  signature: " << signature.text();
+    if (!signature.contexts.empty()) out << " || " << signature.contexts_text();
+    out << "\n";
   }
   return 0;
 }

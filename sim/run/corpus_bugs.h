@@ -48,8 +48,9 @@ bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& erro
 // loaded.hunted_invariant is the bug's invariant.
 bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::string& error);
 
-// A hash of a hunting scenario (corpus_bug_scenario) without its name and description: bugs with
-// the same key are hunted by the same scenario (scripts/bench-find measures them once).
+// A hash of a hunting scenario (corpus_bug_scenario) without its name, description and seed (a
+// hunt draws its own seeds): bugs with the same key are hunted by the same scenario
+// (scripts/bench-find measures them once).
 std::string hunting_key(proto::Scenario scenario);
 
 // The signature (signature.h) of `bug`: its file's own script run with the expectation's `when`
@@ -85,7 +86,8 @@ bool label_with_corpus(const System& system, const proto::Scenario& run,
 // `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N KEY WHEN" (KEY: a hash of
 // the hunting scenario; bugs with the same KEY are the same hunt — scripts/bench-find), then,
 // indented, "bug: " and the file's bug id (the `bug` field; only when the file sets it), then,
-// indented on the next line, "signature: " and the bug's signature.
+// indented on the next line, "signature: " and the bug's signature, then, when it has contexts,
+// " || " and its contexts (Signature::contexts_text).
 int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostream& err);
 
 }  // namespace wsim::run

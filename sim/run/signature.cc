@@ -200,7 +200,178 @@ std::set<std::string> words_of(std::string_view text) {
   return out;
 }
 
+// One Kubernetes object as the trace has shown it so far (action_context).
+struct SeenObject {
+  std::string existence;  // "created", "written", "deleted".
+  std::string last;       // The last verb other than a read or a write while not deleted.
+};
+
+bool read_verb(std::string_view verb) { return verb == "get" || verb == "list" || verb == "watch"; }
+
+// "Pod/gitpod/ws-1" and "Pod/ws-1" → "Pod/ws-1": one object whether or not the actor named its
+// namespace (a fault injector arming a rejection for a pod not created yet does not).
+std::string object_key(std::string_view object) {
+  return std::string(object_kind(object)) + "/" + std::string(object.substr(object.rfind('/') + 1));
+}
+
+// Updates `seen` with one event on a Kubernetes object (action_context's rules).
+void observe(std::map<std::string, SeenObject>& seen, const TraceEvent& event) {
+  if (read_verb(event.verb)) return;
+  const bool ok = result_class(event.result) == "ok";
+  const std::string key = object_key(event.object);
+  const auto it = seen.find(key);
+  const bool live = it != seen.end() && it->second.existence != "deleted";
+  if (event.verb == "create" || event.verb == "apply") {
+    if (!ok) return;
+    if (live && event.verb == "apply") {
+      it->second.existence = "written";
+    } else {
+      seen[key] = SeenObject{"created", ""};
+    }
+    return;
+  }
+  if (event.verb == "update" || event.verb == "patch") {
+    if (ok && live) it->second.existence = "written";
+    return;
+  }
+  if (event.verb == "delete") {
+    if (ok && live) it->second.existence = "deleted";
+    return;
+  }
+  // Another actor's step on the object (a kubelet's admit or reject, a scheduler's bind). One
+  // that succeeded shows the object exists although the trace did not show its creation (a
+  // controller's pod); a fault injector arming itself for a pod not created yet does not.
+  if (it == seen.end()) {
+    if (!ok) return;
+    seen[key] = SeenObject{"created", event.verb};
+  } else if (live) {
+    it->second.last = event.verb;
+  }
+}
+
+// The state words of `seen` (action_context), sorted and deduplicated.
+std::string seen_words(const std::map<std::string, SeenObject>& seen) {
+  std::set<std::string> words;
+  for (const auto& [name, object] : seen) {
+    const std::string kind(object_kind(name));
+    words.insert(kind + "=" + object.existence);
+    if (!object.last.empty()) words.insert(kind + "@" + object.last);
+  }
+  std::string out;
+  for (const std::string& word : words) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+// Observes `event` when it is an actor's step on a Kubernetes object that names `object`.
+void observe_if_named(std::map<std::string, SeenObject>& seen, const TraceEvent& event,
+                      std::string_view object) {
+  if (is_harness(event) || is_scripted_marker(event) || object_kind(event.object).empty()) return;
+  if (names_object(event.object, object)) observe(seen, event);
+}
+
+// "ACTION: WORDS" (action_context) of trace[at] given the objects seen before it.
+std::string context_text(const TraceEvent& event, const std::map<std::string, SeenObject>& seen) {
+  TraceEvent action = event;
+  action.result.clear();
+  const std::string words = seen_words(seen);
+  return normalize_event(action) + ":" + (words.empty() ? "" : " " + words);
+}
+
+// Appends the context of `event` to `contexts` (unless there already) when it is an external
+// action on `object` itself (one that names it; a channel fault names none).
+void add_context(std::vector<std::string>& contexts,
+                 const std::set<std::string, std::less<>>& external_actors, const TraceEvent& event,
+                 const std::map<std::string, SeenObject>& seen, std::string_view object) {
+  if (object.empty() || event.object.empty() || is_harness(event) || is_scripted_marker(event)) {
+    return;
+  }
+  if (external_actors.count(actor_prefix(event.actor)) == 0) return;
+  if (!names_object(event.object, object) && !names_object(event.actor, object)) return;
+  std::string context = context_text(event, seen);
+  if (std::find(contexts.begin(), contexts.end(), context) == contexts.end()) {
+    contexts.push_back(std::move(context));
+  }
+}
+
+// "user stop-reply: Pod=deleted" → {"user stop-reply", "Pod=deleted"}.
+std::pair<std::string_view, std::string_view> split_context(std::string_view context) {
+  const std::size_t colon = context.find(": ");
+  if (colon == std::string_view::npos) return {context.substr(0, context.find(':')), {}};
+  return {context.substr(0, colon), context.substr(colon + 2)};
+}
+
+// Whether `text` has a word that starts with `stem`, letters compared without case:
+// "StopWorkspace" and "stopped" start with "stop".
+bool names_stem(std::string_view text, std::string_view stem) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  if (stem.empty()) return false;
+  for (std::size_t i = 0; i + stem.size() <= text.size(); ++i) {
+    if (i > 0 && alnum(text[i - 1])) continue;
+    std::size_t n = 0;
+    while (n < stem.size() && lower(text[i + n]) == lower(stem[n])) ++n;
+    if (n == stem.size()) return true;
+  }
+  return false;
+}
+
+// The verb of a context's action up to its first '-': "user stop-reply" → "stop".
+std::string_view action_stem(std::string_view action) {
+  const std::size_t space = action.find(' ');
+  if (space == std::string_view::npos) return {};
+  const std::string_view verb = action.substr(space + 1);
+  return verb.substr(0, std::min(verb.find('-'), verb.find(' ')));
+}
+
+// The contexts context_similarity compares: all, or each action's first; of those, the ones
+// whose action the oracle's message names, when it names some (`mechanism`).
+std::vector<std::string> counted_contexts(const Signature& signature, bool first_per_action,
+                                          std::string_view mechanism = {}) {
+  std::vector<std::string> out;
+  std::set<std::string_view> actions;
+  for (const std::string& context : signature.contexts) {
+    const bool first = actions.insert(split_context(context).first).second;
+    if (first || !first_per_action) out.push_back(context);
+  }
+  std::vector<std::string> named;
+  for (const std::string& context : out) {
+    if (names_stem(mechanism, action_stem(split_context(context).first))) named.push_back(context);
+  }
+  return named.empty() ? out : named;
+}
+
 }  // namespace
+
+std::string action_context(const std::vector<TraceEvent>& trace, std::size_t at,
+                           std::string_view object) {
+  WSIM_ASSERT_LT(at, trace.size());
+  std::map<std::string, SeenObject> seen;
+  for (std::size_t i = 0; i < at; ++i) observe_if_named(seen, trace[i], object);
+  return context_text(trace[at], seen);
+}
+
+double context_similarity(const Signature& known, const Signature& finding, bool first_per_action) {
+  const std::vector<std::string> known_contexts =
+      counted_contexts(known, first_per_action, known.mechanism);
+  const std::vector<std::string> finding_contexts = counted_contexts(finding, first_per_action);
+  if (known_contexts.empty()) return 1.0;
+  double sum = 0;
+  for (const std::string& known_context : known_contexts) {
+    const auto [action, words] = split_context(known_context);
+    double best_exact = -1;
+    double best_alike = 0;
+    for (const std::string& context : finding_contexts) {
+      const auto [other_action, other_words] = split_context(context);
+      const double similarity = word_similarity(words, other_words);
+      if (other_action == action) {
+        best_exact = std::max(best_exact, similarity);
+      } else if (same_actor_and_kind(other_action, action)) {
+        best_alike = std::max(best_alike, similarity);
+      }
+    }
+    sum += best_exact >= 0 ? best_exact : best_alike;
+  }
+  return sum / static_cast<double>(known_contexts.size());
+}
 
 double word_similarity(std::string_view a, std::string_view b) {
   return weighted_word_similarity(a, b, WordWeights{});
@@ -276,6 +447,12 @@ std::string Signature::text() const {
   return out;
 }
 
+std::string Signature::contexts_text() const {
+  std::string out;
+  for (const std::string& context : contexts) out += (out.empty() ? "" : " || ") + context;
+  return out.empty() ? "-" : out;
+}
+
 std::string normalize_event(const TraceEvent& event) {
   std::string out(actor_prefix(event.actor));
   out += " " + event.verb;
@@ -316,7 +493,10 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
   signature.state = normalize_state(final_state, object);
   std::set<std::string> path;
   std::set<std::string> actions;
+  std::map<std::string, SeenObject> seen;  // The objects naming `object` so far (contexts).
   for (const TraceEvent& event : trace) {
+    add_context(signature.contexts, external_actors, event, seen, object);
+    if (!object.empty()) observe_if_named(seen, event, object);
     if (is_harness(event) || is_scripted_marker(event) || !touches(event, object)) continue;
     // An external action is named without its result (the reply to a user varies by seed).
     const bool external = external_actors.count(actor_prefix(event.actor)) > 0;
@@ -361,6 +541,7 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
   const std::string relaxed = relax_template(finding.mechanism);
   const KnownBug* best = nullptr;
   double best_state = 0;
+  double best_context = 0;
   double best_coverage = 0;
   double best_shared = 0;
   for (const KnownBug& bug : known) {
@@ -403,6 +584,13 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
       continue;
     }
     const double state = mechanism + state_similarity;
+    double context = options.context == MatchOptions::Context::kOff
+                         ? 1.0
+                         : context_similarity(k, finding, options.first_context_per_action);
+    if (options.context == MatchOptions::Context::kFloor &&
+        context + kEpsilon < options.context_min) {
+      continue;
+    }
     double total = 0;
     double shared = 0;
     for (const std::string& feature : k.path) {
@@ -428,15 +616,21 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
     if (coverage + kEpsilon < options.coverage_min) {
       continue;
     }
-    // A more similar mechanism and state, then higher coverage, then more shared weight, then
-    // corpus order.
+    // A more similar mechanism and state, then more similar contexts, then higher coverage,
+    // then more shared weight, then corpus order.
+    if (options.context != MatchOptions::Context::kOff && options.context_times_coverage) {
+      context *= coverage;
+    }
     const bool same_state = std::abs(state - best_state) <= kEpsilon;
+    const bool same_context = same_state && std::abs(context - best_context) <= kEpsilon;
     const bool same_coverage = std::abs(coverage - best_coverage) <= kEpsilon;
     if (best == nullptr || state > best_state + kEpsilon ||
-        (same_state && coverage > best_coverage + kEpsilon) ||
-        (same_state && same_coverage && shared > best_shared + kEpsilon)) {
+        (same_state && context > best_context + kEpsilon) ||
+        (same_context && coverage > best_coverage + kEpsilon) ||
+        (same_context && same_coverage && shared > best_shared + kEpsilon)) {
       best = &bug;
       best_state = state;
+      best_context = context;
       best_coverage = coverage;
       best_shared = shared;
     }

@@ -72,10 +72,17 @@ struct Signature {
   std::string mechanism = {};             // The violation message's template (normalize_text).
   std::string state = {};                 // Liveness: the object's final state lines, normalised.
   std::vector<std::string> actions = {};  // The external actions of `path`, sorted.
+  // For each external action on the failing object itself (one that names it), the object's
+  // observed state at that moment (action_context): "user stop-reply: Pod=deleted Pod@reject
+  // Workspace=written". In trace order, repeats dropped.
+  std::vector<std::string> contexts = {};
 
   // One line: "gitpod.S5 @ ws-manager create Pod ok [pod # after stop] {...} | kubelet reject
   // Pod fail; user stop" (the mechanism in brackets, the state in braces, when set).
   std::string text() const;
+  // The contexts joined with " || " ("-" when none): printed apart from text(), which they
+  // would make long (every kubectl step of a GitLab hunt has one).
+  std::string contexts_text() const;
   bool operator==(const Signature& other) const = default;
 };
 
@@ -106,6 +113,22 @@ std::string normalize_event(const TraceEvent& event);
 // "request 12 saw 'x' on Pod/ns/ws-3 (ws-3: 2 FULL)" with object "ws-3" →
 // "request # saw '' on Pod (: # FULL)".
 std::string normalize_text(std::string_view text, std::string_view object);
+
+// The context of an external action (Signature::contexts): the state, just before trace[at], of
+// the Kubernetes objects (a capitalised kind, "Pod/ns/name") whose names name `object`, read
+// from the writes the trace records (the trace has no object contents): per object, "KIND=" its
+// existence — created (a create ok, nothing more), written (then an update or patch ok), deleted
+// (a delete ok) — and, when an actor did something else to it while it was not deleted (a
+// kubelet's admit, start, ready, reject; a scheduler's bind), "KIND@" the last such verb (a
+// successful one on an object not created in the trace, a controller's pod, shows it exists). A
+// create ok of the same name starts a new object; an object is named by its kind and last name
+// segment ("Pod/ns/ws-1" and "Pod/ws-1" are one). The words of all objects, sorted and
+// deduplicated, after "ACTION:" (normalize_event of trace[at] without its result). Objects never
+// created (or not yet) give no word: "Pod" absent is "no pod yet".
+// "user stop-reply: Pod=deleted Pod@reject Secret=created Workspace=written".
+// REQUIRES: at < trace.size().
+std::string action_context(const std::vector<TraceEvent>& trace, std::size_t at,
+                           std::string_view object);
 
 // The normalised final state of `object` (liveness signatures): the lines of `state`
 // (SystemRun::describe_state) that name it, each normalize_text'ed, sorted, deduplicated and
@@ -160,6 +183,19 @@ struct MatchOptions {
   // With both a mechanism and a state on both sides, one similarity of the two texts together
   // (their words pooled) instead of one each, each held to the floor.
   bool combined = true;
+  // The contexts (Signature::contexts; context_similarity): kOff ignores them; kRank ranks the
+  // candidates by it right after mechanism + state, before coverage; kFloor also holds it to
+  // context_min (when the known bug has contexts).
+  enum class Context { kOff, kRank, kFloor };
+  Context context = Context::kRank;
+  // Rank by context similarity × path coverage (one key) instead of the context first and the
+  // coverage after: a known bug with fewer contexts (no stop) must not win over one whose path
+  // the finding covers better.
+  bool context_times_coverage = true;
+  double context_min = 0.5;
+  // Compare each action's first context only (on both sides): the state when the external
+  // actor first did it ("the user's first stop"), not the later repeats.
+  bool first_context_per_action = true;
   // The share of the known path the finding must cover.
   double coverage_min = static_cast<double>(kPathCoverageNum) / kPathCoverageDen;
 };
@@ -196,6 +232,18 @@ double weighted_word_similarity(std::string_view a, std::string_view b, const Wo
 // The returned pointer points into `known`.
 const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug>& known,
                             const MatchOptions& options = {});
+
+// How well `finding`'s contexts cover `known`'s: for each context of `known`, the highest
+// word_similarity of its state words with a context of `finding` of the same action, or when
+// there is none, of an action with the same actor and kind (the user's stop and restart are
+// alike, as in the coverage), 0 when there is none either; the mean of those. With
+// first_per_action, only the first context of each action counts, on both sides. When the
+// known bug's mechanism names some of its actions (a word starts with the action's verb up to
+// its '-': "StopWorkspace" names "user stop-reply", "RestartRequested" "user restart"), only
+// those of its contexts count: the oracle says which action it judged; the others' contexts
+// vary with the seed's timing (when a start's reply came). 1 when `known` has no context.
+double context_similarity(const Signature& known, const Signature& finding,
+                          bool first_per_action = false);
 
 // "known: FILE#N" or "NEW".
 std::string known_label(const KnownBug* known);

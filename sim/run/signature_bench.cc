@@ -2,6 +2,8 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/assert.h"
@@ -17,6 +19,7 @@ struct BugRow {
   CorpusBug bug;
   std::string name;                   // KnownBug::name: "PATH#N".
   std::string hunt;                   // hunting key + invariant.
+  std::string seeded_hunt;            // ... + the file's seed (the grouping until 2026-11-26).
   std::vector<Signature> signatures;  // One per instance.
   std::uint64_t runs = 0;
   std::vector<KnownBug> applicable = {};  // The known bugs not fixed on its hunt's versions.
@@ -29,6 +32,7 @@ bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<Kno
   if (!corpus_bug_scenario(row.bug, loaded, error)) return false;
   row.applicable = applicable_known_bugs(known, loaded.scenario, *loaded.system);
   row.hunt = hunting_key(loaded.scenario) + " " + row.bug.invariant;
+  row.seeded_hunt = row.hunt + " seed " + std::to_string(loaded.scenario.seed());
   for (std::uint64_t seed = 0; seed < command.runs_max; ++seed) {
     if (static_cast<int>(row.signatures.size()) >= command.instances) break;
     loaded.scenario.set_seed(seed);
@@ -39,8 +43,12 @@ bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<Kno
     options.keep_trace = true;
     const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
     WSIM_ASSERT(result.signature.has_value());
-    if (command.dump)
-      err << "  " << row.bug.name << " seed " << seed << ": " << result.signature->text() << "\n";
+    if (command.dump) {
+      const KnownBug* label = match_known(*result.signature, row.applicable);
+      err << "  " << row.bug.name << " seed " << seed << ": " << result.signature->text() << " || "
+          << result.signature->contexts_text() << " => " << known_label(label)
+          << (label == nullptr ? "" : " (" + label->bug + ")") << "\n";
+    }
     row.signatures.push_back(*result.signature);
   }
   return true;
@@ -67,14 +75,19 @@ class Groups {
   std::vector<std::size_t> parent_;
 };
 
-// Each row's group: rows with the same hunt (always), and with the same file (by_file).
-std::vector<std::size_t> group_rows(const std::vector<BugRow>& rows, bool by_file) {
+// Each row's group: rows with the same hunt (always), and with the same file (by_file). With
+// `seeded`, hunts differ by the file's seed too, as they did until 2026-11-26 (hunted exemplars
+// of one hunt counted as several hunts, each instance judged against each file's bug).
+std::vector<std::size_t> group_rows(const std::vector<BugRow>& rows, bool by_file,
+                                    bool seeded = false) {
   Groups groups(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       const bool same_bug =
           rows[i].bug.path == rows[j].bug.path || rows[i].bug.bug == rows[j].bug.bug;
-      if (rows[i].hunt == rows[j].hunt || (by_file && same_bug)) {
+      const bool same_hunt =
+          seeded ? rows[i].seeded_hunt == rows[j].seeded_hunt : rows[i].hunt == rows[j].hunt;
+      if (same_hunt || (by_file && same_bug)) {
         groups.join(i, j);
       }
     }
@@ -148,6 +161,24 @@ Score score(const std::vector<BugRow>& rows, const Labels& labels,
   return s;
 }
 
+// The figures of `rules` under the grouping until 2026-11-26 (group_rows `seeded`): what the
+// change of grouping did, apart from what a rule did.
+void print_seeded_grouping(const std::vector<BugRow>& rows, const std::vector<KnownBug>& known,
+                           const std::vector<std::pair<std::string, MatchOptions>>& rules,
+                           std::ostream& out) {
+  const std::vector<std::size_t> group = group_rows(rows, true, true);
+  out << "\nWith the file's seed in the hunt key (the grouping until 2026-11-26):\n\n"
+         "| match rule | recall, file groups | precision, file groups | NEW when left out |\n"
+         "|---|---|---|---|\n";
+  for (const auto& [name, options] : rules) {
+    const Score f = score(rows, label_all(rows, known, options), group);
+    std::size_t fresh = 0;
+    for (const std::size_t count : new_when_left_out(rows, known, group, options)) fresh += count;
+    out << "| " << name << " | " << percent(f.grouped, f.instances) << " | "
+        << percent(f.right, f.labelled) << " | " << percent(fresh, f.instances) << " |\n";
+  }
+}
+
 }  // namespace
 
 int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& out,
@@ -162,7 +193,7 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
   }
   std::vector<BugRow> rows;
   for (const CorpusBug& bug : bugs) {
-    BugRow row{bug, bug.path + "#" + std::to_string(bug.expect_index), "", {}, 0};
+    BugRow row{bug, bug.path + "#" + std::to_string(bug.expect_index), "", "", {}, 0};
     if (!command.only.empty() && bug.name.find(command.only) == std::string::npos) continue;
     if (!hunt_instances(command, known, row, err, error)) {
       err << "wsim bench-signatures: " << bug.name << ": " << error << "\n";
@@ -244,9 +275,23 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
     options.coverage_min = coverage_min;
     options.combined = combined;
     options.weighted_words = weighted;
+    options.context = MatchOptions::Context::kOff;
+    options.first_context_per_action = false;
+    options.context_times_coverage = false;
     return options;
   };
   const A kind = A::kByActorAndKind;
+  const MatchOptions before_contexts = rule(M::kRank, S::kRank, kind, 0.7, 2.0 / 3, true);
+  // The default rule with the contexts compared (MatchOptions::context).
+  auto with_context = [&](MatchOptions::Context context, double context_min,
+                          bool first_only = false, bool times_coverage = true) {
+    MatchOptions options = rule(M::kRank, S::kRank, kind, 0.7, 2.0 / 3, true);
+    options.context = context;
+    options.context_min = context_min;
+    options.first_context_per_action = first_only;
+    options.context_times_coverage = times_coverage;
+    return options;
+  };
   const std::vector<Variant> variants = {
       {"path only (the first design)", rule(M::kOff, S::kOff, A::kExact)},
       {"+ rarity", rule(M::kOff, S::kOff, A::kExact, 0.5, 2.0 / 3, false, false, true)},
@@ -271,12 +316,25 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
       {"    weighted, similarity >= 0.7",
        rule(M::kRank, S::kRank, kind, 0.7, 2.0 / 3, false, true)},
       {"    combined, similarity >= 0.6", rule(M::kRank, S::kRank, kind, 0.6, 2.0 / 3, true)},
-      {"    combined, similarity >= 0.7 (default)",
-       rule(M::kRank, S::kRank, kind, 0.7, 2.0 / 3, true)},
+      {"    combined, similarity >= 0.7 (the rule before contexts)", before_contexts},
       {"    combined, similarity >= 0.7, coverage >= 0.8",
        rule(M::kRank, S::kRank, kind, 0.7, 0.8, true)},
       {"    combined, similarity >= 0.7, coverage = 1",
        rule(M::kRank, S::kRank, kind, 0.7, 1.0, true)},
+      {"      + contexts ranked before coverage, every context of an action",
+       with_context(MatchOptions::Context::kRank, 0, false, false)},
+      {"      + contexts ranked before coverage, each action's first",
+       with_context(MatchOptions::Context::kRank, 0, true, false)},
+      {"      + contexts × coverage ranked, every context of an action",
+       with_context(MatchOptions::Context::kRank, 0)},
+      {"      + contexts × coverage ranked, each action's first (default)",
+       with_context(MatchOptions::Context::kRank, 0, true)},
+      {"      + contexts >= 0.3, every context", with_context(MatchOptions::Context::kFloor, 0.3)},
+      {"      + contexts >= 0.5, every context", with_context(MatchOptions::Context::kFloor, 0.5)},
+      {"      + contexts >= 0.3, each action's first",
+       with_context(MatchOptions::Context::kFloor, 0.3, true)},
+      {"      + contexts >= 0.5, each action's first",
+       with_context(MatchOptions::Context::kFloor, 0.5, true)},
       {"actions by actor alone", rule(M::kOff, S::kOff, A::kByActor)},
       {"the default, without leaving out bugs fixed on the hunt's versions", MatchOptions{}, false},
   };
@@ -296,6 +354,9 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
         << percent(h.right, h.labelled) << " | " << percent(f.grouped, f.instances) << " | "
         << percent(f.right, f.labelled) << " | " << percent(fresh, f.instances) << " |\n";
   }
+  print_seeded_grouping(
+      rows, known, {{"the rule before contexts", before_contexts}, {"the default", MatchOptions{}}},
+      out);
   return kExitPass;
 }
 

@@ -20,6 +20,7 @@ namespace wsim::run {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kTwice =
     "selftest { version: \"twice\" violate_after_ms: 10000 }\nfault_phase_ms: 60000\n";
@@ -53,6 +54,81 @@ TEST(SignatureTest, PathKeepsFaultsAndExternalActionsOnTheObjectOnly) {
   EXPECT_EQ(signature.text(),
             "sys.S5 @ ws-manager create Pod ok [pod after stop] | user start; ws-manager patch "
             "Workspace fail");
+}
+
+TEST(SignatureTest, ContextIsTheObjectsStateWhenTheUserActed) {
+  const std::vector<TraceEvent> trace = {
+      // A fault injector names the pod before it exists, without its namespace: one object.
+      {0, "breaker", "reject-once", "Pod/ws-ws-1", "armed", ""},
+      {1, "ws-manager", "create", "Secret/ns/ws-1-env", "ok", ""},
+      {2, "ws-manager", "create", "Workspace/ns/ws-1", "ok", ""},
+      {3, "user/alice", "stop-reply", "ws-1", "OK", ""},
+      {4, "ws-manager", "update", "Workspace/ns/ws-1", "ok", ""},
+      {5, "ws-manager", "create", "Pod/ns/ws-ws-1", "ok", ""},
+      {6, "kubelet/node-1", "reject", "Pod/ns/ws-ws-1", "OutOfcpu", ""},
+      {7, "ws-manager", "delete", "Pod/ns/ws-ws-1", "ok", ""},
+      {8, "kubelet/node-1", "remove", "Pod/ns/ws-ws-1", "waiting", ""},  // After the delete.
+      {9, "ws-manager", "create", "Pod/ns/ws-ws-10", "ok", ""},          // Another workspace's.
+      {10, "ws-manager", "get", "Pod/ns/ws-ws-1", "ok", ""},             // A read.
+      {11, "user/alice", "stop-reply", "ws-1", "OK", ""},
+      {12, "user/alice", "stop-reply", "ws-1", "OK", ""},        // The same context again: once.
+      {13, "ws-manager", "create", "Pod/ns/ws-ws-1", "ok", ""},  // A new pod of the same name.
+      {14, "user/alice", "write", "ws-1", "ok", ""},
+  };
+  EXPECT_EQ(action_context(trace, 3, "ws-1"), "user stop-reply: Secret=created Workspace=created");
+  EXPECT_EQ(action_context(trace, 11, "ws-1"),
+            "user stop-reply: Pod=deleted Pod@reject Secret=created Workspace=written");
+  const Signature signature =
+      compute_signature({"user"}, trace, std::nullopt,
+                        Violation{"sys.L5", "ws-1", "1 pod(s) created after a successful Stop"});
+  EXPECT_EQ(signature.contexts,
+            (std::vector<std::string>{
+                "user stop-reply: Secret=created Workspace=created",
+                "user stop-reply: Pod=deleted Pod@reject Secret=created Workspace=written",
+                "user write: Pod=created Secret=created Workspace=written"}));
+  // Contexts are printed apart from the one-line text.
+  EXPECT_THAT(signature.text(), Not(HasSubstr("Workspace=")));
+  EXPECT_THAT(signature.contexts_text(), HasSubstr(" || user write: Pod=created"));
+  // A violation of no object ("world") has no context.
+  EXPECT_TRUE(compute_signature({"user"}, trace, std::nullopt, Violation{"sys.S1", "world", "x"})
+                  .contexts.empty());
+}
+
+TEST(SignatureTest, ContextsTellBugsWithOneMessageApart) {
+  // Two known bugs with the same message and path: the user's stop came while the first pod
+  // was rejected (a) or before any pod existed (b). Their starts' replies came at other times.
+  Signature a{"sys.L5", "", {"user start-reply", "user stop-reply"}, "# pods after Stop", ""};
+  a.actions = a.path;
+  Signature b = a;
+  a.contexts = {"user start-reply: Secret=created Workspace=created",
+                "user stop-reply: Pod=deleted Pod@reject Secret=created Workspace=written"};
+  b.contexts = {"user start-reply: Pod=created Pod@bind Secret=created Workspace=written",
+                "user stop-reply: Secret=created Workspace=written"};
+  const std::vector<KnownBug> known = {{"b.textproto#0", b}, {"a.textproto#0", a}};
+  // The finding's stop is a's; its start's reply is b's. The message names the stop ("Stop"),
+  // so only the stop's context counts.
+  Signature finding = a;
+  finding.contexts = {"user start-reply: Pod=created Pod@bind Secret=created Workspace=written",
+                      "user stop-reply: Pod=created Pod@reject Secret=created Workspace=written",
+                      "user stop-reply: Secret=deleted Workspace=deleted"};
+  EXPECT_DOUBLE_EQ(context_similarity(a, finding, true), 0.6);  // 3 of 5 words; first stop.
+  EXPECT_DOUBLE_EQ(context_similarity(b, finding, true), 0.5);  // 2 of 4.
+  ASSERT_NE(match_known(finding, known), nullptr);
+  EXPECT_EQ(match_known(finding, known)->name, "a.textproto#0");
+  MatchOptions off;
+  off.context = MatchOptions::Context::kOff;  // Without contexts: a tie, corpus order.
+  EXPECT_EQ(match_known(finding, known, off)->name, "b.textproto#0");
+  // A message that names no action: every context counts (each action's first).
+  a.mechanism = "never done";
+  EXPECT_DOUBLE_EQ(context_similarity(a, finding, true), (0.2 + 0.6) / 2);
+  // An action the finding did not do is compared with its actions of the same actor and kind
+  // (the start's reply stands for the stop: 1 of 5 words); a known bug with no context is
+  // covered by any.
+  finding.contexts = {"user start-reply: Secret=created Workspace=created"};
+  EXPECT_DOUBLE_EQ(context_similarity(a, finding, true), (1.0 + 0.2) / 2);
+  finding.contexts = {"kubectl delete Namespace: Namespace=created"};
+  EXPECT_DOUBLE_EQ(context_similarity(a, finding, true), 0.0);
+  EXPECT_DOUBLE_EQ(context_similarity(Signature{"sys.L5", "", {}}, finding, true), 1.0);
 }
 
 TEST(SignatureTest, MatchesTheMostSpecificKnownBugAndElseIsNew) {
