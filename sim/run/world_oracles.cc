@@ -7,9 +7,15 @@ namespace wsim::run {
 
 namespace {
 
+// The message says whose rule broke: a kube.* finding is a bug of the fake world (or of a patch
+// planted in it), not of the system under test, and the reader should know before triaging it.
 Violation to_violation(kube::ConformanceViolation found) {
-  return Violation{
-      std::move(found.invariant_id), std::move(found.object), std::move(found.message), {}};
+  return Violation{std::move(found.invariant_id),
+                   std::move(found.object),
+                   std::move(found.message) +
+                       " (a rule of the fake Kubernetes, not of the system under test: "
+                       "docs/world-invariants.md)",
+                   {}};
 }
 
 }  // namespace

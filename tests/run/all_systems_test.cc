@@ -11,9 +11,12 @@
 #include <vector>
 
 #include "model/all_systems/all_systems.h"
+#include "sim/core/sim.h"
+#include "sim/kube/cluster.h"
 #include "sim/kube/inventory.h"
 #include "sim/run/fuzz_targets.h"
 #include "sim/run/system.h"
+#include "sim/run/world_oracles.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {
@@ -32,6 +35,52 @@ TEST(AllSystems, ToyAppearsInWsimList) {
   ASSERT_EQ(testing::run_wsim(dir, "list", &output), 0) << output;
   EXPECT_NE(output.find("toy"), std::string::npos) << output;
   EXPECT_NE(output.find("toy.S1"), std::string::npos) << output;
+}
+
+// Every system whose world is a kube::Cluster is judged by the world's oracles too
+// (docs/world-invariants.md): `wsim list` and corpus expectations see kube.S1..kube.L3.
+TEST(AllSystems, EverySystemListsTheWorldsOwnInvariants) {
+  register_all_systems();
+  const std::vector<InvariantInfo> world = world_invariants();
+  ASSERT_EQ(world.size(), 8u);
+  for (const System* system : systems()) {
+    const std::vector<InvariantInfo> all = system->invariants();
+    for (const InvariantInfo& rule : world) {
+      const bool listed = std::any_of(all.begin(), all.end(), [&](const InvariantInfo& info) {
+        return info.id == rule.id && info.kind == rule.kind;
+      });
+      EXPECT_TRUE(listed) << system->name() << " does not list " << rule.id;
+    }
+  }
+  EXPECT_EQ(world.front().id, "kube.S1");
+  EXPECT_EQ(world.front().kind, InvariantKind::kSafety);
+  EXPECT_EQ(world.back().id, "kube.L3");
+  EXPECT_EQ(world.back().kind, InvariantKind::kLiveness);
+}
+
+TEST(AllSystems, AWorldViolationSaysItIsTheFakeKubernetesRule) {
+  Sim sim(ChoiceSource::from_tape({}));
+  kube::Cluster cluster(sim);
+  cluster.start();
+  EXPECT_EQ(world_safety_violation(cluster), std::nullopt);
+  kube::Object late;
+  late.kind = "ConfigMap";
+  late.meta.namespace_ = "absent";
+  late.meta.name = "c";
+  late.meta.uid = "uid-x";
+  late.meta.generation = 1;
+  late.meta.resource_version = cluster.api().current_resource_version() + 1;
+  cluster.conformance().observe(kube::WatchEventType::kAdded, late, nullptr);
+  const std::optional<Violation> found = world_safety_violation(cluster);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->invariant_id, "kube.S4");
+  EXPECT_EQ(found->object, "ConfigMap/absent/c");
+  EXPECT_NE(found->message.find("a rule of the fake Kubernetes, not of the system under test"),
+            std::string::npos)
+      << found->message;
+  std::vector<Violation> liveness;
+  append_world_liveness(cluster, liveness);
+  EXPECT_TRUE(liveness.empty());
 }
 
 TEST(AllSystems, ToyTargetsAppearInTheFuzzTargetList) {
