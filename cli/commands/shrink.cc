@@ -16,6 +16,9 @@ Subcommand add_shrink_command(CLI::App& app) {
   sub->add_option("-o,--out", command->out, "shrunk bundle directory (default BUNDLE-shrunk)");
   sub->add_option("--max-runs", command->max_runs, "candidate runs (default 2000)");
   sub->add_option("--max-events", command->events_max, "event budget of one run");
+  sub->add_option("--known", command->known,
+                  "keep the finding's label against this corpus (the same known FILE#N, or NEW), "
+                  "not only its invariant, e.g. corpus/regressions");
   sub->add_option("--scripted-max-runs", command->scripted_max_runs,
                   "runs to verify and shrink the readable scripted form (default 300; 0 = "
                   "no scripted.textproto)");

@@ -55,6 +55,8 @@ class Shrinker {
     run_options.tape = tape;
     run_options.record_choices = true;
     run_options.events_max = options_.events_max;
+    run_options.keep_trace = options_.known != nullptr;
+    run_options.known = options_.known;
     const RunResult result = execute_run(system_, scenario, run_options);
     if (!same_failure(result)) return false;
     std::vector<std::uint64_t> next = normalized(tape_of(result.record));
@@ -67,7 +69,8 @@ class Shrinker {
 
   bool same_failure(const RunResult& result) const {
     return result.verdict == verdict_ && result.violation &&
-           result.violation->invariant_id == invariant_;
+           result.violation->invariant_id == invariant_ &&
+           (options_.known == nullptr || (result.labelled && result.known == known_));
   }
 
   bool budget_left() const { return runs_ < options_.max_runs; }
@@ -175,17 +178,21 @@ class Shrinker {
   std::vector<std::uint64_t> tape_;
   Verdict verdict_ = Verdict::kPass;
   std::string invariant_;
+  std::string known_;  // The original run's label, with ShrinkOptions::known.
   std::uint64_t runs_ = 0;
   bool exhausted_ = false;
 };
 
-// A replay of `tape` that records its choices and keeps its trace.
-RunOptions replay_options(const std::vector<std::uint64_t>& tape, std::uint64_t events_max) {
+// A replay of `tape` that records its choices, keeps its trace and is labelled against `known`
+// (when not null).
+RunOptions replay_options(const std::vector<std::uint64_t>& tape, std::uint64_t events_max,
+                          const std::vector<KnownBug>* known) {
   RunOptions options;
   options.tape = tape;
   options.record_choices = true;
   options.keep_trace = true;
   options.events_max = events_max;
+  options.known = known;
   return options;
 }
 
@@ -281,7 +288,8 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
   Shrinker shrinker(system, options);
 
   // The original run: it must fail with a violation.
-  const RunResult first = execute_run(system, scenario, replay_options(tape, options.events_max));
+  const RunResult first =
+      execute_run(system, scenario, replay_options(tape, options.events_max, options.known));
   out.runs = 1;
   if ((first.verdict != Verdict::kSafety && first.verdict != Verdict::kLiveness) ||
       !first.violation) {
@@ -293,6 +301,9 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
   out.invariant = first.violation->invariant_id;
   shrinker.verdict_ = first.verdict;
   shrinker.invariant_ = out.invariant;
+  out.labelled = options.known != nullptr;
+  out.known = first.known;
+  shrinker.known_ = first.known;
   shrinker.scenario_ = scenario;
   shrinker.tape_ = normalized(tape_of(first.record));
   out.choices_before = shrinker.tape_.size();
@@ -302,8 +313,8 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
 
   run_passes(shrinker);
 
-  out.run =
-      execute_run(system, shrinker.scenario_, replay_options(shrinker.tape_, options.events_max));
+  out.run = execute_run(system, shrinker.scenario_,
+                        replay_options(shrinker.tape_, options.events_max, options.known));
   out.runs = shrinker.runs_ + 2;
   out.ok = shrinker.same_failure(out.run);
   if (!out.ok) out.error = "the shrunk run no longer fails the same way (nondeterminism?)";

@@ -1,5 +1,6 @@
 // Shrinking a failing run (docs/architecture.md §6 "Shrinking"): the smallest run we can find that
-// still fails with the SAME invariant id.
+// still fails with the SAME invariant id (and, with ShrinkOptions::known, the same label: the same
+// known bug, or NEW — so a hunted finding does not drift to another bug of the same invariant).
 //
 // A run is (scenario, choice tape). Candidates are replayed through the tape backend (values past
 // the end of a tape are 0, the least eventful choice), and a candidate is kept only when it fails
@@ -33,6 +34,9 @@ struct ShrinkOptions {
   std::uint64_t max_runs = 2000;                 // Candidate runs, at most.
   std::uint64_t events_max = kDefaultEventsMax;  // Event budget of one run.
   std::ostream* progress = nullptr;              // One line per improving pass.
+  // Known bugs (signature.h): when set, every run keeps its trace and is labelled, and a candidate
+  // is kept only when its label (the known bug's FILE#N, or NEW) is the original run's. Not owned.
+  const std::vector<KnownBug>* known = nullptr;
 };
 
 struct ShrinkResult {
@@ -40,6 +44,8 @@ struct ShrinkResult {
   std::string error;  // Why nothing could be shrunk (e.g. the run does not fail).
   Verdict verdict = Verdict::kPass;
   std::string invariant;            // The invariant every kept candidate violated.
+  bool labelled = false;            // ShrinkOptions::known was set.
+  std::string known;                // Then: the label every kept candidate had ("" = NEW).
   proto::Scenario scenario;         // Shrunk scenario (scripted events dropped).
   std::vector<std::uint64_t> tape;  // Shrunk choice tape.
   RunResult run;                    // The shrunk run, with its choice record and trace.
@@ -139,6 +145,9 @@ struct ShrinkCommand {
   std::uint64_t max_runs = 2000;
   std::uint64_t events_max = kDefaultEventsMax;
   std::uint64_t scripted_max_runs = 300;  // --scripted-max-runs; 0 = no scripted form.
+  // --known DIR: keep the finding's label (ShrinkOptions::known) against this corpus's bugs that
+  // may be present on the bundle's versions (corpus_bugs.h applicable_known_bugs). Empty = off.
+  std::string known;
 };
 int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& err);
 

@@ -15,6 +15,7 @@
 #include "sim/core/assert.h"
 #include "sim/run/bundle.h"
 #include "sim/run/commands.h"
+#include "sim/run/corpus_bugs.h"
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
 #include "sim/run/trace_view.h"
@@ -32,8 +33,12 @@ std::string shrink_summary(const ShrinkCommand& command, const System& system,
           << (result.run.violation && !result.run.violation->object.empty()
                   ? " on " + result.run.violation->object
                   : "")
-          << (result.run.violation ? ": " + result.run.violation->message : "") << "\n"
-          << "  external events " << result.external_before << " -> " << result.external_after
+          << (result.run.violation ? ": " + result.run.violation->message : "") << "\n";
+  if (result.labelled) {
+    summary << "  kept its label: " << (result.known.empty() ? "NEW" : "known: " + result.known)
+            << "\n";
+  }
+  summary << "  external events " << result.external_before << " -> " << result.external_after
           << ", scripted events " << result.scripted_before << " -> " << result.scripted_after
           << ", choices " << result.choices_before << " -> " << result.choices_after
           << " (non-zero " << result.nonzero_before << " -> " << result.nonzero_after << "), "
@@ -162,7 +167,17 @@ int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& er
     return kExitUsage;
   }
   const System& system = *bundle.scenario.system;
+  std::vector<KnownBug> known;
+  if (!command.known.empty()) {
+    std::vector<KnownBug> all;
+    if (!known_bugs(command.known, system.name(), all, error)) {
+      err << "wsim shrink: --known " << command.known << ": " << error << "\n";
+      return kExitUsage;
+    }
+    known = applicable_known_bugs(all, bundle.scenario.scenario, system);
+  }
   ShrinkOptions options;
+  options.known = command.known.empty() ? nullptr : &known;
   options.max_runs = command.max_runs;
   options.events_max = command.events_max;
   options.progress = &err;

@@ -99,6 +99,44 @@ TEST(Shrink, ShrinksARandomChoiceRecord) {
   EXPECT_EQ(result.run.violation->invariant_id, "toy.S1");
 }
 
+// With known bugs, the shrunk run keeps the original finding's label, not only its invariant: a
+// hunted bug does not drift to another bug of the same invariant. Here the known bug is the
+// failing run's own signature, so the label to keep is that bug's name; and against an empty list
+// the label to keep is NEW.
+TEST(Shrink, KeepsTheFindingsLabelWithKnownBugs) {
+  LoadedScenario loaded = load(R"(fault_phase_ms: 10000 toy { version: "buggy" })");
+  RunOptions record;
+  record.record_choices = true;
+  record.keep_trace = true;
+  RunResult failing;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    loaded.scenario.set_seed(seed);
+    failing = execute_run(*loaded.system, loaded.scenario, record);
+    if (failing.violation && failing.violation->invariant_id == "toy.S1") break;
+  }
+  ASSERT_TRUE(failing.violation && failing.signature);
+  const std::vector<KnownBug> known = {KnownBug{"self.textproto#0", *failing.signature}};
+  ShrinkOptions options;
+  options.max_runs = 60;
+  options.known = &known;
+  ShrinkResult result =
+      shrink_run(*loaded.system, loaded.scenario, tape_of(failing.record), options);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_TRUE(result.labelled);
+  EXPECT_EQ(result.known, "self.textproto#0");
+  EXPECT_TRUE(result.run.labelled);
+  EXPECT_EQ(result.run.known, "self.textproto#0");
+  EXPECT_LE(result.nonzero_after, result.nonzero_before);
+
+  const std::vector<KnownBug> none;
+  options.known = &none;
+  result = shrink_run(*loaded.system, loaded.scenario, tape_of(failing.record), options);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_TRUE(result.run.labelled);
+  EXPECT_EQ(result.known, "");
+  EXPECT_EQ(result.run.known, "");
+}
+
 // A random GitLab run (A0a+R1, the workload's own actions) that ends in the limbo of
 // gitlab#411205: the tape shrinks, and the scripted form renders the issue's story from the trace
 // alone (create, kubectl delete_namespace, terminate), is verified by running its text from its
