@@ -25,14 +25,16 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
   return false;
 }
 
-std::string field(const Fields& fields, const std::string& key) {
+// A field's value, or "" (a view into `fields`: no copy on the per-change path).
+const std::string& field(const Fields& fields, const std::string& key) {
+  static const std::string kAbsent;
   auto it = fields.find(key);
-  return it == fields.end() ? std::string() : it->second;
+  return it == fields.end() ? kAbsent : it->second;
 }
 
 // A decimal field, 0 when absent or not a number (the fake's resource quantities).
 std::int64_t quantity(const Fields& fields, const std::string& key) {
-  const std::string text = field(fields, key);
+  const std::string& text = field(fields, key);
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) return 0;
@@ -252,14 +254,14 @@ void ConformanceMonitor::check_namespace(WatchEventType type, const Object& obje
 // lifecycle documentation (kubernetes.io "Pod Lifecycle": Succeeded and Failed are terminal).
 void ConformanceMonitor::check_pod(const Object& object, const Object* previous) {
   if (previous == nullptr) return;
-  const std::string was_node = field(previous->spec, "nodeName");
-  const std::string node = field(object.spec, "nodeName");
+  const std::string& was_node = field(previous->spec, "nodeName");
+  const std::string& node = field(object.spec, "nodeName");
   if (!was_node.empty() && node != was_node) {
     report(kPods, object, "bound to '" + was_node + "', then to '" + node + "'");
   }
   if (was_node.empty() && !node.empty()) check_bind(object);
-  const std::string was_phase = field(previous->status, "phase");
-  const std::string phase = field(object.status, "phase");
+  const std::string& was_phase = field(previous->status, "phase");
+  const std::string& phase = field(object.status, "phase");
   if ((terminal_phase(was_phase) && phase != was_phase) ||
       (was_phase == "Running" && (phase.empty() || phase == "Pending"))) {
     report(kPods, object, "phase " + was_phase + " -> " + (phase.empty() ? "(none)" : phase));
@@ -267,7 +269,7 @@ void ConformanceMonitor::check_pod(const Object& object, const Object* previous)
 }
 
 void ConformanceMonitor::check_bind(const Object& pod) {
-  const std::string name = field(pod.spec, "nodeName");
+  const std::string& name = field(pod.spec, "nodeName");
   const Object* node = api_.peek(ObjectRef("Node", "", name));
   std::string misfit;
   if (node == nullptr) {
@@ -317,7 +319,7 @@ void ConformanceMonitor::index(WatchEventType type, const Object& object, const 
 // pods still hold their resources).
 void ConformanceMonitor::count_usage(const Object* pod, int sign) {
   if (pod == nullptr) return;
-  const std::string node = field(pod->spec, "nodeName");
+  const std::string& node = field(pod->spec, "nodeName");
   if (node.empty() || terminal_phase(field(pod->status, "phase"))) return;
   NodeUsage& used = node_usage_[node];
   used.cpu_milli += sign * quantity(pod->spec, "cpuMilli");

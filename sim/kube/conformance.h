@@ -104,7 +104,8 @@ class ConformanceMonitor {
   void check_deletions(std::vector<ConformanceViolation>& out) const;
   // True when `ref` was written or removed within quiet_ms of now.
   bool recently_changed(const ObjectRef& ref) const;
-  bool owner_alive(const Object& dependent, const OwnerReference& owner) const;
+  // The object at `target` exists with the uid `owner` references.
+  bool owner_alive(const ObjectRef& target, const OwnerReference& owner) const;
 
   Sim& sim_;
   ApiServer& api_;

@@ -71,10 +71,20 @@ void ConformanceMonitor::check_informers(std::vector<ConformanceViolation>& out)
   }
 }
 
-bool ConformanceMonitor::owner_alive(const Object& dependent, const OwnerReference& owner) const {
-  const std::string ns = is_cluster_scoped(owner.kind) ? "" : dependent.meta.namespace_;
-  const Object* target = api_.peek(ObjectRef(owner.kind, ns, owner.name));
-  return target != nullptr && target->meta.uid == owner.uid;
+namespace {
+
+// Where `owner` of `dependent` lives: the dependent's namespace unless the owner kind is
+// cluster-scoped (restated, not controller_util.h owner_target: see conformance.h).
+ObjectRef owner_ref(const Object& dependent, const OwnerReference& owner) {
+  return ObjectRef(owner.kind, is_cluster_scoped(owner.kind) ? "" : dependent.meta.namespace_,
+                   owner.name);
+}
+
+}  // namespace
+
+bool ConformanceMonitor::owner_alive(const ObjectRef& target, const OwnerReference& owner) const {
+  const Object* live = api_.peek(target);
+  return live != nullptr && live->meta.uid == owner.uid;
 }
 
 // kube.L2: pkg/controller/garbagecollector/garbagecollector.go attemptToDeleteItem (a dependent
@@ -88,9 +98,8 @@ void ConformanceMonitor::check_collection(std::vector<ConformanceViolation>& out
     if (recently_changed(ref)) continue;
     bool pending = false;
     for (const OwnerReference& owner : meta.owner_references) {
-      const std::string ns = is_cluster_scoped(owner.kind) ? "" : meta.namespace_;
-      pending = pending || owner_alive(*object, owner) ||
-                recently_changed(ObjectRef(owner.kind, ns, owner.name));
+      const ObjectRef target = owner_ref(*object, owner);
+      pending = pending || owner_alive(target, owner) || recently_changed(target);
     }
     if (pending) continue;
     const OwnerReference& first = meta.owner_references.front();

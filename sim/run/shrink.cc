@@ -39,6 +39,19 @@ bool simpler(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_
   return a < b;
 }
 
+// A replay of `tape` that records its choices, keeps its trace and is labelled against `known`
+// (when not null).
+RunOptions replay_options(const std::vector<std::uint64_t>& tape, std::uint64_t events_max,
+                          const std::vector<KnownBug>* known) {
+  RunOptions options;
+  options.tape = tape;
+  options.record_choices = true;
+  options.keep_trace = true;
+  options.events_max = events_max;
+  options.known = known;
+  return options;
+}
+
 class Shrinker {
  public:
   Shrinker(const System& system, const ShrinkOptions& options)
@@ -51,12 +64,8 @@ class Shrinker {
       return false;
     }
     ++runs_;
-    RunOptions run_options;
-    run_options.tape = tape;
-    run_options.record_choices = true;
-    run_options.events_max = options_.events_max;
-    run_options.keep_trace = options_.known != nullptr;
-    run_options.known = options_.known;
+    RunOptions run_options = replay_options(tape, options_.events_max, options_.known);
+    run_options.keep_trace = options_.known != nullptr;  // Only to label: candidates are many.
     const RunResult result = execute_run(system_, scenario, run_options);
     if (!same_failure(result)) return false;
     std::vector<std::uint64_t> next = normalized(tape_of(result.record));
@@ -182,19 +191,6 @@ class Shrinker {
   std::uint64_t runs_ = 0;
   bool exhausted_ = false;
 };
-
-// A replay of `tape` that records its choices, keeps its trace and is labelled against `known`
-// (when not null).
-RunOptions replay_options(const std::vector<std::uint64_t>& tape, std::uint64_t events_max,
-                          const std::vector<KnownBug>* known) {
-  RunOptions options;
-  options.tape = tape;
-  options.record_choices = true;
-  options.keep_trace = true;
-  options.events_max = events_max;
-  options.known = known;
-  return options;
-}
 
 // The passes (shrink.h), repeated until none helps or the budget is spent.
 void run_passes(Shrinker& shrinker) {

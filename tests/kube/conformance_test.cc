@@ -66,6 +66,17 @@ class BareWorld : public ::testing::Test {
     return object == nullptr ? Object{} : *object;
   }
   void advance(DurationMs ms) { sim_.loop().run_until(sim_.now_ms() + ms); }
+  // The scheduler's and the kubelet's writes, made by hand (no controllers run here).
+  bool bind(const std::string& pod, const std::string& node) {
+    MergePatch patch;
+    patch.spec["nodeName"] = node;
+    return api_.server_patch(ObjectRef("Pod", "ns", pod), patch, Subresource::kMain, "t").ok();
+  }
+  bool set_phase(const std::string& pod, const std::string& phase) {
+    MergePatch patch;
+    patch.status["phase"] = phase;
+    return api_.server_patch(ObjectRef("Pod", "ns", pod), patch, Subresource::kStatus, "t").ok();
+  }
 
   Sim sim_;
   ApiServer api_;
@@ -213,35 +224,24 @@ TEST_F(BareWorld, S4ContentInATerminatingNamespaceOrANamespaceRemovedWithContent
 TEST_F(BareWorld, S5ABindToAFullOrMissingNodeAndAFinalPhaseLeftAreCaught) {
   ASSERT_TRUE(api_.server_create(make_pod("ns", "big", "800"), "test").ok());
   ASSERT_TRUE(api_.server_create(make_pod("ns", "small", "300"), "test").ok());
-  MergePatch bind;
-  bind.spec["nodeName"] = "n1";
-  ASSERT_TRUE(api_.server_patch(ObjectRef("Pod", "ns", "big"), bind, Subresource::kMain, "t").ok());
+  ASSERT_TRUE(bind("big", "n1"));
   EXPECT_EQ(drain(monitor_), std::vector<std::string>{}) << "800 of 1000 mCPU fits";
-  ASSERT_TRUE(
-      api_.server_patch(ObjectRef("Pod", "ns", "small"), bind, Subresource::kMain, "t").ok());
+  ASSERT_TRUE(bind("small", "n1"));
   std::vector<std::string> found = drain(monitor_);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].find("kube.S5 Pod/ns/small: bound to node 'n1' that is full (1100 mCPU"),
             std::string::npos)
       << found[0];
 
-  MergePatch failed;
-  failed.status["phase"] = "Failed";
-  ASSERT_TRUE(
-      api_.server_patch(ObjectRef("Pod", "ns", "big"), failed, Subresource::kStatus, "t").ok());
-  MergePatch running;
-  running.status["phase"] = "Running";
-  ASSERT_TRUE(
-      api_.server_patch(ObjectRef("Pod", "ns", "big"), running, Subresource::kStatus, "t").ok());
+  ASSERT_TRUE(set_phase("big", "Failed"));
+  ASSERT_TRUE(set_phase("big", "Running"));
   found = drain(monitor_);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].find("kube.S5 Pod/ns/big: phase Failed -> Running"), std::string::npos)
       << found[0];
 
   ASSERT_TRUE(api_.server_create(make_pod("ns", "lost", "1"), "test").ok());
-  bind.spec["nodeName"] = "n9";
-  ASSERT_TRUE(
-      api_.server_patch(ObjectRef("Pod", "ns", "lost"), bind, Subresource::kMain, "t").ok());
+  ASSERT_TRUE(bind("lost", "n9"));
   found = drain(monitor_);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].find("bound to node 'n9' that is absent"), std::string::npos) << found[0];
@@ -279,13 +279,8 @@ TEST_F(BareWorld, L2DependentsOfGoneOwnersAreReportedOnceQuiet) {
 TEST_F(BareWorld, L3ATerminatingNamespaceWhoseContentIsNotDeletedAndAPodPastItsGraceAreStuck) {
   ASSERT_TRUE(api_.server_create(make("ConfigMap", "ns", "left"), "test").ok());
   ASSERT_TRUE(api_.server_create(make_pod("ns", "p", "100"), "test").ok());
-  MergePatch bind;
-  bind.spec["nodeName"] = "n1";
-  ASSERT_TRUE(api_.server_patch(ObjectRef("Pod", "ns", "p"), bind, Subresource::kMain, "t").ok());
-  MergePatch running;
-  running.status["phase"] = "Running";
-  ASSERT_TRUE(
-      api_.server_patch(ObjectRef("Pod", "ns", "p"), running, Subresource::kStatus, "t").ok());
+  ASSERT_TRUE(bind("p", "n1"));
+  ASSERT_TRUE(set_phase("p", "Running"));
   ASSERT_TRUE(api_.server_delete(ObjectRef("Pod", "ns", "p"), {}, "test").ok());
   ASSERT_TRUE(api_.server_delete(ObjectRef("Namespace", "", "ns"), {}, "test").ok());
   advance(2 * kMinuteMs);
