@@ -4,9 +4,10 @@
 // from the list's resourceVersion. Watch events reach the cache in order, each after its own
 // latency (watch.cc). A 410 Gone (kube.watch.expire, expire_watches(), or a watch from before
 // the history window) makes it relist: the events in between are never seen one by one, only
-// their net result (coalescing: Sieve's unobserved state). Failed requests are retried with a
-// doubling backoff. The cache holds shared immutable snapshots (the server's committed objects,
-// never copied on the way in); list()/get() return deep copies, the *_shared reads const views.
+// their net result (coalescing: Sieve's unobserved state). The relist and every retry wait
+// client-go's reflector backoff (run_informer). The cache holds shared immutable snapshots (the
+// server's committed objects, never copied on the way in); list()/get() return deep copies, the
+// *_shared reads const views.
 #include "sim/kube/informer.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "sim/core/log.h"
 #include "sim/core/sync.h"
 #include "sim/kube/api_server_impl.h"
+#include "sim/kube/backoff_manager.h"
 
 namespace wsim::kube {
 
@@ -173,67 +175,79 @@ void schedule_resync(const std::shared_ptr<InformerCore>& core) {
   });
 }
 
+// The list request of a (re)list.
+std::shared_ptr<Request> list_request(const InformerCore& core) {
+  auto list = std::make_shared<Request>();
+  list->verb = Verb::kList;
+  list->ref = ObjectRef{core.options.kind, core.options.namespace_, ""};
+  list->selector = core.options.selector;
+  return list;
+}
+
+// A watch from the cache's resourceVersion whose deliveries reach `core` while `session` is its
+// current watch.
+std::shared_ptr<Request> watch_request(const std::shared_ptr<InformerCore>& core,
+                                       std::uint64_t session) {
+  auto watch = std::make_shared<Request>();
+  watch->verb = Verb::kWatch;
+  watch->ref = ObjectRef{core->options.kind, core->options.namespace_, ""};
+  watch->selector = core->options.selector;
+  watch->watch_from_rv = core->last_rv;
+  std::weak_ptr<InformerCore> weak = core;
+  watch->watch_sink = [weak, session](const WatchDelivery& delivery) -> bool {
+    auto c = weak.lock();
+    if (!c || c->stopped || c->session != session) return false;
+    if (delivery.gone) {
+      c->watch_gone = true;
+      c->changed.notify_all();
+      return false;
+    }
+    WSIM_ASSERT_EQ(c->watch_gone, false);
+    c->apply_event(delivery);
+    return true;
+  };
+  return watch;
+}
+
+// The reflector's loop, after client-go tools/cache/reflector.go (v0.32.0): Run repeats
+// ListAndWatch under wait.BackoffUntil (sliding: a backoff after every return); ListAndWatch lists
+// (an error returns) and then watches from the list's resourceVersion (Reflector.watch). A watch
+// that cannot start is retried after a backoff only for 429 (isWatchErrorRetriable; connection
+// refused is not modelled); any other error, 410 Gone included, returns to Run, which backs off
+// and relists. A watch that ends with 410 Gone (handleWatch's expired error) returns too. So
+// after a 410 the cache stays as it was, blind, for 0.8 s or more before the relist
+// (backoff_manager.h). One coroutine (no awaited sub-task) so that stop() can cancel it.
 Task<void> run_informer(std::shared_ptr<InformerCore> core) {
   WSIM_ASSERT(core != nullptr);
   WSIM_ASSERT(!core->options.kind.empty());
   EventLoop& loop = core->sim.loop();
-  const DurationMs base_backoff = std::max<DurationMs>(1, core->options.retry_backoff_ms);
-  DurationMs backoff = base_backoff;
-  bool need_list = true;
+  ChoiceStream jitter = core->sim.stream("kube.reflector.backoff");
+  BackoffManager backoff(BackoffManagerOptions{}, loop.now_ms());
+  bool first = true;
   while (!core->stopped) {
-    if (need_list) {
-      auto list = std::make_shared<Request>();
-      list->verb = Verb::kList;
-      list->ref = ObjectRef{core->options.kind, core->options.namespace_, ""};
-      list->selector = core->options.selector;
-      Response response = co_await core->server->send(core->options.identity, std::move(list));
+    if (!first) co_await loop.sleep(backoff.next(loop.now_ms(), jitter));  // BackoffUntil.
+    first = false;
+    Response listed = co_await core->server->send(core->options.identity, list_request(*core));
+    if (!listed.status.ok()) continue;
+    core->replace(std::move(listed.items), listed.resource_version);
+    while (!core->stopped) {  // Reflector.watch.
+      const std::uint64_t session = ++core->session;
+      core->watch_gone = false;
+      core->watcher_id = 0;
+      Response response =
+          co_await core->server->send(core->options.identity, watch_request(core, session));
       if (!response.status.ok()) {
-        co_await loop.sleep(backoff);
-        backoff = std::min(backoff * 2, base_backoff * 32);
+        if (core->session == session) ++core->session;  // Refuse a watch that did start.
+        if (!response.status.is(Code::kTooManyRequests)) break;
+        co_await loop.sleep(backoff.next(loop.now_ms(), jitter));
         continue;
       }
-      core->replace(std::move(response.items), response.resource_version);
-      need_list = false;
-    }
-
-    const std::uint64_t session = ++core->session;
-    core->watch_gone = false;
-    core->watcher_id = 0;
-    auto watch = std::make_shared<Request>();
-    watch->verb = Verb::kWatch;
-    watch->ref = ObjectRef{core->options.kind, core->options.namespace_, ""};
-    watch->selector = core->options.selector;
-    watch->watch_from_rv = core->last_rv;
-    std::weak_ptr<InformerCore> weak = core;
-    watch->watch_sink = [weak, session](const WatchDelivery& delivery) -> bool {
-      auto c = weak.lock();
-      if (!c || c->stopped || c->session != session) return false;
-      if (delivery.gone) {
-        c->watch_gone = true;
-        c->changed.notify_all();
-        return false;
+      core->watcher_id = response.watcher_id;
+      while (!core->stopped && core->session == session && !core->watch_gone) {
+        co_await core->changed.wait();
       }
-      WSIM_ASSERT_EQ(c->watch_gone, false);
-      c->apply_event(delivery);
-      return true;
-    };
-    Response response = co_await core->server->send(core->options.identity, std::move(watch));
-    if (response.status.is(Code::kGone)) {
-      need_list = true;
-      continue;
+      break;  // A wsim watch only ends with 410 Gone (or stop): back to Run, relist.
     }
-    if (!response.status.ok()) {
-      if (core->session == session) ++core->session;  // Refuse a watch that did start.
-      co_await loop.sleep(backoff);
-      backoff = std::min(backoff * 2, base_backoff * 32);
-      continue;
-    }
-    backoff = base_backoff;
-    core->watcher_id = response.watcher_id;
-    while (!core->stopped && core->session == session && !core->watch_gone) {
-      co_await core->changed.wait();
-    }
-    if (core->watch_gone) need_list = true;
   }
 }
 

@@ -2,7 +2,9 @@
 //
 // The cache lags the server: watch events are delivered with a per-watcher latency drawn from the
 // choice source, in order. It never shows a deletion before it happened. When the server expires
-// the watch (410 Gone) the informer relists. Reads are synchronous (like a lister). The cache holds
+// the watch (410 Gone) the informer relists after client-go's reflector backoff (0.8 s or more,
+// backoff_manager.h), its cache unchanged and blind in between; failed lists and watches back off
+// the same way. Reads are synchronous (like a lister). The cache holds
 // shared immutable snapshots (the very objects the server committed): list()/get() return deep
 // copies for a caller that mutates; list_shared()/get_shared()/by_index() hand out const views
 // without copying (a view stays valid while the caller holds it, whatever the cache does next).
@@ -38,9 +40,6 @@ struct InformerOptions {
   // Record every cache change in the trace: actor "<identity>/informer", verb "watch", the
   // object, result "added" / "modified" / "deleted".
   bool trace_changes = true;
-  // Retry delay after a failed list or watch request, doubled up to 32x (client-go's reflector
-  // backs off likewise).
-  DurationMs retry_backoff_ms = 1 * kSecondMs;
 };
 
 class Informer {

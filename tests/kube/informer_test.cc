@@ -166,7 +166,11 @@ TEST_F(InformerTest, WatchExpiryForcesARelistThatCoalescesEvents) {
     ASSERT_TRUE(api.server_patch(ObjectRef::of(cm), p, Subresource::kMain, "x").ok());
   }
   ASSERT_TRUE(api.server_delete(ObjectRef{"ConfigMap", "ns", "doomed"}, {}, "x").ok());
-  advance(kSecondMs);
+  advance(700);
+  EXPECT_EQ(informer.list_count(), 1u) << "the relist waits for the reflector's backoff (0.8 s+)";
+  EXPECT_EQ(informer.get("ns", "cm")->data.at("v"), "0") << "blind until the relist";
+  EXPECT_FALSE(doomed_deleted);
+  advance(3 * kSecondMs);
   EXPECT_EQ(informer.list_count(), 2u) << "410 Gone: relist";
   EXPECT_EQ(cm_events, 2) << "three updates seen as one (unobserved intermediate states)";
   EXPECT_TRUE(doomed_deleted) << "the relist reports what disappeared meanwhile";
@@ -184,9 +188,11 @@ TEST_F(InformerTest, WatchExpireFaultPointForcesRelists) {
   Informer informer(sim, api, informer_options("ConfigMap"));
   informer.start();
   advance(kSecondMs);
+  // Each relist waits a doubling backoff (0.8–1.6 s, 1.6–3.2 s, 3.2–6.4 s): 15 s apart, every
+  // create finds a watch to expire.
   for (int i = 0; i < 3; ++i) {
     must_create(make_configmap("ns", "cm-" + std::to_string(i)));
-    advance(kSecondMs);
+    advance(15 * kSecondMs);
   }
   EXPECT_EQ(informer.list_count(), 4u) << "every watch expired at its first event";
   EXPECT_EQ(informer.list().size(), 3u) << "relists still converge";
@@ -216,7 +222,7 @@ TEST_F(InformerHistoryTest, WatchFromBeforeTheHistoryWindowIsGoneAndRelists) {
   sim.loop().schedule(15, [this]() {
     for (int i = 0; i < 3; ++i) must_create(make_configmap("ns", "cm-" + std::to_string(i)));
   });
-  advance(kSecondMs);
+  advance(5 * kSecondMs);
   EXPECT_EQ(informer.list_count(), 2u);
   EXPECT_EQ(informer.list().size(), 3u);
   bool gone = false;
@@ -305,7 +311,7 @@ TEST_F(InformerTest, DestroyedInformerLeavesNoLiveWatch) {
   EXPECT_EQ(sim.loop().live_actors(), 0u);
 }
 
-TEST_F(InformerTest, LostWatchResponseIsRetriedWithoutLosingEvents) {
+TEST_F(InformerTest, LostWatchResponseRelistsWithoutLosingEvents) {
   InterceptorRule rule;
   rule.match.verb = Verb::kWatch;
   rule.action = FaultAction::kLoseResponse;
@@ -321,7 +327,23 @@ TEST_F(InformerTest, LostWatchResponseIsRetriedWithoutLosingEvents) {
   advance(kSecondMs);
   EXPECT_TRUE(informer.get("ns", "after").has_value());
   EXPECT_EQ(api.watch_count(), 1u);
-  EXPECT_EQ(informer.list_count(), 1u) << "a failed watch re-watches from the last version";
+  EXPECT_EQ(informer.list_count(), 2u) << "a watch that fails with other than 429 relists";
+}
+
+TEST_F(InformerTest, ThrottledWatchIsRetriedFromTheLastVersionWithoutARelist) {
+  InterceptorRule rule;
+  rule.match.verb = Verb::kWatch;
+  rule.action = FaultAction::kThrottle;
+  rule.times = 2;
+  api.add_interceptor(rule);
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  informer.start();
+  advance(100);
+  must_create(make_configmap("ns", "during"));  // While the watch backs off.
+  advance(10 * kSecondMs);
+  EXPECT_TRUE(informer.get("ns", "during").has_value()) << "replayed by the re-watch";
+  EXPECT_EQ(api.watch_count(), 1u);
+  EXPECT_EQ(informer.list_count(), 1u) << "429 re-watches from the last version";
 }
 
 TEST_F(InformerTest, CacheChangesAreTraced) {
