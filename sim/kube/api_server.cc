@@ -56,6 +56,11 @@ ApiServer::Impl::Impl(Sim& s, const ApiServerOptions& o) : sim(s), options(o) {
   fault_watch_expire = faults.declare(
       kFaultWatchExpire, "a watch expires with 410 Gone; the informer relists (coalescing events)",
       Ratio{1, 3}, Ratio{1, 100});
+  restart_draws = sim.stream("kube.apiserver.restart");
+  fault_restart = faults.declare(kFaultApiServerRestart,
+                                 "kube-apiserver restarts: down for 5-60 s (503 to every request), "
+                                 "every watch ends and informers relist after their backoff",
+                                 Ratio{1, 6}, Ratio{1, 1000});
 }
 
 ApiServer::ApiServer(Sim& sim, ApiServerOptions options)

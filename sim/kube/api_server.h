@@ -61,6 +61,7 @@ inline constexpr const char* kFaultThrottle = "kube.api.throttle";
 inline constexpr const char* kFaultLostRequest = "kube.api.timeout_lost_request";
 inline constexpr const char* kFaultLostResponse = "kube.api.timeout_lost_response";
 inline constexpr const char* kFaultWatchExpire = "kube.watch.expire";
+inline constexpr const char* kFaultApiServerRestart = "kube.apiserver.restart";
 
 // Which requests a rule applies to. Empty / nullopt fields match anything.
 struct RequestMatch {

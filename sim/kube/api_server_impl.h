@@ -213,6 +213,11 @@ struct ApiServer::Impl {
   };
   std::optional<Intercepted> intercept(const std::string& identity, const Request& request);
   void install_default_rules();
+  // kube.apiserver.restart (restart.cc): while the server is down every request answers 503.
+  FaultId fault_restart = 0;
+  ChoiceStream restart_draws;
+  TimeMs down_until_ms = -1;  // The current outage ends here; -1 = none yet.
+  std::optional<Intercepted> restart_outage();
 
   // --- Client request path (client.cc) ---
   ChoiceStream api_latency;

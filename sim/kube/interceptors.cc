@@ -75,6 +75,7 @@ const char* fault_action_name(FaultAction action) {
 std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(const std::string& identity,
                                                                        const Request& request) {
   if (sim.faults().healed()) return std::nullopt;
+  if (auto down = restart_outage()) return down;
   for (Rule& rule : rules) {
     const InterceptorRule& r = rule.rule;
     if (r.times >= 0 && rule.fired >= r.times) continue;

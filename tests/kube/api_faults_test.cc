@@ -4,6 +4,7 @@
 
 #include "sim/core/sync.h"
 #include "sim/kube/api_server.h"
+#include "sim/kube/informer.h"
 #include "tests/kube/api_test_util.h"
 
 namespace wsim::kube {
@@ -25,9 +26,9 @@ class ApiFaults : public KubeTest {
 };
 
 TEST_F(ApiFaults, FaultPointsAreDeclaredWithStableNames) {
-  for (const char* name :
-       {"kube.api.conflict", "kube.api.error5xx", "kube.api.throttle",
-        "kube.api.timeout_lost_request", "kube.api.timeout_lost_response", "kube.watch.expire"}) {
+  for (const char* name : {"kube.api.conflict", "kube.api.error5xx", "kube.api.throttle",
+                           "kube.api.timeout_lost_request", "kube.api.timeout_lost_response",
+                           "kube.watch.expire", "kube.apiserver.restart"}) {
     FaultId id = 0;
     EXPECT_TRUE(sim.faults().find(name, id)) << name;
     EXPECT_FALSE(sim.faults().point(id).description.empty());
@@ -302,6 +303,54 @@ TEST(ApiDeterminism, SameSeedSameTraceHash) {
   EXPECT_EQ(a, b);
   EXPECT_GT(a.second, 60u);
   EXPECT_NE(a.first, c.first) << "a different seed gives a different interleaving";
+}
+
+// kube.apiserver.restart: one firing takes the server down for 5–60 s. Every request meanwhile
+// is answered 503 unapplied (even once the point stops firing), every watch ends, and the
+// informer relists after its backoff once the server is back.
+TEST_F(ApiFaults, RestartTakesTheServerDownAndEndsEveryWatch) {
+  must_create(make_configmap("ns", "before"));
+  InformerOptions options;
+  options.identity = "alice";
+  options.kind = "ConfigMap";
+  Informer informer(sim, api, options);
+  informer.start();
+  advance(kSecondMs);
+  ASSERT_EQ(api.watch_count(), 1u);
+  ASSERT_EQ(informer.list_count(), 1u);
+  force(kFaultApiServerRestart);
+  const std::uint64_t rv = api.current_resource_version();
+  EXPECT_EQ(run(client.create(make_configmap("ns", "refused"))).status.code,
+            Code::kServiceUnavailable);
+  FaultId id = 0;
+  ASSERT_TRUE(sim.faults().find(kFaultApiServerRestart, id));
+  sim.faults().force(id, false);
+  EXPECT_EQ(api.watch_count(), 0u) << "every watch ended at the restart";
+  EXPECT_EQ(run(client.get(ObjectRef{"ConfigMap", "ns", "before"})).status.code,
+            Code::kServiceUnavailable)
+      << "still down: the outage does not depend on the point firing again";
+  EXPECT_EQ(api.current_resource_version(), rv) << "nothing was applied";
+  bool traced = false;
+  for (const TraceEvent& e : sim.trace().events()) {
+    traced |= e.actor == "kube-apiserver" && e.verb == "restart" && e.result == "down";
+  }
+  EXPECT_TRUE(traced);
+  must_create(make_configmap("ns", "while-down"));  // A server-side write (not a client).
+  advance(2 * kMinuteMs);
+  EXPECT_TRUE(run(client.create(make_configmap("ns", "after"))).ok()) << "back after 60 s at most";
+  advance(2 * kMinuteMs);
+  EXPECT_EQ(api.watch_count(), 1u) << "watching again";
+  EXPECT_GE(informer.list_count(), 2u) << "relisted";
+  EXPECT_TRUE(informer.get("ns", "while-down").has_value());
+  EXPECT_TRUE(informer.get("ns", "after").has_value());
+}
+
+TEST_F(ApiFaults, HealEndsARestartOutage) {
+  force(kFaultApiServerRestart);
+  EXPECT_EQ(run(client.get(ObjectRef{"Namespace", "", "ns"})).status.code,
+            Code::kServiceUnavailable);
+  sim.faults().heal();
+  EXPECT_TRUE(run(client.get(ObjectRef{"Namespace", "", "ns"})).ok());
 }
 
 }  // namespace
