@@ -50,9 +50,11 @@ TEST_F(SignatureCorpusTest, TwoSeedsOfTheSameBugShareItsSignature) {
   // Every S5 of latest mk2 is B2 (B1 is fixed there). Most instances must carry B2's label and
   // none may be NEW; some go to B1's script (status-conflict-pre16622), whose path they share
   // when the podStarts write is lost with the create's response (seed 4 since the busier
-  // workload of incidents): the measured precision limit of docs/signatures.md.
+  // workload of incidents): the measured precision limit of docs/signatures.md. 6 of 8 carried
+  // B2's label until the reflector backoff and kube.apiserver.restart changed every run
+  // (2026-11-26, docs/fidelity.md K9); 5 of 8 since (the other three go to B1's script).
   constexpr std::size_t kInstances = 8;
-  constexpr std::size_t kCarryingB2Min = 6;
+  constexpr std::size_t kCarryingB2Min = 5;
   std::vector<std::string> labels;
   std::vector<std::uint64_t> seeds;
   for (std::uint64_t seed = 0; seed < 400 && labels.size() < kInstances; ++seed) {
@@ -146,11 +148,14 @@ TEST_F(SignatureCorpusTest, ABugItsFileExpectsToPassOnTheRunsVersionsIsNotALabel
 // The latest mk2 hunt finds four bugs with one message, "# pod(s) created after a successful
 // StopWorkspace" or "stopped by the user but CR remains in ...": B3 (the stop lands while the
 // first pod is rejected), B6 (the re-creation limit), N6 (before ws-manager's cache has the CR)
-// and N7 (before any pod exists). The first ten L5 seeds were triaged by reading their traces
-// (docs/signatures.md "Contexts"); a model change that moves them needs a new triage, as a
-// corpus fingerprint does. The contexts (the workspace's objects when the user stopped) must
-// label at least 9 of 10 with their bug (seed 6, N6, goes to N7: its path covers under 2/3 of
-// the N6 exemplar's), and more than the rule without contexts does.
+// and N7 (before any pod exists). The first ten seeds whose first violation is L5 were triaged by
+// reading their traces (docs/signatures.md "Contexts"); a model change that moves them needs a
+// new triage, as a corpus fingerprint does (re-triaged 2026-11-26 after the reflector backoff and
+// kube.apiserver.restart, docs/fidelity.md K9: N6 = the stop answered NotFound from a cache
+// without the CR; N7 = the stop acknowledged before any pod exists; B3 = the stop lands between a
+// rejection and the re-creation; B6 = two rejections reach the re-creation limit before the
+// stop). The contexts (the workspace's objects when the user stopped) must label at least 9 of
+// 10 with their bug, and more than the rule without contexts does.
 TEST_F(SignatureCorpusTest, ContextsTellTheStoppedByTheUserBugsApart) {
   CorpusBug bug;
   LoadedScenario loaded;
@@ -162,8 +167,8 @@ TEST_F(SignatureCorpusTest, ContextsTellTheStoppedByTheUserBugsApart) {
   const std::vector<KnownBug> applicable =
       applicable_known_bugs(known_, loaded.scenario, *loaded.system);
   const std::vector<std::pair<std::uint64_t, std::string>> triaged = {
-      {5, "N7"},  {6, "N6"},   {24, "B3"},  {28, "N7"},  {61, "N6"},
-      {67, "B6"}, {115, "B6"}, {147, "N7"}, {176, "B3"}, {193, "B6"}};
+      {61, "N6"},  {73, "N6"},  {110, "N7"}, {171, "N6"}, {233, "N7"},
+      {238, "B6"}, {250, "B6"}, {258, "B3"}, {288, "B3"}, {335, "N7"}};
   MatchOptions off;
   off.context = MatchOptions::Context::kOff;
   std::size_t right = 0;
