@@ -81,11 +81,13 @@ class Groups {
   std::vector<std::size_t> parent_;
 };
 
-// Each row's group: rows with the same hunt (always), and with the same file (by_file). With
-// `seeded`, hunts differ by the file's seed too, as they did until 2026-11-26 (hunted exemplars
-// of one hunt counted as several hunts, each instance judged against each file's bug).
+// Each row's group: rows with the same hunt (by_hunt), and with the same file or bug id
+// (by_file). With `seeded`, hunts differ by the file's seed too, as they did until 2026-11-26
+// (hunted exemplars of one hunt counted as several hunts, each instance judged against each
+// file's bug). Without by_hunt the groups are the bugs themselves (the counterfactual evidence
+// is about one bug, not about everything its hunt finds).
 std::vector<std::size_t> group_rows(const std::vector<BugRow>& rows, bool by_file,
-                                    bool seeded = false) {
+                                    bool seeded = false, bool by_hunt = true) {
   Groups groups(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
@@ -93,7 +95,7 @@ std::vector<std::size_t> group_rows(const std::vector<BugRow>& rows, bool by_fil
           rows[i].bug.path == rows[j].bug.path || rows[i].bug.bug == rows[j].bug.bug;
       const bool same_hunt =
           seeded ? rows[i].seeded_hunt == rows[j].seeded_hunt : rows[i].hunt == rows[j].hunt;
-      if (same_hunt || (by_file && same_bug)) {
+      if ((by_hunt && same_hunt) || (by_file && same_bug)) {
         groups.join(i, j);
       }
     }
@@ -205,19 +207,23 @@ struct Evidence {
   Counterfactual own = Counterfactual::kNotApplicable;
   Counterfactual label = Counterfactual::kNotApplicable;
   Counterfactual placebo = Counterfactual::kNotApplicable;  // With a candidate that is no fix.
+  Counterfactual control = Counterfactual::kNotApplicable;  // With another bug's switch.
 };
 
 // Replays instances of a row's hunt with fix switches; the switched scenarios are built once.
 class Replayer {
  public:
-  // The outcome of the first of `switches` that applies to `row`'s hunt, replayed at `seed`, and,
-  // when `other` is set, spares its script (fix_spares: tells the two bugs apart).
-  bool replay(const BugRow& row, const std::vector<FixSwitch>& switches, const CorpusBug* other,
-              std::uint64_t seed, Counterfactual& outcome, std::string& error) {
+  // The outcome of the first of `switches` that applies to `row`'s hunt, replayed at `seed`, and
+  // spares the scripts of `others` (fix_spares: tells the bugs apart).
+  bool replay(const BugRow& row, const std::vector<FixSwitch>& switches,
+              const std::vector<const CorpusBug*>& others, std::uint64_t seed,
+              Counterfactual& outcome, std::string& error) {
     outcome = Counterfactual::kNotApplicable;
     for (const FixSwitch& fix : switches) {
       bool spares = true;
-      if (other != nullptr && !spared(*other, fix, spares, error)) return false;
+      for (const CorpusBug* other : others) {
+        if (spares && !spared(*other, fix, spares, error)) return false;
+      }
       if (!spares) continue;
       const std::string key = row.name + " " + fix.text();
       auto it = switched_.find(key);
@@ -258,8 +264,9 @@ class Replayer {
 };
 
 // The evidence of every instance labelled `labels` (label_all).
+// `bug`: each row's bug (group_rows without the hunt).
 bool gather_evidence(const std::vector<BugRow>& rows, const Labels& labels,
-                     const std::vector<std::size_t>& group, std::vector<std::vector<Evidence>>& out,
+                     const std::vector<std::size_t>& bug, std::vector<std::vector<Evidence>>& out,
                      std::ostream* dump, std::string& error) {
   Replayer replayer;
   out.assign(rows.size(), {});
@@ -267,27 +274,44 @@ bool gather_evidence(const std::vector<BugRow>& rows, const Labels& labels,
     for (std::size_t i = 0; i < rows[r].signatures.size(); ++i) {
       Evidence evidence;
       const int label = labels[r][i];
-      const bool other = label >= 0 && group[static_cast<std::size_t>(label)] != group[r];
+      const bool other = label >= 0 && bug[static_cast<std::size_t>(label)] != bug[r];
       const BugRow* labelled = other ? &rows[static_cast<std::size_t>(label)] : nullptr;
-      if (!replayer.replay(rows[r], rows[r].switches, other ? &labelled->bug : nullptr,
-                           rows[r].seeds[i], evidence.own, error)) {
+      const std::uint64_t seed = rows[r].seeds[i];
+      std::vector<const CorpusBug*> spare;
+      if (other) spare.push_back(&labelled->bug);
+      if (!replayer.replay(rows[r], rows[r].switches, spare, seed, evidence.own, error) ||
+          !replayer.replay(rows[r], rows[r].placebos, {}, seed, evidence.placebo, error)) {
         return false;
       }
-      if (!replayer.replay(rows[r], rows[r].placebos, nullptr, rows[r].seeds[i], evidence.placebo,
-                           error)) {
-        return false;
-      }
-      if (other && !replayer.replay(rows[r], labelled->switches, &rows[r].bug, rows[r].seeds[i],
+      if (other && !replayer.replay(rows[r], labelled->switches, {&rows[r].bug}, seed,
                                     evidence.label, error)) {
         return false;
       }
+      if (label >= 0) {
+        // The control: a switch of a bug of the same invariant in neither group, sparing the
+        // label's script and the hunt's bug's, should leave the violation in place.
+        const std::size_t l = static_cast<std::size_t>(label);
+        for (std::size_t x = 0; x < rows.size(); ++x) {
+          if (rows[x].bug.invariant != rows[r].bug.invariant || bug[x] == bug[r] ||
+              bug[x] == bug[l] || rows[x].switches.empty()) {
+            continue;
+          }
+          if (!replayer.replay(rows[r], rows[x].switches, {&rows[l].bug, &rows[r].bug}, seed,
+                               evidence.control, error)) {
+            return false;
+          }
+          if (evidence.control != Counterfactual::kNotApplicable) break;
+        }
+      }
       if (dump != nullptr && (evidence.own != Counterfactual::kNotApplicable ||
-                              evidence.label != Counterfactual::kNotApplicable)) {
+                              evidence.label != Counterfactual::kNotApplicable ||
+                              evidence.control != Counterfactual::kNotApplicable)) {
         *dump << "  " << rows[r].bug.name << " seed " << rows[r].seeds[i] << ": with its fix "
               << counterfactual_name(evidence.own) << ", with its label's ("
               << (label >= 0 ? rows[static_cast<std::size_t>(label)].bug.name : "-") << ") "
               << counterfactual_name(evidence.label) << ", with a placebo "
-              << counterfactual_name(evidence.placebo) << "\n";
+              << counterfactual_name(evidence.placebo) << ", with another bug's "
+              << counterfactual_name(evidence.control) << "\n";
       }
       out[r].push_back(evidence);
     }
@@ -305,10 +329,14 @@ struct StrictScore {
   std::size_t label_confirmed = 0;         // Another group's label confirmed by its fix.
 };
 
-// One instance into `s`: label `label` of row r, its evidence, NEW when left out or not.
-void score_strict(StrictScore& s, const std::vector<std::size_t>& group, std::size_t r, int label,
+// One instance into `s`: label `label` of row r, its evidence, NEW when left out or not. The
+// evidence is about bugs (`bug`: same file or id); without it the truth is the current one, the
+// hunt's group (`group`).
+void score_strict(StrictScore& s, const std::vector<std::size_t>& group,
+                  const std::vector<std::size_t>& bug, std::size_t r, int label,
                   const Evidence& evidence, bool fresh) {
   const bool in_group = label >= 0 && group[static_cast<std::size_t>(label)] == group[r];
+  const bool same_bug = label >= 0 && bug[static_cast<std::size_t>(label)] == bug[r];
   const bool labelled = label >= 0 || label == -2;
   if (evidence.own == Counterfactual::kGone) ++s.confirmed;
   if (evidence.own == Counterfactual::kPersists) ++s.refuted;
@@ -322,42 +350,52 @@ void score_strict(StrictScore& s, const std::vector<std::size_t>& group, std::si
     return;
   }
   if (evidence.own == Counterfactual::kPersists) {
-    // Not (only) the hunt's bug: a label of its group is wrong; another label is unknown.
-    if (in_group) ++s.labelled;
+    // Not (only) the hunt's bug: a label of that bug is wrong; another label is unknown.
+    if (same_bug) ++s.labelled;
     return;
   }
+  // The hunt's bug (its own fix made the violation vanish), or, without evidence, its group.
+  const bool right = evidence.own == Counterfactual::kGone ? same_bug : in_group;
   ++s.truth;
   ++s.of_hunt_bug;
-  if (in_group) ++s.recalled;
+  if (right) ++s.recalled;
   if (labelled) ++s.labelled;
-  if (in_group) ++s.right;
+  if (right) ++s.right;
   if (fresh) ++s.fresh;
 }
 
 // The per-bug counterfactual rows and the totals beside the current ground truth.
 void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
                           const std::vector<std::size_t>& group,
+                          const std::vector<std::size_t>& bug,
                           const std::vector<std::vector<Evidence>>& evidence,
                           const std::vector<std::vector<bool>>& fresh, std::ostream& out) {
   out << "\nCounterfactual replays (each instance replayed with the first fix switch of its hunt's "
-         "bug that applies and, when it is labelled with another group's bug, spares that bug's "
+         "bug that applies and, when it is labelled with another bug, spares that bug's "
          "script; and with the first of its label's that spares its hunt's bug's script):\n\n"
          "| bug | fix switches | replayed | gone | persists | masked | labels confirmed by "
          "their fix | placebo | gone with the placebo |\n|---|---|---|---|---|---|---|---|---|\n";
   StrictScore total;
   std::size_t total_placebo_replayed = 0, total_placebo_gone = 0;
+  std::size_t total_control_replayed = 0, total_control_gone = 0;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     StrictScore s;
     std::size_t replayed = 0, masked = 0, placebo_replayed = 0, placebo_gone = 0;
     for (std::size_t i = 0; i < labels[r].size(); ++i) {
-      score_strict(s, group, r, labels[r][i], evidence[r][i], fresh[r][i]);
-      score_strict(total, group, r, labels[r][i], evidence[r][i], fresh[r][i]);
+      score_strict(s, group, bug, r, labels[r][i], evidence[r][i], fresh[r][i]);
+      score_strict(total, group, bug, r, labels[r][i], evidence[r][i], fresh[r][i]);
       if (evidence[r][i].own != Counterfactual::kNotApplicable) ++replayed;
       if (evidence[r][i].own == Counterfactual::kMasked) ++masked;
       const Counterfactual placebo = evidence[r][i].placebo;
       if (placebo != Counterfactual::kNotApplicable && placebo != Counterfactual::kMasked) {
         ++placebo_replayed;
         if (placebo == Counterfactual::kGone) ++placebo_gone;
+      }
+    }
+    for (const Evidence& e : evidence[r]) {
+      if (e.control == Counterfactual::kGone || e.control == Counterfactual::kPersists) {
+        ++total_control_replayed;
+        if (e.control == Counterfactual::kGone) ++total_control_gone;
       }
     }
     total_placebo_replayed += placebo_replayed;
@@ -383,7 +421,9 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
       << percent(total.fresh, total.of_hunt_bug) << " (" << total.fresh << " of "
       << total.of_hunt_bug << "); the control: a change of "
       << "versions that does not fix the bug's script (placebo) made " << total_placebo_gone
-      << " of " << total_placebo_replayed << " replayed instances vanish\n";
+      << " of " << total_placebo_replayed << " replayed instances vanish, and a switch of a "
+      << "bug of the same invariant in neither the hunt's nor the label's group (sparing both "
+      << "scripts) made " << total_control_gone << " of " << total_control_replayed << " vanish\n";
 }
 
 }  // namespace
@@ -464,11 +504,12 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
       << percent(total_new, total.instances) << " (" << total_new << " of " << total.instances
       << ")\n";
   std::vector<std::vector<Evidence>> evidence;
-  if (!gather_evidence(rows, labels, group, evidence, command.dump ? &err : nullptr, error)) {
+  const std::vector<std::size_t> bug = group_rows(rows, true, false, false);
+  if (!gather_evidence(rows, labels, bug, evidence, command.dump ? &err : nullptr, error)) {
     err << "wsim bench-signatures: counterfactual replay: " << error << "\n";
     return kExitUsage;
   }
-  print_counterfactual(rows, labels, group, evidence, fresh_each, out);
+  print_counterfactual(rows, labels, group, bug, evidence, fresh_each, out);
 
   // Each component of the match rule on and off, and the two groupings (signature_bench.h).
   const std::vector<std::size_t> by_hunt = group_rows(rows, false);

@@ -157,11 +157,16 @@ TEST_F(CorpusBugsTest, FixSwitchesArePassBlocksAndMissingFixesThatFixTheScript) 
   // A bug of the latest versions with no PASS block has none.
   switches.clear();
   placebos.clear();
-  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitpod/stop-during-rejection-window.textproto#0",
-                               bug, error));
+  ASSERT_TRUE(parse_corpus_bug(
+      "corpus/regressions/gitpod/stop-before-first-pod-scripted.textproto#0", bug, error));
   ASSERT_TRUE(fix_switches(bug, switches, error, &placebos)) << error;
   EXPECT_TRUE(switches.empty());
   EXPECT_TRUE(placebos.empty());
+  // A PASS block that removes a precondition (B3 needs a stop inside the re-creation backoff).
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitpod/stop-during-rejection-window.textproto#0",
+                               bug, error));
+  ASSERT_TRUE(fix_switches(bug, switches, error, &placebos)) << error;
+  EXPECT_THAT(switch_texts(switches), ::testing::ElementsAre("pod_recreation_backoff_ms=1"));
 }
 
 TEST_F(CorpusBugsTest, AFixSwitchAppliesOnlyFromTheBugsVersions) {
