@@ -185,6 +185,10 @@ bool load_bug_script(const CorpusBug& bug, LoadedScenario& loaded, std::string& 
 
 }  // namespace
 
+// The values of KnownBug::fixed_by (defined with fix_switches below).
+bool fixing_values(const CorpusBug& bug, std::map<std::string, std::vector<std::string>>& out,
+                   std::string& error);
+
 bool corpus_bug_signature(const CorpusBug& bug, Signature& out, std::string& error) {
   LoadedScenario loaded;
   if (!load_bug_script(bug, loaded, error)) return false;
@@ -229,26 +233,76 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
       error.clear();
       continue;
     }
+    if (!fixing_values(bug, known.fixed_by, error)) return false;
     out.push_back(std::move(known));
   }
   return true;
 }
 
+namespace {
+
+// "a,b,c" → {"a", "b", "c"}; "" → {}.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+// Whether `run` matches the `when` of `expect`.
+bool matches_when(const KnownBugExpectation& expect, const proto::Scenario& run,
+                  const System& system) {
+  return std::all_of(expect.when.begin(), expect.when.end(), [&](const auto& entry) {
+    std::string value;
+    return config_value(run, system, entry.first, value) && value == entry.second;
+  });
+}
+
+// Whether `run`, on the versions of `bug`'s own expectation, has one of the values that fix it
+// (KnownBug::fixed_by); an empty list or the axis's `latest` has every value. A run on other
+// versions (an mk1 era, whose runs ignore mk2's fixes) is one the file says nothing about.
+bool has_fix(const KnownBug& bug, const proto::Scenario& run, const System& system) {
+  const std::size_t hash = bug.name.rfind('#');
+  WSIM_ASSERT(hash != std::string::npos);
+  const std::size_t index = std::stoul(bug.name.substr(hash + 1));
+  if (bug.fixed_by.empty() || index >= bug.expectations.size() ||
+      !matches_when(bug.expectations[index], run, system)) {
+    return false;
+  }
+  for (const auto& [field, values] : bug.fixed_by) {
+    std::string current;
+    if (!config_value(run, system, field, current)) continue;
+    const std::vector<std::string> list = split_list(current);
+    std::string latest;
+    for (const VersionAxis& axis : system.axes()) {
+      if (axis.field == field) latest = axis.latest;
+    }
+    if (list.empty() || std::find(list.begin(), list.end(), latest) != list.end()) return true;
+    for (const std::string& value : values) {
+      if (std::find(list.begin(), list.end(), value) != list.end()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
-                                            const proto::Scenario& run, const System& system) {
+                                            const proto::Scenario& run, const System& system,
+                                            bool by_fixes) {
   std::vector<KnownBug> out;
   for (const KnownBug& bug : known) {
     bool fixed = false;
     for (const KnownBugExpectation& expect : bug.expectations) {
-      const bool matches =
-          std::all_of(expect.when.begin(), expect.when.end(), [&](const auto& entry) {
-            std::string value;
-            return config_value(run, system, entry.first, value) && value == entry.second;
-          });
-      if (!matches) continue;
+      if (!matches_when(expect, run, system)) continue;
       fixed = expect.pass;
       break;
     }
+    if (!fixed && by_fixes) fixed = has_fix(bug, run, system);
     if (!fixed) out.push_back(bug);
   }
   return out;
@@ -270,18 +324,6 @@ bool label_with_corpus(const System& system, const proto::Scenario& run,
 
 namespace {
 
-// "a,b,c" → {"a", "b", "c"}; "" → {}.
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    if (comma > at) out.push_back(text.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return out;
-}
-
 bool violates(const RunResult& result, const std::string& invariant) {
   if (result.violation && result.violation->invariant_id == invariant) return true;
   return std::any_of(result.liveness.begin(), result.liveness.end(),
@@ -301,8 +343,10 @@ std::vector<VersionAxis> repeated_axes(const proto::Scenario& scenario, const Sy
   return out;
 }
 
-// The candidate switches of `bug` (FixSwitch), given its validated script.
-std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScenario& script) {
+// The candidate switches of `bug` (FixSwitch), given its validated script; with `added_only`,
+// only the values added to a repeated axis.
+std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScenario& script,
+                                          bool added_only = false) {
   const System& system = *script.system;
   std::vector<FixSwitch> out;
   auto add = [&](FixSwitch fix) {
@@ -314,7 +358,7 @@ std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScen
     out.push_back(std::move(fix));
   };
   for (const KnownBugExpectation& expect : bug.expectations) {
-    if (!expect.pass) continue;
+    if (!expect.pass || added_only) continue;
     FixSwitch fix;
     bool readable = true;
     for (const auto& [field, value] : expect.when) {
@@ -323,6 +367,11 @@ std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScen
       if (readable && current != value)
         fix.changes.push_back(FixChange{field, value, false, current});
     }
+    fix.precondition = std::any_of(fix.changes.begin(), fix.changes.end(), [&](const FixChange& c) {
+      const std::vector<VersionAxis> axes = system.axes();
+      return std::none_of(axes.begin(), axes.end(),
+                          [&](const VersionAxis& axis) { return axis.field == c.field; });
+    });
     if (readable) add(std::move(fix));
   }
   for (const VersionAxis& axis : repeated_axes(script.scenario, system)) {
@@ -392,11 +441,14 @@ bool apply_fix_switch(LoadedScenario& loaded, const FixSwitch& fix, bool& applie
   return true;
 }
 
-bool fix_switches(const CorpusBug& bug, std::vector<FixSwitch>& out, std::string& error,
-                  std::vector<FixSwitch>* placebos) {
+namespace {
+
+// fix_switches, of all candidates or (added_only) of the values added to a repeated axis.
+bool verified_switches(const CorpusBug& bug, bool added_only, std::vector<FixSwitch>& out,
+                       std::vector<FixSwitch>* placebos, std::string& error) {
   LoadedScenario script;
   if (!load_bug_script(bug, script, error)) return false;
-  for (FixSwitch& fix : candidate_switches(bug, script)) {
+  for (FixSwitch& fix : candidate_switches(bug, script, added_only)) {
     LoadedScenario fixed = script;
     bool applied = false;
     if (!apply_fix_switch(fixed, fix, applied, error)) return false;
@@ -406,6 +458,26 @@ bool fix_switches(const CorpusBug& bug, std::vector<FixSwitch>& out, std::string
       out.push_back(std::move(fix));
     } else if (placebos != nullptr) {
       placebos->push_back(std::move(fix));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool fix_switches(const CorpusBug& bug, std::vector<FixSwitch>& out, std::string& error,
+                  std::vector<FixSwitch>* placebos) {
+  return verified_switches(bug, false, out, placebos, error);
+}
+
+bool fixing_values(const CorpusBug& bug, std::map<std::string, std::vector<std::string>>& out,
+                   std::string& error) {
+  std::vector<FixSwitch> switches;
+  if (!verified_switches(bug, true, switches, nullptr, error)) return false;
+  for (const FixSwitch& fix : switches) {
+    for (const FixChange& change : fix.changes) {
+      WSIM_ASSERT(change.add);
+      out[change.field].push_back(change.value);
     }
   }
   return true;

@@ -70,11 +70,15 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
 
 // The bugs of `known` that may be present on the versions of `run`: a bug is left out when the
 // first of its file's expect blocks whose `when` matches `run`'s config expects PASS (the corpus
-// says its script passes there: limbo-411205 on A1, a fixed version). A bug whose file says
-// nothing about those versions stays. Used by `wsim hunt`, `wsim run`/`explain` labels and
+// says its script passes there: limbo-411205 on A1, a fixed version), and (by_fixes) when `run`
+// is on the versions of the bug's own expectation but has a value that fixes it
+// (KnownBug::fixed_by: status-conflict-pre16622, B1, pinned on mk2 without 16622, is not a
+// candidate on the latest mk2, which has 16622). A bug whose file says nothing about those
+// versions stays. Used by `wsim hunt`, `wsim run`/`explain` labels and
 // scripts/bench-signatures; the fuzz guards keep every bug of their system.
 std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
-                                            const proto::Scenario& run, const System& system);
+                                            const proto::Scenario& run, const System& system,
+                                            bool by_fixes = true);
 
 // Labels `result` (run with keep_trace, the run of `run`) against the known bugs of `system` in
 // `corpus_dir` that may be present on its versions (applicable_known_bugs):
@@ -103,6 +107,11 @@ struct FixChange {
 };
 struct FixSwitch {
   std::vector<FixChange> changes;
+  // A change of a config field that is not a version axis (a setting such as a backoff): it
+  // removes a precondition of the bug rather than fixing it, and faults can re-create the
+  // precondition (a failed write widens a window), so a violation that persists under it is no
+  // evidence that it is another bug; one that vanishes still is evidence that it is this one.
+  bool precondition = false;
   std::string text() const;  // "agent=A1 rails=R3", "fixes+16622".
 };
 

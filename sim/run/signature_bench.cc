@@ -25,9 +25,10 @@ struct BugRow {
   std::vector<Signature> signatures;  // One per instance.
   std::uint64_t runs = 0;
   std::vector<KnownBug> applicable = {};  // The known bugs not fixed on its hunt's versions.
-  std::vector<std::uint64_t> seeds = {};  // The seed of each instance.
-  std::vector<FixSwitch> switches = {};   // Its bug's fix switches (corpus_bugs.h).
-  std::vector<FixSwitch> placebos = {};   // Candidates that do not fix its script.
+  std::vector<KnownBug> applicable_by_blocks = {};  // ... by PASS blocks only (not by fixed_by).
+  std::vector<std::uint64_t> seeds = {};            // The seed of each instance.
+  std::vector<FixSwitch> switches = {};             // Its bug's fix switches (corpus_bugs.h).
+  std::vector<FixSwitch> placebos = {};             // Candidates that do not fix its script.
 };
 
 // The first `instances` violations of the bug's invariant from its hunting scenario.
@@ -36,6 +37,7 @@ bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<Kno
   LoadedScenario loaded;
   if (!corpus_bug_scenario(row.bug, loaded, error)) return false;
   row.applicable = applicable_known_bugs(known, loaded.scenario, *loaded.system);
+  row.applicable_by_blocks = applicable_known_bugs(known, loaded.scenario, *loaded.system, false);
   row.hunt = hunting_key(loaded.scenario) + " " + row.bug.invariant;
   row.seeded_hunt = row.hunt + " seed " + std::to_string(loaded.scenario.seed());
   for (std::uint64_t seed = 0; seed < command.runs_max; ++seed) {
@@ -113,15 +115,24 @@ struct Score {
 // with no row).
 using Labels = std::vector<std::vector<int>>;
 
-// by_versions: each row against the known bugs not fixed on its versions (BugRow::applicable);
-// else against all.
+// Which known bugs a row's instances are labelled against: those not fixed on its versions
+// (BugRow::applicable, the default), those not fixed by a PASS block (applicable_by_blocks), all.
+enum class Filter { kVersions, kBlocks, kAll };
+
+const std::vector<KnownBug>& candidates(const BugRow& row, const std::vector<KnownBug>& all,
+                                        Filter filter) {
+  if (filter == Filter::kAll) return all;
+  return filter == Filter::kBlocks ? row.applicable_by_blocks : row.applicable;
+}
+
+// Each row's instances labelled against candidates(filter).
 Labels label_all(const std::vector<BugRow>& rows, const std::vector<KnownBug>& all,
-                 const MatchOptions& options, bool by_versions = true) {
+                 const MatchOptions& options, Filter filter = Filter::kVersions) {
   std::map<std::string, int> row_of;
   for (std::size_t r = 0; r < rows.size(); ++r) row_of[rows[r].name] = static_cast<int>(r);
   Labels labels(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    const std::vector<KnownBug>& known = by_versions ? rows[r].applicable : all;
+    const std::vector<KnownBug>& known = candidates(rows[r], all, filter);
     for (const Signature& signature : rows[r].signatures) {
       const KnownBug* match = match_known(signature, known, options);
       const auto it = match == nullptr ? row_of.end() : row_of.find(match->name);
@@ -139,13 +150,13 @@ std::vector<std::vector<bool>> new_when_left_out_each(const std::vector<BugRow>&
                                                       const std::vector<KnownBug>& all,
                                                       const std::vector<std::size_t>& group,
                                                       const MatchOptions& options,
-                                                      bool by_versions = true) {
+                                                      Filter filter = Filter::kVersions) {
   std::map<std::string, std::size_t> group_of_name;
   for (std::size_t r = 0; r < rows.size(); ++r) group_of_name[rows[r].name] = group[r];
   std::vector<std::vector<bool>> out(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
     std::vector<KnownBug> others;
-    for (const KnownBug& bug : by_versions ? rows[r].applicable : all) {
+    for (const KnownBug& bug : candidates(rows[r], all, filter)) {
       const auto it = group_of_name.find(bug.name);
       if (it == group_of_name.end() || it->second != group[r]) others.push_back(bug);
     }
@@ -159,10 +170,10 @@ std::vector<std::vector<bool>> new_when_left_out_each(const std::vector<BugRow>&
 std::vector<std::size_t> new_when_left_out(const std::vector<BugRow>& rows,
                                            const std::vector<KnownBug>& all,
                                            const std::vector<std::size_t>& group,
-                                           const MatchOptions& options, bool by_versions = true) {
+                                           const MatchOptions& options,
+                                           Filter filter = Filter::kVersions) {
   std::vector<std::size_t> out;
-  for (const std::vector<bool>& each :
-       new_when_left_out_each(rows, all, group, options, by_versions)) {
+  for (const std::vector<bool>& each : new_when_left_out_each(rows, all, group, options, filter)) {
     out.push_back(static_cast<std::size_t>(std::count(each.begin(), each.end(), true)));
   }
   return out;
@@ -205,6 +216,7 @@ void print_seeded_grouping(const std::vector<BugRow>& rows, const std::vector<Kn
 // with a fix switch of its hunt's bug, and with one of its label's bug when that is another group.
 struct Evidence {
   Counterfactual own = Counterfactual::kNotApplicable;
+  bool own_precondition = false;  // The hunt's bug's switch was a precondition (FixSwitch).
   Counterfactual label = Counterfactual::kNotApplicable;
   Counterfactual placebo = Counterfactual::kNotApplicable;  // With a candidate that is no fix.
   Counterfactual control = Counterfactual::kNotApplicable;  // With another bug's switch.
@@ -217,7 +229,7 @@ class Replayer {
   // spares the scripts of `others` (fix_spares: tells the bugs apart).
   bool replay(const BugRow& row, const std::vector<FixSwitch>& switches,
               const std::vector<const CorpusBug*>& others, std::uint64_t seed,
-              Counterfactual& outcome, std::string& error) {
+              Counterfactual& outcome, std::string& error, bool* precondition = nullptr) {
     outcome = Counterfactual::kNotApplicable;
     for (const FixSwitch& fix : switches) {
       bool spares = true;
@@ -241,6 +253,7 @@ class Replayer {
       it->second->scenario.set_seed(seed);
       const RunResult result = execute_run(*it->second->system, it->second->scenario, RunOptions{});
       outcome = counterfactual_outcome(result, row.bug.invariant);
+      if (precondition != nullptr) *precondition = fix.precondition;
       return true;
     }
     return true;
@@ -279,7 +292,8 @@ bool gather_evidence(const std::vector<BugRow>& rows, const Labels& labels,
       const std::uint64_t seed = rows[r].seeds[i];
       std::vector<const CorpusBug*> spare;
       if (other) spare.push_back(&labelled->bug);
-      if (!replayer.replay(rows[r], rows[r].switches, spare, seed, evidence.own, error) ||
+      if (!replayer.replay(rows[r], rows[r].switches, spare, seed, evidence.own, error,
+                           &evidence.own_precondition) ||
           !replayer.replay(rows[r], rows[r].placebos, {}, seed, evidence.placebo, error)) {
         return false;
       }
@@ -339,7 +353,7 @@ void score_strict(StrictScore& s, const std::vector<std::size_t>& group,
   const bool same_bug = label >= 0 && bug[static_cast<std::size_t>(label)] == bug[r];
   const bool labelled = label >= 0 || label == -2;
   if (evidence.own == Counterfactual::kGone) ++s.confirmed;
-  if (evidence.own == Counterfactual::kPersists) ++s.refuted;
+  if (evidence.own == Counterfactual::kPersists && !evidence.own_precondition) ++s.refuted;
   if (evidence.label == Counterfactual::kGone) {
     // The label's own fix makes the violation vanish: the label is right.
     ++s.label_confirmed;
@@ -349,7 +363,7 @@ void score_strict(StrictScore& s, const std::vector<std::size_t>& group,
     ++s.right;
     return;
   }
-  if (evidence.own == Counterfactual::kPersists) {
+  if (evidence.own == Counterfactual::kPersists && !evidence.own_precondition) {
     // Not (only) the hunt's bug: a label of that bug is wrong; another label is unknown.
     if (same_bug) ++s.labelled;
     return;
@@ -380,12 +394,13 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
   std::size_t total_control_replayed = 0, total_control_gone = 0;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     StrictScore s;
-    std::size_t replayed = 0, masked = 0, placebo_replayed = 0, placebo_gone = 0;
+    std::size_t replayed = 0, masked = 0, persisted = 0, placebo_replayed = 0, placebo_gone = 0;
     for (std::size_t i = 0; i < labels[r].size(); ++i) {
       score_strict(s, group, bug, r, labels[r][i], evidence[r][i], fresh[r][i]);
       score_strict(total, group, bug, r, labels[r][i], evidence[r][i], fresh[r][i]);
       if (evidence[r][i].own != Counterfactual::kNotApplicable) ++replayed;
       if (evidence[r][i].own == Counterfactual::kMasked) ++masked;
+      if (evidence[r][i].own == Counterfactual::kPersists) ++persisted;
       const Counterfactual placebo = evidence[r][i].placebo;
       if (placebo != Counterfactual::kNotApplicable && placebo != Counterfactual::kMasked) {
         ++placebo_replayed;
@@ -403,21 +418,22 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
     if (rows[r].switches.empty() && rows[r].placebos.empty() && s.label_confirmed == 0) continue;
     std::string switches;
     for (const FixSwitch& fix : rows[r].switches) {
-      switches += (switches.empty() ? "" : ", ") + fix.text();
+      switches +=
+          (switches.empty() ? "" : ", ") + fix.text() + (fix.precondition ? " (precondition)" : "");
     }
     out << "| " << rows[r].bug.name << " | " << (switches.empty() ? "-" : switches) << " | "
-        << replayed << " | " << s.confirmed << " | " << s.refuted << " | " << masked << " | "
+        << replayed << " | " << s.confirmed << " | " << persisted << " | " << masked << " | "
         << s.label_confirmed << " | "
         << (rows[r].placebos.empty() ? "-" : rows[r].placebos[0].text()) << " | " << placebo_gone
         << " of " << placebo_replayed << " |\n";
   }
   out << "\nagainst the counterfactual ground truth: " << total.truth
       << " instances with a known bug (" << total.confirmed << " confirmed by their hunt's bug's "
-      << "fix, " << total.refuted << " that persist under it and are left out, "
-      << total.label_confirmed << " confirmed as their label's bug); recall "
-      << percent(total.recalled, total.truth) << " by group; precision "
-      << percent(total.right, total.labelled) << " (" << total.right << " of " << total.labelled
-      << " labels whose truth is known); NEW when left out "
+      << "fix, " << total.refuted << " that persist under it and are left out (a persisting "
+      << "violation under a precondition switch is no evidence), " << total.label_confirmed
+      << " confirmed as their label's bug); recall " << percent(total.recalled, total.truth)
+      << " by group; precision " << percent(total.right, total.labelled) << " (" << total.right
+      << " of " << total.labelled << " labels whose truth is known); NEW when left out "
       << percent(total.fresh, total.of_hunt_bug) << " (" << total.fresh << " of "
       << total.of_hunt_bug << "); the control: a change of "
       << "versions that does not fix the bug's script (placebo) made " << total_placebo_gone
@@ -516,7 +532,7 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
   struct Variant {
     std::string name;
     MatchOptions options;
-    bool by_versions = true;  // Known bugs fixed on a hunt's versions left out (the default).
+    Filter filter = Filter::kVersions;  // Known bugs fixed on a hunt's versions left out.
   };
   using M = MatchOptions::Mechanism;
   using S = MatchOptions::State;
@@ -595,18 +611,21 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
       {"      + contexts >= 0.5, each action's first",
        with_context(MatchOptions::Context::kFloor, 0.5, true)},
       {"actions by actor alone", rule(M::kOff, S::kOff, A::kByActor)},
-      {"the default, without leaving out bugs fixed on the hunt's versions", MatchOptions{}, false},
+      {"the default, without leaving out bugs fixed on the hunt's versions", MatchOptions{},
+       Filter::kAll},
+      {"the default, leaving out by PASS blocks only (not by the fixes a file's list lacks)",
+       MatchOptions{}, Filter::kBlocks},
   };
 
   out << "\n| match rule | recall, hunt groups | precision, hunt groups | recall, file groups | "
          "precision, file groups | NEW when left out |\n|---|---|---|---|---|---|\n";
   for (const Variant& variant : variants) {
-    const Labels l = label_all(rows, known, variant.options, variant.by_versions);
+    const Labels l = label_all(rows, known, variant.options, variant.filter);
     const Score h = score(rows, l, by_hunt);
     const Score f = score(rows, l, group);
     std::size_t fresh = 0;
     for (const std::size_t count :
-         new_when_left_out(rows, known, group, variant.options, variant.by_versions)) {
+         new_when_left_out(rows, known, group, variant.options, variant.filter)) {
       fresh += count;
     }
     out << "| " << variant.name << " | " << percent(h.grouped, h.instances) << " | "

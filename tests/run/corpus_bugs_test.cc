@@ -145,6 +145,7 @@ TEST_F(CorpusBugsTest, FixSwitchesArePassBlocksAndMissingFixesThatFixTheScript) 
   ASSERT_TRUE(fix_switches(bug, switches, error, &placebos)) << error;
   EXPECT_THAT(switch_texts(switches),
               ::testing::ElementsAre("agent=A1", "agent=A2", "agent=A3 rails=R3"));
+  EXPECT_FALSE(switches[0].precondition);
   EXPECT_TRUE(placebos.empty());
   // A list of fixes the file leaves short: each missing fix alone; only the one that makes the
   // script pass is a switch, the others are placebos.
@@ -166,7 +167,8 @@ TEST_F(CorpusBugsTest, FixSwitchesArePassBlocksAndMissingFixesThatFixTheScript) 
   ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitpod/stop-during-rejection-window.textproto#0",
                                bug, error));
   ASSERT_TRUE(fix_switches(bug, switches, error, &placebos)) << error;
-  EXPECT_THAT(switch_texts(switches), ::testing::ElementsAre("pod_recreation_backoff_ms=1"));
+  ASSERT_THAT(switch_texts(switches), ::testing::ElementsAre("pod_recreation_backoff_ms=1"));
+  EXPECT_TRUE(switches[0].precondition);  // A setting, not a version axis.
 }
 
 TEST_F(CorpusBugsTest, AFixSwitchAppliesOnlyFromTheBugsVersions) {
@@ -218,6 +220,36 @@ TEST_F(CorpusBugsTest, ASwitchThatFixesBothScriptsDoesNotTellTheBugsApart) {
   const FixSwitch f16622{{FixChange{"fixes", "16622", true, ""}}};
   ASSERT_TRUE(fix_spares(b2, f16622, spares, error)) << error;
   EXPECT_TRUE(spares);
+}
+
+// B1 (status-conflict-pre16622) is pinned on mk2 without 16622, which its own script proves to be
+// its fix: on versions with 16622 (the latest mk2) it is no candidate label, as if its file had
+// a PASS block there; on its own versions it is, and on an mk1 era (its file says nothing) too.
+TEST_F(CorpusBugsTest, ABugIsNoCandidateWhereTheFixItsFileLacksIsOn) {
+  std::vector<KnownBug> gitpod;
+  std::string error;
+  ASSERT_TRUE(known_bugs("corpus/regressions", "gitpod", gitpod, error)) << error;
+  const std::string b1 = "corpus/regressions/gitpod/status-conflict-pre16622.textproto#0";
+  const auto it = std::find_if(gitpod.begin(), gitpod.end(),
+                               [&](const KnownBug& bug) { return bug.name == b1; });
+  ASSERT_NE(it, gitpod.end());
+  EXPECT_THAT(it->fixed_by["fixes"], ::testing::ElementsAre("16622"));
+  auto candidate = [&](const std::string& config, bool by_fixes = true) {
+    LoadedScenario loaded;
+    EXPECT_TRUE(parse_scenario("name: \"v\" seed: 1 gitpod { " + config + " }", "v.textproto",
+                               loaded, error))
+        << error;
+    EXPECT_TRUE(validate_scenario(loaded, error)) << error;
+    const std::vector<KnownBug> applicable =
+        applicable_known_bugs(gitpod, loaded.scenario, *loaded.system, by_fixes);
+    return std::any_of(applicable.begin(), applicable.end(),
+                       [&](const KnownBug& bug) { return bug.name == b1; });
+  };
+  EXPECT_FALSE(candidate("manager: \"mk2\""));
+  EXPECT_FALSE(candidate("manager: \"mk2\" fixes: [\"16622\", \"16997\"]"));
+  EXPECT_TRUE(candidate("manager: \"mk2\" fixes: [\"16997\", \"17599\", \"19411\"]"));
+  EXPECT_TRUE(candidate("manager: \"mk1-plis\""));
+  EXPECT_TRUE(candidate("manager: \"mk2\"", false));
 }
 
 TEST_F(CorpusBugsTest, ACounterfactualIsGonePersistingOrMasked) {
