@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #include "sim/core/assert.h"
 #include "sim/core/prng.h"
@@ -166,8 +167,10 @@ bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::stri
   return validate_scenario(loaded, error);
 }
 
-bool corpus_bug_signature(const CorpusBug& bug, Signature& out, std::string& error) {
-  LoadedScenario loaded;
+namespace {
+
+// The bug's own script with its expectation's `when` applied, validated.
+bool load_bug_script(const CorpusBug& bug, LoadedScenario& loaded, std::string& error) {
   if (!load_scenario_file(bug.path, loaded, error)) return false;
   if (selected_system(loaded, error) == nullptr) return false;
   WSIM_ASSERT_LT(bug.expect_index, loaded.scenario.expect_size());
@@ -177,7 +180,19 @@ bool corpus_bug_signature(const CorpusBug& bug, Signature& out, std::string& err
   for (const auto& [key, value] : when) {
     if (!set_field(loaded, key, value, origin + " when " + key, error)) return false;
   }
-  if (!validate_scenario(loaded, error)) return false;
+  return validate_scenario(loaded, error);
+}
+
+}  // namespace
+
+// The values of KnownBug::fixed_by (defined with fix_switches below).
+bool fixing_values(const CorpusBug& bug, std::map<std::string, std::vector<std::string>>& out,
+                   std::string& error);
+
+bool corpus_bug_signature(const CorpusBug& bug, Signature& out, std::string& error) {
+  LoadedScenario loaded;
+  if (!load_bug_script(bug, loaded, error)) return false;
+  const std::string origin = bug.path + " expect #" + std::to_string(bug.expect_index);
   RunOptions options;
   options.keep_trace = true;
   const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
@@ -218,26 +233,76 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
       error.clear();
       continue;
     }
+    if (!fixing_values(bug, known.fixed_by, error)) return false;
     out.push_back(std::move(known));
   }
   return true;
 }
 
+namespace {
+
+// "a,b,c" → {"a", "b", "c"}; "" → {}.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+// Whether `run` matches the `when` of `expect`.
+bool matches_when(const KnownBugExpectation& expect, const proto::Scenario& run,
+                  const System& system) {
+  return std::all_of(expect.when.begin(), expect.when.end(), [&](const auto& entry) {
+    std::string value;
+    return config_value(run, system, entry.first, value) && value == entry.second;
+  });
+}
+
+// Whether `run`, on the versions of `bug`'s own expectation, has one of the values that fix it
+// (KnownBug::fixed_by); an empty list or the axis's `latest` has every value. A run on other
+// versions (an mk1 era, whose runs ignore mk2's fixes) is one the file says nothing about.
+bool has_fix(const KnownBug& bug, const proto::Scenario& run, const System& system) {
+  const std::size_t hash = bug.name.rfind('#');
+  WSIM_ASSERT(hash != std::string::npos);
+  const std::size_t index = std::stoul(bug.name.substr(hash + 1));
+  if (bug.fixed_by.empty() || index >= bug.expectations.size() ||
+      !matches_when(bug.expectations[index], run, system)) {
+    return false;
+  }
+  for (const auto& [field, values] : bug.fixed_by) {
+    std::string current;
+    if (!config_value(run, system, field, current)) continue;
+    const std::vector<std::string> list = split_list(current);
+    std::string latest;
+    for (const VersionAxis& axis : system.axes()) {
+      if (axis.field == field) latest = axis.latest;
+    }
+    if (list.empty() || std::find(list.begin(), list.end(), latest) != list.end()) return true;
+    for (const std::string& value : values) {
+      if (std::find(list.begin(), list.end(), value) != list.end()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
-                                            const proto::Scenario& run, const System& system) {
+                                            const proto::Scenario& run, const System& system,
+                                            bool by_fixes) {
   std::vector<KnownBug> out;
   for (const KnownBug& bug : known) {
     bool fixed = false;
     for (const KnownBugExpectation& expect : bug.expectations) {
-      const bool matches =
-          std::all_of(expect.when.begin(), expect.when.end(), [&](const auto& entry) {
-            std::string value;
-            return config_value(run, system, entry.first, value) && value == entry.second;
-          });
-      if (!matches) continue;
+      if (!matches_when(expect, run, system)) continue;
       fixed = expect.pass;
       break;
     }
+    if (!fixed && by_fixes) fixed = has_fix(bug, run, system);
     if (!fixed) out.push_back(bug);
   }
   return out;
@@ -255,6 +320,212 @@ bool label_with_corpus(const System& system, const proto::Scenario& run,
   result.labelled = true;
   result.known = match == nullptr ? "" : match->name;
   return true;
+}
+
+namespace {
+
+bool violates(const RunResult& result, const std::string& invariant) {
+  if (result.violation && result.violation->invariant_id == invariant) return true;
+  return std::any_of(result.liveness.begin(), result.liveness.end(),
+                     [&](const Violation& v) { return v.invariant_id == invariant; });
+}
+
+// The repeated version axes of `system` (FixSwitch: a list of fixes).
+std::vector<VersionAxis> repeated_axes(const proto::Scenario& scenario, const System& system) {
+  std::vector<VersionAxis> out;
+  const google::protobuf::Message* config = config_of(scenario, system);
+  if (config == nullptr) return out;
+  for (const VersionAxis& axis : system.axes()) {
+    const google::protobuf::FieldDescriptor* field =
+        config->GetDescriptor()->FindFieldByName(axis.field);
+    if (field != nullptr && field->is_repeated()) out.push_back(axis);
+  }
+  return out;
+}
+
+// The candidate switches of `bug` (FixSwitch), given its validated script; with `added_only`,
+// only the values added to a repeated axis.
+std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScenario& script,
+                                          bool added_only = false) {
+  const System& system = *script.system;
+  std::vector<FixSwitch> out;
+  auto add = [&](FixSwitch fix) {
+    const std::string text = fix.text();
+    if (fix.changes.empty()) return;
+    if (std::any_of(out.begin(), out.end(), [&](const FixSwitch& f) { return f.text() == text; })) {
+      return;
+    }
+    out.push_back(std::move(fix));
+  };
+  for (const KnownBugExpectation& expect : bug.expectations) {
+    if (!expect.pass || added_only) continue;
+    FixSwitch fix;
+    bool readable = true;
+    for (const auto& [field, value] : expect.when) {
+      std::string current;
+      readable = readable && config_value(script.scenario, system, field, current);
+      if (readable && current != value)
+        fix.changes.push_back(FixChange{field, value, false, current});
+    }
+    fix.precondition = std::any_of(fix.changes.begin(), fix.changes.end(), [&](const FixChange& c) {
+      const std::vector<VersionAxis> axes = system.axes();
+      return std::none_of(axes.begin(), axes.end(),
+                          [&](const VersionAxis& axis) { return axis.field == c.field; });
+    });
+    if (readable) add(std::move(fix));
+  }
+  for (const VersionAxis& axis : repeated_axes(script.scenario, system)) {
+    std::string current;
+    if (!config_value(script.scenario, system, axis.field, current)) continue;
+    const std::vector<std::string> list = split_list(current);
+    if (list.empty() || std::find(list.begin(), list.end(), axis.latest) != list.end()) continue;
+    for (const std::string& value : axis.values) {
+      if (std::find(list.begin(), list.end(), value) != list.end()) continue;
+      add(FixSwitch{{FixChange{axis.field, value, true, ""}}});
+    }
+  }
+  return out;
+}
+
+// Applies one change to `loaded` (apply_fix_switch); false in `applies` when it does not apply.
+bool apply_change(LoadedScenario& loaded, const FixChange& change, bool& applies,
+                  std::string& error) {
+  const System& system = *loaded.system;
+  std::string current;
+  applies = config_value(loaded.scenario, system, change.field, current);
+  if (!applies) return true;
+  std::string next = change.value;
+  if (change.add) {
+    std::vector<std::string> list = split_list(current);
+    std::string latest;
+    for (const VersionAxis& axis : system.axes()) {
+      if (axis.field == change.field) latest = axis.latest;
+    }
+    applies = !list.empty() && std::find(list.begin(), list.end(), latest) == list.end() &&
+              std::find(list.begin(), list.end(), change.value) == list.end();
+    if (!applies) return true;
+    list.push_back(change.value);
+    next.clear();
+    for (const std::string& value : list) next += (next.empty() ? "" : ",") + value;
+  } else {
+    applies = current == change.from && current != change.value;
+    if (!applies) return true;
+  }
+  return set_field(loaded, change.field, next, "fix switch " + change.field, error);
+}
+
+}  // namespace
+
+std::string FixSwitch::text() const {
+  std::string out;
+  for (const FixChange& change : changes) {
+    out += (out.empty() ? "" : " ") + change.field + (change.add ? "+" : "=") + change.value;
+  }
+  return out;
+}
+
+bool apply_fix_switch(LoadedScenario& loaded, const FixSwitch& fix, bool& applied,
+                      std::string& error) {
+  WSIM_ASSERT(loaded.system != nullptr);
+  WSIM_ASSERT(!fix.changes.empty());
+  applied = false;
+  LoadedScenario next = loaded;
+  for (const FixChange& change : fix.changes) {
+    bool applies = false;
+    if (!apply_change(next, change, applies, error)) return false;
+    if (!applies) return true;
+  }
+  if (!validate_scenario(next, error)) return false;
+  loaded = std::move(next);
+  applied = true;
+  return true;
+}
+
+namespace {
+
+// fix_switches, of all candidates or (added_only) of the values added to a repeated axis.
+bool verified_switches(const CorpusBug& bug, bool added_only, std::vector<FixSwitch>& out,
+                       std::vector<FixSwitch>* placebos, std::string& error) {
+  LoadedScenario script;
+  if (!load_bug_script(bug, script, error)) return false;
+  for (FixSwitch& fix : candidate_switches(bug, script, added_only)) {
+    LoadedScenario fixed = script;
+    bool applied = false;
+    if (!apply_fix_switch(fixed, fix, applied, error)) return false;
+    WSIM_ASSERT(applied);  // A candidate changes the script's own versions.
+    const RunResult result = execute_run(*fixed.system, fixed.scenario, RunOptions{});
+    if (!violates(result, bug.invariant)) {
+      out.push_back(std::move(fix));
+    } else if (placebos != nullptr) {
+      placebos->push_back(std::move(fix));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool fix_switches(const CorpusBug& bug, std::vector<FixSwitch>& out, std::string& error,
+                  std::vector<FixSwitch>* placebos) {
+  return verified_switches(bug, false, out, placebos, error);
+}
+
+bool fixing_values(const CorpusBug& bug, std::map<std::string, std::vector<std::string>>& out,
+                   std::string& error) {
+  std::vector<FixSwitch> switches;
+  if (!verified_switches(bug, true, switches, nullptr, error)) return false;
+  for (const FixSwitch& fix : switches) {
+    for (const FixChange& change : fix.changes) {
+      WSIM_ASSERT(change.add);
+      out[change.field].push_back(change.value);
+    }
+  }
+  return true;
+}
+
+bool fix_spares(const CorpusBug& other, const FixSwitch& fix, bool& spares, std::string& error) {
+  spares = false;
+  LoadedScenario script;
+  if (!load_bug_script(other, script, error)) return false;
+  const System& system = *script.system;
+  bool changed = false;
+  for (const FixChange& change : fix.changes) {
+    std::string current;
+    if (!config_value(script.scenario, system, change.field, current)) return true;
+    if (!change.add && current == change.value) continue;  // Already the switch's value.
+    bool applies = false;
+    if (!apply_change(script, change, applies, error)) return false;
+    if (applies) {
+      changed = true;
+    } else if (!change.add) {
+      return true;  // A third value: unknown.
+    }
+  }
+  if (changed && !validate_scenario(script, error)) return false;
+  spares = violates(execute_run(system, script.scenario, RunOptions{}), other.invariant);
+  return true;
+}
+
+Counterfactual counterfactual_outcome(const RunResult& result, const std::string& invariant) {
+  if (violates(result, invariant)) return Counterfactual::kPersists;
+  if (result.verdict == Verdict::kPass || result.verdict == Verdict::kLiveness) {
+    return Counterfactual::kGone;
+  }
+  return Counterfactual::kMasked;
+}
+
+std::string_view counterfactual_name(Counterfactual outcome) {
+  switch (outcome) {
+    case Counterfactual::kNotApplicable:
+      return "n/a";
+    case Counterfactual::kGone:
+      return "gone";
+    case Counterfactual::kPersists:
+      return "persists";
+    case Counterfactual::kMasked:
+      return "masked";
+  }
+  return "?";
 }
 
 int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostream& err) {

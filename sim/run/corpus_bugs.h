@@ -18,6 +18,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/run/driver.h"
@@ -69,11 +70,15 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
 
 // The bugs of `known` that may be present on the versions of `run`: a bug is left out when the
 // first of its file's expect blocks whose `when` matches `run`'s config expects PASS (the corpus
-// says its script passes there: limbo-411205 on A1, a fixed version). A bug whose file says
-// nothing about those versions stays. Used by `wsim hunt`, `wsim run`/`explain` labels and
+// says its script passes there: limbo-411205 on A1, a fixed version), and (by_fixes) when `run`
+// is on the versions of the bug's own expectation but has a value that fixes it
+// (KnownBug::fixed_by: status-conflict-pre16622, B1, pinned on mk2 without 16622, is not a
+// candidate on the latest mk2, which has 16622). A bug whose file says nothing about those
+// versions stays. Used by `wsim hunt`, `wsim run`/`explain` labels and
 // scripts/bench-signatures; the fuzz guards keep every bug of their system.
 std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
-                                            const proto::Scenario& run, const System& system);
+                                            const proto::Scenario& run, const System& system,
+                                            bool by_fixes = true);
 
 // Labels `result` (run with keep_trace, the run of `run`) against the known bugs of `system` in
 // `corpus_dir` that may be present on its versions (applicable_known_bugs):
@@ -82,6 +87,62 @@ std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
 // with an error when the corpus does not load; a missing directory is not an error (no labels).
 bool label_with_corpus(const System& system, const proto::Scenario& run,
                        const std::string& corpus_dir, RunResult& result, std::string& error);
+
+// A fix switch of a known bug (counterfactual replays: scripts/bench-signatures, docs/signatures.md
+// "Counterfactual ground truth"): a change of a run's versions under which the bug's own corpus
+// script no longer violates its invariant, so a hunted violation that the same change makes
+// vanish (same seed, same swarm) is independent evidence that it is this bug. Candidates:
+//   - each PASS expect block of the bug's file: its `when` fields whose value differs from the
+//     bug's own (limbo-411205 on agent A0a: "agent=A1");
+//   - for each repeated version axis (System::axes; a repeated config field such as a list of
+//     fixes) that the bug's versions set to a part of the axis's values: each missing value
+//     added alone ("fixes+16622"), in the axis's order.
+// A candidate is a switch when it changes the bug's versions and the script, with it, does not
+// violate the bug's invariant (checked: the corpus's own evidence, not a name).
+struct FixChange {
+  std::string field;
+  std::string value;
+  bool add = false;  // Add `value` to the repeated field rather than set the field to it.
+  std::string from;  // A set: the field's value on the bug's versions (where the switch applies).
+};
+struct FixSwitch {
+  std::vector<FixChange> changes;
+  // A change of a config field that is not a version axis (a setting such as a backoff): it
+  // removes a precondition of the bug rather than fixing it, and faults can re-create the
+  // precondition (a failed write widens a window), so a violation that persists under it is no
+  // evidence that it is another bug; one that vanishes still is evidence that it is this one.
+  bool precondition = false;
+  std::string text() const;  // "agent=A1 rails=R3", "fixes+16622".
+};
+
+// The fix switches of `bug` (above), in candidate order. False with an error when the file or a
+// candidate does not load. With `placebos`, the candidates that are not switches (the script
+// still violates with them: a change of versions that is not the bug's fix) go there: a control
+// for how often a change of versions alone makes a hunted violation vanish.
+bool fix_switches(const CorpusBug& bug, std::vector<FixSwitch>& out, std::string& error,
+                  std::vector<FixSwitch>* placebos = nullptr);
+
+// Applies `fix` to a validated scenario of a run and validates it again. `applied` is false (the
+// scenario unchanged) when the switch does not apply to the run's versions: a set field whose
+// value on the run is not the bug's (`from`), or already the switch's; an added value the run's
+// list already has (an empty list or the axis's `latest` counts as every value).
+bool apply_fix_switch(LoadedScenario& loaded, const FixSwitch& fix, bool& applied,
+                      std::string& error);
+
+// Whether `fix` leaves `other`'s own script violating its invariant (`spares`): only then does a
+// replay that `fix` makes vanish tell the bug `fix` belongs to from `other`. Each change is made
+// where the script's versions are the switch's starting point (a set field at `from`, a list
+// without the value); a change the script's versions already have (the set value, the value in
+// the list, or every value) needs nothing; a set field at a third value is unknown: not spared.
+// With nothing changed the script violates as it is: spared.
+bool fix_spares(const CorpusBug& other, const FixSwitch& fix, bool& spares, std::string& error);
+
+// A counterfactual replay's outcome for a violation of `invariant`: kGone (no violation of it:
+// the run passed, or ended with other liveness violations only), kPersists (it is still
+// violated), kMasked (the run stopped at another safety violation first: no evidence).
+enum class Counterfactual { kNotApplicable, kGone, kPersists, kMasked };
+Counterfactual counterfactual_outcome(const RunResult& result, const std::string& invariant);
+std::string_view counterfactual_name(Counterfactual outcome);
 
 // `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N KEY WHEN" (KEY: a hash of
 // the hunting scenario; bugs with the same KEY are the same hunt — scripts/bench-find), then,

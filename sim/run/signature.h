@@ -100,6 +100,11 @@ struct KnownBug {
   // Its file's expect blocks in order (corpus_bugs.h applicable_known_bugs): where the first
   // block that matches a run's versions expects PASS, the corpus says the bug is not there.
   std::vector<KnownBugExpectation> expectations = {};
+  // The values its file's repeated version axes lack that its own script proves to be its fix
+  // (corpus_bugs.h fix_switches, the added values: "fixes" → {"16622"} for a file that pins B1
+  // on mk2 without 16622): a run whose versions have one of them is not a candidate
+  // (applicable_known_bugs), as if the file had a PASS block for it.
+  std::map<std::string, std::vector<std::string>> fixed_by = {};
 };
 
 // The normalised form of one trace event ("ws-daemon backup ok", "api-client patch Workspace

@@ -1,6 +1,8 @@
 #include "sim/run/signature_bench.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,6 +25,10 @@ struct BugRow {
   std::vector<Signature> signatures;  // One per instance.
   std::uint64_t runs = 0;
   std::vector<KnownBug> applicable = {};  // The known bugs not fixed on its hunt's versions.
+  std::vector<KnownBug> applicable_by_blocks = {};  // ... by PASS blocks only (not by fixed_by).
+  std::vector<std::uint64_t> seeds = {};            // The seed of each instance.
+  std::vector<FixSwitch> switches = {};             // Its bug's fix switches (corpus_bugs.h).
+  std::vector<FixSwitch> placebos = {};             // Candidates that do not fix its script.
 };
 
 // The first `instances` violations of the bug's invariant from its hunting scenario.
@@ -31,6 +37,7 @@ bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<Kno
   LoadedScenario loaded;
   if (!corpus_bug_scenario(row.bug, loaded, error)) return false;
   row.applicable = applicable_known_bugs(known, loaded.scenario, *loaded.system);
+  row.applicable_by_blocks = applicable_known_bugs(known, loaded.scenario, *loaded.system, false);
   row.hunt = hunting_key(loaded.scenario) + " " + row.bug.invariant;
   row.seeded_hunt = row.hunt + " seed " + std::to_string(loaded.scenario.seed());
   for (std::uint64_t seed = 0; seed < command.runs_max; ++seed) {
@@ -50,8 +57,9 @@ bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<Kno
           << (label == nullptr ? "" : " (" + label->bug + ")") << "\n";
     }
     row.signatures.push_back(*result.signature);
+    row.seeds.push_back(seed);
   }
-  return true;
+  return fix_switches(row.bug, row.switches, error, &row.placebos);
 }
 
 std::string percent(std::size_t num, std::size_t den) {
@@ -75,11 +83,13 @@ class Groups {
   std::vector<std::size_t> parent_;
 };
 
-// Each row's group: rows with the same hunt (always), and with the same file (by_file). With
-// `seeded`, hunts differ by the file's seed too, as they did until 2026-11-26 (hunted exemplars
-// of one hunt counted as several hunts, each instance judged against each file's bug).
+// Each row's group: rows with the same hunt (by_hunt), and with the same file or bug id
+// (by_file). With `seeded`, hunts differ by the file's seed too, as they did until 2026-11-26
+// (hunted exemplars of one hunt counted as several hunts, each instance judged against each
+// file's bug). Without by_hunt the groups are the bugs themselves (the counterfactual evidence
+// is about one bug, not about everything its hunt finds).
 std::vector<std::size_t> group_rows(const std::vector<BugRow>& rows, bool by_file,
-                                    bool seeded = false) {
+                                    bool seeded = false, bool by_hunt = true) {
   Groups groups(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
@@ -87,7 +97,7 @@ std::vector<std::size_t> group_rows(const std::vector<BugRow>& rows, bool by_fil
           rows[i].bug.path == rows[j].bug.path || rows[i].bug.bug == rows[j].bug.bug;
       const bool same_hunt =
           seeded ? rows[i].seeded_hunt == rows[j].seeded_hunt : rows[i].hunt == rows[j].hunt;
-      if (same_hunt || (by_file && same_bug)) {
+      if ((by_hunt && same_hunt) || (by_file && same_bug)) {
         groups.join(i, j);
       }
     }
@@ -105,15 +115,24 @@ struct Score {
 // with no row).
 using Labels = std::vector<std::vector<int>>;
 
-// by_versions: each row against the known bugs not fixed on its versions (BugRow::applicable);
-// else against all.
+// Which known bugs a row's instances are labelled against: those not fixed on its versions
+// (BugRow::applicable, the default), those not fixed by a PASS block (applicable_by_blocks), all.
+enum class Filter { kVersions, kBlocks, kAll };
+
+const std::vector<KnownBug>& candidates(const BugRow& row, const std::vector<KnownBug>& all,
+                                        Filter filter) {
+  if (filter == Filter::kAll) return all;
+  return filter == Filter::kBlocks ? row.applicable_by_blocks : row.applicable;
+}
+
+// Each row's instances labelled against candidates(filter).
 Labels label_all(const std::vector<BugRow>& rows, const std::vector<KnownBug>& all,
-                 const MatchOptions& options, bool by_versions = true) {
+                 const MatchOptions& options, Filter filter = Filter::kVersions) {
   std::map<std::string, int> row_of;
   for (std::size_t r = 0; r < rows.size(); ++r) row_of[rows[r].name] = static_cast<int>(r);
   Labels labels(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    const std::vector<KnownBug>& known = by_versions ? rows[r].applicable : all;
+    const std::vector<KnownBug>& known = candidates(rows[r], all, filter);
     for (const Signature& signature : rows[r].signatures) {
       const KnownBug* match = match_known(signature, known, options);
       const auto it = match == nullptr ? row_of.end() : row_of.find(match->name);
@@ -126,22 +145,36 @@ Labels label_all(const std::vector<BugRow>& rows, const std::vector<KnownBug>& a
 // Leave one bug out: each row's instances labelled against the known bugs minus every bug of
 // its group, as if its bug were not in the corpus. out[r] = how many came out NEW (the rest were
 // masked by another known bug).
-std::vector<std::size_t> new_when_left_out(const std::vector<BugRow>& rows,
-                                           const std::vector<KnownBug>& all,
-                                           const std::vector<std::size_t>& group,
-                                           const MatchOptions& options, bool by_versions = true) {
+// out[r][i]: whether instance i of row r is NEW against the corpus without r's group.
+std::vector<std::vector<bool>> new_when_left_out_each(const std::vector<BugRow>& rows,
+                                                      const std::vector<KnownBug>& all,
+                                                      const std::vector<std::size_t>& group,
+                                                      const MatchOptions& options,
+                                                      Filter filter = Filter::kVersions) {
   std::map<std::string, std::size_t> group_of_name;
   for (std::size_t r = 0; r < rows.size(); ++r) group_of_name[rows[r].name] = group[r];
-  std::vector<std::size_t> out(rows.size(), 0);
+  std::vector<std::vector<bool>> out(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
     std::vector<KnownBug> others;
-    for (const KnownBug& bug : by_versions ? rows[r].applicable : all) {
+    for (const KnownBug& bug : candidates(rows[r], all, filter)) {
       const auto it = group_of_name.find(bug.name);
       if (it == group_of_name.end() || it->second != group[r]) others.push_back(bug);
     }
     for (const Signature& signature : rows[r].signatures) {
-      if (match_known(signature, others, options) == nullptr) ++out[r];
+      out[r].push_back(match_known(signature, others, options) == nullptr);
     }
+  }
+  return out;
+}
+
+std::vector<std::size_t> new_when_left_out(const std::vector<BugRow>& rows,
+                                           const std::vector<KnownBug>& all,
+                                           const std::vector<std::size_t>& group,
+                                           const MatchOptions& options,
+                                           Filter filter = Filter::kVersions) {
+  std::vector<std::size_t> out;
+  for (const std::vector<bool>& each : new_when_left_out_each(rows, all, group, options, filter)) {
+    out.push_back(static_cast<std::size_t>(std::count(each.begin(), each.end(), true)));
   }
   return out;
 }
@@ -179,6 +212,236 @@ void print_seeded_grouping(const std::vector<BugRow>& rows, const std::vector<Kn
   }
 }
 
+// Counterfactual evidence of one instance (signature_bench.h): its replay (same seed, same swarm)
+// with a fix switch of its hunt's bug, and with one of its label's bug when that is another group.
+struct Evidence {
+  Counterfactual own = Counterfactual::kNotApplicable;
+  bool own_precondition = false;  // The hunt's bug's switch was a precondition (FixSwitch).
+  Counterfactual label = Counterfactual::kNotApplicable;
+  Counterfactual placebo = Counterfactual::kNotApplicable;  // With a candidate that is no fix.
+  Counterfactual control = Counterfactual::kNotApplicable;  // With another bug's switch.
+};
+
+// Replays instances of a row's hunt with fix switches; the switched scenarios are built once.
+class Replayer {
+ public:
+  // The outcome of the first of `switches` that applies to `row`'s hunt, replayed at `seed`, and
+  // spares the scripts of `others` (fix_spares: tells the bugs apart).
+  bool replay(const BugRow& row, const std::vector<FixSwitch>& switches,
+              const std::vector<const CorpusBug*>& others, std::uint64_t seed,
+              Counterfactual& outcome, std::string& error, bool* precondition = nullptr) {
+    outcome = Counterfactual::kNotApplicable;
+    for (const FixSwitch& fix : switches) {
+      bool spares = true;
+      for (const CorpusBug* other : others) {
+        if (spares && !spared(*other, fix, spares, error)) return false;
+      }
+      if (!spares) continue;
+      const std::string key = row.name + " " + fix.text();
+      auto it = switched_.find(key);
+      if (it == switched_.end()) {
+        std::optional<LoadedScenario> loaded(std::in_place);
+        bool applied = false;
+        if (!corpus_bug_scenario(row.bug, *loaded, error) ||
+            !apply_fix_switch(*loaded, fix, applied, error)) {
+          return false;
+        }
+        if (!applied) loaded.reset();
+        it = switched_.emplace(key, std::move(loaded)).first;
+      }
+      if (!it->second) continue;
+      it->second->scenario.set_seed(seed);
+      const RunResult result = execute_run(*it->second->system, it->second->scenario, RunOptions{});
+      outcome = counterfactual_outcome(result, row.bug.invariant);
+      if (precondition != nullptr) *precondition = fix.precondition;
+      return true;
+    }
+    return true;
+  }
+
+ private:
+  bool spared(const CorpusBug& other, const FixSwitch& fix, bool& spares, std::string& error) {
+    const std::string key = other.name + " " + other.path + " " + fix.text();
+    const auto it = spares_.find(key);
+    if (it != spares_.end()) {
+      spares = it->second;
+      return true;
+    }
+    if (!fix_spares(other, fix, spares, error)) return false;
+    spares_.emplace(key, spares);
+    return true;
+  }
+
+  std::map<std::string, std::optional<LoadedScenario>> switched_;
+  std::map<std::string, bool> spares_;
+};
+
+// The evidence of every instance labelled `labels` (label_all).
+// `bug`: each row's bug (group_rows without the hunt).
+bool gather_evidence(const std::vector<BugRow>& rows, const Labels& labels,
+                     const std::vector<std::size_t>& bug, std::vector<std::vector<Evidence>>& out,
+                     std::ostream* dump, std::string& error) {
+  Replayer replayer;
+  out.assign(rows.size(), {});
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t i = 0; i < rows[r].signatures.size(); ++i) {
+      Evidence evidence;
+      const int label = labels[r][i];
+      const bool other = label >= 0 && bug[static_cast<std::size_t>(label)] != bug[r];
+      const BugRow* labelled = other ? &rows[static_cast<std::size_t>(label)] : nullptr;
+      const std::uint64_t seed = rows[r].seeds[i];
+      std::vector<const CorpusBug*> spare;
+      if (other) spare.push_back(&labelled->bug);
+      if (!replayer.replay(rows[r], rows[r].switches, spare, seed, evidence.own, error,
+                           &evidence.own_precondition) ||
+          !replayer.replay(rows[r], rows[r].placebos, {}, seed, evidence.placebo, error)) {
+        return false;
+      }
+      if (other && !replayer.replay(rows[r], labelled->switches, {&rows[r].bug}, seed,
+                                    evidence.label, error)) {
+        return false;
+      }
+      if (label >= 0) {
+        // The control: a switch of a bug of the same invariant in neither group, sparing the
+        // label's script and the hunt's bug's, should leave the violation in place.
+        const std::size_t l = static_cast<std::size_t>(label);
+        for (std::size_t x = 0; x < rows.size(); ++x) {
+          if (rows[x].bug.invariant != rows[r].bug.invariant || bug[x] == bug[r] ||
+              bug[x] == bug[l] || rows[x].switches.empty()) {
+            continue;
+          }
+          if (!replayer.replay(rows[r], rows[x].switches, {&rows[l].bug, &rows[r].bug}, seed,
+                               evidence.control, error)) {
+            return false;
+          }
+          if (evidence.control != Counterfactual::kNotApplicable) break;
+        }
+      }
+      if (dump != nullptr && (evidence.own != Counterfactual::kNotApplicable ||
+                              evidence.label != Counterfactual::kNotApplicable ||
+                              evidence.control != Counterfactual::kNotApplicable)) {
+        *dump << "  " << rows[r].bug.name << " seed " << rows[r].seeds[i] << ": with its fix "
+              << counterfactual_name(evidence.own) << ", with its label's ("
+              << (label >= 0 ? rows[static_cast<std::size_t>(label)].bug.name : "-") << ") "
+              << counterfactual_name(evidence.label) << ", with a placebo "
+              << counterfactual_name(evidence.placebo) << ", with another bug's "
+              << counterfactual_name(evidence.control) << "\n";
+      }
+      out[r].push_back(evidence);
+    }
+  }
+  return true;
+}
+
+// The figures against the counterfactual ground truth (signature_bench.h).
+struct StrictScore {
+  std::size_t truth = 0, recalled = 0;  // Instances whose bug is known; labelled right.
+  std::size_t labelled = 0, right = 0;  // Labels whose truth is known; right ones.
+  std::size_t fresh = 0;                // Of `truth` instances of their hunt's bug: NEW left out.
+  std::size_t of_hunt_bug = 0;          // Instances whose truth is their hunt's bug's group.
+  std::size_t confirmed = 0, refuted = 0;  // Own fix made it vanish / it persisted.
+  std::size_t label_confirmed = 0;         // Another group's label confirmed by its fix.
+};
+
+// One instance into `s`: label `label` of row r, its evidence, NEW when left out or not. The
+// evidence is about bugs (`bug`: same file or id); without it the truth is the current one, the
+// hunt's group (`group`).
+void score_strict(StrictScore& s, const std::vector<std::size_t>& group,
+                  const std::vector<std::size_t>& bug, std::size_t r, int label,
+                  const Evidence& evidence, bool fresh) {
+  const bool in_group = label >= 0 && group[static_cast<std::size_t>(label)] == group[r];
+  const bool same_bug = label >= 0 && bug[static_cast<std::size_t>(label)] == bug[r];
+  const bool labelled = label >= 0 || label == -2;
+  if (evidence.own == Counterfactual::kGone) ++s.confirmed;
+  if (evidence.own == Counterfactual::kPersists && !evidence.own_precondition) ++s.refuted;
+  if (evidence.label == Counterfactual::kGone) {
+    // The label's own fix makes the violation vanish: the label is right.
+    ++s.label_confirmed;
+    ++s.truth;
+    ++s.recalled;
+    ++s.labelled;
+    ++s.right;
+    return;
+  }
+  if (evidence.own == Counterfactual::kPersists && !evidence.own_precondition) {
+    // Not (only) the hunt's bug: a label of that bug is wrong; another label is unknown.
+    if (same_bug) ++s.labelled;
+    return;
+  }
+  // The hunt's bug (its own fix made the violation vanish), or, without evidence, its group.
+  const bool right = evidence.own == Counterfactual::kGone ? same_bug : in_group;
+  ++s.truth;
+  ++s.of_hunt_bug;
+  if (right) ++s.recalled;
+  if (labelled) ++s.labelled;
+  if (right) ++s.right;
+  if (fresh) ++s.fresh;
+}
+
+// The per-bug counterfactual rows and the totals beside the current ground truth.
+void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
+                          const std::vector<std::size_t>& group,
+                          const std::vector<std::size_t>& bug,
+                          const std::vector<std::vector<Evidence>>& evidence,
+                          const std::vector<std::vector<bool>>& fresh, std::ostream& out) {
+  out << "\nCounterfactual replays (each instance replayed with the first fix switch of its hunt's "
+         "bug that applies and, when it is labelled with another bug, spares that bug's "
+         "script; and with the first of its label's that spares its hunt's bug's script):\n\n"
+         "| bug | fix switches | replayed | gone | persists | masked | labels confirmed by "
+         "their fix | placebo | gone with the placebo |\n|---|---|---|---|---|---|---|---|---|\n";
+  StrictScore total;
+  std::size_t total_placebo_replayed = 0, total_placebo_gone = 0;
+  std::size_t total_control_replayed = 0, total_control_gone = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    StrictScore s;
+    std::size_t replayed = 0, masked = 0, persisted = 0, placebo_replayed = 0, placebo_gone = 0;
+    for (std::size_t i = 0; i < labels[r].size(); ++i) {
+      score_strict(s, group, bug, r, labels[r][i], evidence[r][i], fresh[r][i]);
+      score_strict(total, group, bug, r, labels[r][i], evidence[r][i], fresh[r][i]);
+      if (evidence[r][i].own != Counterfactual::kNotApplicable) ++replayed;
+      if (evidence[r][i].own == Counterfactual::kMasked) ++masked;
+      if (evidence[r][i].own == Counterfactual::kPersists) ++persisted;
+      const Counterfactual placebo = evidence[r][i].placebo;
+      if (placebo != Counterfactual::kNotApplicable && placebo != Counterfactual::kMasked) {
+        ++placebo_replayed;
+        if (placebo == Counterfactual::kGone) ++placebo_gone;
+      }
+    }
+    for (const Evidence& e : evidence[r]) {
+      if (e.control == Counterfactual::kGone || e.control == Counterfactual::kPersists) {
+        ++total_control_replayed;
+        if (e.control == Counterfactual::kGone) ++total_control_gone;
+      }
+    }
+    total_placebo_replayed += placebo_replayed;
+    total_placebo_gone += placebo_gone;
+    if (rows[r].switches.empty() && rows[r].placebos.empty() && s.label_confirmed == 0) continue;
+    std::string switches;
+    for (const FixSwitch& fix : rows[r].switches) {
+      switches +=
+          (switches.empty() ? "" : ", ") + fix.text() + (fix.precondition ? " (precondition)" : "");
+    }
+    out << "| " << rows[r].bug.name << " | " << (switches.empty() ? "-" : switches) << " | "
+        << replayed << " | " << s.confirmed << " | " << persisted << " | " << masked << " | "
+        << s.label_confirmed << " | "
+        << (rows[r].placebos.empty() ? "-" : rows[r].placebos[0].text()) << " | " << placebo_gone
+        << " of " << placebo_replayed << " |\n";
+  }
+  out << "\nagainst the counterfactual ground truth: " << total.truth
+      << " instances with a known bug (" << total.confirmed << " confirmed by their hunt's bug's "
+      << "fix, " << total.refuted << " that persist under it and are left out (a persisting "
+      << "violation under a precondition switch is no evidence), " << total.label_confirmed
+      << " confirmed as their label's bug); recall " << percent(total.recalled, total.truth)
+      << " by group; precision " << percent(total.right, total.labelled) << " (" << total.right
+      << " of " << total.labelled << " labels whose truth is known); NEW when left out "
+      << percent(total.fresh, total.of_hunt_bug) << " (" << total.fresh << " of "
+      << total.of_hunt_bug << "); the control: a change of "
+      << "versions that does not fix the bug's script (placebo) made " << total_placebo_gone
+      << " of " << total_placebo_replayed << " replayed instances vanish, and a switch of a "
+      << "bug of the same invariant in neither the hunt's nor the label's group (sparing both "
+      << "scripts) made " << total_control_gone << " of " << total_control_replayed << " vanish\n";
+}
+
 }  // namespace
 
 int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& out,
@@ -205,7 +468,12 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
   }
   const std::vector<std::size_t> group = group_rows(rows, true);
   const Labels labels = label_all(rows, known, MatchOptions{});
-  const std::vector<std::size_t> left_out = new_when_left_out(rows, known, group, MatchOptions{});
+  const std::vector<std::vector<bool>> fresh_each =
+      new_when_left_out_each(rows, known, group, MatchOptions{});
+  std::vector<std::size_t> left_out;
+  for (const std::vector<bool>& each : fresh_each) {
+    left_out.push_back(static_cast<std::size_t>(std::count(each.begin(), each.end(), true)));
+  }
   out << "| bug | invariant | instances | recall (strict) | recall (group) | labelled it | "
          "precision | NEW when left out | other labels |\n|---|---|---|---|---|---|---|---|---|\n";
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -251,13 +519,20 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
       << " labels); NEW when its bug is left out of the corpus "
       << percent(total_new, total.instances) << " (" << total_new << " of " << total.instances
       << ")\n";
+  std::vector<std::vector<Evidence>> evidence;
+  const std::vector<std::size_t> bug = group_rows(rows, true, false, false);
+  if (!gather_evidence(rows, labels, bug, evidence, command.dump ? &err : nullptr, error)) {
+    err << "wsim bench-signatures: counterfactual replay: " << error << "\n";
+    return kExitUsage;
+  }
+  print_counterfactual(rows, labels, group, bug, evidence, fresh_each, out);
 
   // Each component of the match rule on and off, and the two groupings (signature_bench.h).
   const std::vector<std::size_t> by_hunt = group_rows(rows, false);
   struct Variant {
     std::string name;
     MatchOptions options;
-    bool by_versions = true;  // Known bugs fixed on a hunt's versions left out (the default).
+    Filter filter = Filter::kVersions;  // Known bugs fixed on a hunt's versions left out.
   };
   using M = MatchOptions::Mechanism;
   using S = MatchOptions::State;
@@ -336,18 +611,21 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
       {"      + contexts >= 0.5, each action's first",
        with_context(MatchOptions::Context::kFloor, 0.5, true)},
       {"actions by actor alone", rule(M::kOff, S::kOff, A::kByActor)},
-      {"the default, without leaving out bugs fixed on the hunt's versions", MatchOptions{}, false},
+      {"the default, without leaving out bugs fixed on the hunt's versions", MatchOptions{},
+       Filter::kAll},
+      {"the default, leaving out by PASS blocks only (not by the fixes a file's list lacks)",
+       MatchOptions{}, Filter::kBlocks},
   };
 
   out << "\n| match rule | recall, hunt groups | precision, hunt groups | recall, file groups | "
          "precision, file groups | NEW when left out |\n|---|---|---|---|---|---|\n";
   for (const Variant& variant : variants) {
-    const Labels l = label_all(rows, known, variant.options, variant.by_versions);
+    const Labels l = label_all(rows, known, variant.options, variant.filter);
     const Score h = score(rows, l, by_hunt);
     const Score f = score(rows, l, group);
     std::size_t fresh = 0;
     for (const std::size_t count :
-         new_when_left_out(rows, known, group, variant.options, variant.by_versions)) {
+         new_when_left_out(rows, known, group, variant.options, variant.filter)) {
       fresh += count;
     }
     out << "| " << variant.name << " | " << percent(h.grouped, h.instances) << " | "

@@ -129,6 +129,144 @@ TEST_F(CorpusBugsTest, ScenarioDropsTheScriptAndAppliesTheVersions) {
   EXPECT_EQ(loaded.scenario.gitpod().manager(), "mk2");
 }
 
+std::vector<std::string> switch_texts(const std::vector<FixSwitch>& switches) {
+  std::vector<std::string> out;
+  for (const FixSwitch& fix : switches) out.push_back(fix.text());
+  return out;
+}
+
+TEST_F(CorpusBugsTest, FixSwitchesArePassBlocksAndMissingFixesThatFixTheScript) {
+  CorpusBug bug;
+  std::string error;
+  std::vector<FixSwitch> switches;
+  std::vector<FixSwitch> placebos;
+  // The file's PASS blocks, in file order, as changes from the bug's own versions.
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto#0", bug, error));
+  ASSERT_TRUE(fix_switches(bug, switches, error, &placebos)) << error;
+  EXPECT_THAT(switch_texts(switches),
+              ::testing::ElementsAre("agent=A1", "agent=A2", "agent=A3 rails=R3"));
+  EXPECT_FALSE(switches[0].precondition);
+  EXPECT_TRUE(placebos.empty());
+  // A list of fixes the file leaves short: each missing fix alone; only the one that makes the
+  // script pass is a switch, the others are placebos.
+  switches.clear();
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitpod/status-conflict-pre16622.textproto#0",
+                               bug, error));
+  ASSERT_TRUE(fix_switches(bug, switches, error, &placebos)) << error;
+  EXPECT_THAT(switch_texts(switches), ::testing::ElementsAre("fixes+16622"));
+  EXPECT_THAT(switch_texts(placebos), ::testing::Contains("fixes+20243"));
+  // A bug of the latest versions with no PASS block has none.
+  switches.clear();
+  placebos.clear();
+  ASSERT_TRUE(parse_corpus_bug(
+      "corpus/regressions/gitpod/stop-before-first-pod-scripted.textproto#0", bug, error));
+  ASSERT_TRUE(fix_switches(bug, switches, error, &placebos)) << error;
+  EXPECT_TRUE(switches.empty());
+  EXPECT_TRUE(placebos.empty());
+  // A PASS block that removes a precondition (B3 needs a stop inside the re-creation backoff).
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitpod/stop-during-rejection-window.textproto#0",
+                               bug, error));
+  ASSERT_TRUE(fix_switches(bug, switches, error, &placebos)) << error;
+  ASSERT_THAT(switch_texts(switches), ::testing::ElementsAre("pod_recreation_backoff_ms=1"));
+  EXPECT_TRUE(switches[0].precondition);  // A setting, not a version axis.
+}
+
+TEST_F(CorpusBugsTest, AFixSwitchAppliesOnlyFromTheBugsVersions) {
+  CorpusBug bug;
+  std::string error;
+  LoadedScenario loaded;
+  bool applied = false;
+  const FixSwitch a1{{FixChange{"agent", "A1", false, "A0a"}}};
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto#0", bug, error));
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  ASSERT_TRUE(apply_fix_switch(loaded, a1, applied, error)) << error;
+  EXPECT_TRUE(applied);
+  EXPECT_EQ(loaded.scenario.gitlab().agent(), "A1");
+  // Not from A0b (limbo-411205#1's versions).
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto#1", bug, error));
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  ASSERT_TRUE(apply_fix_switch(loaded, a1, applied, error)) << error;
+  EXPECT_FALSE(applied);
+  EXPECT_EQ(loaded.scenario.gitlab().agent(), "A0b");
+  // A fix is added to a short list, not to the latest versions (every fix already).
+  const FixSwitch f16622{{FixChange{"fixes", "16622", true, ""}}};
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitpod/status-conflict-pre16622.textproto#0",
+                               bug, error));
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  ASSERT_TRUE(apply_fix_switch(loaded, f16622, applied, error)) << error;
+  EXPECT_TRUE(applied);
+  EXPECT_THAT(loaded.scenario.gitpod().fixes(), ::testing::Contains("16622"));
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitpod/podstarts-patch-failure.textproto#0", bug,
+                               error));
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  ASSERT_TRUE(apply_fix_switch(loaded, f16622, applied, error)) << error;
+  EXPECT_FALSE(applied);
+}
+
+TEST_F(CorpusBugsTest, ASwitchThatFixesBothScriptsDoesNotTellTheBugsApart) {
+  CorpusBug plis;
+  CorpusBug b2;
+  std::string error;
+  ASSERT_TRUE(
+      parse_corpus_bug("corpus/regressions/gitpod/plis-conflict-storm.textproto#0", plis, error));
+  ASSERT_TRUE(
+      parse_corpus_bug("corpus/regressions/gitpod/podstarts-patch-failure.textproto#0", b2, error));
+  bool spares = true;
+  // conflict-storm's switch (the mk2 manager) also fixes the other mk1-plis loss.
+  const FixSwitch mk2{{FixChange{"manager", "mk2", false, "mk1-plis"}}};
+  ASSERT_TRUE(fix_spares(plis, mk2, spares, error)) << error;
+  EXPECT_FALSE(spares);
+  // B1's fix leaves B2 (whose script runs with every fix) violating.
+  const FixSwitch f16622{{FixChange{"fixes", "16622", true, ""}}};
+  ASSERT_TRUE(fix_spares(b2, f16622, spares, error)) << error;
+  EXPECT_TRUE(spares);
+}
+
+// B1 (status-conflict-pre16622) is pinned on mk2 without 16622, which its own script proves to be
+// its fix: on versions with 16622 (the latest mk2) it is no candidate label, as if its file had
+// a PASS block there; on its own versions it is, and on an mk1 era (its file says nothing) too.
+TEST_F(CorpusBugsTest, ABugIsNoCandidateWhereTheFixItsFileLacksIsOn) {
+  std::vector<KnownBug> gitpod;
+  std::string error;
+  ASSERT_TRUE(known_bugs("corpus/regressions", "gitpod", gitpod, error)) << error;
+  const std::string b1 = "corpus/regressions/gitpod/status-conflict-pre16622.textproto#0";
+  const auto it = std::find_if(gitpod.begin(), gitpod.end(),
+                               [&](const KnownBug& bug) { return bug.name == b1; });
+  ASSERT_NE(it, gitpod.end());
+  EXPECT_THAT(it->fixed_by["fixes"], ::testing::ElementsAre("16622"));
+  auto candidate = [&](const std::string& config, bool by_fixes = true) {
+    LoadedScenario loaded;
+    EXPECT_TRUE(parse_scenario("name: \"v\" seed: 1 gitpod { " + config + " }", "v.textproto",
+                               loaded, error))
+        << error;
+    EXPECT_TRUE(validate_scenario(loaded, error)) << error;
+    const std::vector<KnownBug> applicable =
+        applicable_known_bugs(gitpod, loaded.scenario, *loaded.system, by_fixes);
+    return std::any_of(applicable.begin(), applicable.end(),
+                       [&](const KnownBug& bug) { return bug.name == b1; });
+  };
+  EXPECT_FALSE(candidate("manager: \"mk2\""));
+  EXPECT_FALSE(candidate("manager: \"mk2\" fixes: [\"16622\", \"16997\"]"));
+  EXPECT_TRUE(candidate("manager: \"mk2\" fixes: [\"16997\", \"17599\", \"19411\"]"));
+  EXPECT_TRUE(candidate("manager: \"mk1-plis\""));
+  EXPECT_TRUE(candidate("manager: \"mk2\"", false));
+}
+
+TEST_F(CorpusBugsTest, ACounterfactualIsGonePersistingOrMasked) {
+  RunResult result;
+  EXPECT_EQ(counterfactual_outcome(result, "gitpod.L5"), Counterfactual::kGone);
+  result.verdict = Verdict::kLiveness;
+  result.violation = Violation{"gitpod.L2", "ws-1", "stuck", {}};
+  result.liveness = {*result.violation, Violation{"gitpod.L5", "ws-2", "stuck", {}}};
+  EXPECT_EQ(counterfactual_outcome(result, "gitpod.L5"), Counterfactual::kPersists);
+  EXPECT_EQ(counterfactual_outcome(result, "gitpod.L4"), Counterfactual::kGone);
+  result.verdict = Verdict::kSafety;
+  result.violation = Violation{"gitpod.S5", "ws-1", "pod", {}};
+  result.liveness.clear();
+  EXPECT_EQ(counterfactual_outcome(result, "gitpod.L5"), Counterfactual::kMasked);
+  EXPECT_EQ(counterfactual_outcome(result, "gitpod.S5"), Counterfactual::kPersists);
+}
+
 TEST_F(CorpusBugsTest, HuntUntilTheBugsInvariantFindsTheLimbo) {
   CorpusBug bug;
   LoadedScenario loaded;

@@ -22,7 +22,7 @@ namespace {
 using ::testing::HasSubstr;
 
 void write_canary(const std::string& path, const std::string& name, const std::string& bug,
-                  int namespaces) {
+                  int namespaces, bool fixed_on_t1 = false) {
   std::ofstream file(path);
   file << "name: \"" << name << "\"\n";
   if (!bug.empty()) file << "bug: \"" << bug << "\"\n";
@@ -30,6 +30,7 @@ void write_canary(const std::string& path, const std::string& name, const std::s
        << "toy { version: \"T1\"" << (namespaces > 0 ? " namespaces: 4" : "") << " }\n"
        << "expect { when { key: \"version\" value: \"buggy\" } verdict: SAFETY_VIOLATION "
           "invariant: \"toy.S1\" }\n";
+  if (fixed_on_t1) file << "expect { when { key: \"version\" value: \"T1\" } verdict: PASS }\n";
 }
 
 std::string bench(const std::string& dir) {
@@ -59,6 +60,25 @@ TEST(SignatureBenchTest, LeavingABugOutShowsWhetherAnotherMasksIt) {
   EXPECT_THAT(together, HasSubstr("recall 50 % strict, 100 % by group"));
   EXPECT_THAT(together, HasSubstr("NEW when its bug is left out of the corpus 100 % (6 of 6)"));
   EXPECT_THAT(together, HasSubstr("| NEW when left out |"));
+}
+
+// The counterfactual ground truth: a file that says its bug is fixed on T1 gives a fix switch
+// (version=T1); each instance of the buggy version's hunt replayed on T1 with the same seed loses
+// its violation, so all are confirmed; without the PASS block there is no switch and the figures
+// fall back to the current ground truth.
+TEST(SignatureBenchTest, ReplayingWithTheBugsFixConfirmsItsInstances) {
+  register_all_systems();
+  const std::string dir = testing::scratch_dir("bench-fixed");
+  write_canary(dir + "/a.textproto", "a", "", 0, true);
+  const std::string fixed = bench(dir);
+  EXPECT_THAT(fixed, HasSubstr("| a#0 | version=T1 | 3 | 3 | 0 | 0 | 0 | - | 0 of 0 |"));
+  EXPECT_THAT(fixed, HasSubstr("3 instances with a known bug (3 confirmed by their hunt's bug's "
+                               "fix, 0 that persist under it"));
+  const std::string none = testing::scratch_dir("bench-unfixed");
+  write_canary(none + "/a.textproto", "a", "", 0);
+  const std::string unfixed = bench(none);
+  EXPECT_THAT(unfixed, HasSubstr("3 instances with a known bug (0 confirmed"));
+  EXPECT_THAT(unfixed, ::testing::Not(HasSubstr("| a#0 | version=T1")));
 }
 
 }  // namespace
