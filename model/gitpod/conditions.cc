@@ -29,7 +29,8 @@ std::string cond_message(const kube::Object& object, const std::string& type) {
 }
 
 void remove_cond(kube::Object& object, const std::string& type) {
-  auto& list = object.conditions;
+  if (object.condition(type) == nullptr) return;  // Nothing to remove: no need to detach.
+  auto& list = object.conditions.mutable_vector();
   list.erase(std::remove_if(list.begin(), list.end(),
                             [&](const kube::Condition& c) { return c.type == type; }),
              list.end());

@@ -27,7 +27,7 @@ void WorkQueue::wake_one() {
     Waiter waiter = std::move(waiters_.front());
     waiters_.pop_front();
     if (!sim_.loop().alive(waiter.actor)) continue;
-    waiter.signal->notify_all();  // Its only waiter.
+    sim_.loop().wake(waiter.ticket);
     return;
   }
 }
@@ -64,13 +64,9 @@ void WorkQueue::add_rate_limited(const std::string& key) {
 void WorkQueue::forget(const std::string& key) { failures_.erase(key); }
 
 Task<std::optional<std::string>> WorkQueue::next() {
-  while (order_.empty() && !shut_down_) {
-    auto signal = std::make_shared<Signal>(sim_.loop());
-    waiters_.push_back(Waiter{sim_.loop().current_actor(), signal});
-    co_await signal->wait();
-  }
+  while (order_.empty() && !shut_down_) co_await park_worker();
   if (shut_down_) co_return std::nullopt;
-  std::string key = order_.front();
+  std::string key = std::move(order_.front());
   order_.pop_front();
   WSIM_ASSERT_EQ(queued_.erase(key), 1u);
   WSIM_ASSERT(processing_.insert(key).second);
@@ -99,7 +95,7 @@ void WorkQueue::shutdown() {
   shut_down_ = true;
   std::deque<Waiter> waiters = std::move(waiters_);
   waiters_.clear();
-  for (Waiter& waiter : waiters) waiter.signal->notify_all();
+  for (const Waiter& waiter : waiters) sim_.loop().wake(waiter.ticket);
 }
 
 }  // namespace wsim::gitpod

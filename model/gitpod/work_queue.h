@@ -17,9 +17,11 @@
 // Single-threaded, on the event loop. The queue holds no object state, only names.
 #pragma once
 
+#include <coroutine>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -81,13 +83,28 @@ class WorkQueue {
   std::map<std::string, int> failures_;
   // Workers parked in next(), longest-waiting first: add() wakes one (client-go queue.go Add →
   // cond.Signal(); Go's sync.Cond wakes its longest waiter), shutdown() wakes all. A waiter whose
-  // actor was cancelled meanwhile is skipped.
+  // actor was cancelled meanwhile is skipped. Each is parked on the loop directly (its ticket):
+  // what a Signal of one waiter did, without a Signal and its vector per park (§9 of
+  // docs/performance.md).
   struct Waiter {
     ActorId actor = kNoActor;
-    std::shared_ptr<Signal> signal;
+    WakeTicket ticket;
   };
   std::deque<Waiter> waiters_;
   void wake_one();
+  // Awaitable: parks the current actor at the back of waiters_ until wake_one()/shutdown().
+  auto park_worker() {
+    struct Awaiter {
+      WorkQueue* queue;
+      bool await_ready() noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> handle) {
+        EventLoop& loop = queue->sim_.loop();
+        queue->waiters_.push_back(Waiter{loop.current_actor(), loop.park(handle)});
+      }
+      void await_resume() { queue->sim_.loop().throw_if_cancelled(); }
+    };
+    return Awaiter{this};
+  }
   bool shut_down_ = false;
 };
 

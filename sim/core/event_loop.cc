@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <utility>
 
 #include "sim/core/assert.h"
 
@@ -242,6 +243,10 @@ void EventLoop::run_event(Event& event) {
   if (actor.done || event.token != actor.token) return;  // Stale wake-up.
   mix_hash(static_cast<std::uint64_t>(event.due_ms) * 2 + 1);
   mix_hash(event.actor);
+  if (actor.cancelled && actor.started) {
+    finish_cancelled(event.actor);
+    return;
+  }
   resume_actor(event.actor, event.handle);
 }
 
@@ -250,6 +255,7 @@ void EventLoop::resume_actor(ActorId id, std::coroutine_handle<> handle) {
   Actor& actor = actor_ref(id);
   WSIM_ASSERT(!actor.done);
   actor.suspended = {};
+  actor.started = true;
   const ActorId previous = current_;
   current_ = id;
   handle.resume();
@@ -280,6 +286,26 @@ void EventLoop::finish_actor(ActorId id) {
   }
   // Its id stays taken (ids are part of the schedule hash); the slot's memory is freed, so a run
   // does not keep every actor it ever spawned (issue 13: memory grows with live work, not length).
+  actors_[id].reset();
+}
+
+// Resuming would throw Cancelled in the innermost frame's await_resume and rethrow it once per
+// frame of the chain (libgcc's unwinder: 2-6 % of a run, docs/performance.md §9). Destroying the
+// root frame destroys the Task temporary it is suspended on first, hence the child's frame and
+// recursively the innermost frame's locals first, then each frame's own, outwards: the order the
+// unwinding ran them in. Destructors run as the actor (current_), as they did while unwinding.
+void EventLoop::finish_cancelled(ActorId id) {
+  Actor& actor = actor_ref(id);
+  WSIM_ASSERT(actor.cancelled && actor.started && !actor.done);
+  WSIM_ASSERT_GT(live_actors_, 0u);
+  actor.suspended = {};
+  const ActorId previous = current_;
+  current_ = id;
+  Task<void> root = std::move(actor.root);
+  root = Task<void>();  // Destroys the suspended chain; the actor is alive meanwhile, as before.
+  current_ = previous;
+  actor.done = true;
+  --live_actors_;
   actors_[id].reset();
 }
 

@@ -16,7 +16,13 @@
 //
 // Actors are root Task<void>s given to spawn(). Inside an actor, every co_await on a loop
 // awaitable (sleep, yield, OneShot, Signal, Channel) is an interleaving point: other ready events
-// run before the actor resumes. cancel() makes the actor throw Cancelled at that point.
+// run before the actor resumes. cancel() ends the actor at that point: every awaitable's
+// await_resume starts with throw_if_cancelled(), so the actor's chain of frames unwinds from
+// there, innermost locals first, and nothing after the interleaving point runs. A cancelled actor
+// that had already started and is parked is not resumed to throw: its root frame is destroyed,
+// which destroys the suspended chain in the very same order without an exception per frame
+// (docs/performance.md §9; model code never catches Cancelled). One that never ran yet is resumed
+// and throws at its first interleaving point, as before.
 #pragma once
 
 #include <coroutine>
@@ -123,6 +129,7 @@ class EventLoop {
     Task<void> root;
     bool cancelled = false;
     bool done = false;
+    bool started = false;               // Resumed at least once (its body has run).
     std::uint64_t token = 0;            // Current suspension; bumped on every park and cancel.
     std::coroutine_handle<> suspended;  // Where the actor is parked, if it is.
   };
@@ -173,6 +180,8 @@ class EventLoop {
   void resume_actor(ActorId id, std::coroutine_handle<> handle);
   // Ends the actor and frees its slot (actors_[id] becomes null; its id is never reused).
   void finish_actor(ActorId id);
+  // Ends a cancelled, started, parked actor by destroying its root frame (see the top).
+  void finish_cancelled(ActorId id);
   Actor& actor_ref(ActorId id);
   void mix_hash(std::uint64_t value);
   // Priority ties: demotes the actor of `event` if a change point has passed.

@@ -5,7 +5,8 @@
 // server-side listeners share it, and the const-view reads (Informer::list_shared/get_shared/
 // by_index) hand it out without copying (docs/performance.md): only writes copy.
 //
-// Kind-specific fields live in flat string maps (Fields: std::maps shared copy-on-write), keyed
+// Kind-specific fields live in flat string maps (Fields: std::maps shared copy-on-write; the
+// conditions and owner references are SharedVectors, likewise), keyed
 // like JSON paths without the top level:
 //   Deployment  spec:   "replicas"                status: "replicas", "availableReplicas",
 //                                                         "unavailableReplicas", "readyReplicas",
@@ -33,6 +34,7 @@
 
 #include "sim/core/time.h"
 #include "sim/kube/fields.h"
+#include "sim/kube/shared_vector.h"
 
 namespace wsim::kube {
 
@@ -62,7 +64,7 @@ struct ObjectMeta {
   std::int64_t generation = 0;         // Bumped on spec changes only.
   Fields labels;  // Shared copy-on-write (fields.h), like every map of an Object.
   Fields annotations;
-  std::vector<OwnerReference> owner_references;
+  SharedVector<OwnerReference> owner_references;  // Shared copy-on-write (shared_vector.h).
   std::vector<std::string> finalizers;
   TimeMs creation_ms = 0;
   std::optional<TimeMs> deletion_ms;  // deletionTimestamp; immutable once set.
@@ -75,8 +77,8 @@ struct Object {
   ObjectMeta meta;
   Fields spec;
   Fields status;
-  std::vector<Condition> conditions;
-  Fields data;  // ConfigMap / Secret.
+  SharedVector<Condition> conditions;  // Shared copy-on-write (shared_vector.h).
+  Fields data;                         // ConfigMap / Secret.
 
   const Condition* condition(const std::string& type) const;
   std::string spec_or(const std::string& key, const std::string& fallback) const;

@@ -93,6 +93,74 @@ TEST(EventLoop, CancelUnwindsTheActorAtItsInterleavingPoint) {
   EXPECT_EQ(loop.live_actors(), 0u);
 }
 
+// Records its name into `log` when destroyed (by unwinding or by frame destruction).
+struct Mark {
+  std::vector<std::string>& log;
+  std::string name;
+  ~Mark() { log.push_back(name); }
+};
+
+Task<int> leaf(EventLoop& loop, std::vector<std::string>& log) {
+  Mark first{log, "leaf.first"};
+  Mark second{log, "leaf.second"};
+  co_await loop.sleep(100);
+  log.push_back("leaf.after");
+  co_return 1;
+}
+
+Task<int> middle(EventLoop& loop, std::vector<std::string>& log) {
+  Mark mark{log, "middle"};
+  const int value = co_await leaf(loop, log);
+  log.push_back("middle.after");
+  co_return value;
+}
+
+Task<void> chain(EventLoop& loop, std::vector<std::string>& log) {
+  Mark mark{log, "root"};
+  log.push_back("root.start");
+  co_await middle(loop, log);
+  log.push_back("root.after");
+}
+
+// Cancelling a parked actor ends its whole chain of frames at the interleaving point: nothing
+// after it runs, the innermost frame's locals go first (reverse order), then each caller's. A
+// started actor's frames are destroyed without being resumed, an actor that never ran runs up to
+// its first interleaving point and unwinds there: the same observable order either way.
+TEST(EventLoop, CancelEndsTheChainInnermostLocalsFirst) {
+  const std::vector<std::string> unwound = {"leaf.second", "leaf.first", "middle", "root"};
+  for (const bool before_start : {false, true}) {
+    EventLoop loop;
+    std::vector<std::string> log;
+    const ActorId id = loop.spawn("chain", chain(loop, log));
+    if (!before_start) loop.run_until(50);
+    loop.cancel(id);
+    loop.run_until(1000);
+    std::vector<std::string> expected = {"root.start"};
+    expected.insert(expected.end(), unwound.begin(), unwound.end());
+    EXPECT_EQ(log, expected) << "before_start=" << before_start;
+    EXPECT_FALSE(loop.alive(id));
+    EXPECT_EQ(loop.live_actors(), 0u);
+  }
+}
+
+Task<void> self_cancel(EventLoop& loop, std::vector<std::string>& log) {
+  Mark mark{log, "self"};
+  loop.cancel(loop.current_actor());
+  log.push_back("still running");
+  co_await loop.sleep(10);
+  log.push_back("after");
+}
+
+// An actor cancelled while it runs goes on to its next interleaving point and ends there.
+TEST(EventLoop, SelfCancelEndsAtTheNextInterleavingPoint) {
+  EventLoop loop;
+  std::vector<std::string> log;
+  const ActorId id = loop.spawn("self", self_cancel(loop, log));
+  loop.run_until(1000);
+  EXPECT_EQ(log, (std::vector<std::string>{"still running", "self"}));
+  EXPECT_FALSE(loop.alive(id));
+}
+
 Task<void> waiter(OneShot<int> shot, int& got) { got = co_await shot; }
 
 // A finished actor's slot is freed (issue 13: memory follows live actors, not the run's length):

@@ -131,10 +131,11 @@ void GarbageCollector::check_dependent(const ObjectRef& ref) {
   if (solid) {
     // Keep the object; drop the references to owners that are gone or going.
     Object stripped = object;
-    std::erase_if(stripped.meta.owner_references, [&](const OwnerReference& owner) {
-      return std::find(dangling.begin(), dangling.end(), owner.uid) != dangling.end() ||
-             std::find(waiting.begin(), waiting.end(), owner.uid) != waiting.end();
-    });
+    std::erase_if(
+        stripped.meta.owner_references.mutable_vector(), [&](const OwnerReference& owner) {
+          return std::find(dangling.begin(), dangling.end(), owner.uid) != dangling.end() ||
+                 std::find(waiting.begin(), waiting.end(), owner.uid) != waiting.end();
+        });
     const Result<Object> written = api_.server_update(stripped, Subresource::kMain, kActor);
     ++counters_.dangling_stripped;
     sim_.record(kActor, "strip-owner-refs", ref.to_string(),
@@ -187,7 +188,7 @@ void GarbageCollector::process_owner(const ObjectRef& ref) {
 
   if (has_finalizer(owner, kOrphan)) {
     for (Object dependent : live_dependents(uid)) {
-      std::erase_if(dependent.meta.owner_references,
+      std::erase_if(dependent.meta.owner_references.mutable_vector(),
                     [&](const OwnerReference& o) { return o.uid == uid; });
       const Result<Object> written = api_.server_update(dependent, Subresource::kMain, kActor);
       ++counters_.orphaned;
