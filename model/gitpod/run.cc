@@ -158,6 +158,17 @@ bool GitpodRun::user_write(const std::string& workspace_id) {
       pod->status_or("ready", "") != "true") {
     return false;
   }
+  // Latest mk2: the IDE is reached through ws-proxy, which routes to the pod IP ws-manager recorded
+  // in the CR's status (upstream components/ws-proxy/pkg/proxy/infoprovider.go
+  // CRDWorkspaceInfoProvider.Reconcile reads Status.Runtime.PodIP, @ 4f45d02eac95): until
+  // ws-manager wrote it, nobody reaches the IDE [reconstructed]. Until 2026-11-26 the user wrote
+  // as soon as the pod was ready, which let a delayed status write (no EverReady yet) turn a
+  // rejection after ready into a wipe of content no real user could have written.
+  if (versions_.mk2()) {
+    const kube::Object* ws =
+        world_->api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
+    if (ws == nullptr || status_str(*ws, kStatusPodIp).empty()) return false;
+  }
   const Session* session = world_->content().session(pod_node(*pod), instance);
   if (session == nullptr || !session->initialized || !session->intact) return false;
   const std::int64_t version = world_->content().write(pod_node(*pod), instance);

@@ -109,6 +109,11 @@ void status_with_pod(kube::Object& ws, const kube::Object& pod, const StatusInpu
   if (status_str(ws, kStatusHostIp).empty() && !node.empty()) {
     ws.status[kStatusHostIp] = "ip-" + node;
   }
+  // Runtime.PodIP once the pod has one (its sandbox runs): what ws-proxy routes the IDE to
+  // (run.cc user_write).
+  if (status_str(ws, kStatusPodIp).empty() && container_running(pod)) {
+    ws.status[kStatusPodIp] = "ip-" + pod.meta.name;
+  }
   if (!node.empty()) check_node_disappeared(ws, in);
   if (status_str(ws, kStatusUrl).empty()) ws.status[kStatusUrl] = "https://" + ws.meta.name + ".ws";
   if (status_str(ws, kStatusOwnerToken).empty()) {
