@@ -4,15 +4,16 @@
 // exponentialBackoffManagerImpl.getNextBackoff, Backoff.Step with Cap, Jitter) as client-go
 // tools/cache/reflector.go (NewReflectorWithOptions) configures it for every reflector at
 // v0.32.0: initial 800 ms, factor 2, cap 30 s, jitter 1.0, reset after 2 min without a backoff.
-// Semantics: each next() returns the current duration plus a jitter in [0, jitter × duration]
-// (whole ms drawn from the choice stream; choice 0 = none), then doubles the duration up to the
-// cap; a call more than `reset_ms` after the previous one (or after construction) starts again
-// from the initial duration. So a reflector's first waits are 0.8–1.6 s, 1.6–3.2 s, ..., and
-// 30–60 s once capped. docs/fidelity.md K9.
+// Semantics: each next() is one Backoff.Step (retry.h backoff_step: the current duration plus a
+// jitter in [0, jitter × duration], whole ms drawn from the choice stream, choice 0 = none; then
+// the duration doubles up to the cap); a call more than `reset_ms` after the previous one (or
+// after construction) starts again from the initial duration. So a reflector's first waits are
+// 0.8–1.6 s, 1.6–3.2 s, ..., and 30–60 s once capped. docs/fidelity.md K9.
 #pragma once
 
 #include "sim/core/choice.h"
 #include "sim/core/time.h"
+#include "sim/kube/retry.h"
 
 namespace wsim::kube {
 
@@ -33,8 +34,10 @@ class BackoffManager {
   DurationMs next(TimeMs now_ms, ChoiceStream& stream);
 
  private:
+  Backoff fresh() const;
+
   BackoffManagerOptions options_;
-  DurationMs duration_ms_;
+  Backoff backoff_;
   TimeMs last_start_ms_;
 };
 

@@ -11,12 +11,18 @@ Backoff default_retry() { return Backoff(5, 10, 1.0, 0.1); }
 Backoff default_backoff() { return Backoff(4, 10, 5.0, 0.1); }
 
 DurationMs backoff_step(Backoff& backoff, ChoiceStream& stream) {
-  WSIM_ASSERT_GT(backoff.steps, 0);
   WSIM_ASSERT_GE(backoff.duration_ms, 0);
   WSIM_ASSERT_GE(backoff.jitter, 0.0);
+  WSIM_ASSERT_GE(backoff.cap_ms, 0);
   const DurationMs base = backoff.duration_ms;
-  --backoff.steps;
-  backoff.duration_ms = static_cast<DurationMs>(std::llround(base * backoff.factor));
+  if (backoff.steps > 0) {
+    --backoff.steps;
+    backoff.duration_ms = static_cast<DurationMs>(std::llround(base * backoff.factor));
+    if (backoff.cap_ms > 0 && backoff.duration_ms > backoff.cap_ms) {
+      backoff.duration_ms = backoff.cap_ms;
+      backoff.steps = 0;
+    }
+  }
   const auto max_jitter = static_cast<DurationMs>(std::floor(backoff.jitter * base));
   const DurationMs jitter = max_jitter > 0 ? stream.range(0, max_jitter) : 0;
   WSIM_ASSERT_LE(jitter, max_jitter);

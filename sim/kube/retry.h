@@ -26,6 +26,7 @@ struct Backoff {
   DurationMs duration_ms = 0;
   double factor = 1.0;
   double jitter = 0.0;
+  DurationMs cap_ms = 0;  // Backoff.Cap: 0 = none.
 };
 
 // retry.DefaultRetry: 5 steps, 10 ms, factor 1, jitter 0.1.
@@ -33,8 +34,9 @@ Backoff default_retry();
 // retry.DefaultBackoff: 4 steps, 10 ms, factor 5, jitter 0.1.
 Backoff default_backoff();
 
-// The sleep before the next attempt and the duration after it (Backoff.Step).
-// REQUIRES: backoff.steps > 0.
+// The sleep before the next attempt and the duration after it (Backoff.Step). A duration that
+// grows past cap_ms becomes cap_ms and ends the steps; with no steps left the current duration is
+// returned again (jittered) and nothing changes, as upstream.
 DurationMs backoff_step(Backoff& backoff, ChoiceStream& stream);
 
 // retry.RetryOnConflict: runs `attempt` until it returns a status other than Conflict or the

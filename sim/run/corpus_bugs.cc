@@ -253,6 +253,19 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+// The `latest` value of `system`'s version axis `field` ("" when it is not an axis).
+std::string axis_latest(const System& system, const std::string& field) {
+  for (const VersionAxis& axis : system.axes()) {
+    if (axis.field == field) return axis.latest;
+  }
+  return "";
+}
+
+// Whether a repeated axis's value list has every value: empty, or naming the axis's `latest`.
+bool has_every_value(const std::vector<std::string>& list, const std::string& latest) {
+  return list.empty() || std::find(list.begin(), list.end(), latest) != list.end();
+}
+
 // Whether `run` matches the `when` of `expect`.
 bool matches_when(const KnownBugExpectation& expect, const proto::Scenario& run,
                   const System& system) {
@@ -277,11 +290,7 @@ bool has_fix(const KnownBug& bug, const proto::Scenario& run, const System& syst
     std::string current;
     if (!config_value(run, system, field, current)) continue;
     const std::vector<std::string> list = split_list(current);
-    std::string latest;
-    for (const VersionAxis& axis : system.axes()) {
-      if (axis.field == field) latest = axis.latest;
-    }
-    if (list.empty() || std::find(list.begin(), list.end(), latest) != list.end()) return true;
+    if (has_every_value(list, axis_latest(system, field))) return true;
     for (const std::string& value : values) {
       if (std::find(list.begin(), list.end(), value) != list.end()) return true;
     }
@@ -378,7 +387,7 @@ std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScen
     std::string current;
     if (!config_value(script.scenario, system, axis.field, current)) continue;
     const std::vector<std::string> list = split_list(current);
-    if (list.empty() || std::find(list.begin(), list.end(), axis.latest) != list.end()) continue;
+    if (has_every_value(list, axis.latest)) continue;
     for (const std::string& value : axis.values) {
       if (std::find(list.begin(), list.end(), value) != list.end()) continue;
       add(FixSwitch{{FixChange{axis.field, value, true, ""}}});
@@ -397,11 +406,7 @@ bool apply_change(LoadedScenario& loaded, const FixChange& change, bool& applies
   std::string next = change.value;
   if (change.add) {
     std::vector<std::string> list = split_list(current);
-    std::string latest;
-    for (const VersionAxis& axis : system.axes()) {
-      if (axis.field == change.field) latest = axis.latest;
-    }
-    applies = !list.empty() && std::find(list.begin(), list.end(), latest) == list.end() &&
+    applies = !has_every_value(list, axis_latest(system, change.field)) &&
               std::find(list.begin(), list.end(), change.value) == list.end();
     if (!applies) return true;
     list.push_back(change.value);

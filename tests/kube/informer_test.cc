@@ -35,6 +35,14 @@ class InformerTest : public KubeTest {
  protected:
   InformerTest() : KubeTest(fixed_latency(10, 100)) {}
   void SetUp() override { must_create(make_namespace("ns")); }
+  // The next `times` watch requests meet `action`.
+  void fail_watches(FaultAction action, int times) {
+    InterceptorRule rule;
+    rule.match.verb = Verb::kWatch;
+    rule.action = action;
+    rule.times = times;
+    api.add_interceptor(rule);
+  }
 };
 
 TEST_F(InformerTest, ListsThenWatchesAndReportsSynced) {
@@ -312,11 +320,7 @@ TEST_F(InformerTest, DestroyedInformerLeavesNoLiveWatch) {
 }
 
 TEST_F(InformerTest, LostWatchResponseRelistsWithoutLosingEvents) {
-  InterceptorRule rule;
-  rule.match.verb = Verb::kWatch;
-  rule.action = FaultAction::kLoseResponse;
-  rule.times = 1;
-  api.add_interceptor(rule);
+  fail_watches(FaultAction::kLoseResponse, 1);
   Informer informer(sim, api, informer_options("ConfigMap"));
   informer.start();
   advance(100);
@@ -331,11 +335,7 @@ TEST_F(InformerTest, LostWatchResponseRelistsWithoutLosingEvents) {
 }
 
 TEST_F(InformerTest, ThrottledWatchIsRetriedFromTheLastVersionWithoutARelist) {
-  InterceptorRule rule;
-  rule.match.verb = Verb::kWatch;
-  rule.action = FaultAction::kThrottle;
-  rule.times = 2;
-  api.add_interceptor(rule);
+  fail_watches(FaultAction::kThrottle, 2);
   Informer informer(sim, api, informer_options("ConfigMap"));
   informer.start();
   advance(100);
