@@ -60,6 +60,9 @@ void add_hunt_options(CLI::App& sub, HuntState& state) {
   sub.add_flag("--guided", state.command.guided,
                "probe-guided swarm: every second run reuses the fault/incident/scheduler "
                "configuration of a run that reached a rare probe (sim/run/hunt_guide.h)");
+  sub.add_flag("--until-label", state.command.until_label,
+               "with --bug: go past the known bugs and stop only at a finding labelled with the "
+               "hunted bug (its signature), not at any failure of its invariant");
   sub.add_option("--known", state.command.known_dir,
                  "go past the known bugs of this corpus (e.g. corpus/regressions): a table of "
                  "them, exit non-zero only for NEW findings (default with no arguments)");

@@ -75,6 +75,9 @@ struct HuntCommand {
   std::string out_dir = "wsim-out";
   bool keep_going = false;
   bool guided = false;  // --guided: probe-guided swarm (hunt_guide.h).
+  // --until-label (with --bug): go past the known bugs (as --known, default label_dir) and stop
+  // only at a failure labelled with the hunted bug (corpus_bugs.h labels_naming_bug).
+  bool until_label = false;
   // --known DIR: go past the known bugs of DIR (signature.h), report them in a table and fail
   // only for NEW findings. Empty: findings are only labelled, against label_dir when it exists.
   // A hunt with nothing selected (the README's main job) uses label_dir as --known.

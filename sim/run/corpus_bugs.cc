@@ -561,4 +561,14 @@ int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostre
   return 0;
 }
 
+std::vector<std::string> labels_naming_bug(const CorpusBug& hunted,
+                                           const std::vector<KnownBug>& known) {
+  WSIM_ASSERT(!hunted.bug.empty());
+  std::vector<std::string> names;
+  for (const KnownBug& bug : known) {
+    if (bug.bug == hunted.bug) names.push_back(bug.name);
+  }
+  return names;
+}
+
 }  // namespace wsim::run

@@ -151,4 +151,11 @@ std::string_view counterfactual_name(Counterfactual outcome);
 // " || " and its contexts (Signature::contexts_text).
 int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostream& err);
 
+// The names (KnownBug::name) of the bugs of `known` that are `hunted` for a hunt that wants that
+// bug's label, not only its invariant (`wsim hunt --bug FILE#N --until-label`): those with the
+// same bug id (CorpusBug::bug: the file's `bug` field, else its stem), so one bug pinned by
+// several files or expect blocks is found under any of its names. Empty when none is.
+std::vector<std::string> labels_naming_bug(const CorpusBug& hunted,
+                                           const std::vector<KnownBug>& known);
+
 }  // namespace wsim::run

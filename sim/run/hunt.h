@@ -72,6 +72,10 @@ struct HuntOptions {
   // Non-empty: stop at the first failure of this invariant only (others are recorded, one bundle
   // per invariant, and the hunt goes on): hunting one known bug (`wsim hunt --bug`).
   std::string until_invariant;
+  // Non-empty (with until_invariant, in an unmasked hunt): stop only at a failure of that
+  // invariant labelled with one of these known bugs (KnownBug::name): `--bug FILE#N
+  // --until-label`, the time to find the bug itself rather than its invariant.
+  std::vector<std::string> until_labels;
   std::string out_dir = "wsim-out";
   bool write_bundles = true;
   HuntClock clock;

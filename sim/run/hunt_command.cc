@@ -1,8 +1,10 @@
 // `wsim hunt` (commands.h): every selected version tuple hunted in turn (hunt.h), the text
 // report (hunt_report.h), and the machine-readable summary and JUnit report when asked.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
+#include "sim/core/assert.h"
 #include "sim/run/commands.h"
 #include "sim/run/corpus_bugs.h"
 #include "sim/run/duration.h"
@@ -22,6 +24,7 @@ std::string check_hunt_command(const HuntCommand& command) {
   if (command.shard.count == 0 || command.shard.index >= command.shard.count) {
     return "--shard I/N needs 0 <= I < N";
   }
+  if (command.until_label && command.flags.bug.empty()) return "--until-label needs --bug FILE#N";
   return "";
 }
 
@@ -47,7 +50,7 @@ struct HuntCorpus {
 HuntCorpus hunt_corpus(const HuntCommand& command) {
   std::string known_dir = command.known_dir;
   std::error_code ec;
-  if (known_dir.empty() && !command.flags.selects_something() &&
+  if (known_dir.empty() && (command.until_label || !command.flags.selects_something()) &&
       std::filesystem::is_directory(command.label_dir, ec)) {
     known_dir = command.label_dir;
   }
@@ -88,6 +91,14 @@ void print_banner(std::ostream& out, const HuntCommand& command, const LoadedSce
   if (command.guided) out << ", probe-guided swarm";
   if (budget) out << ", " << format_duration_ms(*budget);
   const std::size_t known = options.known ? options.known->size() : 0;
+  if (!options.until_labels.empty()) {
+    out << ", stop at the first finding labelled " << options.until_labels.front();
+    if (options.until_labels.size() > 1)
+      out << " (or " << options.until_labels.size() - 1 << " more)";
+    out << "\n";
+    out.flush();
+    return;
+  }
   out << (command.keep_going ? ", keep going"
           : options.unmasked ? ", going past the " + std::to_string(known) + " known bugs of " +
                                    corpus_dir + ", stop at the first NEW"
@@ -105,6 +116,39 @@ void print_result(std::ostream& out, const std::string& system, const HuntResult
       << (result.interrupted ? " (interrupted)" : "") << "\n";
   print_findings(out, result);
   out << render_probe_coverage(result.probes);
+}
+
+// --until-label's verdict, one line (scripts/bench-strategies --until-label reads it).
+void print_until_label(std::ostream& out, const HuntOptions& options, const HuntResult& result) {
+  const auto is_hunted = [&](const Finding& finding) {
+    return finding.invariant == options.until_invariant &&
+           std::find(options.until_labels.begin(), options.until_labels.end(), finding.known) !=
+               options.until_labels.end();
+  };
+  const auto it = std::find_if(result.findings.begin(), result.findings.end(), is_hunted);
+  if (it == result.findings.end()) {
+    out << "until-label: not found in " << result.runs << " runs\n";
+  } else {
+    out << "until-label: found " << it->known << " at seed " << it->seed << " after " << result.runs
+        << " runs\n";
+  }
+}
+
+// --until-label: the names under which the corpus knows the hunted bug (labels_naming_bug).
+// False with an error when it knows it under none on these versions (its script no longer
+// reproduces it, or its file says it is fixed here).
+bool set_until_labels(const std::string& bug_spec, const std::vector<KnownBug>& known,
+                      HuntOptions& options, std::string& error) {
+  CorpusBug hunted;
+  if (!parse_corpus_bug(bug_spec, hunted, error)) return false;
+  WSIM_ASSERT(options.unmasked);
+  options.until_labels = labels_naming_bug(hunted, known);
+  if (options.until_labels.empty()) {
+    error = "bug " + hunted.bug + " (" + bug_spec + ") is not among the known bugs of the corpus " +
+            "on these versions, so no finding can carry its label";
+    return false;
+  }
+  return true;
 }
 
 // Hunts one version tuple into `target`; false (with a message on `err`) on a usage error.
@@ -138,12 +182,17 @@ bool hunt_one(const HuntCommand& command, const ScenarioFlags& flags,
     options.known = &known;
     options.unmasked = corpus.unmasked;
   }
+  if (command.until_label && !set_until_labels(flags.bug, known, options, error)) {
+    err << "wsim hunt: --until-label: " << error << "\n";
+    return false;
+  }
   print_banner(out, command, loaded, options, budget, corpus.dir);
   target.system = loaded.system->name();
   target.versions = describe_versions(loaded.scenario, *loaded.system);
   target.repro = options.repro_command;
   target.result = hunt(options);
   print_result(out, target.system, target.result);
+  if (!options.until_labels.empty()) print_until_label(out, options, target.result);
   return true;
 }
 

@@ -94,7 +94,10 @@ bool HuntTally::record_failure(std::uint64_t seed, std::optional<std::uint64_t> 
     found.swarm_seed = swarm_seed;
     if (!message.empty()) found.message = message;
   }
-  const bool wanted = options_.until_invariant.empty() || kind == options_.until_invariant;
+  const bool wanted = (options_.until_invariant.empty() || kind == options_.until_invariant) &&
+                      (options_.until_labels.empty() ||
+                       std::find(options_.until_labels.begin(), options_.until_labels.end(),
+                                 label) != options_.until_labels.end());
   const bool is_new = !options_.unmasked || label == "NEW" || label == "-";
   return !options_.keep_going && wanted && (is_new || !options_.until_invariant.empty());
 }

@@ -1,6 +1,7 @@
 // The corpus bugs as hunting targets (sim/run/corpus_bugs.h): listing, FILE#N parsing with clear
 // errors, the hunting scenario (script dropped, versions applied, admin events kept), and a hunt
 // with until_invariant that goes past other findings and stops at the bug's invariant.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -285,6 +286,62 @@ TEST_F(CorpusBugsTest, HuntUntilTheBugsInvariantFindsTheLimbo) {
   EXPECT_EQ(result.findings.back().invariant, "gitlab.L1");
   // It stopped at the bug: fewer runs than the budget.
   EXPECT_LT(result.runs, 200u);
+}
+
+TEST_F(CorpusBugsTest, LabelsNamingABugAreTheNamesOfItsBugId) {
+  CorpusBug hunted;
+  hunted.bug = "B5";
+  std::vector<KnownBug> known(3);
+  known[0].name = "a.textproto#0";
+  known[0].bug = "B5";
+  known[1].name = "b.textproto#0";
+  known[1].bug = "N5";
+  known[2].name = "c.textproto#1";
+  known[2].bug = "B5";
+  EXPECT_THAT(labels_naming_bug(hunted, known),
+              ::testing::ElementsAre("a.textproto#0", "c.textproto#1"));
+  hunted.bug = "B12";
+  EXPECT_TRUE(labels_naming_bug(hunted, known).empty());
+}
+
+// --until-label: the hunt goes past failures of the invariant that carry another label (or NEW)
+// and stops only at one labelled with the hunted bug.
+TEST_F(CorpusBugsTest, HuntUntilTheBugsLabelStopsOnlyAtThatLabel) {
+  const std::string spec = "corpus/regressions/gitlab/limbo-411205.textproto#0";
+  CorpusBug bug;
+  LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(parse_corpus_bug(spec, bug, error));
+  ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
+  std::vector<KnownBug> all;
+  ASSERT_TRUE(known_bugs("corpus/regressions", "gitlab", all, error)) << error;
+  const std::vector<KnownBug> known = applicable_known_bugs(all, loaded.scenario, *loaded.system);
+  HuntOptions options;
+  options.system = loaded.system;
+  options.scenario = loaded.scenario;
+  options.runs = 300;
+  options.jobs = 1;
+  options.until_invariant = bug.invariant;
+  options.known = &known;
+  options.unmasked = true;
+  options.until_labels = labels_naming_bug(bug, known);
+  ASSERT_FALSE(options.until_labels.empty());
+  options.out_dir = testing::scratch_dir("corpus-bugs-label");
+  const HuntResult found = hunt(options);
+  ASSERT_FALSE(found.findings.empty());
+  EXPECT_LT(found.runs, 300u) << "the limbo's own label was not found in 300 runs";
+  const std::vector<std::string> names = options.until_labels;
+  const auto labelled_limbo = [&](const Finding& f) {
+    return f.invariant == "gitlab.L1" &&
+           std::find(names.begin(), names.end(), f.known) != names.end();
+  };
+  EXPECT_TRUE(std::any_of(found.findings.begin(), found.findings.end(), labelled_limbo));
+  EXPECT_THAT(names, ::testing::Contains(HasSubstr("limbo-411205.textproto#0")));
+  // A label no finding can carry: the hunt never stops early.
+  options.until_labels = {"no-such-file.textproto#0"};
+  options.runs = 40;
+  const HuntResult never = hunt(options);
+  EXPECT_EQ(never.runs, 40u);
 }
 
 }  // namespace
