@@ -23,6 +23,8 @@ Subcommand add_run_command(CLI::App& app) {
                 "exit with the raw verdict, ignoring the scenario's expectations");
   sub->add_option("--known", state->command.known_dir,
                   "label a failure known/NEW against this corpus (default corpus/regressions)");
+  sub->add_flag("--bundle", state->command.bundle_always,
+                "write the run's bundle (trace, timeline, choices) even when it passes");
   sub->add_flag("--print-hash", state->command.print_hash,
                 "print 'SEED FINGERPRINT' as the last line");
   return {sub, [state] {

@@ -167,7 +167,9 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
   }
   if (actor == "api" && action == "error") {
     // A 500 for the next request(s) of one verb on one object: args verb (get, update, patch,
-    // create, delete), times, identity.
+    // create, delete), times, identity, and `as`: what the request meets instead of a 500
+    // (503, 429, lose_request: not applied and the client times out, lose_response: applied
+    // and the client times out) — the scripted forms of the kube.api fault points.
     const std::size_t slash = target.find('/');
     const std::string verb = arg("verb", "patch");
     const std::map<std::string, kube::Verb> verbs = {
@@ -175,9 +177,18 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
         {"patch", kube::Verb::kPatch},   {"create", kube::Verb::kCreate},
         {"delete", kube::Verb::kDelete}, {"list", kube::Verb::kList}};
     const std::optional<std::int64_t> times = int_arg(arg("times", "1"));
+    const std::map<std::string, kube::FaultAction> outcomes = {
+        {"500", kube::FaultAction::kInternalError},
+        {"503", kube::FaultAction::kServiceUnavailable},
+        {"429", kube::FaultAction::kThrottle},
+        {"lose_request", kube::FaultAction::kLoseRequest},
+        {"lose_response", kube::FaultAction::kLoseResponse}};
+    const std::string as = arg("as", "500");
     if (slash == std::string::npos || verbs.count(verb) == 0 || !times.has_value() ||
-        *times > 1000) {
-      error = "api error: target Kind/name, args verb (get|list|create|update|patch|delete), times";
+        *times > 1000 || outcomes.count(as) == 0) {
+      error =
+          "api error: target Kind/name, args verb (get|list|create|update|patch|delete), times, "
+          "as (500|503|429|lose_request|lose_response)";
       return false;
     }
     kube::InterceptorRule rule;
@@ -186,7 +197,7 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
     rule.match.namespace_ = kNamespace;
     rule.match.verb = verbs.at(verb);
     if (!arg("identity", "").empty()) rule.match.identity = arg("identity", "");
-    rule.action = kube::FaultAction::kInternalError;
+    rule.action = outcomes.at(as);
     rule.times = static_cast<int>(*times);
     world_->api().add_interceptor(rule);
     return true;

@@ -74,7 +74,9 @@ std::vector<run::ActionInfo> GitpodSystem::actions() const {
       {"admin", "cordon_cluster", "gpctl clusters cordon: no new starts"},
       {"admin", "uncordon_cluster", "undo cordon_cluster"},
       {"admin", "score_zero", "cluster score 0: no new starts"},
-      {"api", "error", "next request(s) of args verb on <Kind/name> answer 500 (args times)"},
+      {"api", "error",
+       "next request(s) of args verb on <Kind/name> answer 500 (args times, identity; args as: "
+       "503, 429, lose_request, lose_response)"},
       {"api", "conflict", "next update(s) of <Kind/name> answer Conflict (args times, identity)"},
       {"breaker", "on", "PR #20243 rejector: every workspace pod rejected once"},
       {"breaker", "off", "breaker off"},

@@ -94,7 +94,7 @@ std::string finding_kind(const RunResult& result) {
 // After a run from the command line: expectation, bundle, repro command. Returns the exit code.
 int finish_run(const LoadedScenario& loaded, const RunResult& result, bool ignore_expect,
                const std::string& out_dir, bool force_bundle, const std::string& repro,
-               std::ostream& out, std::ostream& err) {
+               std::ostream& out, std::ostream& err, bool bundle_always = false) {
   int code = exit_code(result.verdict);
   bool expected = false;
   if (!ignore_expect) {
@@ -107,7 +107,7 @@ int finish_run(const LoadedScenario& loaded, const RunResult& result, bool ignor
     }
   }
   std::string bundle;
-  if (result.verdict != Verdict::kPass && (force_bundle || code != kExitPass)) {
+  if (bundle_always || (result.verdict != Verdict::kPass && (force_bundle || code != kExitPass))) {
     std::string error;
     if (write_bundle(out_dir, *loaded.system, loaded.scenario, result, bundle, error)) {
       out << "bundle " << bundle << "\n";
@@ -225,8 +225,9 @@ int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
     out << (result.known.empty() ? "NEW" : "known: " + result.known) << " (signature "
         << result.signature->text() << ")\n";
   }
-  const int code = finish_run(loaded, result, command.ignore_expect, command.out_dir,
-                              command.out_dir_given, repro_command(command.flags), out, err);
+  const int code =
+      finish_run(loaded, result, command.ignore_expect, command.out_dir, command.out_dir_given,
+                 repro_command(command.flags), out, err, command.bundle_always);
   if (command.print_hash) {
     out << loaded.scenario.seed() << " " << format_hash(result.fingerprint) << "\n";
   }

@@ -50,6 +50,9 @@ struct RunCommand {
   ScenarioFlags flags;
   std::string out_dir = "wsim-out";
   bool out_dir_given = false;  // --out given: write a bundle for every failing verdict.
+  // --bundle: write the bundle (trace, timeline, choices) whatever the verdict, a PASS too: the
+  // trace of a scripted run to time the next scripted event against.
+  bool bundle_always = false;
   bool ignore_expect = false;  // Exit with the raw verdict.
   bool print_hash = false;     // Print "SEED FINGERPRINT" as the last line.
   // A failure is labelled "known: FILE#N" or "NEW" against this corpus (signature.h), when the
