@@ -48,6 +48,17 @@ TEST(CliTest, PassingRunExitsZeroAndPrintsTheSeedFirst) {
   EXPECT_FALSE(fs::exists(dir + "/wsim-out"));  // No bundle for a pass.
 }
 
+// --bundle: a passing run's trace, to time the next scripted event against.
+TEST(CliTest, BundleFlagWritesThePassingRunsTrace) {
+  const std::string dir = testing::scratch_dir("cli-pass-bundle");
+  std::string output;
+  ASSERT_EQ(run_wsim(dir, "run --system toy --seed 2 --time-limit 20s --bundle", &output), 0)
+      << output;
+  EXPECT_THAT(output, HasSubstr("bundle wsim-out/toy-T1-s2-PASS\n"));
+  EXPECT_TRUE(fs::exists(dir + "/wsim-out/toy-T1-s2-PASS/trace.txt"));
+  EXPECT_THAT(output, Not(HasSubstr("reproduce with")));
+}
+
 TEST(CliTest, SafetyViolationExitsTwoWithBundleAndRepro) {
   const std::string dir = testing::scratch_dir("cli-safety");
   std::string output;
