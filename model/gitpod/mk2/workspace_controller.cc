@@ -188,9 +188,16 @@ Task<ReconcileResult> Mk2Manager::finalize_workspace(kube::Object& ws) {
       co_return ReconcileResult::after(kConflictRequeueMs);
     if (!updated.ok()) co_return ReconcileResult::failed();
   }
+  // actOnStatus returns `ctrl.Result{}, client.IgnoreNotFound(err)` after the Delete: any other
+  // error requeues the workspace with the rate limiter's backoff, so a lost or failed Delete is
+  // retried (components/ws-manager-mk2/controllers/workspace_controller.go actOnStatus, read at
+  // 9b31e797816c; the port follows 4f45d02eac95). Until 2026-11-26 the port dropped the
+  // error and a CR whose Delete failed twice stayed Stopped for good (corpus
+  // stopped-cr-delete-lost-twice, a port bug, not Gitpod's).
   const kube::Status removed = co_await client_.remove(workspace_ref(ws.meta.name));
   world_.sim().record(kActor, "delete-workspace", ws.meta.name,
                       removed.ok() ? "ok" : kube::code_name(removed.code));
+  if (!removed.ok() && !removed.is(kube::Code::kNotFound)) co_return ReconcileResult::failed();
   co_return ReconcileResult::done();
 }
 
