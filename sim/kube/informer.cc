@@ -32,7 +32,9 @@ struct InformerCore {
   ApiServer::Impl* server;
   InformerOptions options;
   std::string trace_actor;
-  std::map<ObjectRef, std::shared_ptr<const Object>> cache;
+  // Keyed by ObjectRef, looked up by ObjectRefView too (reads build no ObjectRef).
+  using Cache = std::map<ObjectRef, std::shared_ptr<const Object>, ObjectRefLess>;
+  Cache cache;
   // Shared so that notify() holds a handler without copying it while the vector may grow.
   std::vector<std::shared_ptr<const std::function<void(const Object&, bool)>>> handlers;
   struct Index {
@@ -98,11 +100,10 @@ struct InformerCore {
     WSIM_ASSERT_GT(delivery.resource_version, last_rv);
     WSIM_ASSERT_EQ(delivery.object->kind, options.kind);
     last_rv = delivery.resource_version;
-    const ObjectRef ref = ObjectRef::of(*delivery.object);
-    auto it = cache.find(ref);
+    auto it = cache.find(ObjectRefView::of(*delivery.object));
     if (delivery.type == WatchEventType::kDeleted) {
       if (it == cache.end()) return;
-      if (!indexes.empty()) index(ref, *it->second, false);
+      if (!indexes.empty()) index(it->first, *it->second, false);
       cache.erase(it);
       trace(*delivery.object, "deleted", "");
       notify(*delivery.object, true);
@@ -110,12 +111,12 @@ struct InformerCore {
     }
     const bool added = it == cache.end();
     if (added) {
-      cache.emplace(ref, delivery.object);
+      it = cache.emplace(ObjectRef::of(*delivery.object), delivery.object).first;
     } else {
-      if (!indexes.empty()) index(ref, *it->second, false);
+      if (!indexes.empty()) index(it->first, *it->second, false);
       it->second = delivery.object;
     }
-    if (!indexes.empty()) index(ref, *delivery.object, true);
+    if (!indexes.empty()) index(it->first, *delivery.object, true);
     trace(*delivery.object, added ? "added" : "modified", "");
     notify(*delivery.object, false);
   }
@@ -126,14 +127,14 @@ struct InformerCore {
     ++lists;
     WSIM_LOG_DEBUG(trace_actor << ": " << (lists == 1 ? "list " : "relist ") << options.kind << ": "
                                << items.size() << " objects at rv " << list_rv);
-    std::map<ObjectRef, std::shared_ptr<const Object>> fresh;
+    Cache fresh;
     for (std::shared_ptr<const Object>& item : items) {
       WSIM_ASSERT(item != nullptr);
       WSIM_ASSERT_LE(item->meta.resource_version, list_rv);
       ObjectRef ref = ObjectRef::of(*item);
       fresh.emplace(std::move(ref), std::move(item));
     }
-    std::map<ObjectRef, std::shared_ptr<const Object>> old = std::move(cache);
+    Cache old = std::move(cache);
     cache = fresh;
     reindex();
     last_rv = std::max(last_rv, list_rv);
@@ -357,7 +358,9 @@ std::vector<Informer::ObjectView> Informer::list_shared() const {
 Informer::ObjectView Informer::get_shared(const std::string& namespace_,
                                           const std::string& name) const {
   const InformerCore& core = *state_->core;
-  ObjectRef ref{core.options.kind, is_cluster_scoped(core.options.kind) ? "" : namespace_, name};
+  const ObjectRefView ref{core.options.kind,
+                          is_cluster_scoped(core.options.kind) ? std::string_view() : namespace_,
+                          name};
   auto it = core.cache.find(ref);
   if (it == core.cache.end()) return nullptr;
   WSIM_ASSERT(it->second != nullptr);
