@@ -124,28 +124,38 @@ struct ObjectRef {
     return compare_bytes(kind_a, kind_b);
   }
   // std::string's order (char_traits<char>::compare: unsigned bytes, then the shorter first),
-  // eight bytes at a time.
+  // eight bytes at a time as big-endian words; the last 1..7 common bytes as one word too (an
+  // overlapping load when there are 8 bytes or more: the bytes before it are equal already).
   static std::strong_ordering compare_bytes(std::string_view a, std::string_view b) {
     const std::size_t n = a.size() < b.size() ? a.size() : b.size();
+    const char* p = a.data();
+    const char* q = b.data();
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-      std::uint64_t x = 0;
-      std::uint64_t y = 0;
-      std::memcpy(&x, a.data() + i, 8);
-      std::memcpy(&y, b.data() + i, 8);
-      if (x != y) return to_big_endian(x) <=> to_big_endian(y);
+      const std::uint64_t x = load_word(p + i);
+      const std::uint64_t y = load_word(q + i);
+      if (x != y) return x <=> y;
     }
-    for (; i < n; ++i) {
-      const auto x = static_cast<unsigned char>(a[i]);
-      const auto y = static_cast<unsigned char>(b[i]);
+    if (i < n) {
+      const std::uint64_t x = n >= 8 ? load_word(p + n - 8) : load_short(p, n);
+      const std::uint64_t y = n >= 8 ? load_word(q + n - 8) : load_short(q, n);
       if (x != y) return x <=> y;
     }
     return a.size() <=> b.size();
   }
 
  private:
-  static std::uint64_t to_big_endian(std::uint64_t v) {
-    if constexpr (std::endian::native == std::endian::little) return __builtin_bswap64(v);
+  // Eight bytes at `s` as a big-endian word (the first byte most significant).
+  static std::uint64_t load_word(const char* s) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, s, 8);
+    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+    return v;
+  }
+  // The k < 8 bytes at `s` as a big-endian number (words of the same k compare like the bytes).
+  static std::uint64_t load_short(const char* s, std::size_t k) {
+    std::uint64_t v = 0;
+    for (std::size_t j = 0; j < k; ++j) v = (v << 8) | static_cast<unsigned char>(s[j]);
     return v;
   }
 };
