@@ -32,9 +32,7 @@ struct InformerCore {
   ApiServer::Impl* server;
   InformerOptions options;
   std::string trace_actor;
-  // Keyed by ObjectRef, looked up by ObjectRefView too (reads build no ObjectRef).
-  using Cache = std::map<ObjectRef, std::shared_ptr<const Object>, ObjectRefLess>;
-  Cache cache;
+  std::map<ObjectRef, std::shared_ptr<const Object>> cache;
   // Shared so that notify() holds a handler without copying it while the vector may grow.
   std::vector<std::shared_ptr<const std::function<void(const Object&, bool)>>> handlers;
   struct Index {
@@ -87,7 +85,8 @@ struct InformerCore {
   void trace(const Object& object, const char* what, const char* how) {
     WSIM_ASSERT(what != nullptr);
     if (!options.trace_changes) return;
-    // ObjectRef::of(object).to_string() and the detail, each built in one string.
+    // ObjectRef::of(object).to_string() and the detail, each built in one string
+    // (docs/performance.md §10).
     std::string path;
     path.reserve(object.kind.size() + object.meta.namespace_.size() + object.meta.name.size() + 2);
     path += object.kind;
@@ -112,10 +111,11 @@ struct InformerCore {
     WSIM_ASSERT_GT(delivery.resource_version, last_rv);
     WSIM_ASSERT_EQ(delivery.object->kind, options.kind);
     last_rv = delivery.resource_version;
-    auto it = cache.find(ObjectRefView::of(*delivery.object));
+    const ObjectRef ref = ObjectRef::of(*delivery.object);
+    auto it = cache.find(ref);
     if (delivery.type == WatchEventType::kDeleted) {
       if (it == cache.end()) return;
-      if (!indexes.empty()) index(it->first, *it->second, false);
+      if (!indexes.empty()) index(ref, *it->second, false);
       cache.erase(it);
       trace(*delivery.object, "deleted", "");
       notify(*delivery.object, true);
@@ -123,12 +123,12 @@ struct InformerCore {
     }
     const bool added = it == cache.end();
     if (added) {
-      it = cache.emplace(ObjectRef::of(*delivery.object), delivery.object).first;
+      cache.emplace(ref, delivery.object);
     } else {
-      if (!indexes.empty()) index(it->first, *it->second, false);
+      if (!indexes.empty()) index(ref, *it->second, false);
       it->second = delivery.object;
     }
-    if (!indexes.empty()) index(it->first, *delivery.object, true);
+    if (!indexes.empty()) index(ref, *delivery.object, true);
     trace(*delivery.object, added ? "added" : "modified", "");
     notify(*delivery.object, false);
   }
@@ -139,14 +139,14 @@ struct InformerCore {
     ++lists;
     WSIM_LOG_DEBUG(trace_actor << ": " << (lists == 1 ? "list " : "relist ") << options.kind << ": "
                                << items.size() << " objects at rv " << list_rv);
-    Cache fresh;
+    std::map<ObjectRef, std::shared_ptr<const Object>> fresh;
     for (std::shared_ptr<const Object>& item : items) {
       WSIM_ASSERT(item != nullptr);
       WSIM_ASSERT_LE(item->meta.resource_version, list_rv);
       ObjectRef ref = ObjectRef::of(*item);
       fresh.emplace(std::move(ref), std::move(item));
     }
-    Cache old = std::move(cache);
+    std::map<ObjectRef, std::shared_ptr<const Object>> old = std::move(cache);
     cache = fresh;
     reindex();
     last_rv = std::max(last_rv, list_rv);
@@ -370,9 +370,7 @@ std::vector<Informer::ObjectView> Informer::list_shared() const {
 Informer::ObjectView Informer::get_shared(const std::string& namespace_,
                                           const std::string& name) const {
   const InformerCore& core = *state_->core;
-  const ObjectRefView ref{core.options.kind,
-                          is_cluster_scoped(core.options.kind) ? std::string_view() : namespace_,
-                          name};
+  ObjectRef ref{core.options.kind, is_cluster_scoped(core.options.kind) ? "" : namespace_, name};
   auto it = core.cache.find(ref);
   if (it == core.cache.end()) return nullptr;
   WSIM_ASSERT(it->second != nullptr);
