@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "sim/core/assert.h"
 #include "sim/core/choice.h"
@@ -35,10 +36,12 @@ class Sim {
 
   // Records an action event at the current virtual time, with the fault points that fired in
   // this event-loop step before it (TraceEvent::faults).
-  void record(std::string actor, std::string verb, std::string object, std::string result,
-              std::string detail = {}) {
-    record_event(TraceEvent{now_ms(), std::move(actor), std::move(verb), std::move(object),
-                            std::move(result), std::move(detail)});
+  // Takes views: the fields are hashed in place and copied only when the trace keeps events
+  // (docs/performance.md §10).
+  void record(std::string_view actor, std::string_view verb, std::string_view object,
+              std::string_view result, std::string_view detail = {}) {
+    trace_.record(now_ms(), actor, verb, object, result, detail, TraceKind::kAction,
+                  faults_.take_fired(loop_.events_processed()));
   }
   // The driver's marker that a scripted scenario event (actor, action, target) fires now.
   void record_scripted(std::string actor, std::string action, std::string target) {

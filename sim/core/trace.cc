@@ -51,19 +51,37 @@ void Trace::mix(std::uint64_t value) {
   hash_ = hash;
 }
 
-void Trace::record(TraceEvent event) {
-  WSIM_ASSERT(event.time_ms >= 0);
-  mix(static_cast<std::uint64_t>(event.time_ms));
-  mix(event.actor);
-  mix(event.verb);
-  mix(event.object);
-  mix(event.result);
-  mix(event.detail);
-  mix_byte(static_cast<std::uint8_t>(event.kind));
-  mix(static_cast<std::uint64_t>(event.faults.size()));
-  for (const std::string& name : event.faults) mix(name);
+void Trace::mix_event(TimeMs time_ms, std::string_view actor, std::string_view verb,
+                      std::string_view object, std::string_view result, std::string_view detail,
+                      TraceKind kind, const std::vector<std::string>& faults) {
+  WSIM_ASSERT(time_ms >= 0);
+  mix(static_cast<std::uint64_t>(time_ms));
+  mix(actor);
+  mix(verb);
+  mix(object);
+  mix(result);
+  mix(detail);
+  mix_byte(static_cast<std::uint8_t>(kind));
+  mix(static_cast<std::uint64_t>(faults.size()));
+  for (const std::string& name : faults) mix(name);
   ++count_;
+}
+
+void Trace::record(TraceEvent event) {
+  mix_event(event.time_ms, event.actor, event.verb, event.object, event.result, event.detail,
+            event.kind, event.faults);
   if (keep_events_) events_.push_back(std::move(event));
+}
+
+void Trace::record(TimeMs time_ms, std::string_view actor, std::string_view verb,
+                   std::string_view object, std::string_view result, std::string_view detail,
+                   TraceKind kind, std::vector<std::string> faults) {
+  mix_event(time_ms, actor, verb, object, result, detail, kind, faults);
+  if (!keep_events_) return;
+  TraceEvent event(time_ms, std::string(actor), std::string(verb), std::string(object),
+                   std::string(result), std::string(detail), kind);
+  event.faults = std::move(faults);
+  events_.push_back(std::move(event));
 }
 
 void Trace::record(TimeMs time_ms, std::string actor, std::string verb, std::string object,

@@ -63,6 +63,11 @@ class Trace {
   void record(TraceEvent event);
   void record(TimeMs time_ms, std::string actor, std::string verb, std::string object,
               std::string result, std::string detail = {});
+  // The same event from views: hashed in place, and copied into a TraceEvent only when events
+  // are kept (a hunt's runs never build one: docs/performance.md §10). Same hash as record().
+  void record(TimeMs time_ms, std::string_view actor, std::string_view verb,
+              std::string_view object, std::string_view result, std::string_view detail,
+              TraceKind kind, std::vector<std::string> faults);
 
   // When false (hunting), events are hashed and counted but not stored.
   void set_keep_events(bool keep) { keep_events_ = keep; }
@@ -73,6 +78,10 @@ class Trace {
   const std::vector<TraceEvent>& events() const { return events_; }
 
  private:
+  // Mixes one event's fields into the hash, in the order the header comment gives.
+  void mix_event(TimeMs time_ms, std::string_view actor, std::string_view verb,
+                 std::string_view object, std::string_view result, std::string_view detail,
+                 TraceKind kind, const std::vector<std::string>& faults);
   void mix(std::string_view bytes);
   void mix(std::uint64_t value);
   void mix_byte(std::uint8_t value);

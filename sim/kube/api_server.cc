@@ -103,7 +103,7 @@ Status ApiServer::Impl::authorize(const std::string& identity, const Request& re
     // Server-side apply is a patch, and a create when the object does not exist yet.
     verb = Verb::kPatch;
     deny = is_denied(identity, Verb::kPatch, kind);
-    if (!deny && !find(normalize(request.ref)) && is_denied(identity, Verb::kCreate, kind)) {
+    if (!deny && !find(request.ref) && is_denied(identity, Verb::kCreate, kind)) {
       deny = true;
       verb = Verb::kCreate;
     }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -136,13 +137,23 @@ struct ApiServer::Impl {
   const ApiServerOptions& options;
 
   // --- Store (store.cc) ---
-  using KindStore = std::map<ObjectRef, std::shared_ptr<const Object>>;
-  std::map<std::string, KindStore, std::less<>> kinds;
+  // Ordered like std::map<ObjectRef, ...> and std::less<>, compared inline; ObjectRefLess also
+  // finds by ObjectRefView (no ObjectRef built per lookup: docs/performance.md §10).
+  using KindStore = std::map<ObjectRef, std::shared_ptr<const Object>, ObjectRefLess>;
+  struct KindLess {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const {
+      return ObjectRef::compare_bytes(a, b) < 0;
+    }
+  };
+  std::map<std::string, KindStore, KindLess> kinds;
   std::uint64_t resource_version = 0;
   std::uint64_t next_uid = 0;
   std::size_t object_count = 0;
 
   static ObjectRef normalize(ObjectRef ref);
+  // The stored object at `ref`, normalized (a cluster-scoped kind's namespace ignored); null when
+  // absent.
   const std::shared_ptr<const Object>* find(const ObjectRef& ref) const;
   Result<Object> create(Object object);
   Result<Object> update(Object object, Subresource subresource);

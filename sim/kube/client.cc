@@ -124,7 +124,7 @@ Response ApiServer::Impl::execute_verb(const std::string& identity, Request& req
   Response response;
   switch (request.verb) {
     case Verb::kGet: {
-      const auto* slot = find(normalize(request.ref));
+      const auto* slot = find(request.ref);  // find() normalizes.
       if (slot) {
         response.object = **slot;
       } else {

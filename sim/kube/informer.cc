@@ -85,8 +85,21 @@ struct InformerCore {
   void trace(const Object& object, const char* what, const char* how) {
     WSIM_ASSERT(what != nullptr);
     if (!options.trace_changes) return;
-    sim.record(trace_actor, "watch", ObjectRef::of(object).to_string(), what,
-               std::string(how) + "rv " + std::to_string(object.meta.resource_version));
+    // ObjectRef::of(object).to_string() and the detail, each built in one string
+    // (docs/performance.md §10).
+    std::string path;
+    path.reserve(object.kind.size() + object.meta.namespace_.size() + object.meta.name.size() + 2);
+    path += object.kind;
+    path += '/';
+    if (!object.meta.namespace_.empty()) {
+      path += object.meta.namespace_;
+      path += '/';
+    }
+    path += object.meta.name;
+    std::string detail = how;
+    detail += "rv ";
+    detail += std::to_string(object.meta.resource_version);
+    sim.record(trace_actor, "watch", path, what, detail);
   }
 
   // A delivery of the current watch. The watch started from last_rv and the server delivers

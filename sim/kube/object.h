@@ -24,11 +24,15 @@
 //   custom resources: spec/status/conditions as the model needs.
 #pragma once
 
+#include <bit>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -104,12 +108,79 @@ struct ObjectRef {
     return ObjectRef{object.kind, object.meta.namespace_, object.meta.name};
   }
   std::string to_string() const;  // "Deployment/ns/name" or "Namespace/name"
-  friend auto operator<=>(const ObjectRef& a, const ObjectRef& b) {
-    if (auto c = a.namespace_ <=> b.namespace_; c != 0) return c;
-    if (auto c = a.name <=> b.name; c != 0) return c;
-    return a.kind <=> b.kind;
+  friend std::strong_ordering operator<=>(const ObjectRef& a, const ObjectRef& b) {
+    return compare_ref(a.namespace_, a.name, a.kind, b.namespace_, b.name, b.kind);
   }
   friend bool operator==(const ObjectRef&, const ObjectRef&) = default;
+
+  // The order of ObjectRefs over their parts: namespace, then name, then kind, each compared
+  // like std::string (unsigned bytes, then length), but inline (a store or informer lookup
+  // compares two or three strings per tree node; docs/performance.md §10).
+  static std::strong_ordering compare_ref(std::string_view ns_a, std::string_view name_a,
+                                          std::string_view kind_a, std::string_view ns_b,
+                                          std::string_view name_b, std::string_view kind_b) {
+    if (auto c = compare_bytes(ns_a, ns_b); c != 0) return c;
+    if (auto c = compare_bytes(name_a, name_b); c != 0) return c;
+    return compare_bytes(kind_a, kind_b);
+  }
+  // std::string's order (char_traits<char>::compare: unsigned bytes, then the shorter first),
+  // eight bytes at a time as big-endian words; the last 1..7 common bytes as one word too (an
+  // overlapping load when there are 8 bytes or more: the bytes before it are equal already).
+  static std::strong_ordering compare_bytes(std::string_view a, std::string_view b) {
+    const std::size_t n = a.size() < b.size() ? a.size() : b.size();
+    const char* p = a.data();
+    const char* q = b.data();
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const std::uint64_t x = load_word(p + i);
+      const std::uint64_t y = load_word(q + i);
+      if (x != y) return x <=> y;
+    }
+    if (i < n) {
+      const std::uint64_t x = n >= 8 ? load_word(p + n - 8) : load_short(p, n);
+      const std::uint64_t y = n >= 8 ? load_word(q + n - 8) : load_short(q, n);
+      if (x != y) return x <=> y;
+    }
+    return a.size() <=> b.size();
+  }
+
+ private:
+  // Eight bytes at `s` as a big-endian word (the first byte most significant).
+  static std::uint64_t load_word(const char* s) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, s, 8);
+    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+    return v;
+  }
+  // The k < 8 bytes at `s` as a big-endian number (words of the same k compare like the bytes).
+  static std::uint64_t load_short(const char* s, std::size_t k) {
+    std::uint64_t v = 0;
+    for (std::size_t j = 0; j < k; ++j) v = (v << 8) | static_cast<unsigned char>(s[j]);
+    return v;
+  }
+};
+
+// A lookup key with the parts of an ObjectRef, not owning them (heterogeneous lookup in maps
+// keyed by ObjectRef with ObjectRefLess: no strings copied to find an object).
+struct ObjectRefView {
+  std::string_view kind;
+  std::string_view namespace_;
+  std::string_view name;
+  static ObjectRefView of(const Object& object) {
+    return ObjectRefView{object.kind, object.meta.namespace_, object.meta.name};
+  }
+};
+
+// ObjectRef's order, transparent: ObjectRef and ObjectRefView keys compare alike.
+struct ObjectRefLess {
+  using is_transparent = void;
+  bool operator()(const ObjectRef& a, const ObjectRef& b) const { return a < b; }
+  bool operator()(const ObjectRef& a, const ObjectRefView& b) const {
+    return ObjectRef::compare_ref(a.namespace_, a.name, a.kind, b.namespace_, b.name, b.kind) < 0;
+  }
+  bool operator()(const ObjectRefView& a, const ObjectRef& b) const {
+    return ObjectRef::compare_ref(a.namespace_, a.name, a.kind, b.namespace_, b.name, b.kind) < 0;
+  }
 };
 
 // True for kinds without a namespace.

@@ -137,7 +137,12 @@ ObjectRef ApiServer::Impl::normalize(ObjectRef ref) {
 const std::shared_ptr<const Object>* ApiServer::Impl::find(const ObjectRef& ref) const {
   auto kind_it = kinds.find(ref.kind);
   if (kind_it == kinds.end()) return nullptr;
-  auto it = kind_it->second.find(ref);
+  // normalize(ref) without copying it.
+  // (Both arms string_views: with "" the conditional would be a temporary std::string.)
+  const std::string_view ns =
+      is_cluster_scoped(ref.kind) ? std::string_view() : std::string_view(ref.namespace_);
+  const ObjectRefView view{ref.kind, ns, ref.name};
+  auto it = kind_it->second.find(view);
   if (it == kind_it->second.end()) return nullptr;
   WSIM_ASSERT(it->second != nullptr);
   WSIM_ASSERT_LE(it->second->meta.resource_version, resource_version);
@@ -439,7 +444,7 @@ void ApiServer::Impl::finalize(const ObjectRef& raw_ref) {
 // --- ApiServer: the synchronous server_* surface ---
 
 const Object* ApiServer::peek(const ObjectRef& ref) const {
-  const auto* slot = impl_->find(Impl::normalize(ref));
+  const auto* slot = impl_->find(ref);  // find() normalizes.
   return slot ? slot->get() : nullptr;
 }
 

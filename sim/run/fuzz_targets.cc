@@ -82,7 +82,17 @@ bool fuzz_finding(const FuzzTarget& target, const RunResult& result) {
 RunResult fuzz_execute(const FuzzTarget& target, const LoadedScenario& loaded,
                        std::span<const std::uint8_t> bytes, const std::vector<KnownBug>& known) {
   if (target.canary) return execute_run(*loaded.system, loaded.scenario, fuzz_run_options(bytes));
-  return execute_run_with_known(*loaded.system, loaded.scenario, fuzz_run_options(bytes), known);
+  if (!target.label_in_one_run)
+    return execute_run_with_known(*loaded.system, loaded.scenario, fuzz_run_options(bytes), known);
+  // The relabelling run of execute_run_with_known, run for every input (system.h).
+  RunOptions options = fuzz_run_options(bytes);
+  options.keep_trace = true;
+  options.known = &known;
+  options.go_past_known = true;
+  RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  result.trace.clear();  // Like execute_run_with_known: the labels are kept, the trace is not.
+  result.trace.shrink_to_fit();
+  return result;
 }
 
 namespace {

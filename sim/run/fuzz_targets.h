@@ -65,7 +65,9 @@ RunOptions fuzz_run_options(std::span<const std::uint8_t> bytes);
 // the corpus's KnownBugs), or a harness error (an event budget hit is a livelock worth keeping).
 bool fuzz_finding(const FuzzTarget& target, const RunResult& result);
 
-// One fuzzing execution of `bytes` through `target`: a guard goes past the known bugs in `known`.
+// One fuzzing execution of `bytes` through `target`: a guard goes past the known bugs in `known`
+// (in one run with the trace kept when target.label_in_one_run, else a fast run repeated with the
+// trace when it hits a known invariant: the same result either way).
 RunResult fuzz_execute(const FuzzTarget& target, const LoadedScenario& loaded,
                        std::span<const std::uint8_t> bytes, const std::vector<KnownBug>& known);
 

@@ -78,6 +78,12 @@ struct FuzzTarget {
   // of versions with no open known bug (a bug-rich guard finds its known bugs within seconds and
   // libFuzzer's mutation is not seed-replayable, so it runs in `scripts/fuzz pr`/`batch` only).
   bool in_ci_gate = false;
+  // guard: run every execution once with the trace kept and the known bugs labelled (what the
+  // relabelling run of execute_run_with_known does), instead of a fast run repeated with the
+  // trace whenever it hits an invariant some known bug has. Same verdicts and labels; it pays
+  // when more than ~7 % of the target's executions would be repeated (docs/performance.md §9.6,
+  // §10: keeping the trace costs that much of a run).
+  bool label_in_one_run = false;
 };
 
 // The role of one of the system's actors in pictures of a run (the timeline's lanes, left to
