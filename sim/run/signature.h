@@ -37,7 +37,9 @@
 //     external action of K's path is covered by any external action of the same actor on the same
 //     kind of object (the script's user stopped, the hunt's user restarted: which user action is
 //     the workload's choice; "kubectl delete Namespace" is not "kubectl delete ConfigMap"; a fault
-//     must be the same fault).
+//     must be the same fault), and every external action of K's path is covered
+//     (MatchOptions::actions_required: an operator's upgrade K needed is not made up for by the
+//     user's actions every run has).
 // The floors were chosen by scripts/bench-signatures, which also measures how often a bug left
 // out of the corpus is still called NEW (docs/signatures.md "Leave one bug out").
 // Among several, the highest mechanism + state similarity wins, then the highest coverage, then
@@ -203,6 +205,14 @@ struct MatchOptions {
   bool first_context_per_action = true;
   // The share of the known path the finding must cover.
   double coverage_min = static_cast<double>(kPathCoverageNum) / kPathCoverageDen;
+  // Every external action of the known path must be covered (as `actions` says), not only 2/3
+  // of the path: an operator's upgrade or a kubectl deletion of a kind is an input the known bug
+  // needed; a finding whose workload never did one is not that bug, however many of the user's
+  // actions (which every run has) it shares. Faults stay under the coverage share.
+  bool actions_required = true;
+  // At least one fault of the known path must be covered when it has faults: the user's actions
+  // alone (every run has them) do not make a match. (Measured, not the default.)
+  bool fault_required = false;
 };
 
 // A template without its values: every word that starts with a capital letter (a state, a

@@ -514,6 +514,42 @@ TEST(SignatureTest, ExternalActionsByActorAndKind) {
             nullptr);
 }
 
+// An operator's upgrade on the known path is an input the bug needed: a finding whose workload
+// never upgraded covers the user's actions (2 of 3, enough for the coverage share) but not the
+// bug (actions_required). fault_required asks the same of the known path's faults.
+TEST(SignatureTest, RequiredActionsAndFaults) {
+  const std::vector<KnownBug> known = {{"upgrade.textproto#0",
+                                        {"sys.S1",
+                                         "",
+                                         {"admin upgrade", "user start", "user write"},
+                                         "lost: orphaned",
+                                         "",
+                                         {"admin upgrade", "user start", "user write"}}},
+                                       {"storm.textproto#0",
+                                        {"sys.S1",
+                                         "",
+                                         {"mgr patch fail", "user start", "user stop"},
+                                         "lost: orphaned",
+                                         "",
+                                         {"user start", "user stop"}}}};
+  const Signature users_only{"sys.S1",         "", {"user start", "user write"},
+                             "lost: orphaned", "", {"user start", "user write"}};
+  const Signature upgraded{"sys.S1",         "", {"admin upgrade", "user start", "user write"},
+                           "lost: orphaned", "", {"admin upgrade", "user start", "user write"}};
+  MatchOptions options;
+  options.actions_required = false;
+  options.fault_required = false;
+  ASSERT_NE(match_known(users_only, known, options), nullptr);  // 2 of 3 by the user alone.
+  options.actions_required = true;
+  const KnownBug* match = match_known(users_only, known, options);
+  ASSERT_NE(match, nullptr);  // storm's path has no external action the user did not do ...
+  EXPECT_EQ(match->name, "storm.textproto#0");
+  options.fault_required = true;  // ... but it has a fault, which the finding lacks.
+  EXPECT_EQ(match_known(users_only, known, options), nullptr);
+  ASSERT_NE(match_known(upgraded, known, options), nullptr);  // No fault on upgrade's path.
+  EXPECT_EQ(match_known(upgraded, known, options)->name, "upgrade.textproto#0");
+}
+
 // By default the mechanism and the state are one text: a short state whose one word the seed
 // changed ("Failed" or "Succeeded") still matches when the mechanism is the same, and a state
 // whose situation words differ does not.
