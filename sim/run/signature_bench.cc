@@ -520,7 +520,8 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
   out << "\nagainst the counterfactual ground truth: " << total.truth
       << " instances with a known bug (" << total.confirmed << " confirmed by their hunt's bug's "
       << "fix, " << total.refuted << " that persist under it and are left out (a persisting "
-      << "violation under a precondition switch is no evidence), " << total.label_confirmed
+      << "violation under a precondition switch counts only when the instance has none of the "
+      << "bug's script faults on its path), " << total.label_confirmed
       << " confirmed as their label's bug); recall " << percent(total.recalled, total.truth)
       << " by group; precision " << percent(total.right, total.labelled) << " (" << total.right
       << " of " << total.labelled << " labels whose truth is known); NEW when left out "

@@ -285,6 +285,7 @@ TEST(SignatureTest, ExternalActionsByActor) {
   MatchOptions exact;
   exact.actions = MatchOptions::Actions::kExact;
   exact.coverage_min = 2.0 / 3;
+  exact.actions_required = false;  // The share alone (RequiredActionsAndFaults has the rest).
   EXPECT_NE(match_known(finding, known, exact), nullptr);  // 2 of 3.
   const Signature no_fault{"sys.S1", "", {"user create", "user restart"},
                            "x",      "", {"user create", "user restart"}};
