@@ -613,7 +613,10 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
                         [&](const std::string& a) { return same_actor_and_kind(a, feature); });
       }
       if (covered) shared += w;
-      missing_action = missing_action || (!covered && action && options.actions_required);
+      const bool required =
+          options.actions_required ||
+          (options.operator_actions_required && actor_and_kind(feature).first == kOperatorActor);
+      missing_action = missing_action || (!covered && action && required);
       has_fault = has_fault || !action;
       fault_covered = fault_covered || (!action && covered);
     }

@@ -647,6 +647,7 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
     options.context = MatchOptions::Context::kOff;
     options.first_context_per_action = false;
     options.context_times_coverage = false;
+    options.operator_actions_required = false;
     options.actions_required = false;
     options.fault_required = false;
     return options;
@@ -700,17 +701,23 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
        with_context(MatchOptions::Context::kRank, 0)},
       {"      + contexts × coverage ranked, each action's first (the rule until 2026-11-26)",
        with_context(MatchOptions::Context::kRank, 0, true)},
-      {"        + every external action of the known path required (default)", MatchOptions{}},
-      {"          + one fault of the known path required (when it has faults)",
+      {"        + every operator action of the known path required (default)", MatchOptions{}},
+      {"          + every external action of the known path required",
        [] {
          MatchOptions options;
+         options.actions_required = true;
+         return options;
+       }()},
+      {"            + one fault of the known path required (when it has faults)",
+       [] {
+         MatchOptions options;
+         options.actions_required = true;
          options.fault_required = true;
          return options;
        }()},
-      {"        + one fault of the known path required, external actions under the share only",
+      {"          + one fault of the known path required (when it has faults)",
        [] {
          MatchOptions options;
-         options.actions_required = false;
          options.fault_required = true;
          return options;
        }()},

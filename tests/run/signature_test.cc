@@ -285,7 +285,7 @@ TEST(SignatureTest, ExternalActionsByActor) {
   MatchOptions exact;
   exact.actions = MatchOptions::Actions::kExact;
   exact.coverage_min = 2.0 / 3;
-  exact.actions_required = false;  // The share alone (RequiredActionsAndFaults has the rest).
+  exact.operator_actions_required = false;  // The share alone (RequiredActionsAndFaults).
   EXPECT_NE(match_known(finding, known, exact), nullptr);  // 2 of 3.
   const Signature no_fault{"sys.S1", "", {"user create", "user restart"},
                            "x",      "", {"user create", "user restart"}};
@@ -515,9 +515,11 @@ TEST(SignatureTest, ExternalActionsByActorAndKind) {
             nullptr);
 }
 
-// An operator's upgrade on the known path is an input the bug needed: a finding whose workload
-// never upgraded covers the user's actions (2 of 3, enough for the coverage share) but not the
-// bug (actions_required). fault_required asks the same of the known path's faults.
+// An operator's upgrade on the known path is an input the bug needed, which no random workload
+// produces: a finding whose run never upgraded covers the user's actions (2 of 3, enough for the
+// coverage share) but not the bug (operator_actions_required, the default). A kubectl deletion
+// is required only with actions_required (a fault can do what it did); fault_required asks one
+// of the known path's faults.
 TEST(SignatureTest, RequiredActionsAndFaults) {
   const std::vector<KnownBug> known = {{"upgrade.textproto#0",
                                         {"sys.S1",
@@ -526,6 +528,13 @@ TEST(SignatureTest, RequiredActionsAndFaults) {
                                          "lost: orphaned",
                                          "",
                                          {"admin upgrade", "user start", "user write"}}},
+                                       {"inventory.textproto#0",
+                                        {"sys.S1",
+                                         "",
+                                         {"kubectl delete ConfigMap", "user start", "user write"},
+                                         "lost: orphaned",
+                                         "",
+                                         {"kubectl delete ConfigMap", "user start", "user write"}}},
                                        {"storm.textproto#0",
                                         {"sys.S1",
                                          "",
@@ -538,14 +547,19 @@ TEST(SignatureTest, RequiredActionsAndFaults) {
   const Signature upgraded{"sys.S1",         "", {"admin upgrade", "user start", "user write"},
                            "lost: orphaned", "", {"admin upgrade", "user start", "user write"}};
   MatchOptions options;
-  options.actions_required = false;
-  options.fault_required = false;
-  ASSERT_NE(match_known(users_only, known, options), nullptr);  // 2 of 3 by the user alone.
-  options.actions_required = true;
-  const KnownBug* match = match_known(users_only, known, options);
-  ASSERT_NE(match, nullptr);  // storm's path has no external action the user did not do ...
-  EXPECT_EQ(match->name, "storm.textproto#0");
-  options.fault_required = true;  // ... but it has a fault, which the finding lacks.
+  ASSERT_TRUE(options.operator_actions_required);
+  ASSERT_FALSE(options.actions_required);
+  ASSERT_FALSE(options.fault_required);
+  options.operator_actions_required = false;  // The share alone: the first of three, 2 of 3.
+  ASSERT_NE(match_known(users_only, known, options), nullptr);
+  EXPECT_EQ(match_known(users_only, known, options)->name, "upgrade.textproto#0");
+  options.operator_actions_required = true;  // The default: no upgrade, not upgrade's bug.
+  ASSERT_NE(match_known(users_only, known, options), nullptr);
+  EXPECT_EQ(match_known(users_only, known, options)->name, "inventory.textproto#0");
+  options.actions_required = true;  // No kubectl deletion either.
+  ASSERT_NE(match_known(users_only, known, options), nullptr);
+  EXPECT_EQ(match_known(users_only, known, options)->name, "storm.textproto#0");
+  options.fault_required = true;  // storm's path has a fault, which the finding lacks.
   EXPECT_EQ(match_known(users_only, known, options), nullptr);
   ASSERT_NE(match_known(upgraded, known, options), nullptr);  // No fault on upgrade's path.
   EXPECT_EQ(match_known(upgraded, known, options)->name, "upgrade.textproto#0");
