@@ -145,7 +145,7 @@ bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::stri
   // Operator one-offs (an upgrade) stay: no random workload or fault point invents them.
   google::protobuf::RepeatedPtrField<proto::ScriptedEvent> kept;
   for (const proto::ScriptedEvent& event : scenario.events()) {
-    if (event.actor() == "admin") *kept.Add() = event;
+    if (event.actor() == kOperatorActor) *kept.Add() = event;
   }
   scenario.mutable_events()->Swap(&kept);
   scenario.clear_expect();

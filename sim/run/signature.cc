@@ -593,6 +593,9 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
     }
     double total = 0;
     double shared = 0;
+    bool missing_action = false;  // An external action of k's path not covered.
+    bool has_fault = false;       // k's path has a fault ...
+    bool fault_covered = false;   // ... and the finding covers one.
     for (const std::string& feature : k.path) {
       const bool action = std::binary_search(k.actions.begin(), k.actions.end(), feature);
       if (action && options.actions == MatchOptions::Actions::kIgnored) continue;
@@ -610,7 +613,14 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
                         [&](const std::string& a) { return same_actor_and_kind(a, feature); });
       }
       if (covered) shared += w;
+      const bool required =
+          options.actions_required ||
+          (options.operator_actions_required && actor_and_kind(feature).first == kOperatorActor);
+      missing_action = missing_action || (!covered && action && required);
+      has_fault = has_fault || !action;
+      fault_covered = fault_covered || (!action && covered);
     }
+    if (missing_action || (options.fault_required && has_fault && !fault_covered)) continue;
     // A known path with nothing counted is covered by any path.
     const double coverage = total <= kEpsilon ? 1.0 : shared / total;
     if (coverage + kEpsilon < options.coverage_min) {

@@ -37,7 +37,11 @@
 //     external action of K's path is covered by any external action of the same actor on the same
 //     kind of object (the script's user stopped, the hunt's user restarted: which user action is
 //     the workload's choice; "kubectl delete Namespace" is not "kubectl delete ConfigMap"; a fault
-//     must be the same fault).
+//     must be the same fault), and every operator action of K's path (kOperatorActor's: a
+//     one-off operation such as an upgrade, which no random workload produces, so a hunting
+//     scenario keeps it from the script, corpus_bugs.h) is covered
+//     (MatchOptions::operator_actions_required: an upgrade K needed is not made up for by the
+//     user's actions every run has).
 // The floors were chosen by scripts/bench-signatures, which also measures how often a bug left
 // out of the corpus is still called NEW (docs/signatures.md "Leave one bug out").
 // Among several, the highest mechanism + state similarity wins, then the highest coverage, then
@@ -157,6 +161,11 @@ inline constexpr std::size_t kPathCoverageDen = 3;  // Measured: docs/signatures
 
 inline constexpr double kSimilarityMin = 0.7;
 
+// The external actor of one-off operator operations (an upgrade): corpus_bugs.cc keeps its
+// events of a script in the bug's hunting scenario, and match_known requires them
+// (MatchOptions::operator_actions_required).
+inline constexpr std::string_view kOperatorActor = "admin";
+
 // Which components match_known compares and how (scripts/bench-signatures measures each; the
 // defaults are the rule of the file comment, the best measured).
 struct MatchOptions {
@@ -203,6 +212,19 @@ struct MatchOptions {
   bool first_context_per_action = true;
   // The share of the known path the finding must cover.
   double coverage_min = static_cast<double>(kPathCoverageNum) / kPathCoverageDen;
+  // Every operator action (kOperatorActor) of the known path must be covered, not only 2/3 of
+  // the path: the known bug needed that one-off operation, which no random workload or fault
+  // produces (a hunting scenario keeps it from the script: corpus_bugs.h); a finding without it
+  // is not that bug, however many of the user's actions (which every run has) it shares.
+  bool operator_actions_required = true;
+  // Every external action of the known path must be covered, a kubectl deletion as much as an
+  // upgrade. (Measured, not the default: a fault can do what the script's kubectl did — a
+  // failed apply loses an inventory as a deletion does — and the hunt then reaches the bug
+  // without it.)
+  bool actions_required = false;
+  // At least one fault of the known path must be covered when it has faults: the user's actions
+  // alone (every run has them) do not make a match. (Measured, not the default.)
+  bool fault_required = false;
 };
 
 // A template without its values: every word that starts with a capital letter (a state, a

@@ -29,7 +29,29 @@ struct BugRow {
   std::vector<std::uint64_t> seeds = {};            // The seed of each instance.
   std::vector<FixSwitch> switches = {};             // Its bug's fix switches (corpus_bugs.h).
   std::vector<FixSwitch> placebos = {};             // Candidates that do not fix its script.
+  // The faults on its own script's path (its KnownBug signature's path without the external
+  // actions): a precondition switch's "persists" is evidence only for an instance with none.
+  std::vector<std::string> script_faults = {};
 };
+
+// Whether `signature`'s path has none of `faults` (both sorted).
+bool has_none_of(const Signature& signature, const std::vector<std::string>& faults) {
+  for (const std::string& fault : faults) {
+    if (std::binary_search(signature.path.begin(), signature.path.end(), fault)) return false;
+  }
+  return true;
+}
+
+// The faults of `known`'s path (the features that are not its external actions), sorted.
+std::vector<std::string> faults_of(const Signature& known) {
+  std::vector<std::string> out;
+  for (const std::string& feature : known.path) {
+    if (!std::binary_search(known.actions.begin(), known.actions.end(), feature)) {
+      out.push_back(feature);
+    }
+  }
+  return out;
+}
 
 // The first `instances` violations of the bug's invariant from its hunting scenario.
 bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<KnownBug>& known,
@@ -217,6 +239,9 @@ void print_seeded_grouping(const std::vector<BugRow>& rows, const std::vector<Kn
 struct Evidence {
   Counterfactual own = Counterfactual::kNotApplicable;
   bool own_precondition = false;  // The hunt's bug's switch was a precondition (FixSwitch).
+  // The instance's path has none of the faults of its hunt's bug's own script (BugRow::
+  // script_faults; false when the script has none).
+  bool without_script_faults = false;
   Counterfactual label = Counterfactual::kNotApplicable;
   Counterfactual placebo = Counterfactual::kNotApplicable;  // With a candidate that is no fix.
   Counterfactual control = Counterfactual::kNotApplicable;  // With another bug's switch.
@@ -286,6 +311,8 @@ bool gather_evidence(const std::vector<BugRow>& rows, const Labels& labels,
   for (std::size_t r = 0; r < rows.size(); ++r) {
     for (std::size_t i = 0; i < rows[r].signatures.size(); ++i) {
       Evidence evidence;
+      evidence.without_script_faults = !rows[r].script_faults.empty() &&
+                                       has_none_of(rows[r].signatures[i], rows[r].script_faults);
       const int label = labels[r][i];
       const bool other = label >= 0 && bug[static_cast<std::size_t>(label)] != bug[r];
       const BugRow* labelled = other ? &rows[static_cast<std::size_t>(label)] : nullptr;
@@ -325,7 +352,9 @@ bool gather_evidence(const std::vector<BugRow>& rows, const Labels& labels,
               << (label >= 0 ? rows[static_cast<std::size_t>(label)].bug.name : "-") << ") "
               << counterfactual_name(evidence.label) << ", with a placebo "
               << counterfactual_name(evidence.placebo) << ", with another bug's "
-              << counterfactual_name(evidence.control) << "\n";
+              << counterfactual_name(evidence.control)
+              << (evidence.without_script_faults ? ", none of its script's faults on the path" : "")
+              << "\n";
       }
       out[r].push_back(evidence);
     }
@@ -343,17 +372,45 @@ struct StrictScore {
   std::size_t label_confirmed = 0;         // Another group's label confirmed by its fix.
 };
 
+// Whether the replay with the hunt's bug's switch says the instance is not that bug: it
+// persisted under a version switch (a fix), or under a precondition switch while its path has
+// none of the faults of the bug's own script (the faults that could re-create the precondition,
+// a failed write holding a window open, are not there either).
+bool refuted(const Evidence& evidence) {
+  return evidence.own == Counterfactual::kPersists &&
+         (!evidence.own_precondition || evidence.without_script_faults);
+}
+
+// An instance's label against the counterfactual ground truth.
+enum class Verdict {
+  kRight,    // The label's fix made it vanish, or it is its hunt's bug's (by evidence or group).
+  kWrong,    // Labelled (or NEW) while its truth is known and another.
+  kUnknown,  // Not its hunt's bug, and the label's truth unknown: left out.
+};
+
+// The verdict of label `label` of row r (see score_strict). `bug`: each row's bug (same file or
+// id); `group`: the current ground truth, the hunt's group.
+Verdict judge(const std::vector<std::size_t>& group, const std::vector<std::size_t>& bug,
+              std::size_t r, int label, const Evidence& evidence) {
+  const bool in_group = label >= 0 && group[static_cast<std::size_t>(label)] == group[r];
+  const bool same_bug = label >= 0 && bug[static_cast<std::size_t>(label)] == bug[r];
+  if (evidence.label == Counterfactual::kGone) return Verdict::kRight;
+  if (refuted(evidence)) return same_bug ? Verdict::kWrong : Verdict::kUnknown;
+  // The hunt's bug (its own fix made the violation vanish), or, without evidence, its group.
+  const bool right = evidence.own == Counterfactual::kGone ? same_bug : in_group;
+  return right ? Verdict::kRight : Verdict::kWrong;
+}
+
 // One instance into `s`: label `label` of row r, its evidence, NEW when left out or not. The
 // evidence is about bugs (`bug`: same file or id); without it the truth is the current one, the
 // hunt's group (`group`).
 void score_strict(StrictScore& s, const std::vector<std::size_t>& group,
                   const std::vector<std::size_t>& bug, std::size_t r, int label,
                   const Evidence& evidence, bool fresh) {
-  const bool in_group = label >= 0 && group[static_cast<std::size_t>(label)] == group[r];
-  const bool same_bug = label >= 0 && bug[static_cast<std::size_t>(label)] == bug[r];
   const bool labelled = label >= 0 || label == -2;
   if (evidence.own == Counterfactual::kGone) ++s.confirmed;
-  if (evidence.own == Counterfactual::kPersists && !evidence.own_precondition) ++s.refuted;
+  if (refuted(evidence)) ++s.refuted;
+  const Verdict verdict = judge(group, bug, r, label, evidence);
   if (evidence.label == Counterfactual::kGone) {
     // The label's own fix makes the violation vanish: the label is right.
     ++s.label_confirmed;
@@ -363,19 +420,51 @@ void score_strict(StrictScore& s, const std::vector<std::size_t>& group,
     ++s.right;
     return;
   }
-  if (evidence.own == Counterfactual::kPersists && !evidence.own_precondition) {
+  if (refuted(evidence)) {
     // Not (only) the hunt's bug: a label of that bug is wrong; another label is unknown.
-    if (same_bug) ++s.labelled;
+    if (verdict == Verdict::kWrong) ++s.labelled;
     return;
   }
-  // The hunt's bug (its own fix made the violation vanish), or, without evidence, its group.
-  const bool right = evidence.own == Counterfactual::kGone ? same_bug : in_group;
+  const bool right = verdict == Verdict::kRight;
   ++s.truth;
   ++s.of_hunt_bug;
   if (right) ++s.recalled;
   if (labelled) ++s.labelled;
   if (right) ++s.right;
   if (fresh) ++s.fresh;
+}
+
+// The labels the counterfactual ground truth calls wrong, by hunt and label ("HUNT → LABEL ×N"),
+// and the instances it leaves out (not their hunt's bug, the label's truth unknown).
+void print_wrong_labels(const std::vector<BugRow>& rows, const Labels& labels,
+                        const std::vector<std::size_t>& group, const std::vector<std::size_t>& bug,
+                        const std::vector<std::vector<Evidence>>& evidence, std::ostream& out) {
+  std::map<std::string, int> wrong;
+  std::map<std::string, int> unknown;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t i = 0; i < labels[r].size(); ++i) {
+      const int label = labels[r][i];
+      if (label < 0 && label != -2) continue;  // NEW: a miss, not a label.
+      const std::string name =
+          label >= 0 ? rows[static_cast<std::size_t>(label)].bug.name : "(unbenched)";
+      const Verdict verdict = judge(group, bug, r, label, evidence[r][i]);
+      const std::string key = rows[r].bug.name + " → " + name;
+      if (verdict == Verdict::kWrong) ++wrong[key];
+      if (verdict == Verdict::kUnknown) ++unknown[key];
+    }
+  }
+  auto print = [&out](const std::string& title, const std::map<std::string, int>& counts) {
+    out << "\n" << title << ":";
+    if (counts.empty()) out << " none";
+    bool first = true;
+    for (const auto& [key, count] : counts) {
+      out << (first ? " " : "; ") << key << " ×" << count;
+      first = false;
+    }
+    out << "\n";
+  };
+  print("Labels wrong against the counterfactual ground truth (hunt → label)", wrong);
+  print("Labels left out (their hunt's bug refuted, the label's own truth unknown)", unknown);
 }
 
 // The per-bug counterfactual rows and the totals beside the current ground truth.
@@ -427,10 +516,12 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
         << (rows[r].placebos.empty() ? "-" : rows[r].placebos[0].text()) << " | " << placebo_gone
         << " of " << placebo_replayed << " |\n";
   }
+  print_wrong_labels(rows, labels, group, bug, evidence, out);
   out << "\nagainst the counterfactual ground truth: " << total.truth
       << " instances with a known bug (" << total.confirmed << " confirmed by their hunt's bug's "
       << "fix, " << total.refuted << " that persist under it and are left out (a persisting "
-      << "violation under a precondition switch is no evidence), " << total.label_confirmed
+      << "violation under a precondition switch counts only when the instance has none of the "
+      << "bug's script faults on its path), " << total.label_confirmed
       << " confirmed as their label's bug); recall " << percent(total.recalled, total.truth)
       << " by group; precision " << percent(total.right, total.labelled) << " (" << total.right
       << " of " << total.labelled << " labels whose truth is known); NEW when left out "
@@ -457,6 +548,9 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
   std::vector<BugRow> rows;
   for (const CorpusBug& bug : bugs) {
     BugRow row{bug, bug.path + "#" + std::to_string(bug.expect_index), "", "", {}, 0};
+    for (const KnownBug& k : known) {
+      if (k.name == row.name) row.script_faults = faults_of(k.signature);
+    }
     if (!command.only.empty() && bug.name.find(command.only) == std::string::npos) continue;
     if (!hunt_instances(command, known, row, err, error)) {
       err << "wsim bench-signatures: " << bug.name << ": " << error << "\n";
@@ -553,6 +647,9 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
     options.context = MatchOptions::Context::kOff;
     options.first_context_per_action = false;
     options.context_times_coverage = false;
+    options.operator_actions_required = false;
+    options.actions_required = false;
+    options.fault_required = false;
     return options;
   };
   const A kind = A::kByActorAndKind;
@@ -602,8 +699,28 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
        with_context(MatchOptions::Context::kRank, 0, true, false)},
       {"      + contexts × coverage ranked, every context of an action",
        with_context(MatchOptions::Context::kRank, 0)},
-      {"      + contexts × coverage ranked, each action's first (default)",
+      {"      + contexts × coverage ranked, each action's first (the rule until 2026-11-26)",
        with_context(MatchOptions::Context::kRank, 0, true)},
+      {"        + every operator action of the known path required (default)", MatchOptions{}},
+      {"          + every external action of the known path required",
+       [] {
+         MatchOptions options;
+         options.actions_required = true;
+         return options;
+       }()},
+      {"            + one fault of the known path required (when it has faults)",
+       [] {
+         MatchOptions options;
+         options.actions_required = true;
+         options.fault_required = true;
+         return options;
+       }()},
+      {"          + one fault of the known path required (when it has faults)",
+       [] {
+         MatchOptions options;
+         options.fault_required = true;
+         return options;
+       }()},
       {"      + contexts >= 0.3, every context", with_context(MatchOptions::Context::kFloor, 0.3)},
       {"      + contexts >= 0.5, every context", with_context(MatchOptions::Context::kFloor, 0.5)},
       {"      + contexts >= 0.3, each action's first",

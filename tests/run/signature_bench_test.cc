@@ -52,6 +52,10 @@ TEST(SignatureBenchTest, LeavingABugOutShowsWhetherAnotherMasksIt) {
   const std::string apart = bench(two);
   EXPECT_THAT(apart, HasSubstr("recall 50 % strict, 50 % by group"));
   EXPECT_THAT(apart, HasSubstr("NEW when its bug is left out of the corpus 0 % (0 of 6)"));
+  // Without a switch the counterfactual truth is the current one: the other file's labels are
+  // wrong, and listed by hunt and label (the two signatures are equal: the first file wins).
+  EXPECT_THAT(apart, HasSubstr("Labels wrong against the counterfactual ground truth (hunt → "
+                               "label): b#0 → a#0 ×3"));
 
   const std::string one = testing::scratch_dir("bench-one-bug");
   write_canary(one + "/a.textproto", "a", "canary", 0);
@@ -60,6 +64,7 @@ TEST(SignatureBenchTest, LeavingABugOutShowsWhetherAnotherMasksIt) {
   EXPECT_THAT(together, HasSubstr("recall 50 % strict, 100 % by group"));
   EXPECT_THAT(together, HasSubstr("NEW when its bug is left out of the corpus 100 % (6 of 6)"));
   EXPECT_THAT(together, HasSubstr("| NEW when left out |"));
+  EXPECT_THAT(together, HasSubstr("(hunt → label): none"));
 }
 
 // The counterfactual ground truth: a file that says its bug is fixed on T1 gives a fix switch
@@ -79,6 +84,31 @@ TEST(SignatureBenchTest, ReplayingWithTheBugsFixConfirmsItsInstances) {
   const std::string unfixed = bench(none);
   EXPECT_THAT(unfixed, HasSubstr("3 instances with a known bug (0 confirmed"));
   EXPECT_THAT(unfixed, ::testing::Not(HasSubstr("| a#0 | version=T1")));
+}
+
+// A precondition switch (B15's 1 ms re-creation backoff) under which a violation persists is no
+// evidence in general (a fault can re-create the window), but it is when the instance has none
+// of the faults of the bug's own script (no kubelet rejection): the first two S9s of B15's hunt
+// (latest mk2, one node: seeds 6 and 43, two simultaneous starts and no rejection, labelled
+// concurrent-start, which this bench run does not hunt) are not B15, so their labels are left out
+// rather than counted. Seed-pinned: re-check the seeds when the world changes.
+TEST(SignatureBenchTest, APreconditionThatPersistsWithoutTheBugsFaultsIsNotThatBug) {
+  register_all_systems();
+  BenchSignaturesCommand command;
+  command.corpus_dir = "corpus/regressions";
+  command.only = "start-during-rejection-window";
+  command.instances = 2;
+  command.runs_max = 200;
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(cmd_bench_signatures(command, out, err), kExitPass) << err.str();
+  EXPECT_THAT(out.str(),
+              HasSubstr("| start-during-rejection-window#0 | pod_recreation_backoff_ms=1 "
+                        "(precondition) | 2 | 0 | 2 | 0 |"));
+  EXPECT_THAT(out.str(), HasSubstr("Labels left out (their hunt's bug refuted, the label's own "
+                                   "truth unknown): start-during-rejection-window#0 → "
+                                   "(unbenched) ×2"));
+  EXPECT_THAT(out.str(), HasSubstr("(hunt → label): none"));
 }
 
 }  // namespace

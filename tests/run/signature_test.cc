@@ -285,6 +285,7 @@ TEST(SignatureTest, ExternalActionsByActor) {
   MatchOptions exact;
   exact.actions = MatchOptions::Actions::kExact;
   exact.coverage_min = 2.0 / 3;
+  exact.operator_actions_required = false;  // The share alone (RequiredActionsAndFaults).
   EXPECT_NE(match_known(finding, known, exact), nullptr);  // 2 of 3.
   const Signature no_fault{"sys.S1", "", {"user create", "user restart"},
                            "x",      "", {"user create", "user restart"}};
@@ -512,6 +513,56 @@ TEST(SignatureTest, ExternalActionsByActorAndKind) {
   options.actions = MatchOptions::Actions::kByActor;  // The rule before: any kubectl action.
   EXPECT_NE(match_known(finding({"kubectl delete Namespace", "user stop"}), known, options),
             nullptr);
+}
+
+// An operator's upgrade on the known path is an input the bug needed, which no random workload
+// produces: a finding whose run never upgraded covers the user's actions (2 of 3, enough for the
+// coverage share) but not the bug (operator_actions_required, the default). A kubectl deletion
+// is required only with actions_required (a fault can do what it did); fault_required asks one
+// of the known path's faults.
+TEST(SignatureTest, RequiredActionsAndFaults) {
+  const std::vector<KnownBug> known = {{"upgrade.textproto#0",
+                                        {"sys.S1",
+                                         "",
+                                         {"admin upgrade", "user start", "user write"},
+                                         "lost: orphaned",
+                                         "",
+                                         {"admin upgrade", "user start", "user write"}}},
+                                       {"inventory.textproto#0",
+                                        {"sys.S1",
+                                         "",
+                                         {"kubectl delete ConfigMap", "user start", "user write"},
+                                         "lost: orphaned",
+                                         "",
+                                         {"kubectl delete ConfigMap", "user start", "user write"}}},
+                                       {"storm.textproto#0",
+                                        {"sys.S1",
+                                         "",
+                                         {"mgr patch fail", "user start", "user stop"},
+                                         "lost: orphaned",
+                                         "",
+                                         {"user start", "user stop"}}}};
+  const Signature users_only{"sys.S1",         "", {"user start", "user write"},
+                             "lost: orphaned", "", {"user start", "user write"}};
+  const Signature upgraded{"sys.S1",         "", {"admin upgrade", "user start", "user write"},
+                           "lost: orphaned", "", {"admin upgrade", "user start", "user write"}};
+  MatchOptions options;
+  ASSERT_TRUE(options.operator_actions_required);
+  ASSERT_FALSE(options.actions_required);
+  ASSERT_FALSE(options.fault_required);
+  options.operator_actions_required = false;  // The share alone: the first of three, 2 of 3.
+  ASSERT_NE(match_known(users_only, known, options), nullptr);
+  EXPECT_EQ(match_known(users_only, known, options)->name, "upgrade.textproto#0");
+  options.operator_actions_required = true;  // The default: no upgrade, not upgrade's bug.
+  ASSERT_NE(match_known(users_only, known, options), nullptr);
+  EXPECT_EQ(match_known(users_only, known, options)->name, "inventory.textproto#0");
+  options.actions_required = true;  // No kubectl deletion either.
+  ASSERT_NE(match_known(users_only, known, options), nullptr);
+  EXPECT_EQ(match_known(users_only, known, options)->name, "storm.textproto#0");
+  options.fault_required = true;  // storm's path has a fault, which the finding lacks.
+  EXPECT_EQ(match_known(users_only, known, options), nullptr);
+  ASSERT_NE(match_known(upgraded, known, options), nullptr);  // No fault on upgrade's path.
+  EXPECT_EQ(match_known(upgraded, known, options)->name, "upgrade.textproto#0");
 }
 
 // By default the mechanism and the state are one text: a short state whose one word the seed
