@@ -32,7 +32,8 @@ std::vector<run::InvariantInfo> invariant_catalog() {
       {kS9, InvariantKind::kSafety, "at most one non-Stopped workspace per workspace id",
        "docs/systems/gitpod.md §11.1 S9"},
       {kS10, InvariantKind::kSafety,
-       "CR finalizer removed only once the workspace's secrets (env, tokens) are gone",
+       "CR finalizer removed only once the workspace's secrets (env, tokens) that ws-manager's "
+       "cache holds are gone",
        "docs/systems/gitpod.md §11.1 S10; docs/fidelity.md G12 [reconstructed]"},
       {kS11, InvariantKind::kSafety,
        "mk2: a Running workspace is timed out for inactivity only once its timeout has passed "
