@@ -67,12 +67,14 @@ GitpodRun::GitpodRun(Sim& sim, const proto::Scenario& scenario)
       settings_(settings_of(scenario)) {
   assert_context().scenario = "gitpod " + describe(versions_);
   world_ = std::make_unique<GitpodWorld>(sim, versions_, settings_);
+  const mk2::ManagerOptions mk2_options;
   if (versions_.mk2()) {
-    manager_ = std::make_unique<mk2::Mk2Manager>(*world_);
+    manager_ = std::make_unique<mk2::Mk2Manager>(*world_, mk2_options);
   } else {
     manager_ = std::make_unique<mk1::Mk1Manager>(*world_);
   }
   checker_ = std::make_unique<Checker>(*world_);
+  if (versions_.mk2()) checker_->set_inactivity_timeout_ms(mk2_options.regular_ms);
   workload_ = std::make_unique<Workload>(*this, settings_);
   if (settings_.rejection_per_mille > 0) {
     FaultId id = 0;
@@ -142,10 +144,12 @@ void GitpodRun::user_stop(const std::string& workspace_id, StopPolicy policy) {
 void GitpodRun::user_mark_active(const std::string& workspace_id) {
   const std::string instance = current_instance(workspace_id);
   if (instance.empty()) return;
-  Manager* manager = manager_.get();
-  sim_.loop().spawn("user/" + workspace_id, [](Manager* m, std::string i) -> Task<void> {
-    (void)co_await m->mark_active(i);
-  }(manager, instance));
+  sim_.loop().spawn("user/" + workspace_id, user_mark_active_actor(instance));
+}
+
+Task<void> GitpodRun::user_mark_active_actor(std::string instance) {
+  const ApiReply reply = co_await manager_->mark_active(instance);
+  if (reply.ok()) checker_->user_marked_active(instance, sim_.now_ms());
 }
 
 bool GitpodRun::user_write(const std::string& workspace_id) {

@@ -76,6 +76,7 @@ class GitpodRun : public run::SystemRun {
   Task<void> upgrade_actor(bool drain_first);
   Task<void> user_start_actor(StartRequest request);
   Task<void> user_stop_actor(std::string instance, StopPolicy policy);
+  Task<void> user_mark_active_actor(std::string instance);
 
   Sim& sim_;
   proto::Scenario scenario_;

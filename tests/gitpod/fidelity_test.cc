@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "model/gitpod/conditions.h"
+#include "model/gitpod/names.h"
+#include "model/gitpod/run.h"
+#include "sim/kube/controllers/controller_util.h"
 #include "tests/gitpod/scenario_runner.h"
 
 namespace wsim::gitpod::testing {
@@ -217,6 +221,76 @@ TEST(GitpodFidelity, FailedSecretDeleteBlocksTheCrFinalizerRemoval) {
   ASSERT_TRUE(blocked.has_value()) << o.describe();
   ASSERT_TRUE(deleted.has_value()) << o.describe();
   EXPECT_LT(*blocked, *deleted);
+}
+
+// gitpod.S10: the same blocked secret deletion (every delete of the env secret fails), and a
+// writer that removes the CR finalizer of the Stopped workspace with no pod anyway — what a
+// finalize that swallowed the secret error would do (tests/mutants/
+// gp_mk2_secret_deletion_error_swallowed.patch). S6 holds (Stopped, no pod); S10 fires.
+TEST(GitpodFidelity, CrFinalizerRemovedWhileASecretRemainsViolatesS10) {
+  const proto::Scenario scenario = parse_scenario_text(R"(
+    seed: 14 scripted_only: true fault_phase_ms: 600000 settle_ms: 600000
+    gitpod { manager: "mk2" }
+    events { at_ms: 0 actor: "api" action: "error" target: "Secret/alice-1-env" args { key: "verb" value: "delete" } args { key: "identity" value: "ws-manager" } args { key: "times" value: "1000" } }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 1000 actor: "user" action: "stop" target: "alice" }
+  )");
+  bool stripped = false;
+  auto setup = [&stripped](Sim& sim, run::SystemRun& run) {
+    GitpodWorld& world = dynamic_cast<GitpodRun&>(run).world();
+    sim.loop().schedule(300000, [&world, &stripped] {
+      const kube::ObjectRef ref{kWorkspaceKind, kNamespace, "alice-1"};
+      const kube::Object* ws = world.api().peek(ref);
+      if (ws == nullptr || phase(*ws) != kPhaseStopped || !kube::has_finalizer(*ws, kFinalizer)) {
+        return;
+      }
+      kube::MergePatch patch;
+      patch.finalizers = kube::without_finalizer(ws->meta.finalizers, kFinalizer);
+      stripped = world.api().server_patch(ref, patch, kube::Subresource::kMain, "ws-manager").ok();
+    });
+  };
+  const Outcome o = run_gitpod_with(scenario, /*keep_going=*/true, setup);
+  ASSERT_TRUE(stripped) << "the CR was not Stopped with its finalizer at 300 s\n" << o.describe();
+  EXPECT_TRUE(o.has("gitpod.S10")) << o.describe();
+  EXPECT_FALSE(o.has("gitpod.S6")) << o.describe();
+  // Without the strip, the finalize stays blocked and nothing removes the finalizer: no S10.
+  EXPECT_FALSE(run_gitpod(scenario, /*keep_going=*/true).has("gitpod.S10"));
+}
+
+// gitpod.S11: MarkActive at 10 min; the timeout controller on its own times the workspace out
+// 30 min later (no S11). A writer that sets Timeout "inactivity" at 20 min — what a controller
+// counting from the CR's creation or from a stale activity would do (tests/mutants/
+// gp_mk2_inactivity_from_creation.patch) — violates S11.
+TEST(GitpodFidelity, InactivityTimeoutSoonAfterAnAnsweredMarkActiveViolatesS11) {
+  const proto::Scenario scenario = parse_scenario_text(R"(
+    seed: 3 scripted_only: true fault_phase_ms: 3600000 settle_ms: 1800000
+    gitpod { manager: "mk2" }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 600000 actor: "user" action: "mark_active" target: "alice" }
+  )");
+  const Outcome natural = run_gitpod(scenario, /*keep_going=*/true);
+  const std::optional<TimeMs> timed_out = first(natural, "ws-manager", "timeout", "alice-1");
+  ASSERT_TRUE(timed_out.has_value()) << natural.describe();
+  EXPECT_GE(*timed_out, 600000 + 1800000) << natural.describe();
+  EXPECT_FALSE(natural.has("gitpod.S11")) << natural.describe();
+  bool marked = false;
+  auto setup = [&marked](Sim& sim, run::SystemRun& run) {
+    GitpodWorld& world = dynamic_cast<GitpodRun&>(run).world();
+    sim.loop().schedule(1200000, [&world, &sim, &marked] {
+      const kube::ObjectRef ref{kWorkspaceKind, kNamespace, "alice-1"};
+      const kube::Object* ws = world.api().peek(ref);
+      if (ws == nullptr || phase(*ws) != kPhaseRunning || cond_true(*ws, kCondTimeout)) return;
+      kube::Object copy = *ws;
+      set_cond(copy, kCondTimeout, true, kReasonTimedOut, "timed out: inactivity", sim.now_ms());
+      kube::MergePatch patch;
+      patch.conditions =
+          std::vector<kube::Condition>(copy.conditions.begin(), copy.conditions.end());
+      marked = world.api().server_patch(ref, patch, kube::Subresource::kStatus, "ws-manager").ok();
+    });
+  };
+  const Outcome early = run_gitpod_with(scenario, /*keep_going=*/true, setup);
+  ASSERT_TRUE(marked) << "alice-1 was not Running at 20 min\n" << early.describe();
+  EXPECT_TRUE(early.has("gitpod.S11")) << early.describe();
 }
 
 // mk1 finalizer era (monitor.go @ c8c4c3bda92c handleEvent, actOnPodEvent STOPPED →

@@ -35,6 +35,11 @@ bool Outcome::has(const std::string& invariant) const {
 }
 
 Outcome run_gitpod(proto::Scenario scenario, bool keep_going) {
+  return run_gitpod_with(std::move(scenario), keep_going, nullptr);
+}
+
+Outcome run_gitpod_with(proto::Scenario scenario, bool keep_going,
+                        const std::function<void(Sim&, run::SystemRun&)>& setup) {
   GitpodSystem system;
   std::string error;
   EXPECT_TRUE(system.normalize(scenario, error)) << error;
@@ -76,6 +81,7 @@ Outcome run_gitpod(proto::Scenario scenario, bool keep_going) {
     }
   });
   run->start();
+  if (setup) setup(sim, *run);
   for (const proto::ScriptedEvent& event : scenario.events()) {
     loop.schedule(event.at_ms(), [&, event] {
       if (stopped) return;

@@ -5,10 +5,12 @@
 // breaks after the first violation).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/core/sim.h"
 #include "sim/core/trace.h"
 #include "sim/proto/scenario.pb.h"
 #include "sim/run/system.h"
@@ -29,6 +31,11 @@ struct Outcome {
 
 // REQUIRES: scenario.has_gitpod(). Normalises a copy of it.
 Outcome run_gitpod(proto::Scenario scenario, bool keep_going = false);
+
+// As run_gitpod, with `setup` called once the run has started (before any scripted event), e.g.
+// to schedule a test's own step that writes through the world's API like an external actor.
+Outcome run_gitpod_with(proto::Scenario scenario, bool keep_going,
+                        const std::function<void(Sim&, run::SystemRun&)>& setup);
 
 // Parses a text-format scenario (ADD_FAILURE on a parse error).
 proto::Scenario parse_scenario_text(const std::string& text);

@@ -6,7 +6,8 @@ namespace wsim::gitpod {
 std::vector<run::InvariantInfo> invariant_catalog() {
   using run::InvariantKind;
   return {
-      {kS1, InvariantKind::kSafety, "at most one pod per workspace", "docs/systems/gitpod.md §11.1 S1"},
+      {kS1, InvariantKind::kSafety, "at most one pod per workspace",
+       "docs/systems/gitpod.md §11.1 S1"},
       {kS2, InvariantKind::kSafety,
        "content destroyed only after an authorizing fact was recorded; pod finalizer removed "
        "only when Stopped with disposal finished",
@@ -30,12 +31,21 @@ std::vector<run::InvariantInfo> invariant_catalog() {
        "docs/systems/gitpod.md §11.1 S8"},
       {kS9, InvariantKind::kSafety, "at most one non-Stopped workspace per workspace id",
        "docs/systems/gitpod.md §11.1 S9"},
+      {kS10, InvariantKind::kSafety,
+       "CR finalizer removed only once the workspace's secrets (env, tokens) that ws-manager's "
+       "cache holds are gone",
+       "docs/systems/gitpod.md §11.1 S10; docs/fidelity.md G12 [reconstructed]"},
+      {kS11, InvariantKind::kSafety,
+       "mk2: a Running workspace is timed out for inactivity only once its timeout has passed "
+       "since the user's last acknowledged MarkActive",
+       "docs/systems/gitpod.md §11.1 S11; docs/fidelity.md G18 [reconstructed]"},
       {kL1, InvariantKind::kLiveness,
        "stop/timeout/failure/node loss/CR deletion → the pod is being deleted",
        "docs/systems/gitpod.md §11.2 L1"},
       {kL2, InvariantKind::kLiveness, "Stopping → Stopped eventually",
        "docs/systems/gitpod.md §11.2 L2; B4, B5, B8; seed 003"},
-      {kL3, InvariantKind::kLiveness, "Stopped without PodRejected → CR gone", "docs/systems/gitpod.md §11.2 L3"},
+      {kL3, InvariantKind::kLiveness, "Stopped without PodRejected → CR gone",
+       "docs/systems/gitpod.md §11.2 L3"},
       {kL4, InvariantKind::kLiveness,
        "a start hit only by kubelet rejections (at most max+1) ends Running; beyond the limit "
        "it ends failed and cleaned up",
@@ -49,7 +59,8 @@ std::vector<run::InvariantInfo> invariant_catalog() {
        "the last written content version stays recoverable unless the loss is visible",
        "docs/architecture.md §4 Data; seed 003"},
       {kAcknowledgedLoss, InvariantKind::kSafety,
-       "no data loss at all (only with report_acknowledged_loss)", "docs/systems/gitpod.md §11.1 S2 stronger"},
+       "no data loss at all (only with report_acknowledged_loss)",
+       "docs/systems/gitpod.md §11.1 S2 stronger"},
   };
 }
 

@@ -1,6 +1,7 @@
 // Not a port: see checker.h.
 #include "model/gitpod/invariants/checker.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "model/gitpod/conditions.h"
@@ -89,6 +90,13 @@ void Checker::set_workspace_id(const std::string& instance, Instance& inst, cons
   if (!id.empty()) instances_of_workspace_[id].insert(instance);
 }
 
+void Checker::user_marked_active(const std::string& instance, TimeMs now_ms) {
+  Instance& inst = instances_[instance];
+  if (!inst.last_active_ms.has_value() || *inst.last_active_ms < now_ms) {
+    inst.last_active_ms = now_ms;
+  }
+}
+
 void Checker::user_wrote(const std::string& workspace_id, const std::string& instance) {
   set_workspace_id(instance, instances_[instance], workspace_id);
   ledger_->on_write(workspace_id, instance);
@@ -102,6 +110,9 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   Instance& inst = instances_[name];
   set_workspace_id(name, inst, workspace_id(ws));
   if (event.type == kube::WatchEventType::kDeleted) {
+    // A CR being deleted goes with the write that removes its last finalizer.
+    if (inst.had_finalizer && versions_.mk2()) check_secrets_gone(name);
+    inst.had_finalizer = false;
     inst.cr_exists = false;
     inst.phase = "";
     // `last` is read only while the CR exists (instance names are unique: a deleted CR is never
@@ -133,10 +144,14 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
                   std::to_string(inst.live_pods.size()) + " pod(s)");
     }
   }
+  if (inst.had_finalizer && !has_finalizer && versions_.mk2()) check_secrets_gone(name);
   inst.had_finalizer = has_finalizer;
   // L6.
   if (maintenance_ && cond_true(ws, kCondTimeout) && !cond_true(inst.last_cr(), kCondTimeout)) {
     maintenance_timeouts_.push_back({kL6, name, "Timeout added while maintenance is on"});
+  }
+  if (cond_true(ws, kCondTimeout) && !cond_true(inst.last_cr(), kCondTimeout)) {
+    check_timeout_deserved(name, inst, ws);
   }
   if (cond_true(ws, kCondTimeout)) inst.timed_out = true;
   Probes& probes = world_.sim().probes();
@@ -280,6 +295,54 @@ void Checker::on_pod(const kube::WatchEvent& event) {
   }
   for (const std::string& marker : visible_loss_markers(pod)) ledger_->on_marker(instance, marker);
   check_pod_finalizer_removed(pod);
+}
+
+// S10: ws-manager-mk2 removes the CR finalizer only after deleteWorkspaceSecrets succeeded
+// (workspace_controller.go actOnStatus @ 4f45d02eac95, docs/fidelity.md G12): once the CR can go,
+// nothing deletes the workspace's credentials any more. Judged against what ws-manager could
+// know: deleteSecret reads through its Secret cache and takes NotFound there for done, so a secret
+// its cache does not hold (the informer between watches, or the creation not delivered yet) is
+// upstream's own leak (docs/mutants.md, sixth session), not a broken promise. A secret that is
+// still stored and that ws-manager's watching Secret cache holds is.
+void Checker::check_secrets_gone(const std::string& instance) {
+  kube::ApiServer& api = world_.api();
+  std::vector<kube::ObjectRef> stored;
+  for (const std::string& secret : {env_secret_name(instance), tokens_secret_name(instance)}) {
+    const kube::ObjectRef ref{"Secret", kNamespace, secret};
+    if (api.peek(ref) != nullptr) stored.push_back(ref);
+  }
+  if (stored.empty()) return;
+  for (const kube::ApiServer::InformerCacheView& view : api.informer_caches()) {
+    if (view.identity != "ws-manager" || view.kind != "Secret") continue;  // mk2's kActor.
+    for (const auto& [ref, rv] : view.cache) {
+      if (std::find(stored.begin(), stored.end(), ref) == stored.end()) continue;
+      violate(kS10, instance,
+              "CR finalizer removed while Secret " + ref.name +
+                  " still exists and ws-manager's cache holds it");
+      return;
+    }
+  }
+}
+
+// S11: Gitpod times a workspace out after its inactivity timeout (30 min by default, or the
+// workspace's own) without user activity (timeout_controller.go isWorkspaceTimedOut @
+// 4f45d02eac95: lastActivity + timeout < now; docs/fidelity.md G18). MarkActive writes
+// lastActivity before it answers, so an answered MarkActive is activity the controller must
+// honour. The slack covers the controller's check period and a retried Timeout write that was
+// decided just before the activity landed (retry.RetryOnConflict re-applies, it does not re-check).
+void Checker::check_timeout_deserved(const std::string& name, const Instance& inst,
+                                     const kube::Object& ws) {
+  constexpr DurationMs kSlackMs = kMinuteMs;
+  if (inactivity_timeout_ms_ <= 0 || !versions_.mk2() || !inst.last_active_ms.has_value()) return;
+  if (cond_message(ws, kCondTimeout).find("inactivity") == std::string::npos) return;
+  const DurationMs custom_ms = kube::int_field(ws.spec, kSpecTimeoutMs, 0);
+  const DurationMs timeout_ms = custom_ms > 0 ? custom_ms : inactivity_timeout_ms_;
+  const TimeMs now_ms = world_.sim().now_ms();
+  if (now_ms + kSlackMs >= *inst.last_active_ms + timeout_ms) return;
+  violate(kS11, name,
+          "timed out for inactivity " + std::to_string((now_ms - *inst.last_active_ms) / 1000) +
+              " s after an answered MarkActive (timeout " + std::to_string(timeout_ms / 1000) +
+              " s)");
 }
 
 // S2 corollary (mk2): pod finalizer removed ⇒ phase Stopped ∧ disposal finished.

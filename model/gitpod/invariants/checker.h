@@ -1,8 +1,9 @@
 // Not a port: the oracle [reconstructed] from the design properties (catalog.h).
 //
-// The Gitpod oracle: checks the safety invariants S1–S9 and the data oracle incrementally on
+// The Gitpod oracle: checks the safety invariants S1–S11 and the data oracle incrementally on
 // every API write (server-side subscriptions, which see every write in resourceVersion order),
-// and the liveness invariants L1–L6 once, after the settle phase (catalog.h, docs/systems/gitpod.md §11).
+// and the liveness invariants L1–L6 once, after the settle phase (catalog.h, docs/systems/gitpod.md
+// §11).
 //
 // The checker only observes: the API store, the content store (via the DataLedger) and the
 // user-side facts the run reports (successful stops). It never changes the world.
@@ -42,6 +43,10 @@ class Checker {
   void user_stop_succeeded(const std::string& instance);
   void user_started(const std::string& instance);
   void user_wrote(const std::string& workspace_id, const std::string& instance);
+  // mk2: ws-manager answered OK to a MarkActive of `instance` at `now_ms` (S11).
+  void user_marked_active(const std::string& instance, TimeMs now_ms);
+  // S11: the inactivity timeout ws-manager runs with (a CR's spec timeout overrides it).
+  void set_inactivity_timeout_ms(DurationMs timeout_ms) { inactivity_timeout_ms_ = timeout_ms; }
   void maintenance_changed(bool on) { maintenance_ = on; }
   // An admin strips the pod's finalizers (the #13147 clean-up): not ws-manager's doing, so the
   // S2 corollary does not apply to that removal; the data oracle still judges the outcome.
@@ -77,6 +82,7 @@ class Checker {
     bool stopped_nonrejected = false;
     bool stop_succeeded = false;
     bool timed_out = false;
+    std::optional<TimeMs> last_active_ms;  // S11: the last MarkActive answered OK.
     int pods_after_stop = 0;
     // S2: an authorizing fact (BackupComplete, BackupFailure, Aborted, PodRejected=True) was
     // persisted for the current pod incarnation (cleared by the re-creation reset).
@@ -91,6 +97,11 @@ class Checker {
   void check_counters(const std::string& name, const Instance& inst, const kube::Object& ws);
   void check_single_instance(const std::string& workspace_id);
   void check_pod_finalizer_removed(const kube::Object& pod);
+  // S10 (mk2): called when the CR of `instance` loses its finalizer.
+  void check_secrets_gone(const std::string& instance);
+  // S11 (mk2): called when the CR of `inst` newly carries Timeout=True.
+  void check_timeout_deserved(const std::string& name, const Instance& inst,
+                              const kube::Object& ws);
   bool managed(const std::string& instance) const;
   void violate(const char* id, const std::string& object, std::string message,
                std::vector<std::string> related = {});
@@ -123,6 +134,7 @@ class Checker {
   std::set<std::string> rejected_seen_;  // Pod uids already counted as rejected.
   bool maintenance_ = false;
   std::vector<run::Violation> maintenance_timeouts_;
+  DurationMs inactivity_timeout_ms_ = 0;  // 0: S11 is not judged.
 };
 
 }  // namespace wsim::gitpod

@@ -1,9 +1,9 @@
 // Not a port: the data oracle [invented] (a model of user content, not upstream code).
 //
-// The data oracle (docs/architecture.md §4 "Data"; docs/systems/gitpod.md §11.1 S2): "no data loss" means the last
-// content version a user wrote is recoverable — from an intact backup in remote storage, or
-// from an intact session on a live node whose instance the system still manages (and will
-// therefore still back up). When it stops being recoverable, that is a loss:
+// The data oracle (docs/architecture.md §4 "Data"; docs/systems/gitpod.md §11.1 S2): "no data loss"
+// means the last content version a user wrote is recoverable — from an intact backup in remote
+// storage, or from an intact session on a live node whose instance the system still manages (and
+// will therefore still back up). When it stops being recoverable, that is a loss:
 //   - acknowledged: the loss was made explicit and visible for the instance that wrote last
 //     (BackupFailure, Aborted; mk1: the PLIS finalBackupFailure / disposalStatus backupFailure
 //     / abort request), reported as gitpod.acknowledged_loss;

@@ -1,7 +1,7 @@
 // Not a port: liveness checks [reconstructed] from the design properties (catalog.h).
 //
-// Checker::liveness(): L1–L6 after the settle phase (docs/systems/gitpod.md §11.2), plus the data losses still
-// waiting for a marker (silent at the end of the run).
+// Checker::liveness(): L1–L6 after the settle phase (docs/systems/gitpod.md §11.2), plus the data
+// losses still waiting for a marker (silent at the end of the run).
 #include <sstream>
 
 #include "model/gitpod/conditions.h"
@@ -45,10 +45,10 @@ std::vector<run::Violation> Checker::liveness() {
       if (pod != nullptr && !pod_deleting(*pod) && must_stop(*ws)) {
         out.push_back({kL1, name, "pod " + pod->meta.name + " not deleted although phase " + p});
       }
-      // docs/systems/gitpod.md §11.2 L2 is "eventually": a stop that began in the last kStopBoundMs of the run
-      // (e.g. the 1 h TotalStartup timeout of §4.4 firing late in the settle phase) may still be
-      // waiting for the container to stop (30 min grace, force kill after 5 min, #20382 §5.4
-      // step 3). Only a Stopping older than that bound is stuck.
+      // docs/systems/gitpod.md §11.2 L2 is "eventually": a stop that began in the last kStopBoundMs
+      // of the run (e.g. the 1 h TotalStartup timeout of §4.4 firing late in the settle phase) may
+      // still be waiting for the container to stop (30 min grace, force kill after 5 min, #20382
+      // §5.4 step 3). Only a Stopping older than that bound is stuck.
       if (p == kPhaseStopping && world_.sim().now_ms() - inst.stopping_since_ms >= kStopBoundMs) {
         out.push_back({kL2, name, "stuck in Stopping"});
       }
@@ -72,9 +72,9 @@ std::vector<run::Violation> Checker::liveness() {
     }
     const int rejections = static_cast<int>(inst.rejected_pods.size());
     if (rejections > 0 && !inst.stop_succeeded && !inst.timed_out) {
-      // docs/systems/gitpod.md §11.2 L4: "Running after ≤ max+1 re-creations" ends the start; a workspace
-      // that got there and was later rejected after ready (#20372: Failed → backup → Stopped →
-      // CR deleted, §3.4 step 6) or stopped for another reason met L4.
+      // docs/systems/gitpod.md §11.2 L4: "Running after ≤ max+1 re-creations" ends the start; a
+      // workspace that got there and was later rejected after ready (#20372: Failed → backup →
+      // Stopped → CR deleted, §3.4 step 6) or stopped for another reason met L4.
       const bool running = ws != nullptr && phase(*ws) == kPhaseRunning;
       if (rejections <= max_recreations && !running && !inst.reached_running &&
           !inst.failed_otherwise) {
