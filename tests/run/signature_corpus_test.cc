@@ -158,7 +158,10 @@ TEST_F(SignatureCorpusTest, ABugItsFileExpectsToPassOnTheRunsVersionsIsNotALabel
 // stop). The contexts (the workspace's objects when the user stopped) must label at least 8 of
 // 10 with their bug (9 of 10 on the first triage; now seed 258, B3 whose workspace then also hits
 // B6's limit, goes to B6, and seed 489, N7, to N6: the contexts do not see whether ws-manager
-// answered the stop from a cache that had the CR), and more than the rule without contexts does.
+// answered the stop from a cache that had the CR), and at least as many as the rule without
+// contexts (more, until 2026-11-26: since the operator-action rule of docs/signatures.md and the
+// mk2 Delete(CR) requeue fix, which changed some of these runs, the rule without contexts also
+// gets 8 of 10).
 TEST_F(SignatureCorpusTest, ContextsTellTheStoppedByTheUserBugsApart) {
   CorpusBug bug;
   LoadedScenario loaded;
@@ -195,7 +198,7 @@ TEST_F(SignatureCorpusTest, ContextsTellTheStoppedByTheUserBugsApart) {
     }
   }
   EXPECT_GE(right, 8u) << misses;
-  EXPECT_GT(right, right_without) << misses;
+  EXPECT_GE(right, right_without) << misses;
 }
 
 TEST_F(SignatureCorpusTest, EveryCorpusBugMatchesItself) {
