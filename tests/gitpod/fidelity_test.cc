@@ -2,6 +2,7 @@
 // upstream rule it pins and fails on the port as it was before.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -255,6 +256,33 @@ TEST(GitpodFidelity, CrFinalizerRemovedWhileASecretRemainsViolatesS10) {
   EXPECT_FALSE(o.has("gitpod.S6")) << o.describe();
   // Without the strip, the finalize stays blocked and nothing removes the finalizer: no S10.
   EXPECT_FALSE(run_gitpod(scenario, /*keep_going=*/true).has("gitpod.S10"));
+}
+
+// gitpod.S2's corollary judges the pod finalizer's removal on the CR as it entered Stopped or as
+// it is now (B11: a late ContentReady on a Stopped CR no longer makes a removal unauthorized;
+// corpus stopped-late-content-ready). It keeps its teeth: the pod finalizer removed by
+// ws-manager's identity while the workspace is Running is an S2.
+TEST(GitpodFidelity, PodFinalizerRemovedWhileRunningIsAnS2) {
+  const kube::ObjectRef pod{"Pod", kNamespace, "ws-alice-1"};
+  const proto::Scenario running = parse_scenario_text(R"(
+    seed: 3 scripted_only: true fault_phase_ms: 600000 settle_ms: 600000
+    gitpod { manager: "mk2" }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+  )");
+  bool stripped = false;
+  auto strip_while_running = [&](Sim& sim, run::SystemRun& run) {
+    GitpodWorld& world = dynamic_cast<GitpodRun&>(run).world();
+    sim.loop().schedule(60000, [&world, &stripped, pod] {
+      const kube::Object* p = world.api().peek(pod);
+      if (p == nullptr || !kube::has_finalizer(*p, kFinalizer)) return;
+      kube::MergePatch patch;
+      patch.finalizers = kube::without_finalizer(p->meta.finalizers, kFinalizer);
+      stripped = world.api().server_patch(pod, patch, kube::Subresource::kMain, "ws-manager").ok();
+    });
+  };
+  const Outcome bad = run_gitpod_with(running, /*keep_going=*/true, strip_while_running);
+  ASSERT_TRUE(stripped) << bad.describe();
+  EXPECT_TRUE(bad.has("gitpod.S2")) << bad.describe();
 }
 
 // gitpod.S11: MarkActive at 10 min; the timeout controller on its own times the workspace out

@@ -164,6 +164,11 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
   probes.sometimes(newly(kCondStoppedByRequest) && cond_true(ws, kCondPodRejected),
                    probes_.stop_in_rejection_window);
   probes.sometimes(inst.phase == kPhaseStopped && phase(ws) == kPhasePending, probes_.recreated);
+  if (phase(ws) != kPhaseStopped) {
+    inst.stopped_disposed = false;
+  } else if (inst.phase != kPhaseStopped && versions_.mk2()) {
+    inst.stopped_disposed = mk2::is_disposal_finished(ws, versions_);
+  }
   check_phase_transition(name, inst, ws);
   if (cond_true(ws, kCondBackupComplete) || cond_true(ws, kCondBackupFailure) ||
       cond_true(ws, kCondAborted) || cond_true(ws, kCondPodRejected)) {
@@ -345,7 +350,9 @@ void Checker::check_timeout_deserved(const std::string& name, const Instance& in
               " s)");
 }
 
-// S2 corollary (mk2): pod finalizer removed ⇒ phase Stopped ∧ disposal finished.
+// S2 corollary (mk2): pod finalizer removed ⇒ phase Stopped ∧ disposal finished, now or when the
+// CR entered Stopped (Instance::stopped_disposed; until 2026-11-26 only now, which took B11's late
+// ContentReady on a Stopped CR for an unauthorized removal: hunt seed 22591 of the latest mk2).
 void Checker::check_pod_finalizer_removed(const kube::Object& pod) {
   const bool has = kube::has_finalizer(pod, kFinalizer);
   auto [it, inserted] = pod_finalizer_.try_emplace(pod.meta.uid, has);
@@ -356,7 +363,10 @@ void Checker::check_pod_finalizer_removed(const kube::Object& pod) {
   if (stripped_.count(instance) > 0) return;
   const kube::Object* ws = world_.api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
   if (ws == nullptr) return;
-  if (phase(*ws) != kPhaseStopped || !mk2::is_disposal_finished(*ws, versions_)) {
+  const auto found = instances_.find(instance);
+  const bool disposed_at_stop = found != instances_.end() && found->second.stopped_disposed;
+  if (phase(*ws) != kPhaseStopped ||
+      !(disposed_at_stop || mk2::is_disposal_finished(*ws, versions_))) {
     violate(kS2, instance,
             "pod finalizer removed in phase " + phase(*ws) + " before disposal finished");
   }

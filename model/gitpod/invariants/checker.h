@@ -87,6 +87,11 @@ class Checker {
     // S2: an authorizing fact (BackupComplete, BackupFailure, Aborted, PodRejected=True) was
     // persisted for the current pod incarnation (cleared by the re-creation reset).
     bool disposal_authorized = false;
+    // S2 corollary: the CR entered Stopped with disposal finished (status.go moves Stopping to
+    // Stopped on that). A condition written onto the Stopped CR later — ws-daemon's ContentReady
+    // from a content init that started on a stale phase (B11, corpus/gitpod-findings.md) — does
+    // not take back what ws-manager was entitled to act on. False while not Stopped.
+    bool stopped_disposed = false;
   };
 
   void on_workspace(const kube::WatchEvent& event);
