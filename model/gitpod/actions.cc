@@ -78,12 +78,9 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
     return true;
   }
   if (actor == "kubelet" && action == "reject_after_ready") {
-    // The kubelet records the rejection itself, as for the fault point's (workload.cc); only a
-    // rejection that could not happen (no running pod) gets a record of its own, so a script's
-    // trace and signature are those of the same story found by a hunt.
     const kube::Status s = world_->cluster().reject_running(pod_ref, arg("reason", "NodeAffinity"));
-    if (!s.ok())
-      sim_.record("kubelet", "reject-running", pod_ref.to_string(), kube::code_name(s.code));
+    sim_.record("kubelet", "reject-running", pod_ref.to_string(),
+                s.ok() ? "ok" : kube::code_name(s.code));
     return true;
   }
   if (actor == "kubectl" && action == "delete_node") {

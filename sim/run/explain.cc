@@ -171,7 +171,7 @@ std::vector<std::size_t> key_events(const System& system, const RunResult& resul
     }
     if ((lane == Lane::kKubelet || lane == Lane::kWsDaemon) &&
         (!success(e.result) || e.verb == "backup" || e.verb == "wipe" ||
-         e.verb == "delete-content" || e.verb == "reject" || e.verb == "reject-running")) {
+         e.verb == "delete-content" || e.verb == "reject")) {
       keep = true;
     }
     if (object.empty() && !external && !fault) keep = false;

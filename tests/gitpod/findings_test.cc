@@ -129,8 +129,7 @@ TEST(GitpodFindings, L4IgnoresHowARecoveredStartEndsLater) {
   bool deleted = false;
   for (const TraceEvent& e : o.trace) {
     if (e.verb == "recreate" && e.result == "ok") recreated = true;
-    if (recreated && e.verb == "reject-running" &&
-        e.detail.find("re-admitted") != std::string::npos) {
+    if (recreated && e.verb == "reject" && e.detail.find("re-admitted") != std::string::npos) {
       rejected_running = true;
     }
     if (rejected_running && e.verb == "delete-workspace" && e.result == "ok") deleted = true;

@@ -511,10 +511,7 @@ Status Kubelet::reject_running(const ObjectRef& ref, const std::string& reason) 
                                                {"container.exitCode", "137"},
                                                {"container.reason", "Error"}},
                                               "False", "PodFailed");
-  // Its own verb, not "reject": a rejection of a running pod and one at admission are different
-  // mechanisms to a signature (docs/signatures.md), in a hunt's trace and a script's alike.
-  sim_.record(actor(), "reject-running", ref.to_string(), reason,
-              "running pod re-admitted: " + message);
+  sim_.record(actor(), "reject", ref.to_string(), reason, "running pod re-admitted: " + message);
   return written.status;
 }
 
