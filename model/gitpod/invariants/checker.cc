@@ -154,6 +154,7 @@ void Checker::on_workspace(const kube::WatchEvent& event) {
     check_timeout_deserved(name, inst, ws);
   }
   if (cond_true(ws, kCondTimeout)) inst.timed_out = true;
+  if (cond_true(ws, kCondStoppedByRequest)) inst.stop_applied = true;
   Probes& probes = world_.sim().probes();
   auto newly = [&](const char* type) {
     return cond_true(ws, type) && !cond_true(inst.last_cr(), type);

@@ -81,6 +81,10 @@ class Checker {
     TimeMs stopping_since_ms = 0;
     bool stopped_nonrejected = false;
     bool stop_succeeded = false;
+    // StoppedByRequest was persisted: a stop took effect, whatever its caller was answered (a
+    // StopWorkspace whose response was lost still stops the workspace). L4's "a start hit only by
+    // rejections" is then false.
+    bool stop_applied = false;
     bool timed_out = false;
     std::optional<TimeMs> last_active_ms;  // S11: the last MarkActive answered OK.
     int pods_after_stop = 0;

@@ -71,7 +71,7 @@ std::vector<run::Violation> Checker::liveness() {
       out.push_back({kL2, name, "pod stuck Terminating"});
     }
     const int rejections = static_cast<int>(inst.rejected_pods.size());
-    if (rejections > 0 && !inst.stop_succeeded && !inst.timed_out) {
+    if (rejections > 0 && !inst.stop_succeeded && !inst.stop_applied && !inst.timed_out) {
       // docs/systems/gitpod.md §11.2 L4: "Running after ≤ max+1 re-creations" ends the start; a
       // workspace that got there and was later rejected after ready (#20372: Failed → backup →
       // Stopped → CR deleted, §3.4 step 6) or stopped for another reason met L4.
