@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "model/all_systems/all_systems.h"
+#include "sim/core/prng.h"
 #include "sim/run/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/run/fuzz_targets.h"
@@ -56,15 +57,9 @@ const Target& load_target(const std::string& name) {
 
 // Input number `i`: 0..max_len bytes from a splitmix64 stream (the same inputs in every build).
 std::vector<std::uint8_t> input(std::uint64_t i, std::size_t max_len) {
-  std::uint64_t x = 0x9e3779b97f4a7c15ULL * (i + 1);
-  auto next = [&x] {
-    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
-  std::vector<std::uint8_t> bytes(next() % (max_len + 1));
-  for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>(next());
+  SplitMix64 rng(0x9e3779b97f4a7c15ULL * (i + 1));
+  std::vector<std::uint8_t> bytes(rng.next() % (max_len + 1));
+  for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>(rng.next());
   return bytes;
 }
 

@@ -268,20 +268,26 @@ TEST_F(CorpusBugsTest, ACounterfactualIsGonePersistingOrMasked) {
   EXPECT_EQ(counterfactual_outcome(result, "gitpod.S5"), Counterfactual::kPersists);
 }
 
+// A one-job hunt of `bug`'s scenario until its invariant, at most `runs` runs.
+HuntOptions hunt_until_invariant(const LoadedScenario& loaded, const CorpusBug& bug,
+                                 std::uint64_t runs, const std::string& scratch) {
+  HuntOptions options;
+  options.system = loaded.system;
+  options.scenario = loaded.scenario;
+  options.runs = runs;
+  options.jobs = 1;
+  options.until_invariant = bug.invariant;
+  options.out_dir = testing::scratch_dir(scratch);
+  return options;
+}
+
 TEST_F(CorpusBugsTest, HuntUntilTheBugsInvariantFindsTheLimbo) {
   CorpusBug bug;
   LoadedScenario loaded;
   std::string error;
   ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/limbo-411205.textproto#0", bug, error));
   ASSERT_TRUE(corpus_bug_scenario(bug, loaded, error)) << error;
-  HuntOptions options;
-  options.system = loaded.system;
-  options.scenario = loaded.scenario;
-  options.runs = 200;
-  options.jobs = 1;
-  options.until_invariant = bug.invariant;
-  options.out_dir = testing::scratch_dir("corpus-bugs");
-  const HuntResult result = hunt(options);
+  const HuntResult result = hunt(hunt_until_invariant(loaded, bug, 200, "corpus-bugs"));
   ASSERT_FALSE(result.findings.empty()) << "the limbo was not found in 200 runs";
   EXPECT_EQ(result.findings.back().invariant, "gitlab.L1");
   // It stopped at the bug: fewer runs than the budget.
@@ -316,17 +322,11 @@ TEST_F(CorpusBugsTest, HuntUntilTheBugsLabelStopsOnlyAtThatLabel) {
   std::vector<KnownBug> all;
   ASSERT_TRUE(known_bugs("corpus/regressions", "gitlab", all, error)) << error;
   const std::vector<KnownBug> known = applicable_known_bugs(all, loaded.scenario, *loaded.system);
-  HuntOptions options;
-  options.system = loaded.system;
-  options.scenario = loaded.scenario;
-  options.runs = 300;
-  options.jobs = 1;
-  options.until_invariant = bug.invariant;
+  HuntOptions options = hunt_until_invariant(loaded, bug, 300, "corpus-bugs-label");
   options.known = &known;
   options.unmasked = true;
   options.until_labels = labels_naming_bug(bug, known);
   ASSERT_FALSE(options.until_labels.empty());
-  options.out_dir = testing::scratch_dir("corpus-bugs-label");
   const HuntResult found = hunt(options);
   ASSERT_FALSE(found.findings.empty());
   EXPECT_LT(found.runs, 300u) << "the limbo's own label was not found in 300 runs";
