@@ -147,6 +147,10 @@ bool GitpodSystem::normalize(proto::Scenario& scenario, std::string& error) cons
     error = "gitpod.pod_recreation_backoff_ms: 0..1h";
     return false;
   }
+  if (config->mk1_mark_retry_steps() < 0 || config->mk1_mark_retry_steps() > 1000) {
+    error = "gitpod.mk1_mark_retry_steps: 0..1000";
+    return false;
+  }
   if (config->rejection_per_mille() > 1000) {
     error = "gitpod.rejection_per_mille: 0..1000";
     return false;

@@ -77,6 +77,8 @@ struct Settings {
   DurationMs upgrade_gap_ms = 2 * kMinuteMs;
   DurationMs user_action_interval_ms = 60 * kSecondMs;
   std::string upgrade = "none";  // none | naive | drain-first
+  // GitpodConfig.mk1_mark_retry_steps: 0 = the era's markWorkspace backoff.
+  int mk1_mark_retry_steps = 0;
   // Scenario `load` (docs/performance.md "At scale"): 0 = the classic workload of `workspaces`
   // users; otherwise this many workspaces live at once, users arriving and leaving.
   int live_workspaces = 0;

@@ -370,17 +370,17 @@ std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScen
     if (!expect.pass || added_only) continue;
     FixSwitch fix;
     bool readable = true;
+    const std::vector<VersionAxis> axes = system.axes();
     for (const auto& [field, value] : expect.when) {
       std::string current;
       readable = readable && config_value(script.scenario, system, field, current);
-      if (readable && current != value)
-        fix.changes.push_back(FixChange{field, value, false, current});
+      if (!readable || current == value) continue;
+      const bool setting = std::none_of(
+          axes.begin(), axes.end(), [&](const VersionAxis& axis) { return axis.field == field; });
+      fix.changes.push_back(FixChange{field, value, false, current, setting});
     }
-    fix.precondition = std::any_of(fix.changes.begin(), fix.changes.end(), [&](const FixChange& c) {
-      const std::vector<VersionAxis> axes = system.axes();
-      return std::none_of(axes.begin(), axes.end(),
-                          [&](const VersionAxis& axis) { return axis.field == c.field; });
-    });
+    fix.precondition = std::any_of(fix.changes.begin(), fix.changes.end(),
+                                   [](const FixChange& c) { return c.setting; });
     if (readable) add(std::move(fix));
   }
   for (const VersionAxis& axis : repeated_axes(script.scenario, system)) {
@@ -413,7 +413,7 @@ bool apply_change(LoadedScenario& loaded, const FixChange& change, bool& applies
     next.clear();
     for (const std::string& value : list) next += (next.empty() ? "" : ",") + value;
   } else {
-    applies = current == change.from && current != change.value;
+    applies = (change.setting || current == change.from) && current != change.value;
     if (!applies) return true;
   }
   return set_field(loaded, change.field, next, "fix switch " + change.field, error);
@@ -511,8 +511,17 @@ bool fix_spares(const CorpusBug& other, const FixSwitch& fix, bool& spares, std:
   return true;
 }
 
-Counterfactual counterfactual_outcome(const RunResult& result, const std::string& invariant) {
-  if (violates(result, invariant)) return Counterfactual::kPersists;
+Counterfactual counterfactual_outcome(const RunResult& result, const std::string& invariant,
+                                      const std::string& mechanism) {
+  if (violates(result, invariant)) {
+    if (mechanism.empty()) return Counterfactual::kPersists;
+    const auto same = [&](const Violation& v) {
+      return v.invariant_id == invariant && normalize_text(v.message, v.object) == mechanism;
+    };
+    const bool persists = (result.violation && same(*result.violation)) ||
+                          std::any_of(result.liveness.begin(), result.liveness.end(), same);
+    return persists ? Counterfactual::kPersists : Counterfactual::kChanged;
+  }
   if (result.verdict == Verdict::kPass || result.verdict == Verdict::kLiveness) {
     return Counterfactual::kGone;
   }
@@ -529,6 +538,8 @@ std::string_view counterfactual_name(Counterfactual outcome) {
       return "persists";
     case Counterfactual::kMasked:
       return "masked";
+    case Counterfactual::kChanged:
+      return "changed";
   }
   return "?";
 }

@@ -104,6 +104,10 @@ struct FixChange {
   std::string value;
   bool add = false;  // Add `value` to the repeated field rather than set the field to it.
   std::string from;  // A set: the field's value on the bug's versions (where the switch applies).
+  // A config field that is not a version axis (a setting such as a backoff or a window): the
+  // switch sets it from any other value, not only from `from` — a precondition is removed the
+  // same way whatever the run's setting was (a version switch means "from this version").
+  bool setting = false;
 };
 struct FixSwitch {
   std::vector<FixChange> changes;
@@ -140,8 +144,13 @@ bool fix_spares(const CorpusBug& other, const FixSwitch& fix, bool& spares, std:
 // A counterfactual replay's outcome for a violation of `invariant`: kGone (no violation of it:
 // the run passed, or ended with other liveness violations only), kPersists (it is still
 // violated), kMasked (the run stopped at another safety violation first: no evidence).
-enum class Counterfactual { kNotApplicable, kGone, kPersists, kMasked };
-Counterfactual counterfactual_outcome(const RunResult& result, const std::string& invariant);
+// With `mechanism` (the instance's Signature::mechanism, non-empty), a violation of `invariant`
+// persists only when one of its messages has that very template; otherwise the switch turned the
+// run into another violation of the same invariant (the fix changed the timing and another bug
+// of that invariant showed), kChanged: no evidence either way.
+enum class Counterfactual { kNotApplicable, kGone, kPersists, kMasked, kChanged };
+Counterfactual counterfactual_outcome(const RunResult& result, const std::string& invariant,
+                                      const std::string& mechanism = {});
 std::string_view counterfactual_name(Counterfactual outcome);
 
 // `wsim corpus bugs [DIR]`: one line per bug, "NAME INVARIANT PATH#N KEY WHEN" (KEY: a hash of

@@ -250,6 +250,10 @@ struct Evidence {
 // Replays instances of a row's hunt with fix switches; the switched scenarios are built once.
 class Replayer {
  public:
+  // The instance replayed next: its violation persists only with this template (empty: any
+  // violation of the invariant; counterfactual_outcome).
+  void set_mechanism(std::string mechanism) { mechanism_ = std::move(mechanism); }
+
   // The outcome of the first of `switches` that applies to `row`'s hunt, replayed at `seed`, and
   // spares the scripts of `others` (fix_spares: tells the bugs apart).
   bool replay(const BugRow& row, const std::vector<FixSwitch>& switches,
@@ -277,7 +281,7 @@ class Replayer {
       if (!it->second) continue;
       it->second->scenario.set_seed(seed);
       const RunResult result = execute_run(*it->second->system, it->second->scenario, RunOptions{});
-      outcome = counterfactual_outcome(result, row.bug.invariant);
+      outcome = counterfactual_outcome(result, row.bug.invariant, mechanism_);
       if (precondition != nullptr) *precondition = fix.precondition;
       return true;
     }
@@ -299,6 +303,7 @@ class Replayer {
 
   std::map<std::string, std::optional<LoadedScenario>> switched_;
   std::map<std::string, bool> spares_;
+  std::string mechanism_;
 };
 
 // The evidence of every instance labelled `labels` (label_all).
@@ -319,6 +324,7 @@ bool gather_evidence(const std::vector<BugRow>& rows, const Labels& labels,
       const std::uint64_t seed = rows[r].seeds[i];
       std::vector<const CorpusBug*> spare;
       if (other) spare.push_back(&labelled->bug);
+      replayer.set_mechanism(rows[r].signatures[i].mechanism);
       if (!replayer.replay(rows[r], rows[r].switches, spare, seed, evidence.own, error,
                            &evidence.own_precondition) ||
           !replayer.replay(rows[r], rows[r].placebos, {}, seed, evidence.placebo, error)) {
@@ -476,7 +482,8 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
   out << "\nCounterfactual replays (each instance replayed with the first fix switch of its hunt's "
          "bug that applies and, when it is labelled with another bug, spares that bug's "
          "script; and with the first of its label's that spares its hunt's bug's script):\n\n"
-         "| bug | fix switches | replayed | gone | persists | masked | labels confirmed by "
+         "| bug | fix switches | replayed | gone | persists | masked or changed | labels confirmed "
+         "by "
          "their fix | placebo | gone with the placebo |\n|---|---|---|---|---|---|---|---|---|\n";
   StrictScore total;
   std::size_t total_placebo_replayed = 0, total_placebo_gone = 0;
@@ -488,7 +495,10 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
       score_strict(s, group, bug, r, labels[r][i], evidence[r][i], fresh[r][i]);
       score_strict(total, group, bug, r, labels[r][i], evidence[r][i], fresh[r][i]);
       if (evidence[r][i].own != Counterfactual::kNotApplicable) ++replayed;
-      if (evidence[r][i].own == Counterfactual::kMasked) ++masked;
+      if (evidence[r][i].own == Counterfactual::kMasked ||
+          evidence[r][i].own == Counterfactual::kChanged) {
+        ++masked;
+      }
       if (evidence[r][i].own == Counterfactual::kPersists) ++persisted;
       const Counterfactual placebo = evidence[r][i].placebo;
       if (placebo != Counterfactual::kNotApplicable && placebo != Counterfactual::kMasked) {
@@ -497,7 +507,8 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
       }
     }
     for (const Evidence& e : evidence[r]) {
-      if (e.control == Counterfactual::kGone || e.control == Counterfactual::kPersists) {
+      if (e.control == Counterfactual::kGone || e.control == Counterfactual::kPersists ||
+          e.control == Counterfactual::kChanged) {
         ++total_control_replayed;
         if (e.control == Counterfactual::kGone) ++total_control_gone;
       }

@@ -180,5 +180,34 @@ TEST_F(ProtocolModelTest, AStaleDesiredStateInTheResponseIsNotADelivery) {
   EXPECT_EQ(reports_.size(), 1u);
 }
 
+// The message names how the row's Rails timestamps compared when the judged finder ran: the one
+// fact that tells R3's strict-`>` tie from a change made between a finder and its touch.
+TEST(ProtocolModelStamps, TheMessageSaysWhetherTheChangeTiedTheLastTouch) {
+  std::vector<std::string> reports;
+  ProtocolModel::Stamps stamps = ProtocolModel::Stamps::kChangeAtTouch;
+  ProtocolModel model([&](const std::string&, std::string message) { reports.push_back(message); },
+                      [&](const std::string&) { return stamps; });
+  RailsRequest r;
+  r.update_type = UpdateType::kPartial;
+  r.request_id = 1;
+  model.on_desired_changed("tie", State::kStopped, 1000);
+  model.on_select(r.request_id);
+  model.on_exchange(r, true, RailsResponse{});
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_NE(reports[0].find("desired_state_updated_at equal to responded_to_agent_at"),
+            std::string::npos)
+      << reports[0];
+  stamps = ProtocolModel::Stamps::kChangeBeforeTouch;
+  r.request_id = 2;
+  model.on_desired_changed("older", State::kStopped, 2000);
+  model.on_select(r.request_id);
+  stamps = ProtocolModel::Stamps::kChangeAtTouch;  // Read at the finder, not at the answer.
+  model.on_exchange(r, true, RailsResponse{});
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_NE(reports[1].find("desired_state_updated_at before responded_to_agent_at"),
+            std::string::npos)
+      << reports[1];
+}
+
 }  // namespace
 }  // namespace wsim::gitlab

@@ -204,6 +204,33 @@ TEST_F(CorpusBugsTest, AFixSwitchAppliesOnlyFromTheBugsVersions) {
   EXPECT_FALSE(applied);
 }
 
+// A setting (not a version axis) is switched from whatever value the run has: the window
+// swallowed-user-action needs (its script: 5 s) is closed on a tie hunt's default 2 s too.
+TEST_F(CorpusBugsTest, ASettingSwitchAppliesFromAnyValue) {
+  CorpusBug swallowed;
+  CorpusBug tie;
+  std::string error;
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/swallowed-user-action.textproto#1",
+                               swallowed, error));
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/tie-after-agent-restart.textproto#0", tie,
+                               error));
+  std::vector<FixSwitch> switches;
+  ASSERT_TRUE(fix_switches(swallowed, switches, error)) << error;
+  ASSERT_EQ(switches.size(), 1u);
+  EXPECT_EQ(switches[0].text(), "rails_touch_gap_max_ms=1");
+  ASSERT_TRUE(switches[0].precondition);
+  LoadedScenario loaded;
+  ASSERT_TRUE(corpus_bug_scenario(tie, loaded, error)) << error;
+  ASSERT_EQ(loaded.scenario.gitlab().rails_touch_gap_max_ms(), 2000);
+  bool applied = false;
+  ASSERT_TRUE(apply_fix_switch(loaded, switches[0], applied, error)) << error;
+  EXPECT_TRUE(applied);
+  EXPECT_EQ(loaded.scenario.gitlab().rails_touch_gap_max_ms(), 1);
+  // A version switch still applies only from the bug's own version.
+  FixChange version{"agent", "A1", false, "A0a"};
+  EXPECT_FALSE(version.setting);
+}
+
 TEST_F(CorpusBugsTest, ASwitchThatFixesBothScriptsDoesNotTellTheBugsApart) {
   CorpusBug plis;
   CorpusBug b2;
@@ -266,6 +293,27 @@ TEST_F(CorpusBugsTest, ACounterfactualIsGonePersistingOrMasked) {
   result.liveness.clear();
   EXPECT_EQ(counterfactual_outcome(result, "gitpod.L5"), Counterfactual::kMasked);
   EXPECT_EQ(counterfactual_outcome(result, "gitpod.S5"), Counterfactual::kPersists);
+}
+
+// With the instance's mechanism, only a violation with the same template persists; another
+// message of the same invariant is another violation the switch led to: no evidence.
+TEST_F(CorpusBugsTest, ACounterfactualPersistsOnlyWithTheInstancesMechanism) {
+  RunResult result;
+  result.verdict = Verdict::kSafety;
+  result.violation = Violation{"gitlab.S14",
+                               "ws-0",
+                               "desired Stopped set at 21500 ms was not delivered "
+                               "(desired_state_updated_at before responded_to_agent_at)",
+                               {}};
+  const std::string before = normalize_text(result.violation->message, "ws-0");
+  const std::string equal = normalize_text(
+      "desired Stopped set at 1000 ms was not delivered "
+      "(desired_state_updated_at equal to responded_to_agent_at)",
+      "ws-0");
+  EXPECT_EQ(counterfactual_outcome(result, "gitlab.S14", before), Counterfactual::kPersists);
+  EXPECT_EQ(counterfactual_outcome(result, "gitlab.S14", equal), Counterfactual::kChanged);
+  EXPECT_EQ(counterfactual_outcome(result, "gitlab.S14"), Counterfactual::kPersists);
+  EXPECT_EQ(counterfactual_name(Counterfactual::kChanged), "changed");
 }
 
 // A one-job hunt of `bug`'s scenario until its invariant, at most `runs` runs.

@@ -52,11 +52,21 @@ Monitor::Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& ta
       table_(table),
       options_(options),
       probes_(probes),
-      protocol_([this](const std::string& workspace, std::string message) {
-        violate(kS14, workspace, std::move(message));
-      }) {
+      protocol_([this](const std::string& workspace,
+                       std::string message) { violate(kS14, workspace, std::move(message)); },
+                [this](const std::string& workspace) { return rails_stamps(workspace); }) {
   WSIM_ASSERT_GT(options_.full_interval_ms, 0);
   WSIM_ASSERT_GT(options_.partial_interval_ms, 0);
+}
+
+ProtocolModel::Stamps Monitor::rails_stamps(const std::string& workspace) const {
+  using Stamps = ProtocolModel::Stamps;
+  const WorkspaceRow* row = table_.find_by_name(workspace);
+  if (row == nullptr || !row->responded_to_agent_at) return Stamps::kUnknown;
+  const TimeMs touch = *row->responded_to_agent_at;
+  if (row->desired_state_updated_at < touch) return Stamps::kChangeBeforeTouch;
+  if (row->desired_state_updated_at == touch) return Stamps::kChangeAtTouch;
+  return Stamps::kChangeAfterTouch;
 }
 
 void Monitor::violate(std::string_view id, const std::string& object, std::string message) {

@@ -90,6 +90,8 @@ class Monitor : public AgentObserver {
 
  private:
   void violate(std::string_view id, const std::string& object, std::string message);
+  // S14's question to Rails' table when a finder runs (ProtocolModel::StampOf).
+  ProtocolModel::Stamps rails_stamps(const std::string& workspace) const;
   void check_row_domains(const WorkspaceRow& after);
   void check_row_transition(const WorkspaceRow& before, const WorkspaceRow& after);
   void check_terminated_provenance(const WorkspaceRow& after);

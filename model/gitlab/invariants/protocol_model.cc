@@ -9,7 +9,8 @@ constexpr std::size_t kRequestsRemembered = 64;
 
 }  // namespace
 
-ProtocolModel::ProtocolModel(Report report) : report_(std::move(report)) {
+ProtocolModel::ProtocolModel(Report report, StampOf stamp_of)
+    : report_(std::move(report)), stamp_of_(std::move(stamp_of)) {
   WSIM_ASSERT(report_ != nullptr);
 }
 
@@ -30,7 +31,16 @@ void ProtocolModel::on_select(std::uint64_t request_id) {
   const bool inserted = select_step_.emplace(request_id, ++step_).second;
   WSIM_ASSERT_MSG(inserted, "request " << request_id << " selected twice");
   in_flight_.insert(request_id);
+  if (stamp_of_) {
+    std::map<std::string, Stamps>& stamps = stamps_at_select_[request_id];
+    for (const auto& [name, w] : workspaces_) {
+      if (!w.delivered) stamps.emplace(name, stamp_of_(name));
+    }
+  }
   while (select_step_.size() > kRequestsRemembered) select_step_.erase(select_step_.begin());
+  while (stamps_at_select_.size() > kRequestsRemembered) {
+    stamps_at_select_.erase(stamps_at_select_.begin());
+  }
   while (in_flight_.size() > kRequestsRemembered) in_flight_.erase(in_flight_.begin());
 }
 
@@ -56,14 +66,38 @@ void ProtocolModel::deliver(const RailsResponse& response) {
   }
 }
 
-// The mechanism, for the message (and so for finding signatures): where the change fell and what
-// the judged response did with the workspace.
-std::string ProtocolModel::how_swallowed(const Workspace& w, const RailsResponse& response,
-                                         const std::string& name) {
+// How the row's Rails timestamps compared when the judged request's finder ran: the one fact
+// that tells R3's strict-`>` tie from a change made between a finder and its touch.
+std::string ProtocolModel::stamps_words(const RailsRequest& request,
+                                        const std::string& name) const {
+  auto by_request = stamps_at_select_.find(request.request_id);
+  if (by_request == stamps_at_select_.end()) return "";
+  auto stamps = by_request->second.find(name);
+  if (stamps == by_request->second.end()) return "";
+  switch (stamps->second) {
+    case Stamps::kChangeBeforeTouch:
+      return "desired_state_updated_at before responded_to_agent_at; ";
+    case Stamps::kChangeAtTouch:
+      return "desired_state_updated_at equal to responded_to_agent_at; ";
+    case Stamps::kChangeAfterTouch:
+      return "desired_state_updated_at after responded_to_agent_at; ";
+    case Stamps::kUnknown:
+      return "";
+  }
+  return "";
+}
+
+// The mechanism, for the message (and so for finding signatures): where the change fell, how
+// the row's Rails timestamps compared at the judged finder, and what the judged response did
+// with the workspace.
+std::string ProtocolModel::how_swallowed(const Workspace& w, const RailsRequest& request,
+                                         const RailsResponse& response,
+                                         const std::string& name) const {
   std::string how = w.in_flight_request != 0
                         ? "changed while request " + std::to_string(w.in_flight_request) +
                               " was between its finder and its answer; "
                         : "changed with no request in flight; ";
+  how += stamps_words(request, name);
   for (const WorkspaceRailsInfo& info : response.workspace_rails_infos) {
     if (info.name != name) continue;
     if (info.desired_state != w.desired) return how + "returned with a stale desired state";
@@ -81,7 +115,7 @@ void ProtocolModel::judge_partial(const RailsRequest& request, const RailsRespon
                       std::to_string(w.changed_ms) +
                       " ms was not delivered by the partial exchange (request " +
                       std::to_string(request.request_id) + ") whose finder ran after it (" +
-                      how_swallowed(w, response, name) + ")");
+                      how_swallowed(w, request, response, name) + ")");
   }
 }
 

@@ -15,7 +15,12 @@
 // A fault in the window excuses a pending change until it is delivered (a lost request or
 // response, an agent restart): the protocol then relies on the next full reconciliation, which
 // gitlab.L6 bounds. The model keeps no copy of Rails' timestamps or the agent's trackers: it is
-// an oracle, not a second port. Single-threaded; O(workspaces) per exchange.
+// an oracle, not a second port. It only asks, when a finder runs, how each pending row's two
+// Rails timestamps compare (StampOf), so that a finding says which of the two known ways the
+// change was swallowed (docs/gitlab-oracles.md "Reference model"): a change older than the last
+// touch (a change between a finder and its touch, every version) or one in the very Rails
+// timestamp of the last touch (R3's strict `>`; R0–R2 compare with `>=` and return it).
+// Single-threaded; O(workspaces) per exchange.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +40,13 @@ class ProtocolModel {
  public:
   // Receives a divergence: (workspace, message).
   using Report = std::function<void(const std::string& workspace, std::string message)>;
+  // How a row's desired_state_updated_at compares with its responded_to_agent_at, read by the
+  // caller from Rails' table when a finder runs (kUnknown: no row, or never answered).
+  enum class Stamps { kUnknown, kChangeBeforeTouch, kChangeAtTouch, kChangeAfterTouch };
+  using StampOf = std::function<Stamps(const std::string& workspace)>;
 
-  explicit ProtocolModel(Report report);
+  // `stamp_of` may be empty (the messages then say nothing of timestamps).
+  explicit ProtocolModel(Report report, StampOf stamp_of = {});
 
   // The desired state of `workspace` became `desired` now (a new row counts as a change).
   void on_desired_changed(const std::string& workspace, State desired, TimeMs now_ms);
@@ -64,11 +74,15 @@ class ProtocolModel {
   void deliver(const RailsResponse& response);
   void judge_partial(const RailsRequest& request, const RailsResponse& response,
                      std::uint64_t select_step);
-  static std::string how_swallowed(const Workspace& w, const RailsResponse& response,
-                                   const std::string& name);
+  std::string how_swallowed(const Workspace& w, const RailsRequest& request,
+                            const RailsResponse& response, const std::string& name) const;
+  std::string stamps_words(const RailsRequest& request, const std::string& name) const;
   void excuse_pending();
 
   Report report_;
+  StampOf stamp_of_;
+  // Per remembered request: the Stamps of each row pending when its finder ran.
+  std::map<std::uint64_t, std::map<std::string, Stamps>> stamps_at_select_;
   std::uint64_t step_ = 0;
   std::map<std::string, Workspace> workspaces_;
   std::map<std::uint64_t, std::uint64_t> select_step_;  // request id → step (recent ones)

@@ -21,6 +21,14 @@ kube::Backoff backoff_for(bool plis_era) {
   return plis_era ? kube::default_backoff() : kube::Backoff(7, 100, 2.0, 0.1);
 }
 
+// markWorkspace's backoff: the era's, or the counterfactual budget of
+// GitpodConfig.mk1_mark_retry_steps ([invented], docs/fidelity.md M6).
+kube::Backoff mark_backoff(bool plis_era, int retry_steps) {
+  WSIM_ASSERT_GE(retry_steps, 0);
+  if (retry_steps == 0) return backoff_for(plis_era);
+  return kube::Backoff(retry_steps, 100, 1.0, 0.1);
+}
+
 // A Status for "the edit needs no write" (RetryOnConflict's fn returning nil without Update).
 kube::Status unchanged() { return kube::Status::Ok(); }
 
@@ -41,7 +49,7 @@ Task<kube::Status> Mk1Manager::mark_pod_once(std::string instance,
 
 Task<bool> Mk1Manager::mark_pod(std::string instance, std::function<bool(kube::Object&)> edit) {
   // Named, not temporaries inside the co_await expression (g++ 12, sim/kube/README.md).
-  const kube::Backoff backoff = backoff_for(plis_era());
+  const kube::Backoff backoff = mark_backoff(plis_era(), world_.settings().mk1_mark_retry_steps);
   std::function<Task<kube::Status>()> attempt = [this, instance, edit] {
     return mark_pod_once(instance, edit);
   };
