@@ -306,6 +306,30 @@ class Replayer {
   std::string mechanism_;
 };
 
+// Keeps, of each row's switches, those that fix every other file of the same bug (`bug`: each
+// row's bug, by file or id): a switch under which another manifestation of the bug still fails
+// (fix_spares) fixes one file's mechanism, not the bug, so a violation persisting under it is no
+// evidence that the instance is another bug (shared-inventory-first's `a3_termination` switches
+// leave shared-missing-inventory, one bug id, failing).
+bool keep_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>& bug,
+                      std::string& error) {
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::vector<FixSwitch> kept;
+    for (const FixSwitch& fix : rows[r].switches) {
+      bool whole = true;
+      for (std::size_t x = 0; x < rows.size() && whole; ++x) {
+        if (bug[x] != bug[r] || rows[x].bug.path == rows[r].bug.path) continue;
+        bool spares = false;
+        if (!fix_spares(rows[x].bug, fix, spares, error)) return false;
+        whole = !spares;
+      }
+      if (whole) kept.push_back(fix);
+    }
+    rows[r].switches = std::move(kept);
+  }
+  return true;
+}
+
 // The evidence of every instance labelled `labels` (label_all).
 // `bug`: each row's bug (group_rows without the hunt).
 bool gather_evidence(const std::vector<BugRow>& rows, const Labels& labels,
@@ -626,7 +650,8 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
       << ")\n";
   std::vector<std::vector<Evidence>> evidence;
   const std::vector<std::size_t> bug = group_rows(rows, true, false, false);
-  if (!gather_evidence(rows, labels, bug, evidence, command.dump ? &err : nullptr, error)) {
+  if (!keep_whole_fixes(rows, bug, error) ||
+      !gather_evidence(rows, labels, bug, evidence, command.dump ? &err : nullptr, error)) {
     err << "wsim bench-signatures: counterfactual replay: " << error << "\n";
     return kExitUsage;
   }
