@@ -88,6 +88,12 @@ void WsDaemon::start() {
 void WsDaemon::stop() {
   if (!up_) return;
   up_ = false;
+  for (auto& [instance, disposal] : disposals_) {  // The process and its handlers go with it.
+    world_.sim().loop().cancel(disposal.actor);
+    if (!disposal.reply.ready())
+      disposal.reply.set(RpcReply{RpcCode::kUnavailable, "ws-daemon went away"});
+  }
+  disposals_.clear();
   world_.sim().record(actor(), "stop", "", "ok");
   for (ActorId id : actors_) world_.sim().loop().cancel(id);
   actors_.clear();
@@ -369,13 +375,46 @@ Task<RpcReply> WsDaemon::dispose_workspace(std::string instance, bool backup) {
   if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon is down"};
   const Session* session = world_.content().session(node_, instance);
   if (session == nullptr) co_return RpcReply{RpcCode::kNotFound, "workspace does not exist"};
+  // Session.WaitOrMarkForDisposal (components/ws-daemon/pkg/internal/session/workspace.go, called
+  // by the content service's DisposeWorkspace at 724ed7a92a^): a DisposeWorkspace while another
+  // one runs waits for it and answers done without a backup of its own (a restarted ws-manager
+  // finalizing again). The state is in the daemon's memory: a crash forgets it (B0's #16997 race).
+  if (disposals_.count(instance) > 0) co_return co_await wait_disposed(instance);
+  // The work runs in ws-daemon's own actor (the gRPC handler's goroutine): a caller that goes
+  // away (a ws-manager restart) does not stop the backup or the deletion; the daemon's crash does.
+  OneShot<RpcReply> reply(world_.sim().loop());
   const std::string workspace = session->workspace_id;
+  auto [it, inserted] = disposals_.emplace(instance, Disposal{kNoActor, reply});
+  WSIM_ASSERT(inserted);
+  it->second.actor = world_.sim().loop().spawn(actor() + "/dispose",
+                                               dispose_actor(instance, workspace, backup, reply));
+  co_return co_await reply;
+}
+
+Task<void> WsDaemon::dispose_actor(std::string instance, std::string workspace, bool backup,
+                                   OneShot<RpcReply> reply) {
+  const RpcReply result = co_await dispose_now(instance, workspace, backup);
+  disposals_.erase(instance);
+  reply.set(result);
+}
+
+Task<RpcReply> WsDaemon::dispose_now(std::string instance, std::string workspace, bool backup) {
   if (backup) {
     const bool uploaded = co_await upload(instance, workspace);
     if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon went away"};
     if (!uploaded) co_return RpcReply{RpcCode::kDataLoss, "cannot upload workspace content"};
   }
   co_await delete_content(instance);
+  co_return RpcReply{};
+}
+
+// [simplified] upstream waits on the session's condition variable; here the waiter looks every
+// 100 ms. A failed disposal is forgotten, so a retry may dispose again (upstream's state after a
+// failed backup is not modelled).
+Task<RpcReply> WsDaemon::wait_disposed(std::string instance) {
+  world_.sim().record(actor(), "dispose", instance, "waiting", "already disposing");
+  while (up_ && disposals_.count(instance) > 0) co_await world_.sim().loop().sleep(100);
+  if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon went away"};
   co_return RpcReply{};
 }
 

@@ -33,6 +33,7 @@
 // status, image info, log upload.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,7 @@
 #include "model/gitpod/work_queue.h"
 #include "sim/core/assert.h"
 #include "sim/core/sim.h"
+#include "sim/core/sync.h"
 #include "sim/kube/cached_client.h"
 #include "sim/kube/informer.h"
 
@@ -118,6 +120,12 @@ class WsDaemon {
   // The disk operations (§5.3 step 4, §5.4 steps 6 and 8). Each step is an interleaving point.
   Task<bool> upload(const std::string& instance, const std::string& workspace_id);
   Task<void> delete_content(const std::string& instance);
+  // dispose_workspace's two halves: the backup and delete of the first call for an instance, and
+  // a later call's wait for it (WaitOrMarkForDisposal).
+  Task<RpcReply> dispose_now(std::string instance, std::string workspace, bool backup);
+  Task<RpcReply> wait_disposed(std::string instance);
+  Task<void> dispose_actor(std::string instance, std::string workspace, bool backup,
+                           OneShot<RpcReply> reply);
   Task<bool> wipe_content(const std::string& instance);  // false: the wipe failed.
   DurationMs draw_ms(DurationMs lo_ms, DurationMs hi_ms);
 
@@ -129,6 +137,13 @@ class WsDaemon {
   std::unique_ptr<kube::Informer> informer_;
   std::shared_ptr<WorkQueue> queue_;
   std::vector<ActorId> actors_;
+  // mk1 DisposeWorkspace calls running, by instance: the handler's actor and its caller's reply
+  // (in memory only: stop() cancels them and answers Unavailable).
+  struct Disposal {
+    ActorId actor = kNoActor;
+    OneShot<RpcReply> reply;
+  };
+  std::map<std::string, Disposal> disposals_;
   void crash_and_restart(DurationMs restart_after_ms);
 
   FaultId backup_fault_ = 0;
