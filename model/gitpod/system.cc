@@ -25,9 +25,7 @@ std::vector<run::VersionAxis> GitpodSystem::axes() const {
       {"manager",
        {"mk1-plis", "mk1-finalizer", "mk2"},
        "mk2",
-       {"ws-manager @724ed7a92a^", "ws-manager @c8c4c3bda92c", "ws-manager-mk2 @4f45d02eac95"},
-       // components/ws-manager (both mk1 eras) and components/ws-manager-mk2: two programs.
-       {"ws-manager", "ws-manager", "ws-manager-mk2"}},
+       {"ws-manager @724ed7a92a^", "ws-manager @c8c4c3bda92c", "ws-manager-mk2 @4f45d02eac95"}},
       {"fixes", fixes, "all"},
       {"upgrade",
        {"none", "naive", "drain-first"},

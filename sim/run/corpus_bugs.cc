@@ -183,35 +183,6 @@ bool load_bug_script(const CorpusBug& bug, LoadedScenario& loaded, std::string& 
   return validate_scenario(loaded, error);
 }
 
-// The program of `value` on `axis` (VersionAxis::programs), or "" when it has none.
-std::string program_of(const VersionAxis& axis, const std::string& value) {
-  if (axis.programs.empty()) return "";
-  WSIM_ASSERT_EQ(axis.programs.size(), axis.values.size());
-  const auto it = std::find(axis.values.begin(), axis.values.end(), value);
-  return it == axis.values.end() ? "" : axis.programs[it - axis.values.begin()];
-}
-
-// KnownBug::programs of `bug`: for each axis with programs, the programs of the values its file's
-// violation expectations run on (their `when`, else the file's own config).
-bool file_programs(const CorpusBug& bug, std::map<std::string, std::set<std::string>>& out,
-                   std::string& error) {
-  LoadedScenario file;
-  if (!load_scenario_file(bug.path, file, error)) return false;
-  const System* system = selected_system(file, error);
-  if (system == nullptr || !validate_scenario(file, error)) return false;
-  for (const VersionAxis& axis : system->axes()) {
-    std::string own;
-    if (axis.programs.empty() || !config_value(file.scenario, *system, axis.field, own)) continue;
-    for (const KnownBugExpectation& expect : bug.expectations) {
-      if (expect.pass) continue;
-      const auto when = expect.when.find(axis.field);
-      const std::string program = program_of(axis, when != expect.when.end() ? when->second : own);
-      if (!program.empty()) out[axis.field].insert(program);
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 // The values of KnownBug::fixed_by (defined with fix_switches below).
@@ -262,9 +233,7 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
       error.clear();
       continue;
     }
-    if (!fixing_values(bug, known.fixed_by, error) || !file_programs(bug, known.programs, error)) {
-      return false;
-    }
+    if (!fixing_values(bug, known.fixed_by, error)) return false;
     out.push_back(std::move(known));
   }
   return true;
@@ -329,18 +298,6 @@ bool has_fix(const KnownBug& bug, const proto::Scenario& run, const System& syst
   return false;
 }
 
-// Whether `run` is of a program on which `bug`'s file shows no violation (KnownBug::programs).
-bool of_another_program(const KnownBug& bug, const proto::Scenario& run, const System& system) {
-  for (const VersionAxis& axis : system.axes()) {
-    const auto programs = bug.programs.find(axis.field);
-    std::string value;
-    if (programs == bug.programs.end() || !config_value(run, system, axis.field, value)) continue;
-    const std::string program = program_of(axis, value);
-    if (!program.empty() && programs->second.count(program) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
@@ -355,7 +312,6 @@ std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
       break;
     }
     if (!fixed && by_fixes) fixed = has_fix(bug, run, system);
-    if (!fixed && of_another_program(bug, run, system)) fixed = true;
     if (!fixed) out.push_back(bug);
   }
   return out;

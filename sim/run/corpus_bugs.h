@@ -73,11 +73,9 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
 // says its script passes there: limbo-411205 on A1, a fixed version), and (by_fixes) when `run`
 // is on the versions of the bug's own expectation but has a value that fixes it
 // (KnownBug::fixed_by: status-conflict-pre16622, B1, pinned on mk2 without 16622, is not a
-// candidate on the latest mk2, which has 16622), and when `run` is of another program than
-// every violation of the bug's file (KnownBug::programs: an mk2 bug on an mk1 run, an mk1 bug on
-// mk2). A bug whose file says nothing about those versions of its own program stays. Used by `wsim
-// hunt`, `wsim run`/`explain` labels and scripts/bench-signatures; the fuzz guards keep every bug
-// of their system.
+// candidate on the latest mk2, which has 16622). A bug whose file says nothing about those
+// versions stays. Used by `wsim hunt`, `wsim run`/`explain` labels and
+// scripts/bench-signatures; the fuzz guards keep every bug of their system.
 std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
                                             const proto::Scenario& run, const System& system,
                                             bool by_fixes = true);

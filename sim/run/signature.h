@@ -109,9 +109,6 @@ struct KnownBug {
   // on mk2 without 16622): a run whose versions have one of them is not a candidate
   // (applicable_known_bugs), as if the file had a PASS block for it.
   std::map<std::string, std::vector<std::string>> fixed_by = {};
-  // Per version axis with programs (VersionAxis::programs): the programs on whose values its
-  // file expects a violation. A run of another program is not a candidate (applicable_known_bugs).
-  std::map<std::string, std::set<std::string>> programs = {};
 };
 
 // The normalised form of one trace event ("ws-daemon backup ok", "api-client patch Workspace

@@ -50,11 +50,6 @@ struct VersionAxis {
   // Empty, or one entry per value: where that value's behaviour comes from, e.g. "@ea4641ad"
   // (upstream commit), "[reconstructed] <design document>" or "[invented]" (docs/fidelity.md).
   std::vector<std::string> provenance = {};
-  // Empty, or one entry per value: the program that value is a version of. Values of different
-  // programs are different code (Gitpod's ws-manager mk1 and ws-manager-mk2), so a corpus file
-  // that shows a bug only on one program's values says nothing about another's: the bug is no
-  // candidate there (corpus_bugs.h applicable_known_bugs; KnownBug::programs).
-  std::vector<std::string> programs = {};
 };
 
 struct ActionInfo {

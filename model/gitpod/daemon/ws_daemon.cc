@@ -34,6 +34,8 @@ const char* rpc_code_name(RpcCode code) {
       return "DataLoss";
     case RpcCode::kFailedPrecondition:
       return "FailedPrecondition";
+    case RpcCode::kInternal:
+      return "Internal";
   }
   return "?";
 }
@@ -90,8 +92,7 @@ void WsDaemon::stop() {
   up_ = false;
   for (auto& [instance, disposal] : disposals_) {  // The process and its handlers go with it.
     world_.sim().loop().cancel(disposal.actor);
-    if (!disposal.reply.ready())
-      disposal.reply.set(RpcReply{RpcCode::kUnavailable, "ws-daemon went away"});
+    answer(disposal, RpcReply{RpcCode::kUnavailable, "ws-daemon went away"});
   }
   disposals_.clear();
   world_.sim().record(actor(), "stop", "", "ok");
@@ -384,7 +385,7 @@ Task<RpcReply> WsDaemon::dispose_workspace(std::string instance, bool backup) {
   // away (a ws-manager restart) does not stop the backup or the deletion; the daemon's crash does.
   OneShot<RpcReply> reply(world_.sim().loop());
   const std::string workspace = session->workspace_id;
-  auto [it, inserted] = disposals_.emplace(instance, Disposal{kNoActor, reply});
+  auto [it, inserted] = disposals_.emplace(instance, Disposal{kNoActor, reply, {}});
   WSIM_ASSERT(inserted);
   it->second.actor = world_.sim().loop().spawn(actor() + "/dispose",
                                                dispose_actor(instance, workspace, backup, reply));
@@ -394,8 +395,24 @@ Task<RpcReply> WsDaemon::dispose_workspace(std::string instance, bool backup) {
 Task<void> WsDaemon::dispose_actor(std::string instance, std::string workspace, bool backup,
                                    OneShot<RpcReply> reply) {
   const RpcReply result = co_await dispose_now(instance, workspace, backup);
-  disposals_.erase(instance);
-  reply.set(result);
+  auto it = disposals_.find(instance);
+  WSIM_ASSERT(it != disposals_.end());
+  const Disposal disposal = std::move(it->second);
+  disposals_.erase(it);
+  answer(disposal, result);
+}
+
+// The first call gets its own result; a waiter gets done when the disposal succeeded, else the
+// error WaitOrMarkForDisposal's caller reports when the wait ends without a disposed workspace.
+void WsDaemon::answer(const Disposal& disposal, const RpcReply& result) {
+  OneShot<RpcReply> reply = disposal.reply;
+  if (!reply.ready()) reply.set(result);
+  for (OneShot<RpcReply> waiter : disposal.waiters) {
+    if (waiter.ready()) continue;
+    waiter.set(result.code == RpcCode::kOk || result.code == RpcCode::kUnavailable
+                   ? result
+                   : RpcReply{RpcCode::kInternal, "failed to wait for workspace disposal"});
+  }
 }
 
 Task<RpcReply> WsDaemon::dispose_now(std::string instance, std::string workspace, bool backup) {
@@ -408,14 +425,14 @@ Task<RpcReply> WsDaemon::dispose_now(std::string instance, std::string workspace
   co_return RpcReply{};
 }
 
-// [simplified] upstream waits on the session's condition variable; here the waiter looks every
-// 100 ms. A failed disposal is forgotten, so a retry may dispose again (upstream's state after a
-// failed backup is not modelled).
+// A later call waits for the running one (upstream: the session's condition variable). [simplified]
+// A failed disposal is forgotten, so a later retry disposes again; upstream's session stays
+// "disposing" and such a retry waits until its deadline.
 Task<RpcReply> WsDaemon::wait_disposed(std::string instance) {
   world_.sim().record(actor(), "dispose", instance, "waiting", "already disposing");
-  while (up_ && disposals_.count(instance) > 0) co_await world_.sim().loop().sleep(100);
-  if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon went away"};
-  co_return RpcReply{};
+  OneShot<RpcReply> waiter(world_.sim().loop());
+  disposals_.at(instance).waiters.push_back(waiter);
+  co_return co_await waiter;
 }
 
 }  // namespace wsim::gitpod

@@ -51,7 +51,7 @@ namespace wsim::gitpod {
 class GitpodWorld;
 
 // The answer of an mk1 ws-daemon RPC (gRPC codes the mk1 manager branches on).
-enum class RpcCode { kOk, kUnavailable, kNotFound, kDataLoss, kFailedPrecondition };
+enum class RpcCode { kOk, kUnavailable, kNotFound, kDataLoss, kFailedPrecondition, kInternal };
 const char* rpc_code_name(RpcCode code);
 
 struct RpcReply {
@@ -142,7 +142,9 @@ class WsDaemon {
   struct Disposal {
     ActorId actor = kNoActor;
     OneShot<RpcReply> reply;
+    std::vector<OneShot<RpcReply>> waiters;  // Later calls for the same instance.
   };
+  static void answer(const Disposal& disposal, const RpcReply& result);
   std::map<std::string, Disposal> disposals_;
   void crash_and_restart(DurationMs restart_after_ms);
 
