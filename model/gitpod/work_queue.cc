@@ -9,40 +9,16 @@ WorkQueue::WorkQueue(Sim& sim) : sim_(sim), alive_(std::make_shared<bool>(true))
 
 WorkQueue::~WorkQueue() { *alive_ = false; }
 
-WorkQueue::KeyState* WorkQueue::state_of(const std::string& key) {
-  auto it = keys_.find(key);
-  return it == keys_.end() ? nullptr : &it->second;
-}
-
-const WorkQueue::KeyState* WorkQueue::state_of(const std::string& key) const {
-  auto it = keys_.find(key);
-  return it == keys_.end() ? nullptr : &it->second;
-}
-
-WorkQueue::KeyState& WorkQueue::state_for(const std::string& key) {
-  auto it = keys_.lower_bound(key);
-  if (it == keys_.end() || it->first != key) it = keys_.emplace_hint(it, key, KeyState{});
-  return it->second;
-}
-
-void WorkQueue::erase_if_idle(const std::string& key) {
-  auto it = keys_.find(key);
-  if (it != keys_.end() && it->second.idle()) keys_.erase(it);
-}
-
 void WorkQueue::add(const std::string& key) {
   WSIM_ASSERT(!key.empty());
   if (shut_down_) return;
-  KeyState& state = state_for(key);
-  if (state.processing) {
-    state.dirty = true;
+  if (processing_.count(key) > 0) {
+    dirty_.insert(key);
     return;
   }
-  if (state.queued) return;
-  state.queued = true;
-  ++queued_count_;
+  if (!queued_.insert(key).second) return;
   order_.push_back(key);
-  WSIM_ASSERT_EQ(order_.size(), queued_count_);
+  WSIM_ASSERT_EQ(order_.size(), queued_.size());
   wake_one();
 }
 
@@ -70,8 +46,8 @@ void WorkQueue::add_after(const std::string& key, DurationMs delay_ms) {
 }
 
 DurationMs WorkQueue::next_backoff_ms(const std::string& key) const {
-  const KeyState* state = state_of(key);
-  const int failures = state == nullptr ? 0 : state->failures;
+  auto it = failures_.find(key);
+  const int failures = it == failures_.end() ? 0 : it->second;
   DurationMs delay_ms = kBaseDelayMs;
   for (int i = 0; i < failures && delay_ms < kMaxDelayMs; ++i) delay_ms *= 2;
   return delay_ms < kMaxDelayMs ? delay_ms : kMaxDelayMs;
@@ -79,42 +55,27 @@ DurationMs WorkQueue::next_backoff_ms(const std::string& key) const {
 
 void WorkQueue::add_rate_limited(const std::string& key) {
   const DurationMs delay_ms = next_backoff_ms(key);
-  int& failures = state_for(key).failures;
+  int& failures = failures_[key];
   if (failures < 64) ++failures;
   WSIM_ASSERT_LE(delay_ms, kMaxDelayMs);
   add_after(key, delay_ms);
 }
 
-void WorkQueue::forget(const std::string& key) {
-  KeyState* state = state_of(key);
-  if (state == nullptr) return;
-  state->failures = 0;
-  erase_if_idle(key);
-}
+void WorkQueue::forget(const std::string& key) { failures_.erase(key); }
 
 Task<std::optional<std::string>> WorkQueue::next() {
   while (order_.empty() && !shut_down_) co_await park_worker();
   if (shut_down_) co_return std::nullopt;
   std::string key = std::move(order_.front());
   order_.pop_front();
-  KeyState* state = state_of(key);
-  WSIM_ASSERT(state != nullptr && state->queued && !state->processing);
-  state->queued = false;
-  --queued_count_;
-  state->processing = true;
+  WSIM_ASSERT_EQ(queued_.erase(key), 1u);
+  WSIM_ASSERT(processing_.insert(key).second);
   co_return key;
 }
 
 void WorkQueue::done(const std::string& key) {
-  KeyState* state = state_of(key);
-  WSIM_ASSERT_MSG(state != nullptr && state->processing,
-                  "done() for a key not being processed: " << key);
-  state->processing = false;
-  if (state->dirty) {
-    state->dirty = false;
-    add(key);
-  }
-  erase_if_idle(key);
+  WSIM_ASSERT_MSG(processing_.erase(key) == 1, "done() for a key not being processed: " << key);
+  if (dirty_.erase(key) > 0) add(key);
 }
 
 void WorkQueue::finish(const std::string& key, const ReconcileResult& result) {

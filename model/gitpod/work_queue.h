@@ -23,12 +23,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "sim/core/sim.h"
 #include "sim/core/sync.h"
 #include "sim/core/task.h"
-#include "sim/kube/bytes_order.h"
 
 namespace wsim::gitpod {
 
@@ -71,33 +71,16 @@ class WorkQueue {
   void shutdown();
   bool shut_down() const { return shut_down_; }
   std::size_t queued() const { return order_.size(); }
-  bool processing(const std::string& key) const {
-    const KeyState* state = state_of(key);
-    return state != nullptr && state->processing;
-  }
+  bool processing(const std::string& key) const { return processing_.count(key) > 0; }
 
  private:
   Sim& sim_;
   std::shared_ptr<bool> alive_;  // Timers scheduled by add_after check it (queue destroyed).
-  // What the queue knows about one key: client-go's queue/processing/dirty sets and the rate
-  // limiter's failure count, in one entry (one map node and one key copy per key instead of one
-  // per set it passes through, docs/performance.md §11). An entry with nothing set is erased.
-  struct KeyState {
-    bool queued = false;
-    bool processing = false;
-    bool dirty = false;
-    int failures = 0;
-    bool idle() const { return !queued && !processing && !dirty && failures == 0; }
-  };
-  using KeyMap = std::map<std::string, KeyState, kube::BytesLess>;
-  KeyState* state_of(const std::string& key);
-  const KeyState* state_of(const std::string& key) const;
-  KeyState& state_for(const std::string& key);  // Created if absent.
-  void erase_if_idle(const std::string& key);
-
   std::deque<std::string> order_;
-  KeyMap keys_;
-  std::size_t queued_count_ = 0;
+  std::set<std::string> queued_;
+  std::set<std::string> processing_;
+  std::set<std::string> dirty_;
+  std::map<std::string, int> failures_;
   // Workers parked in next(), longest-waiting first: add() wakes one (client-go queue.go Add →
   // cond.Signal(); Go's sync.Cond wakes its longest waiter), shutdown() wakes all. A waiter whose
   // actor was cancelled meanwhile is skipped. Each is parked on the loop directly (its ticket):
