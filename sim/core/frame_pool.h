@@ -1,6 +1,4 @@
-// FramePool: recycles coroutine frames (Task promises allocate through it, task.h) and the
-// small shared states a run creates by the thousand (OneShot and Delivery states, Fields maps,
-// stored objects: frame_pool::make_shared).
+// FramePool: recycles coroutine frames (Task promises allocate through it, task.h).
 //
 // A run starts and ends tens of thousands of coroutines (every reconcile, client call and link
 // call is one); each frame was a malloc and a free. The pool keeps freed frames in per-size free
@@ -19,9 +17,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
-#include <type_traits>
-#include <utility>
 
 namespace wsim::frame_pool {
 
@@ -30,27 +25,5 @@ inline constexpr std::size_t kMaxPooledBytes = 2048;
 
 void* allocate(std::size_t size);
 void release(void* frame, std::size_t size) noexcept;
-
-// A std allocator over the pool (for std::allocate_shared: the object and its reference count
-// in one pooled block).
-template <typename T>
-struct Allocator {
-  using value_type = T;
-  Allocator() = default;
-  template <typename U>
-  Allocator(const Allocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
-  T* allocate(std::size_t n) { return static_cast<T*>(frame_pool::allocate(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { frame_pool::release(p, n * sizeof(T)); }
-  template <typename U>
-  friend bool operator==(const Allocator&, const Allocator<U>&) noexcept {
-    return true;
-  }
-};
-
-// std::make_shared with the block from the pool.
-template <typename T, typename... Args>
-std::shared_ptr<T> make_shared(Args&&... args) {
-  return std::allocate_shared<T>(Allocator<std::remove_cv_t<T>>(), std::forward<Args>(args)...);
-}
 
 }  // namespace wsim::frame_pool

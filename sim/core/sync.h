@@ -12,7 +12,6 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/event_loop.h"
-#include "sim/core/frame_pool.h"
 
 namespace wsim {
 
@@ -21,7 +20,7 @@ namespace wsim {
 template <typename T>
 class OneShot {
  public:
-  explicit OneShot(EventLoop& loop) : state_(frame_pool::make_shared<State>(&loop)) {}
+  explicit OneShot(EventLoop& loop) : state_(std::make_shared<State>(&loop)) {}
 
   bool ready() const { return state_->value.has_value(); }
   // Sets the value (exactly once) and wakes the waiter, if any.

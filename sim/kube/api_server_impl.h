@@ -17,7 +17,6 @@
 
 #include "sim/core/event_loop.h"
 #include "sim/core/fault.h"
-#include "sim/core/frame_pool.h"
 #include "sim/core/sim.h"
 #include "sim/kube/api_server.h"
 
@@ -30,7 +29,7 @@ namespace wsim::kube {
 template <typename T>
 class Delivery {
  public:
-  explicit Delivery(EventLoop& loop) : state_(frame_pool::make_shared<State>(&loop)) {}
+  explicit Delivery(EventLoop& loop) : state_(std::make_shared<State>(&loop)) {}
 
   // Sets the value; the waiter resumes at `due_ms` (>= now).
   void deliver(T value, TimeMs due_ms) {

@@ -221,7 +221,7 @@ Task<Status> status_call(ApiServer::Impl* impl, std::string identity, RequestPtr
 }
 
 RequestPtr make_request(Verb verb, ObjectRef ref) {
-  auto request = frame_pool::make_shared<Request>();
+  auto request = std::make_shared<Request>();
   request->verb = verb;
   request->ref = std::move(ref);
   return request;

@@ -11,9 +11,9 @@ const Fields::Map& Fields::empty_map() {
 
 Fields::Map& Fields::mutable_map() {
   if (!map_) {
-    map_ = frame_pool::make_shared<Map>();
+    map_ = std::make_shared<Map>();
   } else if (map_.use_count() > 1) {
-    map_ = frame_pool::make_shared<Map>(*map_);  // Detach: the other copies keep the old map.
+    map_ = std::make_shared<Map>(*map_);  // Detach: the other copies keep the old map.
   }
   WSIM_ASSERT_EQ(map_.use_count(), 1);
   return *map_;

@@ -28,7 +28,6 @@
 #include <string>
 #include <utility>
 
-#include "sim/core/frame_pool.h"
 #include "sim/kube/bytes_order.h"
 
 namespace wsim::kube {
@@ -46,7 +45,7 @@ class Fields {
 
   Fields() = default;
   Fields(Map map)  // NOLINT(google-explicit-constructor): a Fields is a map.
-      : map_(map.empty() ? nullptr : frame_pool::make_shared<Map>(std::move(map))) {}
+      : map_(map.empty() ? nullptr : std::make_shared<Map>(std::move(map))) {}
   Fields(const StdMap& map)  // NOLINT(google-explicit-constructor): a Fields is a map.
       : Fields(Map(map.begin(), map.end())) {}
   Fields(std::initializer_list<value_type> init) : Fields(Map(init)) {}

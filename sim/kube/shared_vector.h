@@ -22,8 +22,6 @@
 #include <utility>
 #include <vector>
 
-#include "sim/core/frame_pool.h"
-
 namespace wsim::kube {
 
 template <typename T>
@@ -37,7 +35,7 @@ class SharedVector {
 
   SharedVector() = default;
   SharedVector(Vector vector)  // NOLINT(google-explicit-constructor): a SharedVector is a vector.
-      : vector_(vector.empty() ? nullptr : frame_pool::make_shared<Vector>(std::move(vector))) {}
+      : vector_(vector.empty() ? nullptr : std::make_shared<Vector>(std::move(vector))) {}
   SharedVector(std::initializer_list<T> init) : SharedVector(Vector(init)) {}
 
   // The vector itself, read-only (empty for a SharedVector that never held anything).
@@ -57,9 +55,9 @@ class SharedVector {
   // Writes: detach, then change this SharedVector's own vector.
   Vector& mutable_vector() {
     if (!vector_) {
-      vector_ = frame_pool::make_shared<Vector>();
+      vector_ = std::make_shared<Vector>();
     } else if (vector_.use_count() > 1) {
-      vector_ = frame_pool::make_shared<Vector>(*vector_);  // The other copies keep the old vector.
+      vector_ = std::make_shared<Vector>(*vector_);  // The other copies keep the old vector.
     }
     return *vector_;
   }

@@ -167,7 +167,7 @@ std::shared_ptr<const Object> ApiServer::Impl::commit(const ObjectRef& ref, Obje
   std::shared_ptr<const Object> old = std::move(slot);
   if (old) WSIM_ASSERT_LT(old->meta.resource_version, updated.meta.resource_version);
   if (old) WSIM_ASSERT_EQ(old->meta.uid, updated.meta.uid);
-  slot = frame_pool::make_shared<const Object>(std::move(updated));
+  slot = std::make_shared<const Object>(std::move(updated));
   std::shared_ptr<const Object> now = slot;
   const WatchEventType type = old ? WatchEventType::kModified : WatchEventType::kAdded;
   emit(type, now, std::move(old));
@@ -186,7 +186,7 @@ std::shared_ptr<const Object> ApiServer::Impl::erase(const ObjectRef& ref, Objec
   --object_count;
   last.meta.resource_version = ++resource_version;
   WSIM_ASSERT_LT(old->meta.resource_version, last.meta.resource_version);
-  auto gone = frame_pool::make_shared<const Object>(std::move(last));
+  auto gone = std::make_shared<const Object>(std::move(last));
   emit(WatchEventType::kDeleted, gone, std::move(old));
   return gone;
 }
