@@ -292,13 +292,14 @@ void flatten(const Json& node, const std::string& prefix, Fields& out,
   }
 }
 
-bool decode_string_map(const Json& node, const std::string& field,
-                       std::map<std::string, std::string>& out, std::string& error) {
+// `Map`: a std::map<std::string, std::string> or a kube::Fields::Map (same entries and order).
+template <typename Map>
+bool decode_string_map(const Json& node, const std::string& field, Map& out, std::string& error) {
   if (node.is_null()) return true;
   if (!node.is_object()) return fail(error, field, "must be an object of strings");
   for (const auto& [key, value] : node.items()) {
     if (!value.is_string()) return fail(error, field + "." + key, "must be a string");
-    out[key] = value.get<std::string>();
+    out[key] = value.template get<std::string>();
   }
   return true;
 }

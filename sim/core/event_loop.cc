@@ -156,7 +156,7 @@ const std::string& EventLoop::actor_name(ActorId id) const {
   return actors_[id]->name;
 }
 
-void EventLoop::schedule(DurationMs delay_ms, std::function<void()> callback) {
+void EventLoop::schedule(DurationMs delay_ms, Callback callback) {
   WSIM_ASSERT_GE(delay_ms, 0);
   std::uint32_t slot = 0;
   if (free_slots_.empty()) {
@@ -230,7 +230,7 @@ void EventLoop::run_event(Event& event) {
     mix_hash(static_cast<std::uint64_t>(event.due_ms) * 2);
     // Moved out and the slot freed first: the callback may schedule more (and grow callbacks_).
     WSIM_ASSERT_LT(event.callback_slot, callbacks_.size());
-    std::function<void()> callback = std::move(callbacks_[event.callback_slot]);
+    Callback callback = std::move(callbacks_[event.callback_slot]);
     WSIM_ASSERT(callback != nullptr);
     callbacks_[event.callback_slot] = nullptr;
     free_slots_.push_back(event.callback_slot);

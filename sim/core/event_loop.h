@@ -33,6 +33,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "sim/core/callback.h"
 #include "sim/core/choice.h"
 #include "sim/core/task.h"
 #include "sim/core/time.h"
@@ -72,8 +73,9 @@ class EventLoop {
   // The actor being resumed right now, or kNoActor inside a callback.
   ActorId current_actor() const { return current_; }
 
-  // Runs `callback` at now + delay_ms (delay_ms >= 0), outside any actor.
-  void schedule(DurationMs delay_ms, std::function<void()> callback);
+  // Runs `callback` at now + delay_ms (delay_ms >= 0), outside any actor. Any `void()` callable
+  // converts to a Callback (small captures are stored without an allocation, callback.h).
+  void schedule(DurationMs delay_ms, Callback callback);
 
   // Awaitable: resumes the current actor delay_ms later (delay_ms >= 0).
   auto sleep(DurationMs delay_ms) {
@@ -190,8 +192,8 @@ class EventLoop {
   TimeMs now_ms_ = 0;
   std::uint64_t next_seq_ = 0;
   Queue queue_;
-  std::vector<std::function<void()>> callbacks_;  // Slots of pending callbacks.
-  std::vector<std::uint32_t> free_slots_;         // Reused last-in first-out (deterministic).
+  std::vector<Callback> callbacks_;        // Slots of pending callbacks.
+  std::vector<std::uint32_t> free_slots_;  // Reused last-in first-out (deterministic).
   // Index = ActorId; [0] unused; null once the actor finished (alive() false, name "-").
   std::vector<std::unique_ptr<Actor>> actors_;
   // Index = ActorId: priority-ties rank (lower runs first among equal due times; 0 without

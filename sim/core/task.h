@@ -8,9 +8,12 @@
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <exception>
 #include <optional>
 #include <utility>
+
+#include "sim/core/frame_pool.h"
 
 namespace wsim {
 
@@ -38,6 +41,13 @@ struct PromiseBase {
   };
   FinalAwaiter final_suspend() noexcept { return {}; }
   void unhandled_exception() { error = std::current_exception(); }
+
+  // Every Task's frame comes from the frame pool (frame_pool.h): freed frames are reused, most
+  // recently freed first, instead of a malloc and a free per coroutine call.
+  static void* operator new(std::size_t size) { return frame_pool::allocate(size); }
+  static void operator delete(void* frame, std::size_t size) noexcept {
+    frame_pool::release(frame, size);
+  }
 };
 
 }  // namespace task_detail

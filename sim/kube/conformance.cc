@@ -46,7 +46,7 @@ bool terminal_phase(const std::string& phase) { return phase == "Succeeded" || p
 std::string ref_of(const Object& object) { return ObjectRef::of(object).to_string(); }
 
 // "a=b,c=d" (the fake's spec nodeSelector) holds on `labels`.
-bool selector_holds(const std::string& selector, const std::map<std::string, std::string>& labels) {
+bool selector_holds(const std::string& selector, const Fields& labels) {
   std::istringstream terms(selector);
   std::string term;
   while (std::getline(terms, term, ',')) {

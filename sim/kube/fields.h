@@ -6,7 +6,10 @@
 // deep copy of five std::maps was a fifth of a run. A Fields holds its map by shared pointer:
 // copying one is a reference-count increment; the first write through a copy that still shares
 // its map copies the map (detach). Reads see exactly a std::map (same order, same lookups), so
-// nothing observable changes.
+// nothing observable changes. The map orders its keys with BytesLess (sim/kube/bytes_order.h):
+// std::string's order without a call to memcmp per tree node (status fields read by key were a
+// tenth of a Gitpod run, docs/performance.md §11); a std::map<std::string, std::string> converts
+// to a Fields (a copy, same order) and compares equal to one with the same entries.
 //
 // Contract:
 //  - const members never copy; the non-const ones (operator[], erase, insert_or_assign, emplace,
@@ -17,6 +20,7 @@
 //  - Not for sharing between threads while written (a run is single-threaded).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <initializer_list>
 #include <map>
@@ -24,11 +28,14 @@
 #include <string>
 #include <utility>
 
+#include "sim/kube/bytes_order.h"
+
 namespace wsim::kube {
 
 class Fields {
  public:
-  using Map = std::map<std::string, std::string>;
+  using Map = std::map<std::string, std::string, BytesLess>;
+  using StdMap = std::map<std::string, std::string>;  // Same entries, same order.
   using key_type = Map::key_type;
   using mapped_type = Map::mapped_type;
   using value_type = Map::value_type;
@@ -39,6 +46,8 @@ class Fields {
   Fields() = default;
   Fields(Map map)  // NOLINT(google-explicit-constructor): a Fields is a map.
       : map_(map.empty() ? nullptr : std::make_shared<Map>(std::move(map))) {}
+  Fields(const StdMap& map)  // NOLINT(google-explicit-constructor): a Fields is a map.
+      : Fields(Map(map.begin(), map.end())) {}
   Fields(std::initializer_list<value_type> init) : Fields(Map(init)) {}
   template <typename It>
   Fields(It first, It last) : Fields(Map(first, last)) {}
@@ -83,6 +92,9 @@ class Fields {
     return a.map_ == b.map_ || a.map() == b.map();
   }
   friend bool operator==(const Fields& a, const Map& b) { return a.map() == b; }
+  friend bool operator==(const Fields& a, const StdMap& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  }
 
  private:
   static const Map& empty_map();

@@ -48,7 +48,7 @@ bool is_cluster_scoped(const std::string& kind) {
          k == "PriorityClass";
 }
 
-bool LabelSelector::matches(const std::map<std::string, std::string>& labels) const {
+bool LabelSelector::matches(const Fields& labels) const {
   for (const auto& [key, value] : match_labels) {
     auto it = labels.find(key);
     if (it == labels.end() || it->second != value) return false;

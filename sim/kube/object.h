@@ -24,11 +24,9 @@
 //   custom resources: spec/status/conditions as the model needs.
 #pragma once
 
-#include <bit>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +35,7 @@
 #include <vector>
 
 #include "sim/core/time.h"
+#include "sim/kube/bytes_order.h"
 #include "sim/kube/fields.h"
 #include "sim/kube/shared_vector.h"
 
@@ -124,39 +123,9 @@ struct ObjectRef {
     return compare_bytes(kind_a, kind_b);
   }
   // std::string's order (char_traits<char>::compare: unsigned bytes, then the shorter first),
-  // eight bytes at a time as big-endian words; the last 1..7 common bytes as one word too (an
-  // overlapping load when there are 8 bytes or more: the bytes before it are equal already).
+  // inline: kube::compare_bytes (sim/kube/bytes_order.h).
   static std::strong_ordering compare_bytes(std::string_view a, std::string_view b) {
-    const std::size_t n = a.size() < b.size() ? a.size() : b.size();
-    const char* p = a.data();
-    const char* q = b.data();
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      const std::uint64_t x = load_word(p + i);
-      const std::uint64_t y = load_word(q + i);
-      if (x != y) return x <=> y;
-    }
-    if (i < n) {
-      const std::uint64_t x = n >= 8 ? load_word(p + n - 8) : load_short(p, n);
-      const std::uint64_t y = n >= 8 ? load_word(q + n - 8) : load_short(q, n);
-      if (x != y) return x <=> y;
-    }
-    return a.size() <=> b.size();
-  }
-
- private:
-  // Eight bytes at `s` as a big-endian word (the first byte most significant).
-  static std::uint64_t load_word(const char* s) {
-    std::uint64_t v = 0;
-    std::memcpy(&v, s, 8);
-    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
-    return v;
-  }
-  // The k < 8 bytes at `s` as a big-endian number (words of the same k compare like the bytes).
-  static std::uint64_t load_short(const char* s, std::size_t k) {
-    std::uint64_t v = 0;
-    for (std::size_t j = 0; j < k; ++j) v = (v << 8) | static_cast<unsigned char>(s[j]);
-    return v;
+    return kube::compare_bytes(a, b);
   }
 };
 
@@ -192,7 +161,7 @@ struct LabelSelector {
   LabelSelector() = default;
   LabelSelector(std::map<std::string, std::string> labels) : match_labels(std::move(labels)) {}
   std::map<std::string, std::string> match_labels;
-  bool matches(const std::map<std::string, std::string>& labels) const;
+  bool matches(const Fields& labels) const;
   std::string to_string() const;  // "a=b,c=d"
 };
 

@@ -2,8 +2,10 @@
 // std::string's: lists, the store and the informer caches iterate in the order they did with
 // std::string's operator<=> (docs/performance.md §10). Checked against std::string::compare on
 // generated strings with shared prefixes, every length around the 8-byte words, and bytes ≥ 0x80.
+// The same order keys the maps of Fields (sim/kube/bytes_order.h, docs/performance.md §11).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <map>
@@ -74,6 +76,28 @@ TEST(ObjectRefOrder, ViewLookupFindsWhatTheRefFinds) {
   EXPECT_EQ(map.find(ObjectRefView{"Namespace", "", "default"})->second, 3);
   EXPECT_EQ(map.find(ObjectRefView{"Pod", "default", "ws-2"}), map.end());
   EXPECT_EQ(map.begin()->second, 3);  // Namespace "" sorts first, as with std::string.
+}
+
+// Fields' maps order their keys with BytesLess (sim/kube/fields.h): a Fields iterates in the
+// order of a std::map<std::string, std::string> with the same entries and finds every key.
+TEST(ObjectRefOrder, FieldsIterateInStdMapOrder) {
+  std::map<std::string, std::string> reference_map;
+  for (const std::string& s : samples()) reference_map[s] = s + "=";
+  const Fields fields(reference_map);
+  ASSERT_EQ(fields.size(), reference_map.size());
+  EXPECT_TRUE(std::equal(fields.begin(), fields.end(), reference_map.begin()));
+  EXPECT_EQ(fields, reference_map);
+  for (const auto& [key, value] : reference_map) {
+    auto it = fields.find(key);
+    ASSERT_NE(it, fields.end()) << key;
+    EXPECT_EQ(it->second, value);
+  }
+  EXPECT_EQ(fields.find("not-a-sample-key-at-all"), fields.end());
+  Fields edited = fields;
+  edited["aaaa-new"] = "x";  // Inserted where std::map would insert it.
+  reference_map["aaaa-new"] = "x";
+  EXPECT_EQ(edited, reference_map);
+  EXPECT_NE(fields, reference_map);
 }
 
 }  // namespace

@@ -12,8 +12,7 @@ bool needs_scheduling(const Object& pod) {
 }
 }  // namespace
 
-bool node_selector_matches(const std::string& selector,
-                           const std::map<std::string, std::string>& labels) {
+bool node_selector_matches(const std::string& selector, const Fields& labels) {
   std::size_t start = 0;
   while (start < selector.size()) {
     std::size_t end = selector.find(',', start);

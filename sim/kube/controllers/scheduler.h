@@ -38,8 +38,7 @@ struct NodeUsage {
 };
 
 // "k=v,k2=v2" (empty = everything) against labels.
-bool node_selector_matches(const std::string& selector,
-                           const std::map<std::string, std::string>& labels);
+bool node_selector_matches(const std::string& selector, const Fields& labels);
 // Why `pod` cannot run on `node` given `used`, or "" if it fits. Reasons are the scheduler's
 // ("node(s) were unschedulable", "Insufficient cpu", ...).
 std::string node_misfit(const Object& node, const NodeUsage& used, const Object& pod);
