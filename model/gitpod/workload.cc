@@ -207,23 +207,14 @@ void Workload::fault_step() {
   if (f.fires(operator_delete_, faults_)) operator_delete_workspace();
 }
 
-std::vector<std::string> Workload::workspace_ids() const {
-  if (!residents_.empty()) return residents_;
-  std::vector<std::string> ids;
-  for (int i = 0; i < settings_.workspaces; ++i) ids.push_back("ws" + std::to_string(i));
-  return ids;
-}
-
 void Workload::operator_delete_workspace() {
   kube::ApiServer& api = run_.world().api();
+  // kubectl get workspaces: every CR of the namespace, in name order.
   std::vector<kube::ObjectRef> stuck;
-  for (const std::string& id : workspace_ids()) {
-    const std::string instance = id.empty() ? std::string() : run_.current_instance(id);
-    if (instance.empty()) continue;
-    const kube::ObjectRef ref{kWorkspaceKind, kNamespace, instance};
-    const kube::Object* cr = api.peek(ref);
-    if (cr == nullptr || cr->meta.deletion_ms.has_value()) continue;
-    if (cr->status_or(kStatusPhase, "") == kPhaseStopping) stuck.push_back(ref);
+  for (const kube::Object* cr : api.peek_list(kWorkspaceKind, kNamespace)) {
+    if (cr->meta.deletion_ms.has_value()) continue;
+    if (cr->status_or(kStatusPhase, "") == kPhaseStopping)
+      stuck.push_back(kube::ObjectRef::of(*cr));
   }
   if (stuck.empty()) return;
   const kube::ObjectRef ref = stuck[faults_.below(stuck.size())];

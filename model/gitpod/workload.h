@@ -66,13 +66,11 @@ class Workload {
   void daemon_outage(const std::string& node);
   // The node the fault step acts on: drawn per step, but one per incident inside incidents.
   std::string fault_node(const std::vector<std::string>& nodes);
-  // The gitpod.operator.delete_workspace fault: `kubectl delete workspace` of one workspace
-  // whose current CR is in phase Stopping and not yet being deleted (drawn among them; none:
-  // nothing) — what operators do to unstick a workspace (docs/systems/gitpod.md §12, B12)
-  // [invented as a workload action; the command and its effect are upstream's].
+  // The gitpod.operator.delete_workspace fault: `kubectl delete workspace` of one Workspace CR
+  // of the namespace that is in phase Stopping and not yet being deleted (drawn among them in
+  // name order; none: nothing) — what operators do to unstick a workspace (docs/systems/gitpod.md
+  // §12, B12) [invented as a workload action; the command and its effect are upstream's].
   void operator_delete_workspace();
-  // The workspace ids of the workload: the classic users', or the live residents'.
-  std::vector<std::string> workspace_ids() const;
 
   GitpodRun& run_;
   Settings settings_;
