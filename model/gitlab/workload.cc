@@ -271,6 +271,9 @@ Task<void> Workload::run() {
   while (!stopped_) {
     co_await loop.sleep(options_.tick_ms);
     if (stopped_) break;
+    // A node whose kubelet goes silent for a while (its own stream; no draw while the point is
+    // off, so the workload's choices are unchanged).
+    (void)cluster_.node_not_ready_fault();
     if (!choices_.chance(Ratio{options_.action_per_mille, 1000})) continue;
     random_action();
     // A burst: more actions within a Rails clock tick or two of the first.

@@ -1,11 +1,12 @@
 // The external actors of the GitLab system (docs/systems/gitlab.md §11 "Events"): users acting
 // through Rails (create, stop, start, restart, terminate), an admin changing the agent config,
 // kubectl (delete namespace, Deployment, inventory ConfigMap), agent restarts / leader changes,
-// and link partitions. The same actions serve scripted scenario events (perform) and the random
-// workload (run), which draws from the "gitlab.workload" stream: every tick, choice 0 = no
-// action; otherwise one action on one workspace.
-// Users never act on a workspace whose desired state is Terminated (the UI offers nothing), so
-// S2 can only be broken by the system itself. Single-threaded.
+// link partitions, and (each tick, fault point kube.node.not_ready, sim/kube/cluster.h) a node
+// whose kubelet stops posting status for a while. The same actions serve scripted scenario events
+// (perform) and the random workload (run), which draws from the "gitlab.workload" stream: every
+// tick, choice 0 = no action; otherwise one action on one workspace. Users never act on a workspace
+// whose desired state is Terminated (the UI offers nothing), so S2 can only be broken by the system
+// itself. Single-threaded.
 #pragma once
 
 #include <cstdint>

@@ -25,6 +25,10 @@ Workload::Workload(GitpodRun& run, const Settings& settings)
   reject_running_ =
       f.declare("gitpod.kubelet.reject_after_ready",
                 "the kubelet rejects a running pod (re-admission, #20372)", {1, 6}, {1, 10});
+  operator_delete_ =
+      f.declare("gitpod.operator.delete_workspace",
+                "an operator deletes the Workspace CR of a workspace stuck in Stopping", {1, 4},
+                {1, 4}, SwarmStream::kSecond);
 }
 
 void Workload::start() {
@@ -198,6 +202,26 @@ void Workload::fault_step() {
                                            "NodeAffinity");
     }
   }
+  // Points of the second swarm stream last: a run with them enabled keeps the draws above.
+  (void)world.cluster().node_not_ready_fault(node);
+  if (f.fires(operator_delete_, faults_)) operator_delete_workspace();
+}
+
+void Workload::operator_delete_workspace() {
+  kube::ApiServer& api = run_.world().api();
+  // kubectl get workspaces: every CR of the namespace, in name order.
+  std::vector<kube::ObjectRef> stuck;
+  for (const kube::Object* cr : api.peek_list(kWorkspaceKind, kNamespace)) {
+    if (cr->meta.deletion_ms.has_value()) continue;
+    if (cr->status_or(kStatusPhase, "") == kPhaseStopping)
+      stuck.push_back(kube::ObjectRef::of(*cr));
+  }
+  if (stuck.empty()) return;
+  const kube::ObjectRef ref = stuck[faults_.below(stuck.size())];
+  // As the scripted `kubectl delete_workspace` (actions.cc): no preconditions, default grace.
+  const kube::Status s = api.server_delete(ref, kube::DeleteOptions{}, "kubectl");
+  run_.world().sim().record("kubectl", "delete", ref.to_string(),
+                            s.ok() ? "ok" : kube::code_name(s.code));
 }
 
 Task<void> Workload::admin() {

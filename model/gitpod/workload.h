@@ -3,7 +3,9 @@
 // The random workload of a Gitpod run (docs/systems/gitpod.md §10.2–§10.3): one user per workspace
 // id who starts, writes, marks active and stops (normal / immediate / abort) at random times, a
 // fault actor (ws-daemon crash and outage, ws-manager restart, node deletion, kubelet rejection of
-// a running pod), and the admin's installer upgrade when GitpodConfig.upgrade asks for one.
+// a running pod, a node whose kubelet stops posting status for a while — kube.node.not_ready,
+// sim/kube/cluster.h — and an operator who deletes the Workspace CR of a workspace stuck in
+// Stopping), and the admin's installer upgrade when GitpodConfig.upgrade asks for one.
 //
 // Every decision is drawn from the "gitpod.workload" / "gitpod.faults" streams; choice 0 is the
 // least eventful (a user writes; no fault). The fault actor's events are fault points, so the
@@ -64,6 +66,11 @@ class Workload {
   void daemon_outage(const std::string& node);
   // The node the fault step acts on: drawn per step, but one per incident inside incidents.
   std::string fault_node(const std::vector<std::string>& nodes);
+  // The gitpod.operator.delete_workspace fault: `kubectl delete workspace` of one Workspace CR
+  // of the namespace that is in phase Stopping and not yet being deleted (drawn among them in
+  // name order; none: nothing) — what operators do to unstick a workspace (docs/systems/gitpod.md
+  // §12, B12) [invented as a workload action; the command and its effect are upstream's].
+  void operator_delete_workspace();
 
   GitpodRun& run_;
   Settings settings_;
@@ -74,6 +81,7 @@ class Workload {
   FaultId manager_restart_ = 0;
   FaultId node_delete_ = 0;
   FaultId reject_running_ = 0;
+  FaultId operator_delete_ = 0;  // Second swarm stream (sim/core/fault.h).
   bool healed_ = false;
   std::set<std::string> crashed_daemons_;  // Down; heal() brings them back.
   std::set<std::string> lost_daemons_;     // Down for good.

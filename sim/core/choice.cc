@@ -41,7 +41,7 @@ ChoiceSource ChoiceSource::from_seed(std::uint64_t seed, std::uint64_t swarm_see
 
 bool ChoiceSource::is_swarm_stream(std::string_view name) {
   constexpr std::string_view kSuffix = ".swarm";
-  return name == "swarm" || name == "incidents" || name == "scheduler" ||
+  return name == "swarm" || name == "swarm2" || name == "incidents" || name == "scheduler" ||
          (name.size() > kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix);
 }
 

@@ -76,8 +76,9 @@ class ChoiceSource {
   // The seed backend, with the swarm streams (is_swarm_stream) drawn from `swarm_seed` instead:
   // another run's configuration with this run's timings and workload (sim/run/hunt_guide.h).
   static ChoiceSource from_seed(std::uint64_t seed, std::uint64_t swarm_seed);
-  // The streams that draw a run's configuration rather than its events: "swarm" (fault points
-  // enabled), "incidents", "scheduler", and every "<system>.swarm".
+  // The streams that draw a run's configuration rather than its events: "swarm" and "swarm2"
+  // (fault points enabled, sim/core/fault.h), "incidents", "scheduler", and every
+  // "<system>.swarm".
   static bool is_swarm_stream(std::string_view name);
   static ChoiceSource from_tape(std::vector<std::uint64_t> values);
   static ChoiceSource from_bytes(std::span<const std::uint8_t> bytes,

@@ -6,17 +6,23 @@
 
 namespace wsim {
 
-FaultId Faults::declare(std::string name, std::string description, Ratio enable, Ratio fire) {
+FaultId Faults::declare(std::string name, std::string description, Ratio enable, Ratio fire,
+                        SwarmStream swarm) {
   WSIM_ASSERT_MSG(!name.empty(), "a fault point needs a dotted name");
   WSIM_ASSERT_GT(enable.den, 0u);
   WSIM_ASSERT_LE(enable.num, enable.den);
   WSIM_ASSERT_GT(fire.den, 0u);
   WSIM_ASSERT_LE(fire.num, fire.den);
   auto it = id_by_name_.find(name);
-  if (it != id_by_name_.end()) return it->second;
+  if (it != id_by_name_.end()) {
+    WSIM_ASSERT_MSG(points_[it->second].swarm == swarm,
+                    "fault point " << name << " declared on two swarm streams");
+    return it->second;
+  }
   const auto id = static_cast<FaultId>(points_.size());
   id_by_name_.emplace(name, id);
   points_.push_back(FaultPoint{std::move(name), std::move(description), enable, fire});
+  points_.back().swarm = swarm;
   WSIM_ASSERT_EQ(points_.size(), id_by_name_.size());
   return id;
 }
@@ -38,11 +44,15 @@ void Faults::force(FaultId id, bool enabled, Ratio fire) {
   points_[id].fire = fire;
 }
 
-void Faults::draw_swarm(ChoiceStream stream) {
+void Faults::draw_swarm(ChoiceStream first, ChoiceStream second) {
   WSIM_ASSERT_MSG(!healed_, "the swarm is drawn before the fault phase, never after heal");
-  for (const auto& [name, id] : id_by_name_) {
-    FaultPoint& point = points_[id];
-    if (!point.forced) point.enabled = stream.chance(point.enable);
+  // The first group exactly as before the second existed, then the second group.
+  for (const SwarmStream group : {SwarmStream::kFirst, SwarmStream::kSecond}) {
+    ChoiceStream& stream = group == SwarmStream::kFirst ? first : second;
+    for (const auto& [name, id] : id_by_name_) {
+      FaultPoint& point = points_[id];
+      if (point.swarm == group && !point.forced) point.enabled = stream.chance(point.enable);
+    }
   }
 }
 

@@ -9,6 +9,10 @@
 // having a bad minute — so that rare coincidences of faults on one object become common. They
 // are drawn per run by draw_incidents() on their own stream (a run without incidents draws
 // nothing else, so its other choices are unchanged) and printed with the swarm.
+// Two swarm streams: the points that existed when the seed-pinned corpus was recorded draw from
+// "swarm"; points added since (SwarmStream::kSecond) draw from "swarm2", after them, so adding one
+// changes no run in which it is off (with the seed backend; a tape serves every stream from one
+// cursor).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +28,9 @@ namespace wsim {
 
 using FaultId = std::uint32_t;
 
+// Which swarm stream draws a point's per-run enable decision (see the top of this file).
+enum class SwarmStream : std::uint8_t { kFirst, kSecond };
+
 struct FaultPoint {
   std::string name;         // Stable id, e.g. "kube.api.conflict".
   std::string description;  // One line for `wsim list`.
@@ -31,6 +38,7 @@ struct FaultPoint {
   Ratio fire;               // Probability that an enabled point fires per evaluation.
   bool enabled = false;
   bool forced = false;  // Set by the scenario; draw_swarm leaves it alone.
+  SwarmStream swarm = SwarmStream::kFirst;
   std::uint64_t evaluations = 0;
   std::uint64_t fired = 0;
 };
@@ -47,7 +55,9 @@ inline constexpr Ratio kIncidentFire{1, 4};
 class Faults {
  public:
   // Declares a point (before draw_swarm). Declaring a name twice returns the existing id.
-  FaultId declare(std::string name, std::string description, Ratio enable, Ratio fire);
+  // New points are declared with SwarmStream::kSecond (see the top of this file).
+  FaultId declare(std::string name, std::string description, Ratio enable, Ratio fire,
+                  SwarmStream swarm = SwarmStream::kFirst);
   // Finds a point by name; returns false if it was never declared.
   bool find(const std::string& name, FaultId& id) const;
 
@@ -55,8 +65,11 @@ class Faults {
   void force(FaultId id, bool enabled, Ratio fire);
   void force(FaultId id, bool enabled) { force(id, enabled, points_[id].fire); }
 
-  // Draws the per-run enable decision of every non-forced point, in name order.
-  void draw_swarm(ChoiceStream stream);
+  // Draws the per-run enable decision of every non-forced point: those of SwarmStream::kFirst in
+  // name order from `first`, then those of kSecond in name order from `second`.
+  void draw_swarm(ChoiceStream first, ChoiceStream second);
+  // Both groups from one stream (tests).
+  void draw_swarm(ChoiceStream stream) { draw_swarm(stream, stream); }
   // Incidents: with ratio `enable`, 1–4 windows of 2–60 s placed uniformly in
   // [0, fault_phase_ms); otherwise none. `force` = true/false skips the enable draw.
   // fires() reads the time from the clock set_clock() gave (Sim: the event loop's).

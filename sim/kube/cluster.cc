@@ -18,7 +18,12 @@ Cluster::Cluster(Sim& sim, ClusterOptions options)
           std::make_unique<DeploymentController>(sim, *api_, options_.deployment_controller)),
       scheduler_(std::make_unique<Scheduler>(sim, *api_, options_.scheduler)),
       node_lifecycle_(
-          std::make_unique<NodeLifecycleController>(sim, *api_, options_.node_lifecycle)) {}
+          std::make_unique<NodeLifecycleController>(sim, *api_, options_.node_lifecycle)),
+      not_ready_stream_(sim.stream("kube.fault.node_not_ready")) {
+  not_ready_fault_ = sim.faults().declare(
+      "kube.node.not_ready", "a node's kubelet stops posting status for a while (NotReady)",
+      options_.not_ready_enable, options_.not_ready_fire, SwarmStream::kSecond);
+}
 
 Cluster::~Cluster() = default;
 
@@ -125,6 +130,39 @@ Status Cluster::set_node_ready(const std::string& name, bool ready) {
                     ready ? "ready" : "not ready");
 }
 
+Status Cluster::stop_node_heartbeats(const std::string& name, DurationMs window_ms) {
+  WSIM_ASSERT(!name.empty());
+  WSIM_ASSERT_GE(window_ms, 0);
+  Kubelet* k = kubelet(name);
+  if (k == nullptr) return Status::Error(Code::kNotFound, "node " + name + " has no kubelet");
+  if (!k->posting()) return Status::Ok();  // Already silent: its own window ends it.
+  ++heartbeat_outages_;
+  sim_.record(k->actor(), "stop-posting", "Node/" + name, "ok",
+              "silent for " + std::to_string(window_ms / kSecondMs) + " s");
+  k->set_posting(false);
+  node_lifecycle_->heartbeat(name, false);
+  sim_.loop().schedule(window_ms, [this, name] {
+    Kubelet* again = kubelet(name);  // nullptr if the node was deleted meanwhile.
+    node_lifecycle_->heartbeat(name, true);
+    if (again == nullptr) return;
+    sim_.record(again->actor(), "resume-posting", "Node/" + name, "ok");
+    again->set_posting(true);
+  });
+  return Status::Ok();
+}
+
+bool Cluster::node_not_ready_fault(const std::string& node) {
+  if (!sim_.faults().fires(not_ready_fault_, not_ready_stream_)) return false;
+  std::string target = node;
+  if (target.empty()) {
+    const std::vector<std::string> names = node_names();
+    if (names.empty()) return true;
+    target = names[not_ready_stream_.below(names.size())];
+  }
+  (void)stop_node_heartbeats(target, draw_delay(not_ready_stream_, options_.not_ready_window));
+  return true;
+}
+
 Status Cluster::label_node(const std::string& name, const std::string& key,
                            std::optional<std::string> value) {
   MergePatch patch;
@@ -226,6 +264,7 @@ ClusterCounters Cluster::counters() const {
   c.kubelets = kubelet_shared_->counters;
   c.node_lifecycle = node_lifecycle_->counters();
   c.nodes_deleted = nodes_deleted_;
+  c.heartbeat_outages = heartbeat_outages_;
   return c;
 }
 

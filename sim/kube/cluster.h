@@ -11,7 +11,9 @@
 //
 // Controllers react to server-side subscriptions and act in steps scheduled on the event loop,
 // with delays from named choice streams (choice 0 = shortest delay, no fault). Fault points
-// declared at construction: kube.namespace.slow_termination, kube.kubelet.reject.
+// declared at construction: kube.namespace.slow_termination, kube.kubelet.reject, and
+// kube.node.not_ready (on the second swarm stream, sim/core/fault.h), which a system's fault actor
+// evaluates through node_not_ready_fault().
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,10 @@ struct ClusterOptions {
   SchedulerOptions scheduler;
   KubeletOptions kubelet;
   NodeLifecycleOptions node_lifecycle;
+  // Fault point kube.node.not_ready: per-run enable, per-evaluation fire, and the silence drawn.
+  Ratio not_ready_enable{1, 6};
+  Ratio not_ready_fire{1, 20};
+  DelayRange not_ready_window{10 * kSecondMs, 5 * kMinuteMs};
 };
 
 // Every controller's counters, for invariants and tests.
@@ -57,6 +63,7 @@ struct ClusterCounters {
   KubeletShared::Counters kubelets;
   NodeLifecycleController::Counters node_lifecycle;
   std::uint64_t nodes_deleted = 0;
+  std::uint64_t heartbeat_outages = 0;  // stop_node_heartbeats() that took effect.
 };
 
 class Cluster {
@@ -88,6 +95,16 @@ class Cluster {
   Status cordon(const std::string& name);  // spec unschedulable=true
   Status uncordon(const std::string& name);
   Status set_node_ready(const std::string& name, bool ready);
+  // The node's kubelet stops posting status for `window_ms` (hung, or cut off from the API
+  // server), then posts again (docs/fidelity.md K13): its pending steps park at once; after the
+  // node monitor grace period the node lifecycle controller marks the node and its pods not
+  // ready; at the end the kubelet writes the node ready and resumes. NotFound for a node without
+  // a running kubelet; a node already silent stays silent until its first window ends.
+  Status stop_node_heartbeats(const std::string& name, DurationMs window_ms);
+  // Evaluates the fault point kube.node.not_ready once (a system's fault actor calls it per
+  // step); if it fires, stop_node_heartbeats(node, a window drawn from not_ready_window) on
+  // `node`, or on a live node drawn if `node` is empty. Returns true if it fired.
+  bool node_not_ready_fault(const std::string& node = "");
   // Sets (value) or removes (nullopt) a node label, e.g. Gitpod's ws-daemon readiness label.
   Status label_node(const std::string& name, const std::string& key,
                     std::optional<std::string> value);
@@ -140,6 +157,9 @@ class Cluster {
   std::map<std::string, std::unique_ptr<Kubelet>> kubelets_;  // By node name.
   std::vector<std::unique_ptr<Kubelet>> retired_kubelets_;    // Of deleted nodes.
   std::uint64_t nodes_deleted_ = 0;
+  std::uint64_t heartbeat_outages_ = 0;
+  ChoiceStream not_ready_stream_;  // "kube.fault.node_not_ready": the fault, its node and window.
+  FaultId not_ready_fault_ = 0;
   bool started_ = false;
 };
 

@@ -194,7 +194,8 @@ void RunDriver::set_up() {
   run_ = system_.create(sim_, scenario_);
   WSIM_ASSERT(run_ != nullptr);
   apply_fault_overrides(sim_, scenario_);
-  if (!scenario_.scripted_only()) sim_.faults().draw_swarm(sim_.stream("swarm"));
+  if (!scenario_.scripted_only())
+    sim_.faults().draw_swarm(sim_.stream("swarm"), sim_.stream("swarm2"));
   if (!scenario_.scripted_only() || scenario_.incidents()) {
     std::optional<bool> force;
     if (scenario_.has_incidents()) force = scenario_.incidents();

@@ -164,7 +164,7 @@ std::vector<std::uint64_t> draws(ChoiceSource& source, std::string_view stream, 
 }
 
 TEST(SwarmSeed, SwarmStreamsComeFromTheSwarmSeedAndTheOthersFromTheSeed) {
-  for (const char* name : {"swarm", "incidents", "scheduler", "gitlab.swarm"}) {
+  for (const char* name : {"swarm", "swarm2", "incidents", "scheduler", "gitlab.swarm"}) {
     EXPECT_TRUE(ChoiceSource::is_swarm_stream(name)) << name;
   }
   for (const char* name : {"gitpod.faults", "swarmy", ".swarm", "kube.api", "scheduler.ranks"}) {

@@ -46,6 +46,34 @@ TEST(Faults, ForcedPointsIgnoreTheSwarmDraw) {
   EXPECT_EQ(faults.declare("x", "", Ratio::always(), Ratio::always()), id);
 }
 
+// Points of the second swarm stream (added after the corpus was pinned) draw from their own
+// stream, after the first group: the first group's draws are those of a run without them.
+TEST(Faults, SecondSwarmStreamLeavesTheFirstGroupsDrawsAlone) {
+  for (std::uint64_t seed = 0; seed < 64; ++seed) {
+    ChoiceSource without = ChoiceSource::from_seed(seed);
+    Faults before;
+    for (const char* name : {"a", "m", "z"}) before.declare(name, "", Ratio{1, 2}, Ratio{1, 2});
+    before.draw_swarm(without.stream("swarm"), without.stream("swarm2"));
+
+    ChoiceSource with = ChoiceSource::from_seed(seed);
+    Faults after;
+    for (const char* name : {"a", "m", "z"}) after.declare(name, "", Ratio{1, 2}, Ratio{1, 2});
+    const FaultId b = after.declare("b", "", Ratio{1, 2}, Ratio{1, 2}, SwarmStream::kSecond);
+    const FaultId n = after.declare("n", "", Ratio{1, 2}, Ratio{1, 2}, SwarmStream::kSecond);
+    after.draw_swarm(with.stream("swarm"), with.stream("swarm2"));
+    for (FaultId id = 0; id < 3; ++id) {
+      EXPECT_EQ(before.enabled(id), after.enabled(id)) << "seed " << seed << " point " << id;
+    }
+    // The second group is drawn from "swarm2" in name order: b, then n.
+    ChoiceSource reference = ChoiceSource::from_seed(seed);
+    ChoiceStream second = reference.stream("swarm2");
+    EXPECT_EQ(after.enabled(b), second.chance(Ratio{1, 2})) << "seed " << seed;
+    EXPECT_EQ(after.enabled(n), second.chance(Ratio{1, 2})) << "seed " << seed;
+    EXPECT_EQ(after.point(b).swarm, SwarmStream::kSecond);
+  }
+  EXPECT_TRUE(ChoiceSource::is_swarm_stream("swarm2"));  // Guided hunts take it from swarm_seed.
+}
+
 // Incidents (correlated fault bursts): 1–4 sorted, disjoint windows inside the fault phase; an
 // enabled point fires at least at kIncidentFire inside one and at its own ratio outside.
 TEST(Faults, IncidentsBoostEnabledPointsOnlyInsideTheirWindows) {

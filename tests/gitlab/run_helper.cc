@@ -43,7 +43,8 @@ Outcome TestRun::run() {
       loop.request_stop();
     }
   });
-  if (!scenario_.scripted_only()) sim_->faults().draw_swarm(sim_->stream("swarm"));
+  if (!scenario_.scripted_only())
+    sim_->faults().draw_swarm(sim_->stream("swarm"), sim_->stream("swarm2"));
   run_->start();
   for (const proto::ScriptedEvent& event : scenario_.events()) {
     GitlabRun* run = run_.get();

@@ -56,7 +56,7 @@ Outcome run_gitpod_with(proto::Scenario scenario, bool keep_going,
       sim.faults().force(id, o.enabled());
     }
   }
-  if (!scenario.scripted_only()) sim.faults().draw_swarm(sim.stream("swarm"));
+  if (!scenario.scripted_only()) sim.faults().draw_swarm(sim.stream("swarm"), sim.stream("swarm2"));
 
   Outcome outcome;
   EventLoop& loop = sim.loop();

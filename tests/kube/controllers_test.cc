@@ -1182,6 +1182,85 @@ TEST_F(ControllerTest, NodeNotReadyPausesItsKubeletAndMarksPodsUnready) {
   ASSERT_TRUE(run_until([&] { return api().peek(running) == nullptr; }, kMinuteMs));
 }
 
+// kube.node.not_ready (docs/fidelity.md K13): a kubelet that stops posting status parks its work
+// at once; after the monitor grace the node lifecycle controller marks the node and its pods not
+// ready; when the kubelet posts again it writes the node ready and every parked step resumes —
+// here an admission (a pod bound during the silence) and a stop (a pod deleted during it).
+TEST_F(ControllerTest, KubeletSilenceMarksTheNodeNotReadyAndParkedWorkResumes) {
+  boot();
+  const ObjectRef running{"Pod", "default", "running"};
+  const ObjectRef doomed{"Pod", "default", "doomed"};
+  must_create(make_pod("default", "running"));
+  must_create(make_pod("default", "doomed"));
+  ASSERT_TRUE(run_until(
+      [&] { return pod_is_ready(*api().peek(running)) && pod_is_ready(*api().peek(doomed)); }));
+  ASSERT_TRUE(cluster().stop_node_heartbeats("node-1", 3 * kMinuteMs).ok());
+  EXPECT_EQ(cluster().counters().heartbeat_outages, 1u);
+  const ObjectRef late{"Pod", "default", "late"};
+  Object pod = make_pod("default", "late");
+  pod.spec["nodeName"] = "node-1";
+  must_create(pod);
+  DeleteOptions del;
+  del.grace_period_ms = 1000;
+  ASSERT_TRUE(cluster().remove(doomed, del).ok());
+  advance(30 * kSecondMs);  // Inside the grace: the node is still ready, the kubelet is silent.
+  EXPECT_EQ(get("Node", "", "node-1")->status_or("ready", ""), "true");
+  EXPECT_EQ(api().peek(late)->status_or("container.state", ""), "");  // Not admitted.
+  advance(30 * kSecondMs);  // 60 s > grace 40 s + monitor period 5 s.
+  EXPECT_EQ(get("Node", "", "node-1")->status_or("ready", ""), "false");
+  EXPECT_EQ(get("Node", "", "node-1")->status_or("readyReason", ""), "NodeStatusUnknown");
+  EXPECT_EQ(api().peek(running)->condition("Ready")->reason, "NodeNotReady");
+  EXPECT_EQ(cluster().counters().node_lifecycle.nodes_marked_not_ready, 1u);
+  ASSERT_NE(api().peek(doomed), nullptr);  // Its stop is parked.
+  advance(2 * kMinuteMs);                  // The window ends: the kubelet posts and resumes.
+  EXPECT_EQ(get("Node", "", "node-1")->status_or("ready", ""), "true");
+  EXPECT_EQ(get("Node", "", "node-1")->status_or("readyReason", "none"), "none");
+  ASSERT_TRUE(run_until(
+      [&] {
+        const Object* l = api().peek(late);
+        return l != nullptr && pod_is_ready(*l) && pod_is_ready(*api().peek(running)) &&
+               api().peek(doomed) == nullptr;
+      },
+      kMinuteMs));
+}
+
+// A silence shorter than the grace: the node never goes not ready, but the steps parked meanwhile
+// still resume when the kubelet posts again.
+TEST_F(ControllerTest, ShortKubeletSilenceParksWorkWithoutNotReady) {
+  boot();
+  ASSERT_TRUE(cluster().stop_node_heartbeats("node-1", 20 * kSecondMs).ok());
+  EXPECT_TRUE(cluster().stop_node_heartbeats("node-1", kHourMs).ok());  // Already silent: no-op.
+  EXPECT_EQ(cluster().counters().heartbeat_outages, 1u);
+  const ObjectRef late{"Pod", "default", "late"};
+  Object pod = make_pod("default", "late");
+  pod.spec["nodeName"] = "node-1";
+  must_create(pod);
+  advance(15 * kSecondMs);
+  EXPECT_EQ(api().peek(late)->status_or("container.state", ""), "");  // Not admitted.
+  ASSERT_TRUE(run_until([&] { return pod_is_ready(*api().peek(late)); }, kMinuteMs));
+  advance(kMinuteMs);
+  EXPECT_EQ(cluster().counters().node_lifecycle.nodes_marked_not_ready, 0u);
+  EXPECT_EQ(get("Node", "", "node-1")->status_or("ready", ""), "true");
+  EXPECT_EQ(cluster().stop_node_heartbeats("node-9", kSecondMs).code, Code::kNotFound);
+}
+
+// The fault point is declared on the second swarm stream and, once forced on, silences a node.
+TEST_F(ControllerTest, NodeNotReadyFaultSilencesADrawnNode) {
+  ClusterOptions options;
+  options.nodes = 2;
+  boot(options);
+  FaultId id = 0;
+  ASSERT_TRUE(sim().faults().find("kube.node.not_ready", id));
+  EXPECT_EQ(sim().faults().point(id).swarm, SwarmStream::kSecond);
+  EXPECT_FALSE(cluster().node_not_ready_fault());  // Off: never fires.
+  sim().faults().force(id, true, Ratio::always());
+  EXPECT_TRUE(cluster().node_not_ready_fault("node-2"));
+  EXPECT_FALSE(cluster().kubelet("node-2")->posting());
+  EXPECT_TRUE(cluster().kubelet("node-1")->posting());
+  advance(10 * kMinuteMs);  // Windows last at most 5 min.
+  EXPECT_TRUE(cluster().kubelet("node-2")->posting());
+}
+
 TEST_F(ControllerTest, SameSeedSameTraceAcrossRuns) {
   auto run_once = [&](std::uint64_t seed) {
     ClusterOptions options;

@@ -111,8 +111,8 @@ void Kubelet::cancel(PodState& state) {
 void Kubelet::run(const std::string& uid, std::uint64_t token) {
   PodState* state = find(uid);
   if (state == nullptr || state->token != token || stopped_) return;
-  if (!node_ready_) {
-    state->parked = true;  // Resumed by on_node() when the node is ready again.
+  if (!node_ready_ || !posting_) {
+    state->parked = true;  // Resumed by resume_parked() when the node is ready again.
     return;
   }
   const Object* live = api_.peek(state->ref);
@@ -180,7 +180,28 @@ void Kubelet::on_node(const Object& node) {
   const bool ready = node.status_or("ready", "false") == "true";
   if (ready == node_ready_) return;
   node_ready_ = ready;
-  if (!ready) return;
+  if (ready) resume_parked();
+}
+
+void Kubelet::set_posting(bool posting) {
+  if (stopped_ || posting == posting_) return;
+  posting_ = posting;
+  if (!posting) return;
+  const ObjectRef ref{"Node", "", node_};
+  const Object* node = api_.peek(ref);
+  if (node != nullptr && node->status_or("ready", "false") != "true") {
+    // tryUpdateNodeStatus: the node is Ready again (on_node() resumes the parked steps).
+    MergePatch patch;
+    patch.status["ready"] = "true";
+    patch.status["readyReason"] = std::nullopt;
+    const Result<Object> written = api_.server_patch(ref, patch, Subresource::kStatus, actor());
+    sim_.record(actor(), "post-status", ref.to_string(), result_name(written.status), "ready");
+  }
+  resume_parked();  // Parked while the node stayed ready (a silence shorter than the grace).
+}
+
+void Kubelet::resume_parked() {
+  if (stopped_ || !node_ready_ || !posting_) return;
   std::vector<std::string> resume;
   for (const auto& [uid, state] : pods_) resume.push_back(uid);
   for (const std::string& uid : resume) {

@@ -28,6 +28,11 @@
 // "kube.kubelet.reject" (reason drawn). reject_running() rejects a running pod (the #20372
 // re-admission case).
 // A node that is not ready pauses its kubelet: pending steps resume when it is ready again.
+// A kubelet that stops posting status (set_posting(false), the fault point kube.node.not_ready
+// of the Cluster: the kubelet is hung or cut off from the API server) pauses the same way from
+// that moment; when it posts again it writes its node ready (if the node lifecycle controller
+// marked it not ready meanwhile) and resumes. [reconstructed] Its synchronous actions (a
+// model's exit_container, set_ready, reject_running) are still written at once.
 #pragma once
 
 #include <cstdint>
@@ -109,6 +114,9 @@ class Kubelet {
   // The node was deleted: the kubelet is gone; its pods are left to the node lifecycle
   // controller.
   void stop();
+  // The kubelet stops (false) or resumes (true) posting status; see the top of this file.
+  void set_posting(bool posting);
+  bool posting() const { return posting_; }
 
   // --- Actions a model or test asks for. Return NotFound for a pod this kubelet does not run,
   // Conflict if the pod is not in a state where it applies. ---
@@ -166,12 +174,15 @@ class Kubelet {
   // The live pod `ref` if this kubelet runs it; its uid in `uid`.
   const Object* ours(const ObjectRef& ref, std::string& uid) const;
   NodeUsage usage_excluding(const std::string& uid) const;
+  // Reschedules the parked steps once the node is ready and the kubelet posts.
+  void resume_parked();
 
   Sim& sim_;
   ApiServer& api_;
   KubeletShared& shared_;
   std::string node_;
   bool node_ready_ = true;
+  bool posting_ = true;
   bool stopped_ = false;
   std::map<std::string, PodState> pods_;  // By pod uid.
 };

@@ -16,11 +16,45 @@ NodeLifecycleController::NodeLifecycleController(Sim& sim, ApiServer& api,
     : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.node_lifecycle")) {
   probe_pod_lost_ =
       sim.probes().declare("kube.node.pod_lost", "a pod was failed with NodeLost (node deleted)");
+  probe_node_not_ready_ = sim.probes().declare(
+      "kube.node.not_ready", "a node was marked not ready (its kubelet stopped posting status)");
 }
 
 void NodeLifecycleController::start() {
   api_.subscribe("Node", [this](const WatchEvent& event) { on_node(event); });
   api_.subscribe("Pod", [this](const WatchEvent& event) { on_pod(event); });
+}
+
+void NodeLifecycleController::heartbeat(const std::string& node, bool posting) {
+  WSIM_ASSERT(!node.empty());
+  if (posting) {
+    silent_.erase(node);
+    return;
+  }
+  if (silent_.count(node) > 0) return;  // Already silent: the first silence counts.
+  const std::uint64_t token = ++next_token_;
+  silent_[node] = token;
+  // The grace period, then the first monitor period that notices it.
+  const DurationMs delay_ms =
+      options_.monitor_grace_ms + draw_delay(stream_, DelayRange{1, options_.monitor_period_ms});
+  sim_.loop().schedule(delay_ms, [this, node, token] { check_heartbeat(node, token); });
+  WSIM_ASSERT_EQ(silent_.at(node), token);
+}
+
+void NodeLifecycleController::check_heartbeat(const std::string& name, std::uint64_t token) {
+  auto it = silent_.find(name);
+  if (it == silent_.end() || it->second != token) return;  // Posting again (or a newer outage).
+  const Object* node = api_.peek(ObjectRef{"Node", "", name});
+  if (node == nullptr || node->status_or("ready", "false") != "true") return;
+  MergePatch patch;
+  patch.status["ready"] = "false";
+  patch.status["readyReason"] = "NodeStatusUnknown";
+  const Result<Object> written =
+      api_.server_patch(ObjectRef{"Node", "", name}, patch, Subresource::kStatus, kActor);
+  ++counters_.nodes_marked_not_ready;
+  sim_.probes().hit(probe_node_not_ready_);
+  sim_.record(kActor, "mark-not-ready", "Node/" + name, result_name(written.status),
+              "Kubelet stopped posting node status.");
 }
 
 void NodeLifecycleController::on_node(const WatchEvent& event) {
