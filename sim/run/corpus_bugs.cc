@@ -371,7 +371,9 @@ std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScen
     FixSwitch fix;
     bool readable = true;
     const std::vector<VersionAxis> axes = system.axes();
-    for (const auto& [field, value] : expect.when) {
+    for (const auto& [when_field, value] : expect.when) {
+      const std::string& field = when_field;  // A structured binding cannot be captured (C++20
+                                              // before clang 16).
       std::string current;
       readable = readable && config_value(script.scenario, system, field, current);
       if (!readable || current == value) continue;
