@@ -513,6 +513,13 @@ bool fix_spares(const CorpusBug& other, const FixSwitch& fix, bool& spares, std:
   return true;
 }
 
+bool fix_applies_to_script(const CorpusBug& other, const FixSwitch& fix, bool& applies,
+                           std::string& error) {
+  applies = false;
+  LoadedScenario script;
+  return load_bug_script(other, script, error) && apply_fix_switch(script, fix, applies, error);
+}
+
 Counterfactual counterfactual_outcome(const RunResult& result, const std::string& invariant,
                                       const std::string& mechanism) {
   if (violates(result, invariant)) {

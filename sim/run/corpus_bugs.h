@@ -141,6 +141,12 @@ bool apply_fix_switch(LoadedScenario& loaded, const FixSwitch& fix, bool& applie
 // With nothing changed the script violates as it is: spared.
 bool fix_spares(const CorpusBug& other, const FixSwitch& fix, bool& spares, std::string& error);
 
+// Whether `fix` changes `other`'s own script's versions (apply_fix_switch on its script): a
+// switch that does not apply there (a fix added to a list of every value, a set field at
+// another value) says nothing about that script.
+bool fix_applies_to_script(const CorpusBug& other, const FixSwitch& fix, bool& applies,
+                           std::string& error);
+
 // A counterfactual replay's outcome for a violation of `invariant`: kGone (no violation of it:
 // the run passed, or ended with other liveness violations only), kPersists (it is still
 // violated), kMasked (the run stopped at another safety violation first: no evidence).

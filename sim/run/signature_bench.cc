@@ -307,7 +307,8 @@ class Replayer {
 };
 
 // Keeps, of each row's switches, those that fix every other file of the same bug (`bug`: each
-// row's bug, by file or id): a switch under which another manifestation of the bug still fails
+// row's bug, by file or id) whose versions the switch applies to (`fixes+16997` does not apply to
+// partial-backup-mk1's mk1 eras): a switch under which another manifestation of the bug still fails
 // (fix_spares) fixes one file's mechanism, not the bug, so a violation persisting under it is no
 // evidence that the instance is another bug (shared-inventory-first's `a3_termination` switches
 // leave shared-missing-inventory, one bug id, failing).
@@ -319,7 +320,10 @@ bool keep_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>&
       bool whole = true;
       for (std::size_t x = 0; x < rows.size() && whole; ++x) {
         if (bug[x] != bug[r] || rows[x].bug.path == rows[r].bug.path) continue;
+        bool applies = false;
         bool spares = false;
+        if (!fix_applies_to_script(rows[x].bug, fix, applies, error)) return false;
+        if (!applies) continue;  // Another file's versions: it says nothing about this switch.
         if (!fix_spares(rows[x].bug, fix, spares, error)) return false;
         whole = !spares;
       }

@@ -308,6 +308,11 @@ Task<bool> WsDaemon::upload(const std::string& instance, const std::string& work
                         session == nullptr ? "no session" : "fault");
     co_return false;
   }
+  if (!session->intact && world_.settings().daemon_partial_backup_guard) {
+    // [invented] counterfactual switch of B0 (docs/fidelity.md D12): no release refuses this.
+    world_.sim().record(actor(), "backup", instance, "failed", "content partially deleted");
+    co_return false;
+  }
   world_.content().upload(workspace_id, *session);
   ++backups_;
   world_.sim().record(
