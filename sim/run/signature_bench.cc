@@ -511,8 +511,8 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
          "bug that applies and, when it is labelled with another bug, spares that bug's "
          "script; and with the first of its label's that spares its hunt's bug's script):\n\n"
          "| bug | fix switches | replayed | gone | persists | masked or changed | labels confirmed "
-         "by "
-         "their fix | placebo | gone with the placebo |\n|---|---|---|---|---|---|---|---|---|\n";
+         "by their fix | placebo | gone with the placebo "
+         "|\n|---|---|---|---|---|---|---|---|---|\n";
   StrictScore total;
   std::size_t total_placebo_replayed = 0, total_placebo_gone = 0;
   std::size_t total_control_replayed = 0, total_control_gone = 0;

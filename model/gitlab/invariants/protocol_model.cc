@@ -28,19 +28,15 @@ void ProtocolModel::on_desired_changed(const std::string& workspace, State desir
 
 void ProtocolModel::on_select(std::uint64_t request_id) {
   WSIM_ASSERT_GT(request_id, 0u);
-  const bool inserted = select_step_.emplace(request_id, ++step_).second;
+  const auto [selection, inserted] = selected_.emplace(request_id, Selection{++step_, {}});
   WSIM_ASSERT_MSG(inserted, "request " << request_id << " selected twice");
   in_flight_.insert(request_id);
   if (stamp_of_) {
-    std::map<std::string, Stamps>& stamps = stamps_at_select_[request_id];
     for (const auto& [name, w] : workspaces_) {
-      if (!w.delivered) stamps.emplace(name, stamp_of_(name));
+      if (!w.delivered) selection->second.stamps.emplace(name, stamp_of_(name));
     }
   }
-  while (select_step_.size() > kRequestsRemembered) select_step_.erase(select_step_.begin());
-  while (stamps_at_select_.size() > kRequestsRemembered) {
-    stamps_at_select_.erase(stamps_at_select_.begin());
-  }
+  while (selected_.size() > kRequestsRemembered) selected_.erase(selected_.begin());
   while (in_flight_.size() > kRequestsRemembered) in_flight_.erase(in_flight_.begin());
 }
 
@@ -70,10 +66,10 @@ void ProtocolModel::deliver(const RailsResponse& response) {
 // that tells R3's strict-`>` tie from a change made between a finder and its touch.
 std::string ProtocolModel::stamps_words(const RailsRequest& request,
                                         const std::string& name) const {
-  auto by_request = stamps_at_select_.find(request.request_id);
-  if (by_request == stamps_at_select_.end()) return "";
-  auto stamps = by_request->second.find(name);
-  if (stamps == by_request->second.end()) return "";
+  auto selection = selected_.find(request.request_id);
+  if (selection == selected_.end()) return "";
+  auto stamps = selection->second.stamps.find(name);
+  if (stamps == selection->second.stamps.end()) return "";
   switch (stamps->second) {
     case Stamps::kChangeBeforeTouch:
       return "desired_state_updated_at before responded_to_agent_at; ";
@@ -134,10 +130,10 @@ void ProtocolModel::on_exchange(const RailsRequest& request, bool ok,
   }
   deliver(response);
   if (request.update_type != UpdateType::kPartial) return;
-  auto select = select_step_.find(request.request_id);
+  auto selection = selected_.find(request.request_id);
   // Unknown: older than the remembered requests (or a test driving the agent side alone).
-  if (select == select_step_.end()) return;
-  judge_partial(request, response, select->second);
+  if (selection == selected_.end()) return;
+  judge_partial(request, response, selection->second.step);
 }
 
 void ProtocolModel::on_agent_restart() {

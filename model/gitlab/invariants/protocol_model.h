@@ -81,12 +81,16 @@ class ProtocolModel {
 
   Report report_;
   StampOf stamp_of_;
-  // Per remembered request: the Stamps of each row pending when its finder ran.
-  std::map<std::uint64_t, std::map<std::string, Stamps>> stamps_at_select_;
   std::uint64_t step_ = 0;
   std::map<std::string, Workspace> workspaces_;
-  std::map<std::uint64_t, std::uint64_t> select_step_;  // request id → step (recent ones)
-  std::set<std::uint64_t> in_flight_;                   // selected, not yet answered or lost
+  // A remembered (recent) request's finder: its abstract step, and the Stamps of each row
+  // pending when it ran.
+  struct Selection {
+    std::uint64_t step = 0;
+    std::map<std::string, Stamps> stamps;
+  };
+  std::map<std::uint64_t, Selection> selected_;  // by request id
+  std::set<std::uint64_t> in_flight_;            // selected, not yet answered or lost
 };
 
 }  // namespace wsim::gitlab
