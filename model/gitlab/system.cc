@@ -118,6 +118,7 @@ GitlabRunOptions decode_config(const proto::GitlabConfig& c, ChoiceStream& swarm
   options.versions.synced_flag = *parse_synced_flag(c.a2_synced_flag());
   options.versions.a3_termination = *parse_a3_termination(c.a3_termination());
   options.versions.missing_inventory = *parse_missing_inventory(c.a3_missing_inventory());
+  options.versions.desired_finder_inclusive = c.rails_desired_finder_inclusive();
   options.timers.partial_interval_ms = c.partial_interval_ms();
   options.timers.full_interval_ms = c.full_interval_ms();
   options.clock.granularity_ms = c.rails_clock_granularity_ms();

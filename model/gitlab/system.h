@@ -90,6 +90,9 @@ class GitlabSystem : public run::System {
   std::vector<run::FuzzTarget> fuzz_targets() const override;
   std::vector<std::pair<std::string, std::string>> fast_phase_fields() const override;
   std::vector<run::ActorLane> actor_lanes() const override;
+  std::vector<std::string> counterfactual_fix_fields() const override {
+    return {"rails_desired_finder_inclusive"};
+  }
 };
 
 }  // namespace wsim::gitlab

@@ -91,6 +91,9 @@ struct Versions {
   SyncedFlagRule synced_flag = SyncedFlagRule::kAfterExchange;
   A3Termination a3_termination = A3Termination::kPlan;
   MissingInventoryRule missing_inventory = MissingInventoryRule::kTerminated;
+  // [invented] counterfactual (GitlabConfig.rails_desired_finder_inclusive): R3 with R0–R2's `>=`
+  // for desired_state_updated_at. No effect before R3.
+  bool desired_finder_inclusive = false;
 
   // --- Derived feature predicates (one place that knows which version has what). ---
   bool agent_reports_errors() const { return agent >= AgentVersion::kA0b; }
@@ -105,7 +108,14 @@ struct Versions {
   bool rails_has_settings() const { return rails >= RailsVersion::kR2; }
   bool rails_has_lifecycle_manager() const { return rails >= RailsVersion::kR2; }
   bool rails_permanent_termination() const { return rails >= RailsVersion::kR2; }
-  bool rails_strict_greater() const { return rails >= RailsVersion::kR3; }
+  bool rails_strict_greater() const {
+    return rails >= RailsVersion::kR3 && !desired_finder_inclusive;
+  }
+  // The version whose desired_state_updated_at comparison the finder and builder use: R2's `>=`
+  // when the counterfactual switch is on, else the Rails version itself.
+  RailsVersion desired_compare_version() const {
+    return rails >= RailsVersion::kR3 && desired_finder_inclusive ? RailsVersion::kR2 : rails;
+  }
   bool rails_tracks_actual_updated_at() const { return rails >= RailsVersion::kR3; }
   bool shared() const { return mode == NamespaceMode::kShared; }
 };

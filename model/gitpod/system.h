@@ -30,6 +30,9 @@ class GitpodSystem : public run::System {
   std::vector<run::FuzzTarget> fuzz_targets() const override;
   std::vector<std::pair<std::string, std::string>> fast_phase_fields() const override;
   std::vector<run::ActorLane> actor_lanes() const override;
+  std::vector<std::string> counterfactual_fix_fields() const override {
+    return {"daemon_partial_backup_guard", "mk1_mark_retry_steps"};
+  }
   std::vector<run::CustomKind> custom_kinds() const override;
 };
 

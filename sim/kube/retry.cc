@@ -43,4 +43,20 @@ Task<Status> retry_on_conflict(Sim& sim, ChoiceStream& stream, Backoff backoff,
   co_return last;
 }
 
+Task<Status> retry_on_error(Sim& sim, ChoiceStream& stream, Backoff backoff,
+                            std::function<bool(const Status&)> retriable,
+                            std::function<Task<Status>()> attempt) {
+  WSIM_ASSERT_GT(backoff.steps, 0);
+  WSIM_ASSERT(retriable != nullptr && attempt != nullptr);
+  WSIM_ASSERT(!retriable(Status::Ok()));
+  Status last;
+  while (true) {
+    last = co_await attempt();
+    if (!retriable(last) || backoff.steps <= 1) break;
+    const DurationMs sleep_ms = backoff_step(backoff, stream);
+    co_await sim.loop().sleep(sleep_ms);
+  }
+  co_return last;
+}
+
 }  // namespace wsim::kube

@@ -44,4 +44,10 @@ DurationMs backoff_step(Backoff& backoff, ChoiceStream& stream);
 Task<Status> retry_on_conflict(Sim& sim, ChoiceStream& stream, Backoff backoff,
                                std::function<Task<Status>()> attempt);
 
+// retry.OnError: the same loop, retrying every status `retriable` accepts (RetryOnConflict is
+// OnError with "is Conflict"). REQUIRES: `retriable` rejects Ok.
+Task<Status> retry_on_error(Sim& sim, ChoiceStream& stream, Backoff backoff,
+                            std::function<bool(const Status&)> retriable,
+                            std::function<Task<Status>()> attempt);
+
 }  // namespace wsim::kube

@@ -381,8 +381,10 @@ std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScen
           axes.begin(), axes.end(), [&](const VersionAxis& axis) { return axis.field == field; });
       fix.changes.push_back(FixChange{field, value, false, current, setting});
     }
-    fix.precondition = std::any_of(fix.changes.begin(), fix.changes.end(),
-                                   [](const FixChange& c) { return c.setting; });
+    const std::vector<std::string> fixes = system.counterfactual_fix_fields();
+    fix.precondition = std::any_of(fix.changes.begin(), fix.changes.end(), [&](const FixChange& c) {
+      return c.setting && std::find(fixes.begin(), fixes.end(), c.field) == fixes.end();
+    });
     if (readable) add(std::move(fix));
   }
   for (const VersionAxis& axis : repeated_axes(script.scenario, system)) {
@@ -395,6 +397,12 @@ std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScen
       add(FixSwitch{{FixChange{axis.field, value, true, ""}}});
     }
   }
+  // The narrowest switch first: a counterfactual code fix changes one rule where a version
+  // changes many (System::counterfactual_fix_fields); otherwise the file's order.
+  std::stable_partition(out.begin(), out.end(), [](const FixSwitch& fix) {
+    return !fix.precondition && std::all_of(fix.changes.begin(), fix.changes.end(),
+                                            [](const FixChange& c) { return c.setting; });
+  });
   return out;
 }
 

@@ -115,14 +115,17 @@ struct FixSwitch {
   // removes a precondition of the bug rather than fixing it, and faults can re-create the
   // precondition (a failed write widens a window), so a violation that persists under it is no
   // evidence that it is another bug; one that vanishes still is evidence that it is this one.
+  // Not for a system's counterfactual fix fields (System::counterfactual_fix_fields): a setting
+  // that switches a code fix on is evidence both ways, like a version fix.
   bool precondition = false;
   std::string text() const;  // "agent=A1 rails=R3", "fixes+16622".
 };
 
-// The fix switches of `bug` (above), in candidate order. False with an error when the file or a
-// candidate does not load. With `placebos`, the candidates that are not switches (the script
-// still violates with them: a change of versions that is not the bug's fix) go there: a control
-// for how often a change of versions alone makes a hunted violation vanish.
+// The fix switches of `bug` (above), in candidate order (a counterfactual code fix first, then the
+// file's order). False with an error when the file or a candidate does not load. With `placebos`,
+// the candidates that are not switches (the script still violates with them: a change of versions
+// that is not the bug's fix) go there: a control for how often a change of versions alone makes a
+// hunted violation vanish.
 bool fix_switches(const CorpusBug& bug, std::vector<FixSwitch>& out, std::string& error,
                   std::vector<FixSwitch>* placebos = nullptr);
 

@@ -156,6 +156,10 @@ class System {
   virtual std::vector<ActorLane> actor_lanes() const { return {}; }
   // The custom resource kinds the system installs (sim/kube/inventory.h api_group()).
   virtual std::vector<CustomKind> custom_kinds() const { return {}; }
+  // Config fields (not version axes) that switch on a counterfactual code fix rather than take
+  // away a bug's precondition (docs/signatures.md "Counterfactual ground truth"): a violation
+  // that persists under one of them refutes the bug as a version fix does.
+  virtual std::vector<std::string> counterfactual_fix_fields() const { return {}; }
 };
 
 // Registry of systems linked into the binary, in name order. The binaries register every system

@@ -140,6 +140,36 @@ TEST(WorkspacesFinder, TiesAreResentBeforeR3Only) {
   EXPECT_FALSE(desired_updated_since_response(RailsVersion::kR0, returned_row(4000, 5000)));
 }
 
+// The counterfactual switch gitlab.rails_desired_finder_inclusive gives R3 the `>=` of R0–R2 in
+// the partial finder and the config builder, and nothing else (docs/fidelity.md).
+TEST(WorkspacesFinder, TheInclusiveCounterfactualResendsR3TiesOnly) {
+  Versions versions;
+  versions.rails = RailsVersion::kR3;
+  EXPECT_EQ(versions.desired_compare_version(), RailsVersion::kR3);
+  versions.desired_finder_inclusive = true;
+  EXPECT_EQ(versions.desired_compare_version(), RailsVersion::kR2);
+  EXPECT_FALSE(versions.rails_strict_greater());
+  EXPECT_TRUE(versions.rails_tracks_actual_updated_at());
+  versions.rails = RailsVersion::kR1;
+  EXPECT_EQ(versions.desired_compare_version(), RailsVersion::kR1);
+
+  for (bool inclusive : {false, true}) {
+    WorkspacesTable table(RailsVersion::kR3, inclusive ? RailsVersion::kR2 : RailsVersion::kR3);
+    table.insert("tied", "ns1", 0);
+    table.touch_returned({1}, 1000);
+    WorkspaceRow tied = *table.find_by_name("tied");
+    tied.desired_state = State::kStopped;
+    ASSERT_TRUE(table.save(tied, 1000));  // desired_state_updated_at == responded_to_agent_at.
+    const auto partial = find_workspaces_to_return(table, UpdateType::kPartial, {});
+    EXPECT_EQ(partial.size(), inclusive ? 1u : 0u) << "inclusive " << inclusive;
+    const WorkspaceRow& row = *table.find_by_name("tied");
+    EXPECT_EQ(
+        decide_config(RailsVersion::kR3, UpdateType::kPartial, row, table.desired_compare_version())
+            .include,
+        inclusive);
+  }
+}
+
 TEST(WorkspacesFinder, FullExcludesTerminatedPairsFromR1AndPartialUnion) {
   for (RailsVersion version : {RailsVersion::kR0, RailsVersion::kR1, RailsVersion::kR3}) {
     WorkspacesTable table(version);

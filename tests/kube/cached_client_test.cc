@@ -121,6 +121,38 @@ TEST_F(CachedClientTest, RetryOnConflictExhaustsItsStepsWhileTheInformerLags) {
   EXPECT_EQ(peek("ConfigMap", "ns", "cm")->data.at("v"), "4");
 }
 
+// retry.OnError retries what its predicate accepts (here every failure but NotFound) and stops at
+// the first status it rejects; RetryOnConflict would stop at the first 429.
+TEST_F(CachedClientTest, RetryOnErrorRetriesWhatItsPredicateAccepts) {
+  ChoiceStream stream = sim.stream("test.retry");
+  int attempts = 0;
+  const auto not_gone = [](const Status& s) { return !s.ok() && !s.is(Code::kNotFound); };
+  Status ok =
+      run(retry_on_error(sim, stream, Backoff(5, 100, 1.0, 0.0), not_gone, [&]() -> Task<Status> {
+        ++attempts;
+        co_return attempts < 3 ? Status::Error(Code::kTooManyRequests, "x") : Status::Ok();
+      }));
+  EXPECT_TRUE(ok.ok()) << code_name(ok.code);
+  EXPECT_EQ(attempts, 3);
+  EXPECT_EQ(sim.now_ms(), 200);
+  attempts = 0;
+  Status gone =
+      run(retry_on_error(sim, stream, Backoff(5, 100, 1.0, 0.0), not_gone, [&]() -> Task<Status> {
+        ++attempts;
+        co_return Status::Error(Code::kNotFound, "gone");
+      }));
+  EXPECT_TRUE(gone.is(Code::kNotFound));
+  EXPECT_EQ(attempts, 1);
+  attempts = 0;
+  Status throttled =
+      run(retry_on_conflict(sim, stream, Backoff(5, 100, 1.0, 0.0), [&]() -> Task<Status> {
+        ++attempts;
+        co_return Status::Error(Code::kTooManyRequests, "x");
+      }));
+  EXPECT_TRUE(throttled.is(Code::kTooManyRequests));
+  EXPECT_EQ(attempts, 1);
+}
+
 // The same loop against the direct reader never conflicts on its own (the pre-#10 model).
 TEST_F(CachedClientTest, RetryOnConflictThroughTheDirectReaderSucceedsFirstTime) {
   CachedClient client(sim, api, "ws-manager");

@@ -231,6 +231,21 @@ TEST_F(CorpusBugsTest, ASettingSwitchAppliesFromAnyValue) {
   EXPECT_FALSE(version.setting);
 }
 
+// A system's counterfactual code fix (System::counterfactual_fix_fields) is no precondition
+// switch, and it comes before the version switches whatever the file's order: timestamp-tie
+// lists its R3 `>=` switch last.
+TEST_F(CorpusBugsTest, ACounterfactualCodeFixIsTriedFirstAndIsEvidenceBothWays) {
+  CorpusBug tie;
+  std::string error;
+  ASSERT_TRUE(parse_corpus_bug("corpus/regressions/gitlab/timestamp-tie.textproto#3", tie, error));
+  std::vector<FixSwitch> switches;
+  ASSERT_TRUE(fix_switches(tie, switches, error)) << error;
+  ASSERT_GE(switches.size(), 2u);
+  EXPECT_EQ(switches[0].text(), "rails_desired_finder_inclusive=true");
+  EXPECT_FALSE(switches[0].precondition);
+  EXPECT_EQ(switches[1].text(), "rails=R1");
+}
+
 TEST_F(CorpusBugsTest, ASwitchThatFixesBothScriptsDoesNotTellTheBugsApart) {
   CorpusBug plis;
   CorpusBug b2;

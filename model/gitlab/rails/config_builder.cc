@@ -74,9 +74,14 @@ void append_secrets_group(std::vector<kube::Object>& out, const WorkspaceRow& ro
 
 ConfigDecision decide_config(RailsVersion version, UpdateType update_type,
                              const WorkspaceRow& row) {
+  return decide_config(version, update_type, row, version);
+}
+
+ConfigDecision decide_config(RailsVersion version, UpdateType update_type, const WorkspaceRow& row,
+                             RailsVersion desired_compare_version) {
   const bool full = update_type == UpdateType::kFull;
   const bool force = version >= RailsVersion::kR2 && row.force_include_all_resources;
-  const bool desired_updated = desired_updated_since_response(version, row);
+  const bool desired_updated = desired_updated_since_response(desired_compare_version, row);
   ConfigDecision decision;
   if (version <= RailsVersion::kR1) {
     decision.include = full || desired_updated;

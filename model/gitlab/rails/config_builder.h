@@ -37,6 +37,10 @@ struct ConfigDecision {
 
 // REQUIRES: `row` as it is after steps 5–7 but with the OLD responded_to_agent_at.
 ConfigDecision decide_config(RailsVersion version, UpdateType update_type, const WorkspaceRow& row);
+// The same with the desired_state_updated_at comparison of `desired_compare_version`
+// (Versions::desired_compare_version).
+ConfigDecision decide_config(RailsVersion version, UpdateType update_type, const WorkspaceRow& row,
+                             RailsVersion desired_compare_version);
 
 // The objects of the config for `row`. REQUIRES: decision.include.
 std::vector<kube::Object> build_config_to_apply(const Versions& versions, const WorkspaceRow& row,

@@ -27,7 +27,7 @@ RailsService::RailsService(Sim& sim, RailsOptions options, const GitlabProbes* p
     : sim_(sim),
       options_(options),
       probes_(probes),
-      table_(options.versions.rails),
+      table_(options.versions.rails, options.versions.desired_compare_version()),
       touch_gap_(sim.stream("gitlab.rails.touch_gap")) {
   WSIM_ASSERT_GE(options_.touch_gap_max_ms, 0);
 }
@@ -103,7 +103,8 @@ RailsService::StepOneResult RailsService::update_select_and_build(const RailsReq
     info.desired_state = row->desired_state;
     info.actual_state = row->actual_state;
     info.deployment_resource_version = row->deployment_resource_version;
-    const ConfigDecision decision = decide_config(versions.rails, request.update_type, *row);
+    const ConfigDecision decision = decide_config(versions.rails, request.update_type, *row,
+                                                  versions.desired_compare_version());
     if (decision.include) info.config_to_apply = build_config_to_apply(versions, *row, decision);
     if (versions.rails_has_settings()) info.image_pull_secrets = {"registry-credentials"};
     result.response.workspace_rails_infos.push_back(std::move(info));

@@ -16,9 +16,11 @@ bool returned_in_full(RailsVersion version, const WorkspaceRow& row) {
   return !fully_terminated(row);
 }
 
-bool returned_in_partial(RailsVersion version, const WorkspaceRow& row,
+bool returned_in_partial(const WorkspacesTable& table, const WorkspaceRow& row,
                          const std::vector<std::int64_t>& updated_ids) {
-  if (desired_updated_since_response(version, row)) return true;                        // (a)
+  const RailsVersion version = table.version();
+  const RailsVersion compare = table.desired_compare_version();   // `>` or `>=` for (a).
+  if (desired_updated_since_response(compare, row)) return true;  // (a)
   if (std::binary_search(updated_ids.begin(), updated_ids.end(), row.id)) return true;  // (b)
   if (version >= RailsVersion::kR2 && row.force_include_all_resources) return true;     // (c)
   if (actual_updated_since_response(version, row)) return true;                         // (d)
@@ -50,7 +52,7 @@ std::vector<std::int64_t> find_workspaces_to_return(const WorkspacesTable& table
   for (const WorkspaceRow& row : table.rows()) {
     const bool returned = update_type == UpdateType::kFull
                               ? returned_in_full(version, row)
-                              : returned_in_partial(version, row, updated_ids);
+                              : returned_in_partial(table, row, updated_ids);
     if (returned) out.push_back(row.id);
   }
   WSIM_ASSERT_LE(out.size(), table.rows().size());

@@ -26,7 +26,11 @@ using RowObserver =
 
 class WorkspacesTable {
  public:
-  explicit WorkspacesTable(RailsVersion version) : version_(version) {}
+  explicit WorkspacesTable(RailsVersion version) : WorkspacesTable(version, version) {}
+  // `desired_compare_version`: the version whose desired_state_updated_at comparison the finder
+  // uses (Versions::desired_compare_version).
+  WorkspacesTable(RailsVersion version, RailsVersion desired_compare_version)
+      : version_(version), desired_compare_version_(desired_compare_version) {}
 
   void set_observer(RowObserver observer) { observer_ = std::move(observer); }
 
@@ -49,12 +53,14 @@ class WorkspacesTable {
   const WorkspaceRow* find_by_namespace(const std::string& namespace_) const;
   const std::vector<WorkspaceRow>& rows() const { return rows_; }
   RailsVersion version() const { return version_; }
+  RailsVersion desired_compare_version() const { return desired_compare_version_; }
 
  private:
   WorkspaceRow* mutable_by_id(std::int64_t id);
   void notify(const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) const;
 
   RailsVersion version_;
+  RailsVersion desired_compare_version_;
   std::vector<WorkspaceRow> rows_;
   std::int64_t next_id_ = 1;
   RowObserver observer_;
