@@ -53,6 +53,7 @@ Settings settings_of(const proto::Scenario& scenario) {
   s.breaker = config.breaker();
   s.mk1_mark_retry_steps = config.mk1_mark_retry_steps();
   s.daemon_partial_backup_guard = config.daemon_partial_backup_guard();
+  s.daemon_keep_content_until_recorded = config.daemon_keep_content_until_recorded();
   s.rejection_per_mille = config.rejection_per_mille();
   s.report_acknowledged_loss = config.report_acknowledged_loss();
   if (config.upgrade_gap_ms() > 0) s.upgrade_gap_ms = config.upgrade_gap_ms();

@@ -31,7 +31,8 @@ class GitpodSystem : public run::System {
   std::vector<std::pair<std::string, std::string>> fast_phase_fields() const override;
   std::vector<run::ActorLane> actor_lanes() const override;
   std::vector<std::string> counterfactual_fix_fields() const override {
-    return {"daemon_partial_backup_guard", "mk1_mark_retry_steps"};
+    return {"daemon_partial_backup_guard", "daemon_keep_content_until_recorded",
+            "mk1_mark_retry_steps"};
   }
   std::vector<run::CustomKind> custom_kinds() const override;
 };

@@ -79,7 +79,8 @@ struct Settings {
   std::string upgrade = "none";  // none | naive | drain-first
   // GitpodConfig.mk1_mark_retry_steps: 0 = the era's markWorkspace backoff.
   int mk1_mark_retry_steps = 0;
-  bool daemon_partial_backup_guard = false;  // GitpodConfig field 15 ([invented]).
+  bool daemon_partial_backup_guard = false;         // GitpodConfig field 15 ([invented]).
+  bool daemon_keep_content_until_recorded = false;  // GitpodConfig field 16 ([invented]).
   // Scenario `load` (docs/performance.md "At scale"): 0 = the classic workload of `workspaces`
   // users; otherwise this many workspaces live at once, users arriving and leaving.
   int live_workspaces = 0;

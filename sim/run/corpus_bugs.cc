@@ -528,6 +528,20 @@ bool fix_applies_to_script(const CorpusBug& other, const FixSwitch& fix, bool& a
   return load_bug_script(other, script, error) && apply_fix_switch(script, fix, applies, error);
 }
 
+bool fix_is_inert(const CorpusBug& other, const FixSwitch& fix, bool& inert, std::string& error) {
+  inert = false;
+  LoadedScenario script;
+  if (!load_bug_script(other, script, error)) return false;
+  LoadedScenario switched = script;
+  bool applied = false;
+  if (!apply_fix_switch(switched, fix, applied, error)) return false;
+  if (!applied) return true;
+  const RunResult base = execute_run(*script.system, script.scenario, RunOptions{});
+  const RunResult with = execute_run(*switched.system, switched.scenario, RunOptions{});
+  inert = base.fingerprint == with.fingerprint;
+  return true;
+}
+
 Counterfactual counterfactual_outcome(const RunResult& result, const std::string& invariant,
                                       const std::string& mechanism) {
   if (violates(result, invariant)) {

@@ -150,6 +150,11 @@ bool fix_spares(const CorpusBug& other, const FixSwitch& fix, bool& spares, std:
 bool fix_applies_to_script(const CorpusBug& other, const FixSwitch& fix, bool& applies,
                            std::string& error);
 
+// Whether `fix` leaves `other`'s own script's run exactly as it is (`inert`: the same fingerprint
+// with and without it), e.g. a setting of a version the script does not run: such a script says
+// nothing about the switch either. False with an error when the script does not load.
+bool fix_is_inert(const CorpusBug& other, const FixSwitch& fix, bool& inert, std::string& error);
+
 // A counterfactual replay's outcome for a violation of `invariant`: kGone (no violation of it:
 // the run passed, or ended with other liveness violations only), kPersists (it is still
 // violated), kMasked (the run stopped at another safety violation first: no evidence).

@@ -306,12 +306,59 @@ class Replayer {
   std::string mechanism_;
 };
 
+// Whether `fix` is evidence on `row`'s own script: it applies there, changes the run and the
+// script no longer violates its invariant (fix_applies_to_script, fix_is_inert, fix_spares).
+bool fixes_script(const BugRow& row, const FixSwitch& fix, bool& fixes, std::string& error) {
+  fixes = false;
+  bool applies = false;
+  bool inert = false;
+  bool spares = false;
+  if (!fix_applies_to_script(row.bug, fix, applies, error)) return false;
+  if (!applies) return true;
+  if (!fix_is_inert(row.bug, fix, inert, error)) return false;
+  if (inert) return true;
+  if (!fix_spares(row.bug, fix, spares, error)) return false;
+  fixes = !spares;
+  return true;
+}
+
+// A whole fix of a bug (keep_whole_fixes) is that bug's switch on each of its files whose script
+// it fixes, not only on the files that list it: N4's `daemon_keep_content_until_recorded` is
+// verified by PASS blocks of the files whose seed-pinned runs then pass, and it also ends the
+// loss of the files whose switched runs go on into another bug (gitpod.S9), which cannot list it.
+bool share_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>& bug,
+                       std::string& error) {
+  std::vector<std::vector<FixSwitch>> added(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t x = 0; x < rows.size(); ++x) {
+      if (x == r || bug[x] != bug[r]) continue;
+      for (const FixSwitch& fix : rows[x].switches) {
+        const std::string text = fix.text();
+        const auto same = [&](const FixSwitch& f) { return f.text() == text; };
+        if (std::any_of(rows[r].switches.begin(), rows[r].switches.end(), same) ||
+            std::any_of(added[r].begin(), added[r].end(), same)) {
+          continue;
+        }
+        bool fixes = false;
+        if (!fixes_script(rows[r], fix, fixes, error)) return false;
+        if (fixes) added[r].push_back(fix);
+      }
+    }
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    rows[r].switches.insert(rows[r].switches.end(), added[r].begin(), added[r].end());
+  }
+  return true;
+}
+
 // Keeps, of each row's switches, those that fix every other file of the same bug (`bug`: each
 // row's bug, by file or id) whose versions the switch applies to (`fixes+16997` does not apply to
 // partial-backup-mk1's mk1 eras): a switch under which another manifestation of the bug still fails
 // (fix_spares) fixes one file's mechanism, not the bug, so a violation persisting under it is no
 // evidence that the instance is another bug (shared-inventory-first's `a3_termination` switches
-// leave shared-missing-inventory, one bug id, failing).
+// leave shared-missing-inventory, one bug id, failing). A switch that leaves another file's run
+// exactly as it is (fix_is_inert: the R3-only tie switch on timestamp-tie's R1 block) says
+// nothing about it.
 bool keep_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>& bug,
                       std::string& error) {
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -324,6 +371,9 @@ bool keep_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>&
         bool spares = false;
         if (!fix_applies_to_script(rows[x].bug, fix, applies, error)) return false;
         if (!applies) continue;  // Another file's versions: it says nothing about this switch.
+        bool inert = false;
+        if (!fix_is_inert(rows[x].bug, fix, inert, error)) return false;
+        if (inert) continue;  // It does not touch that script's run (a setting of another version).
         if (!fix_spares(rows[x].bug, fix, spares, error)) return false;
         whole = !spares;
       }
@@ -331,7 +381,7 @@ bool keep_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>&
     }
     rows[r].switches = std::move(kept);
   }
-  return true;
+  return share_whole_fixes(rows, bug, error);
 }
 
 // The evidence of every instance labelled `labels` (label_all).

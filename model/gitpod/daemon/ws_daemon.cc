@@ -292,6 +292,11 @@ Task<ReconcileResult> WsDaemon::backup(kube::Object ws) {
   }
   // #16997+: a failed condition write is only logged; the local content is deleted anyway and
   // the reconcile succeeds (doWorkspaceContentBackup).
+  if (!written && world_.settings().daemon_keep_content_until_recorded) {
+    // [invented] counterfactual switch of N4 (docs/fidelity.md D13): no release keeps it.
+    world_.sim().record(actor(), "backup-condition", instance, "failed", "keeping local content");
+    co_return ReconcileResult::failed();
+  }
   if (!written) {
     world_.sim().record(actor(), "backup-condition", instance, "failed",
                         "deleting local content anyway");
