@@ -43,8 +43,10 @@ struct ApiServerOptions {
   // The watch cache's window per kind (k8s.io/apiserver cacher watch_cache.go: a per-resource
   // buffer of at least defaultLowerBoundCapacity = 100 events): a watch of one kind from before
   // the newest `watch_cache_events_per_kind` changes of that kind gets 410 Gone too, even when
-  // the shared history above still holds them. 0 = only the shared history. The real buffer also
-  // grows to keep 75 s of events (resizeCacheLocked); that is not modelled (sim/kube/README.md).
+  // the shared history above still holds them. 0 = only the shared history. Applied only in runs
+  // where the kube.watch.drop point is enabled (so that the runs without it are unchanged). The
+  // real buffer also grows to keep 75 s of events (resizeCacheLocked); that is not modelled
+  // (sim/kube/README.md).
   std::size_t watch_cache_events_per_kind = 100;
   // Server-side apply writes (bumps resourceVersion, emits MODIFIED) even when nothing changed,
   // as the GitLab Rails code observes ("Kubernetes updates the deployment_resource_version every

@@ -167,7 +167,10 @@ void ApiServer::Impl::deliver(std::uint64_t watcher_id, const WatchDelivery& del
 
 std::uint64_t ApiServer::Impl::watch_floor(const std::string& kind) const {
   const std::size_t window = options.watch_cache_events_per_kind;
-  if (kind.empty() || window == 0) return history_floor_rv;
+  // Only in runs that draw kube.watch.drop (the per-run decision, healed or not): a run without
+  // it replays as before the window existed (a 429'd re-watch can start from an old version too).
+  const bool drawn = sim.faults().point(fault_watch_drop).enabled;
+  if (kind.empty() || window == 0 || !drawn) return history_floor_rv;
   std::size_t newer = 0;  // Changes of `kind` newer than `it`.
   for (auto it = history.rbegin(); it != history.rend(); ++it) {
     if (it->object->kind != kind) continue;

@@ -293,7 +293,13 @@ class InformerWindowTest : public KubeTest {
     return o;
   }
   InformerWindowTest() : KubeTest(options()) {}
-  void SetUp() override { must_create(make_namespace("ns")); }
+  void SetUp() override {
+    // The per-kind window applies in runs that draw kube.watch.drop; drawn on, never firing.
+    FaultId id = 0;
+    ASSERT_TRUE(sim.faults().find(kFaultWatchDrop, id));
+    sim.faults().force(id, true, Ratio::never());
+    must_create(make_namespace("ns"));
+  }
   // Drops every watch at t = now and runs `write` 5 ms later, before the resumed watch (sent at
   // once, 10 ms on the way) reaches the server.
   void drop_and_write(const std::function<void()>& write) {
@@ -325,6 +331,20 @@ TEST_F(InformerWindowTest, OtherKindsDoNotCountAgainstAKindsWindow) {
   });
   EXPECT_EQ(informer.list_count(), 1u) << "one ConfigMap change: within its window, resumed";
   EXPECT_TRUE(informer.get("ns", "cm").has_value()) << "replayed by the resumed watch";
+}
+
+TEST_F(InformerWindowTest, WithoutTheDropPointOnlyTheSharedHistoryCounts) {
+  FaultId id = 0;
+  ASSERT_TRUE(sim.faults().find(kFaultWatchDrop, id));
+  sim.faults().force(id, false);
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  informer.start();
+  advance(2 * kSecondMs);
+  drop_and_write([this]() {
+    for (int i = 0; i < 3; ++i) must_create(make_configmap("ns", "cm-" + std::to_string(i)));
+  });
+  EXPECT_EQ(informer.list_count(), 1u) << "a run without kube.watch.drop keeps the old window";
+  EXPECT_EQ(informer.list().size(), 3u);
 }
 
 TEST_F(InformerWindowTest, ResumeAtTheFloorItselfIsServed) {
