@@ -56,6 +56,11 @@ ApiServer::Impl::Impl(Sim& s, const ApiServerOptions& o) : sim(s), options(o) {
   fault_watch_expire = faults.declare(
       kFaultWatchExpire, "a watch expires with 410 Gone; the informer relists (coalescing events)",
       Ratio{1, 3}, Ratio{1, 100});
+  watch_drops = sim.stream("kube.watch.drop");
+  fault_watch_drop = faults.declare(
+      kFaultWatchDrop,
+      "a watch ends without 410 (connection dropped); the informer re-watches from its last rv",
+      Ratio{1, 4}, Ratio{1, 50}, SwarmStream::kSecond);
   restart_draws = sim.stream("kube.apiserver.restart");
   fault_restart = faults.declare(kFaultApiServerRestart,
                                  "kube-apiserver restarts: down for 5-60 s (503 to every request), "

@@ -40,6 +40,14 @@ struct ApiServerOptions {
   // How many past changes the server keeps for watches that start from an older
   // resourceVersion; a watch from before the window gets 410 Gone (the informer relists).
   std::size_t watch_history_events = 1000;
+  // The watch cache's window per kind (k8s.io/apiserver cacher watch_cache.go: a per-resource
+  // buffer of at least defaultLowerBoundCapacity = 100 events): a watch of one kind from before
+  // the newest `watch_cache_events_per_kind` changes of that kind gets 410 Gone too, even when
+  // the shared history above still holds them. 0 = only the shared history. Applied only in runs
+  // where the kube.watch.drop point is enabled (so that the runs without it are unchanged). The
+  // real buffer also grows to keep 75 s of events (resizeCacheLocked); that is not modelled
+  // (sim/kube/README.md).
+  std::size_t watch_cache_events_per_kind = 100;
   // Server-side apply writes (bumps resourceVersion, emits MODIFIED) even when nothing changed,
   // as the GitLab Rails code observes ("Kubernetes updates the deployment_resource_version every
   // time a new config is applied"). Update and patch never write when nothing changes.
@@ -61,6 +69,9 @@ inline constexpr const char* kFaultThrottle = "kube.api.throttle";
 inline constexpr const char* kFaultLostRequest = "kube.api.timeout_lost_request";
 inline constexpr const char* kFaultLostResponse = "kube.api.timeout_lost_response";
 inline constexpr const char* kFaultWatchExpire = "kube.watch.expire";
+// A watch ends without 410 (a dropped connection, a server-side watch timeout); second swarm
+// stream (sim/core/fault.h).
+inline constexpr const char* kFaultWatchDrop = "kube.watch.drop";
 inline constexpr const char* kFaultApiServerRestart = "kube.apiserver.restart";
 
 // Which requests a rule applies to. Empty / nullopt fields match anything.
@@ -135,6 +146,10 @@ class ApiServer {
   // the events already on their way: the informers relist (the scripted form of the
   // kube.watch.expire fault).
   void expire_watches(const std::string& identity = {});
+  // Ends every open watch (of `identity`, or all when empty) without 410, after the events
+  // already on their way: the informers re-watch from their last resourceVersion (the scripted
+  // form of the kube.watch.drop fault).
+  void drop_watches(const std::string& identity = {});
   // Number of open watches (informers currently watching).
   std::size_t watch_count() const;
 

@@ -81,12 +81,14 @@ struct Change {
   std::shared_ptr<const Object> old;     // Previous state (null for kAdded).
 };
 
-// What a watch hands its consumer: an event, or the end of the watch with 410 Gone.
+// What a watch hands its consumer: an event, or the end of the watch: with 410 Gone, or
+// `dropped` (ended cleanly: its consumer may re-watch from the last resourceVersion it saw).
 struct WatchDelivery {
   bool gone = false;
   WatchEventType type = WatchEventType::kAdded;
   std::shared_ptr<const Object> object;
   std::uint64_t resource_version = 0;
+  bool dropped = false;
 };
 // Returns false to close the watch (its consumer moved on to a newer watch).
 using WatchSink = std::function<bool(const WatchDelivery&)>;
@@ -189,6 +191,8 @@ struct ApiServer::Impl {
   ChoiceStream watch_latency;
   ChoiceStream watch_faults;
   FaultId fault_watch_expire = 0;
+  ChoiceStream watch_drops;  // kube.watch.drop's own draws (second swarm stream).
+  FaultId fault_watch_drop = 0;
 
   void emit(WatchEventType type, std::shared_ptr<const Object> object,
             std::shared_ptr<const Object> old);
@@ -197,6 +201,11 @@ struct ApiServer::Impl {
   // ADDED / DELETED); `may_expire` evaluates the kube.watch.expire fault.
   void offer(Watcher& watcher, const Change& change, bool may_expire);
   void close_gone(Watcher& watcher);
+  // Ends `watcher` without 410 (kube.watch.drop), after the events already on their way.
+  void close_dropped(Watcher& watcher);
+  // The resourceVersion at or below which a watch of `kind` can no longer be served: the shared
+  // history's floor, or the newest change of `kind` beyond its watch-cache window, the higher.
+  std::uint64_t watch_floor(const std::string& kind) const;
   void deliver(std::uint64_t watcher_id, const WatchDelivery& delivery);
   // Registers a watch from `from_rv` (replaying history), or answers Gone.
   Response start_watch(const std::string& identity, Request& request);

@@ -47,6 +47,8 @@ struct InformerCore {
   bool synced = false;
   std::uint64_t session = 0;  // Current watch; deliveries of older watches are refused.
   bool watch_gone = false;
+  bool watch_dropped = false;      // The current watch ended without 410 (kube.watch.drop).
+  std::uint64_t watch_events = 0;  // Events the current watch delivered.
   std::uint64_t watcher_id = 0;
   std::uint64_t last_rv = 0;
   std::uint64_t lists = 0;
@@ -111,6 +113,7 @@ struct InformerCore {
     WSIM_ASSERT_GT(delivery.resource_version, last_rv);
     WSIM_ASSERT_EQ(delivery.object->kind, options.kind);
     last_rv = delivery.resource_version;
+    ++watch_events;
     const ObjectRef ref = ObjectRef::of(*delivery.object);
     auto it = cache.find(ref);
     if (delivery.type == WatchEventType::kDeleted) {
@@ -210,12 +213,13 @@ std::shared_ptr<Request> watch_request(const std::shared_ptr<InformerCore>& core
   watch->watch_sink = [weak, session](const WatchDelivery& delivery) -> bool {
     auto c = weak.lock();
     if (!c || c->stopped || c->session != session) return false;
-    if (delivery.gone) {
-      c->watch_gone = true;
+    if (delivery.gone || delivery.dropped) {
+      (delivery.gone ? c->watch_gone : c->watch_dropped) = true;
       c->changed.notify_all();
       return false;
     }
     WSIM_ASSERT_EQ(c->watch_gone, false);
+    WSIM_ASSERT_EQ(c->watch_dropped, false);
     c->apply_event(delivery);
     return true;
   };
@@ -227,7 +231,9 @@ std::shared_ptr<Request> watch_request(const std::shared_ptr<InformerCore>& core
 // (an error returns) and then watches from the list's resourceVersion (Reflector.watch). A watch
 // that cannot start is retried after a backoff only for 429 (isWatchErrorRetriable; connection
 // refused is not modelled); any other error, 410 Gone included, returns to Run, which backs off
-// and relists. A watch that ends with 410 Gone (handleWatch's expired error) returns too. So
+// and relists. A watch that ends with 410 Gone (handleWatch's expired error) returns too; one that
+// ends cleanly (kube.watch.drop) is re-opened from the last resourceVersion seen, so a resume
+// from before the server's window gets 410 at its start and relists. So
 // after a 410 the cache stays as it was, blind, for 0.8 s or more before the relist
 // (backoff_manager.h). One coroutine (no awaited sub-task) so that stop() can cancel it.
 Task<void> run_informer(std::shared_ptr<InformerCore> core) {
@@ -246,7 +252,10 @@ Task<void> run_informer(std::shared_ptr<InformerCore> core) {
     while (!core->stopped) {  // Reflector.watch.
       const std::uint64_t session = ++core->session;
       core->watch_gone = false;
+      core->watch_dropped = false;
+      core->watch_events = 0;
       core->watcher_id = 0;
+      const TimeMs started_ms = loop.now_ms();
       Response response =
           co_await core->server->send(core->options.identity, watch_request(core, session));
       if (!response.status.ok()) {
@@ -256,10 +265,15 @@ Task<void> run_informer(std::shared_ptr<InformerCore> core) {
         continue;
       }
       core->watcher_id = response.watcher_id;
-      while (!core->stopped && core->session == session && !core->watch_gone) {
+      while (!core->stopped && core->session == session && !core->watch_gone &&
+             !core->watch_dropped) {
         co_await core->changed.wait();
       }
-      break;  // A wsim watch only ends with 410 Gone (or stop): back to Run, relist.
+      // handleWatch: a watch that ended cleanly is re-opened at once from the last resourceVersion
+      // seen, unless it was "very short" (under 1 s, no event: an error, back to Run). After 410
+      // Gone (or stop): back to Run, relist.
+      if (!core->watch_dropped || core->session != session) break;
+      if (core->watch_events == 0 && loop.now_ms() - started_ms < kSecondMs) break;
     }
   }
 }
@@ -268,7 +282,7 @@ Task<void> run_informer(std::shared_ptr<InformerCore> core) {
 // synced and watching (an informer between watches may legitimately lag).
 std::optional<ApiServer::InformerCacheView> cache_view(const InformerCore& core) {
   if (!core.started || core.stopped || !core.synced) return std::nullopt;
-  if (core.watcher_id == 0 || core.watch_gone) return std::nullopt;
+  if (core.watcher_id == 0 || core.watch_gone || core.watch_dropped) return std::nullopt;
   ApiServer::InformerCacheView view;
   view.identity = core.options.identity;
   view.kind = core.options.kind;

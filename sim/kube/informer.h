@@ -4,10 +4,12 @@
 // choice source, in order. It never shows a deletion before it happened. When the server expires
 // the watch (410 Gone) the informer relists after client-go's reflector backoff (0.8 s or more,
 // backoff_manager.h), its cache unchanged and blind in between; failed lists and watches back off
-// the same way. Reads are synchronous (like a lister). The cache holds
-// shared immutable snapshots (the very objects the server committed): list()/get() return deep
-// copies for a caller that mutates; list_shared()/get_shared()/by_index() hand out const views
-// without copying (a view stays valid while the caller holds it, whatever the cache does next).
+// the same way. A watch that ends without 410 (kube.watch.drop) is re-opened at once from the
+// last resourceVersion the cache saw, like client-go's reflector. Reads are synchronous (like a
+// lister). The cache holds shared immutable snapshots (the very objects the server committed):
+// list()/get() return deep copies for a caller that mutates; list_shared()/get_shared()/by_index()
+// hand out const views without copying (a view stays valid while the caller holds it, whatever the
+// cache does next).
 //
 // Indexes (client-go cache.Indexers): add_index(name, fn) keeps, for every value fn returns for
 // a cached object, the set of objects with that value; by_index(name, value) answers without

@@ -4,7 +4,10 @@
 // resourceVersion order: a write made by a listener while a change is being dispatched is queued
 // behind it. Each watch gets each change that concerns it scheduled with a latency drawn from the
 // "kube.watch" stream, never earlier than its previous delivery (per-watch order). A bounded
-// history lets a watch start from an older resourceVersion; before the window it gets 410 Gone.
+// history lets a watch start from an older resourceVersion; before the window (the shared history
+// or its kind's watch-cache window) it gets 410 Gone. A watch ends with 410 (kube.watch.expire,
+// expire_watches, a restart) or without (kube.watch.drop: a dropped connection).
+#include <algorithm>
 #include <string>
 
 #include "sim/core/log.h"
@@ -94,6 +97,12 @@ void ApiServer::Impl::offer(Watcher& watcher, const Change& change, bool may_exp
     close_gone(watcher);
     return;
   }
+  if (may_expire && sim.faults().fires(fault_watch_drop, watch_drops)) {
+    sim.record(watcher.identity, "watch", change.object->kind, "dropped",
+               std::string("fault ") + kFaultWatchDrop);
+    close_dropped(watcher);
+    return;
+  }
   const TimeMs now = sim.now_ms();
   const TimeMs due = std::max(
       now + watch_latency.range(options.watch_min_latency_ms, options.watch_max_latency_ms),
@@ -126,11 +135,25 @@ void ApiServer::Impl::close_gone(Watcher& watcher) {
   sim.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
 }
 
+void ApiServer::Impl::close_dropped(Watcher& watcher) {
+  WSIM_ASSERT_NE(watcher.id, 0u);
+  if (watcher.closed) return;
+  watcher.closed = true;
+  const TimeMs now = sim.now_ms();
+  const TimeMs due = std::max(now, watcher.last_due_ms);
+  watcher.last_due_ms = due;
+  WatchDelivery delivery;
+  delivery.dropped = true;
+  delivery.resource_version = resource_version;
+  const std::uint64_t id = watcher.id;
+  sim.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
+}
+
 void ApiServer::Impl::deliver(std::uint64_t watcher_id, const WatchDelivery& delivery) {
   auto it = watchers.find(watcher_id);
   if (it == watchers.end()) return;
   // Delivered in the order offered: strictly ascending resourceVersion (paired with offer()).
-  if (!delivery.gone) {
+  if (!delivery.gone && !delivery.dropped) {
     WSIM_ASSERT(delivery.object != nullptr);
     WSIM_ASSERT_GT(delivery.resource_version, it->second.last_delivered_rv);
     WSIM_ASSERT_LE(delivery.resource_version, it->second.last_offered_rv);
@@ -139,16 +162,34 @@ void ApiServer::Impl::deliver(std::uint64_t watcher_id, const WatchDelivery& del
   // Copy the sink: it may close (erase) this very watcher.
   WatchSink sink = it->second.sink;
   const bool keep = sink(delivery);
-  if (!keep || delivery.gone) close_watch(watcher_id);
+  if (!keep || delivery.gone || delivery.dropped) close_watch(watcher_id);
+}
+
+std::uint64_t ApiServer::Impl::watch_floor(const std::string& kind) const {
+  const std::size_t window = options.watch_cache_events_per_kind;
+  // Only in runs that draw kube.watch.drop (the per-run decision, healed or not): a run without
+  // it replays as before the window existed (a 429'd re-watch can start from an old version too).
+  const bool drawn = sim.faults().point(fault_watch_drop).enabled;
+  if (kind.empty() || window == 0 || !drawn) return history_floor_rv;
+  std::size_t newer = 0;  // Changes of `kind` newer than `it`.
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    if (it->object->kind != kind) continue;
+    if (newer == window) return std::max(history_floor_rv, it->resource_version);
+    ++newer;
+  }
+  return history_floor_rv;
 }
 
 Response ApiServer::Impl::start_watch(const std::string& identity, Request& request) {
   Response response;
   const std::uint64_t from = request.watch_from_rv;
-  if (from < history_floor_rv) {
+  // watch_cache.go getAllEventsSinceLocked: "too old resource version" (410) when the window no
+  // longer holds every change after `from`.
+  const std::uint64_t floor = watch_floor(request.ref.kind);
+  if (from < floor) {
     response.status =
         Status::Error(Code::kGone, "too old resource version: " + std::to_string(from) + " (" +
-                                       std::to_string(history_floor_rv + 1) + ")");
+                                       std::to_string(floor + 1) + ")");
     return response;
   }
   WSIM_ASSERT_LE(from, resource_version);
@@ -162,9 +203,10 @@ Response ApiServer::Impl::start_watch(const std::string& identity, Request& requ
   watcher.selector = request.selector;
   watcher.sink = std::move(request.watch_sink);
   watcher.last_due_ms = sim.now_ms();
-  // Replay what happened since `from`.
+  // Replay what happened since `from`: what the window still holds, above the floor.
+  const std::uint64_t replay_after = std::max(from, floor);
   auto it = history.begin();
-  while (it != history.end() && it->resource_version <= from) ++it;
+  while (it != history.end() && it->resource_version <= replay_after) ++it;
   for (; it != history.end() && !watcher.closed; ++it) offer(watcher, *it, /*may_expire=*/false);
   response.watcher_id = id;
   response.resource_version = resource_version;
@@ -204,6 +246,12 @@ std::vector<ApiServer::InformerCacheView> ApiServer::informer_caches() const {
 void ApiServer::expire_watches(const std::string& identity) {
   for (auto& [id, watcher] : impl_->watchers) {
     if (identity.empty() || watcher.identity == identity) impl_->close_gone(watcher);
+  }
+}
+
+void ApiServer::drop_watches(const std::string& identity) {
+  for (auto& [id, watcher] : impl_->watchers) {
+    if (identity.empty() || watcher.identity == identity) impl_->close_dropped(watcher);
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 
 #include "sim/kube/api_server.h"
@@ -236,6 +237,129 @@ TEST_F(InformerHistoryTest, WatchFromBeforeTheHistoryWindowIsGoneAndRelists) {
   bool gone = false;
   for (const TraceEvent& e : sim.trace().events()) gone |= e.verb == "watch" && e.result == "Gone";
   EXPECT_TRUE(gone);
+}
+
+// Traced watch results of the informer's server, in order ("Gone", "dropped").
+int count_watch_results(Sim& sim, const std::string& result) {
+  int n = 0;
+  for (const TraceEvent& e : sim.trace().events()) n += e.verb == "watch" && e.result == result;
+  return n;
+}
+
+TEST_F(InformerTest, DroppedWatchResumesFromTheLastResourceVersionWithoutRelisting) {
+  FaultId id = 0;
+  ASSERT_TRUE(sim.faults().find(kFaultWatchDrop, id));
+  EXPECT_EQ(sim.faults().point(id).swarm, SwarmStream::kSecond);
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  int events = 0;
+  informer.on_change([&](const Object&, bool) { ++events; });
+  informer.start();
+  advance(2 * kSecondMs);
+  ASSERT_EQ(informer.list_count(), 1u);
+  sim.faults().force(id, true, Ratio::always());
+  // Every live change ends the watch; the resumed watch replays it from history.
+  for (int i = 0; i < 3; ++i) {
+    must_create(make_configmap("ns", "cm-" + std::to_string(i)));
+    advance(2 * kSecondMs);
+  }
+  EXPECT_EQ(informer.list_count(), 1u) << "a clean end is resumed, not relisted";
+  EXPECT_EQ(informer.list().size(), 3u);
+  EXPECT_EQ(events, 3) << "each change seen once, through the resumed watch";
+  EXPECT_EQ(count_watch_results(sim, "dropped"), 3);
+  EXPECT_EQ(api.watch_count(), 1u);
+}
+
+TEST_F(InformerTest, VeryShortDroppedWatchRelistsAfterBackoff) {
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  informer.start();
+  advance(100);  // Listed at 10-20, watching since 30: less than a second, no event yet.
+  ASSERT_EQ(api.watch_count(), 1u);
+  api.drop_watches();
+  advance(500);
+  EXPECT_EQ(informer.list_count(), 1u) << "Run's backoff (0.8 s or more) before the relist";
+  advance(5 * kSecondMs);
+  EXPECT_EQ(informer.list_count(), 2u) << "client-go: 'very short watch' is an error: relist";
+  api.drop_watches();  // This watch is older than a second: resumed, no relist.
+  advance(5 * kSecondMs);
+  EXPECT_EQ(informer.list_count(), 2u);
+  EXPECT_EQ(api.watch_count(), 1u);
+}
+
+class InformerWindowTest : public KubeTest {
+ protected:
+  static ApiServerOptions options() {
+    ApiServerOptions o = fixed_latency(10, 10);
+    o.watch_cache_events_per_kind = 2;
+    return o;
+  }
+  InformerWindowTest() : KubeTest(options()) {}
+  void SetUp() override {
+    // The per-kind window applies in runs that draw kube.watch.drop; drawn on, never firing.
+    FaultId id = 0;
+    ASSERT_TRUE(sim.faults().find(kFaultWatchDrop, id));
+    sim.faults().force(id, true, Ratio::never());
+    must_create(make_namespace("ns"));
+  }
+  // Drops every watch at t = now and runs `write` 5 ms later, before the resumed watch (sent at
+  // once, 10 ms on the way) reaches the server.
+  void drop_and_write(const std::function<void()>& write) {
+    api.drop_watches();
+    sim.loop().schedule(5, write);
+    advance(5 * kSecondMs);
+  }
+};
+
+TEST_F(InformerWindowTest, ResumeFromBeforeTheKindsWindowIsGoneAndRelists) {
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  informer.start();
+  advance(2 * kSecondMs);
+  drop_and_write([this]() {
+    for (int i = 0; i < 3; ++i) must_create(make_configmap("ns", "cm-" + std::to_string(i)));
+  });
+  EXPECT_EQ(count_watch_results(sim, "dropped"), 0) << "scripted drops are not traced";
+  EXPECT_EQ(informer.list_count(), 2u) << "cm-0 left the two-change window: 410, relist";
+  EXPECT_EQ(informer.list().size(), 3u);
+}
+
+TEST_F(InformerWindowTest, OtherKindsDoNotCountAgainstAKindsWindow) {
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  informer.start();
+  advance(2 * kSecondMs);
+  drop_and_write([this]() {
+    must_create(make_configmap("ns", "cm"));
+    for (int i = 0; i < 5; ++i) must_create(make_deployment("ns", "d-" + std::to_string(i)));
+  });
+  EXPECT_EQ(informer.list_count(), 1u) << "one ConfigMap change: within its window, resumed";
+  EXPECT_TRUE(informer.get("ns", "cm").has_value()) << "replayed by the resumed watch";
+}
+
+TEST_F(InformerWindowTest, WithoutTheDropPointOnlyTheSharedHistoryCounts) {
+  FaultId id = 0;
+  ASSERT_TRUE(sim.faults().find(kFaultWatchDrop, id));
+  sim.faults().force(id, false);
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  informer.start();
+  advance(2 * kSecondMs);
+  drop_and_write([this]() {
+    for (int i = 0; i < 3; ++i) must_create(make_configmap("ns", "cm-" + std::to_string(i)));
+  });
+  EXPECT_EQ(informer.list_count(), 1u) << "a run without kube.watch.drop keeps the old window";
+  EXPECT_EQ(informer.list().size(), 3u);
+}
+
+TEST_F(InformerWindowTest, ResumeAtTheFloorItselfIsServed) {
+  Informer informer(sim, api, informer_options("ConfigMap"));
+  informer.start();
+  must_create(make_configmap("ns", "seen"));
+  advance(2 * kSecondMs);
+  ASSERT_EQ(informer.last_resource_version(), api.current_resource_version());
+  // Two more changes fill the window exactly: the change the informer saw last is the floor.
+  drop_and_write([this]() {
+    must_create(make_configmap("ns", "a"));
+    must_create(make_configmap("ns", "b"));
+  });
+  EXPECT_EQ(informer.list_count(), 1u) << "from == floor: nothing is missing";
+  EXPECT_EQ(informer.list().size(), 3u);
 }
 
 TEST_F(InformerTest, LabelSelectorTransitionsBecomeAddsAndDeletes) {
