@@ -9,26 +9,26 @@
 
 namespace wsim::gitpod {
 
-bool cond_present(const kube::Object& object, const std::string& type) {
+bool cond_present(const kube::Object& object, std::string_view type) {
   return object.condition(type) != nullptr;
 }
 
-bool cond_true(const kube::Object& object, const std::string& type) {
+bool cond_true(const kube::Object& object, std::string_view type) {
   const kube::Condition* c = object.condition(type);
   return c != nullptr && c->status == "True";
 }
 
-bool cond_false(const kube::Object& object, const std::string& type) {
+bool cond_false(const kube::Object& object, std::string_view type) {
   const kube::Condition* c = object.condition(type);
   return c != nullptr && c->status == "False";
 }
 
-std::string cond_message(const kube::Object& object, const std::string& type) {
+std::string cond_message(const kube::Object& object, std::string_view type) {
   const kube::Condition* c = object.condition(type);
   return c == nullptr ? std::string() : c->message;
 }
 
-void remove_cond(kube::Object& object, const std::string& type) {
+void remove_cond(kube::Object& object, std::string_view type) {
   if (object.condition(type) == nullptr) return;  // Nothing to remove: no need to detach.
   auto& list = object.conditions.mutable_vector();
   list.erase(std::remove_if(list.begin(), list.end(),
@@ -36,7 +36,7 @@ void remove_cond(kube::Object& object, const std::string& type) {
              list.end());
 }
 
-void set_cond(kube::Object& object, const std::string& type, bool status, std::string reason,
+void set_cond(kube::Object& object, std::string_view type, bool status, std::string reason,
               std::string message, TimeMs now_ms) {
   WSIM_ASSERT(!type.empty());
   WSIM_ASSERT_GE(now_ms, 0);
@@ -51,7 +51,7 @@ void set_cond(kube::Object& object, const std::string& type, bool status, std::s
   WSIM_ASSERT(object.condition(type) != nullptr);
 }
 
-bool upsert_cond(kube::Object& object, const std::string& type, bool status, std::string reason,
+bool upsert_cond(kube::Object& object, std::string_view type, bool status, std::string reason,
                  std::string message, TimeMs now_ms) {
   const kube::Condition* c = object.condition(type);
   const std::string want_reason = reason.empty() ? "Unknown" : reason;
@@ -70,23 +70,32 @@ void set_phase(kube::Object& cr, const std::string& phase) {
   cr.status[kStatusPhase] = phase;
 }
 
-std::int64_t status_int(const kube::Object& object, const std::string& key, std::int64_t fallback) {
-  auto it = object.status.find(key);
-  if (it == object.status.end()) return fallback;
+namespace {
+
+// `text` as a decimal integer, or `fallback` unless all of it is one.
+std::int64_t parse_int(const std::string& text, std::int64_t fallback) {
   std::int64_t value = 0;
-  const std::string& text = it->second;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) return fallback;
   return value;
+}
+
+}  // namespace
+
+std::int64_t status_int(const kube::Object& object, std::string_view key, std::int64_t fallback) {
+  auto it = object.status.find(key);
+  if (it == object.status.end()) return fallback;
+  return parse_int(it->second, fallback);
 }
 
 void set_status_int(kube::Object& object, const std::string& key, std::int64_t value) {
   object.status[key] = std::to_string(value);
 }
 
-std::optional<TimeMs> status_time(const kube::Object& object, const std::string& key) {
-  if (object.status.find(key) == object.status.end()) return std::nullopt;
-  const std::int64_t value = status_int(object, key, -1);
+std::optional<TimeMs> status_time(const kube::Object& object, std::string_view key) {
+  auto it = object.status.find(key);  // One lookup (status_int would look the key up again).
+  if (it == object.status.end()) return std::nullopt;
+  const std::int64_t value = parse_int(it->second, -1);
   WSIM_ASSERT_MSG(value >= 0, "bad time field " << key);
   return value;
 }
@@ -96,7 +105,7 @@ void set_status_time(kube::Object& object, const std::string& key, TimeMs at_ms)
   set_status_int(object, key, at_ms);
 }
 
-std::string status_str(const kube::Object& object, const std::string& key) {
+std::string status_str(const kube::Object& object, std::string_view key) {
   return object.status_or(key, "");
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "sim/core/time.h"
 #include "sim/kube/object.h"
@@ -22,30 +23,32 @@
 namespace wsim::gitpod {
 
 // --- Conditions. ---
+// Types and keys are taken as std::string_view: the names.h constants are `const char*`, and a
+// read builds no std::string from them (docs/performance.md §12).
 // Presence counts for some rules (StateWiped, BackupFailure): `present` is true for any status.
-bool cond_present(const kube::Object& object, const std::string& type);
-bool cond_true(const kube::Object& object, const std::string& type);
-bool cond_false(const kube::Object& object, const std::string& type);
+bool cond_present(const kube::Object& object, std::string_view type);
+bool cond_true(const kube::Object& object, std::string_view type);
+bool cond_false(const kube::Object& object, std::string_view type);
 // The message of a condition, empty if absent.
-std::string cond_message(const kube::Object& object, const std::string& type);
+std::string cond_message(const kube::Object& object, std::string_view type);
 // REQUIRES: status is "True" or "False". Replaces any condition of the same type (moved to the
 // end), last transition = now_ms; an empty reason becomes "Unknown".
-void set_cond(kube::Object& object, const std::string& type, bool status, std::string reason,
+void set_cond(kube::Object& object, std::string_view type, bool status, std::string reason,
               std::string message, TimeMs now_ms);
 // Upserts only when status/reason/message differ (the ContainerRunning rule of §2.4).
 // Returns true if it changed the list.
-bool upsert_cond(kube::Object& object, const std::string& type, bool status, std::string reason,
+bool upsert_cond(kube::Object& object, std::string_view type, bool status, std::string reason,
                  std::string message, TimeMs now_ms);
-void remove_cond(kube::Object& object, const std::string& type);
+void remove_cond(kube::Object& object, std::string_view type);
 
 // --- Status fields. ---
 std::string phase(const kube::Object& cr);  // "" when never set.
 void set_phase(kube::Object& cr, const std::string& phase);
-std::int64_t status_int(const kube::Object& object, const std::string& key, std::int64_t fallback);
+std::int64_t status_int(const kube::Object& object, std::string_view key, std::int64_t fallback);
 void set_status_int(kube::Object& object, const std::string& key, std::int64_t value);
-std::optional<TimeMs> status_time(const kube::Object& object, const std::string& key);
+std::optional<TimeMs> status_time(const kube::Object& object, std::string_view key);
 void set_status_time(kube::Object& object, const std::string& key, TimeMs at_ms);
-std::string status_str(const kube::Object& object, const std::string& key);
+std::string status_str(const kube::Object& object, std::string_view key);
 
 // Workspace type (§2.1): headless = type != Regular.
 bool is_headless(const kube::Object& cr);

@@ -76,10 +76,11 @@ inline std::strong_ordering compare_bytes(std::string_view a, std::string_view b
 }
 
 // std::less<std::string>'s order through compare_bytes (the comparator of Fields' maps).
+// Transparent: a map ordered by it is searched with a std::string_view (a key spelled as a
+// literal or a `const char*` constant builds no std::string per lookup, docs/performance.md §12).
 struct BytesLess {
-  bool operator()(const std::string& a, const std::string& b) const {
-    return compare_bytes(a, b) < 0;
-  }
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return compare_bytes(a, b) < 0; }
 };
 
 }  // namespace wsim::kube

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "sim/kube/bytes_order.h"
@@ -60,12 +61,19 @@ class Fields {
   const_iterator end() const { return map().end(); }
   const_iterator cbegin() const { return begin(); }
   const_iterator cend() const { return end(); }
-  const_iterator find(const std::string& key) const { return map().find(key); }
-  const_iterator lower_bound(const std::string& key) const { return map().lower_bound(key); }
-  const_iterator upper_bound(const std::string& key) const { return map().upper_bound(key); }
-  size_type count(const std::string& key) const { return map().count(key); }
-  bool contains(const std::string& key) const { return map().contains(key); }
+  // Lookups take a std::string_view (BytesLess is transparent): no key string is built.
+  const_iterator find(std::string_view key) const { return map().find(key); }
+  const_iterator lower_bound(std::string_view key) const { return map().lower_bound(key); }
+  const_iterator upper_bound(std::string_view key) const { return map().upper_bound(key); }
+  size_type count(std::string_view key) const { return map().count(key); }
+  bool contains(std::string_view key) const { return map().contains(key); }
   const std::string& at(const std::string& key) const { return map().at(key); }
+  // The value at `key`, or an empty view when absent (like status_or(key, "") without the copy).
+  // Valid while this Fields is not written.
+  std::string_view value_or_empty(std::string_view key) const {
+    auto it = find(key);
+    return it == end() ? std::string_view() : std::string_view(it->second);
+  }
   size_type size() const { return map_ ? map_->size() : 0; }
   bool empty() const { return !map_ || map_->empty(); }
 

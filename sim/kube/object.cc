@@ -6,7 +6,7 @@
 
 namespace wsim::kube {
 
-const Condition* Object::condition(const std::string& type) const {
+const Condition* Object::condition(std::string_view type) const {
   WSIM_ASSERT(!type.empty());
   for (const Condition& c : conditions) {
     if (c.type == type) return &c;
@@ -14,16 +14,16 @@ const Condition* Object::condition(const std::string& type) const {
   return nullptr;
 }
 
-std::string Object::spec_or(const std::string& key, const std::string& fallback) const {
+std::string Object::spec_or(std::string_view key, std::string_view fallback) const {
   WSIM_ASSERT(!key.empty());
   auto it = spec.find(key);
-  return it == spec.end() ? fallback : it->second;
+  return it == spec.end() ? std::string(fallback) : it->second;
 }
 
-std::string Object::status_or(const std::string& key, const std::string& fallback) const {
+std::string Object::status_or(std::string_view key, std::string_view fallback) const {
   WSIM_ASSERT(!key.empty());
   auto it = status.find(key);
-  return it == status.end() ? fallback : it->second;
+  return it == status.end() ? std::string(fallback) : it->second;
 }
 
 std::string ObjectRef::to_string() const {

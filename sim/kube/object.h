@@ -83,9 +83,14 @@ struct Object {
   SharedVector<Condition> conditions;  // Shared copy-on-write (shared_vector.h).
   Fields data;                         // ConfigMap / Secret.
 
-  const Condition* condition(const std::string& type) const;
-  std::string spec_or(const std::string& key, const std::string& fallback) const;
-  std::string status_or(const std::string& key, const std::string& fallback) const;
+  // Reads by key take std::string_view: a key or fallback spelled as a literal or a `const char*`
+  // constant builds no std::string per call (docs/performance.md §12).
+  const Condition* condition(std::string_view type) const;
+  std::string spec_or(std::string_view key, std::string_view fallback) const;
+  std::string status_or(std::string_view key, std::string_view fallback) const;
+  // The status value at `key`, or an empty view when absent: status_or(key, "") without the
+  // copy, for a value that is compared, not kept. Valid while `status` is not written.
+  std::string_view status_view(std::string_view key) const { return status.value_or_empty(key); }
   friend bool operator==(const Object&, const Object&) = default;
 };
 

@@ -6,6 +6,7 @@
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/mk2/actions.h"
 #include "model/gitpod/names.h"
+#include "model/gitpod/pod_view.h"
 
 namespace wsim::gitpod::mk2 {
 namespace {
@@ -152,6 +153,40 @@ TEST(Mk2Status, RunningNeedsContentReadyAndContainerReady) {
   EXPECT_EQ(phase(ws), kPhaseRunning);
   EXPECT_TRUE(cond_true(ws, kCondEverReady));
   EXPECT_TRUE(cond_true(ws, kCondContainerRunning));
+}
+
+// container_running reads only the container state (docs/performance.md §12): it agrees with the
+// whole view for every state the fake kubelet writes, and for none.
+TEST(PodView, ContainerRunningAgreesWithTheContainerView) {
+  for (const char* state : {"", "waiting", "running", "terminated", "Running"}) {
+    kube::Object p = pod("Running");
+    if (*state != '\0') p.status["container.state"] = state;
+    p.status["container.exitCode"] = "3";
+    p.status["container.message"] = "a message longer than the small-string buffer";
+    p.status["ready"] = "true";
+    const ContainerView view = workspace_container(p);
+    EXPECT_EQ(container_running(p), view.state == ContainerState::kRunning) << state;
+    EXPECT_EQ(view.exit_code, 3);
+    EXPECT_EQ(view.message, "a message longer than the small-string buffer");
+    EXPECT_TRUE(view.ready);
+  }
+  EXPECT_TRUE(container_running([] {
+    kube::Object p = pod("Running");
+    p.status["container.state"] = "running";
+    return p;
+  }()));
+}
+
+// status_time looks its key up once; absent is nullopt, a number is its value.
+TEST(Conditions, StatusTimeAndIntReadTheirKey) {
+  kube::Object ws = workspace("Running");
+  EXPECT_EQ(status_time(ws, kStatusLastActivityMs), std::nullopt);
+  set_status_time(ws, kStatusLastActivityMs, 4200);
+  EXPECT_EQ(status_time(ws, kStatusLastActivityMs), std::optional<TimeMs>(4200));
+  EXPECT_EQ(status_int(ws, kStatusLastActivityMs, -1), 4200);
+  ws.status["custom"] = "12x";
+  EXPECT_EQ(status_int(ws, "custom", -7), -7);  // Not all of it a number: the fallback.
+  EXPECT_EQ(status_int(ws, "absent", -8), -8);
 }
 
 TEST(Mk2Actions, CreatesPodWhenNoneStarted) {

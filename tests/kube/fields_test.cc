@@ -6,6 +6,7 @@
 
 #include <iterator>
 #include <string>
+#include <string_view>
 
 #include "sim/kube/object.h"
 
@@ -78,6 +79,47 @@ TEST(Fields, ReadsAreThoseOfTheMap) {
   Fields emptied{{"x", "1"}};
   emptied.erase("x");
   EXPECT_EQ(emptied, empty);
+}
+
+// Lookups by std::string_view (BytesLess is transparent, docs/performance.md §12) find what a
+// std::string key finds, in maps whose keys share prefixes and differ in length.
+TEST(Fields, LookupsByViewFindWhatAStringKeyFinds) {
+  const Fields f{
+      {"container.state", "running"}, {"container.stateX", "x"}, {"container.reason", "r"},
+      {"phase", "Running"},           {"ph", "short"},           {"ready", ""}};
+  for (const std::string key : {"container.state", "container.stateX", "container.stat", "phase",
+                                "ph", "p", "ready", "readyz", "", "zzz"}) {
+    const std::string_view view = key;
+    EXPECT_EQ(f.find(view), f.map().find(key)) << key;
+    EXPECT_EQ(f.contains(view), f.map().count(key) == 1) << key;
+    EXPECT_EQ(f.count(view), f.map().count(key)) << key;
+    EXPECT_EQ(f.lower_bound(view), f.map().lower_bound(key)) << key;
+    EXPECT_EQ(f.upper_bound(view), f.map().upper_bound(key)) << key;
+  }
+  EXPECT_EQ(f.value_or_empty("container.state"), "running");
+  EXPECT_EQ(f.value_or_empty("container.stat"), "");  // Absent: empty.
+  EXPECT_EQ(f.value_or_empty("ready"), "");           // Present and empty: empty too.
+  EXPECT_EQ(Fields().value_or_empty("phase"), "");
+}
+
+TEST(Fields, ObjectReadsByViewMatchTheirStringForms) {
+  Object pod;
+  pod.kind = "Pod";
+  pod.status["phase"] = "Running";
+  pod.status["container.message"] = "a message longer than the small-string buffer";
+  pod.spec["nodeName"] = "node-1";
+  pod.conditions.push_back(Condition{"Ready", "True", "", "", 0});
+  const char* const key = "container.message";  // A names.h-style constant.
+  EXPECT_EQ(pod.status_or(key, "none"), "a message longer than the small-string buffer");
+  EXPECT_EQ(pod.status_or(std::string("phase"), "none"), "Running");
+  EXPECT_EQ(pod.status_or("reason", "none"), "none");
+  EXPECT_EQ(pod.spec_or("nodeName", ""), "node-1");
+  EXPECT_EQ(pod.spec_or("nodeSelector", "any"), "any");
+  EXPECT_EQ(pod.status_view("phase"), "Running");
+  EXPECT_EQ(pod.status_view("reason"), "");
+  ASSERT_NE(pod.condition("Ready"), nullptr);
+  EXPECT_EQ(pod.condition(std::string("Ready"))->status, "True");
+  EXPECT_EQ(pod.condition("Read"), nullptr);
 }
 
 TEST(Fields, AnObjectCopyChangedDoesNotChangeTheOriginal) {

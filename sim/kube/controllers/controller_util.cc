@@ -32,7 +32,7 @@ std::vector<std::string> without_finalizer(const std::vector<std::string>& final
 
 bool is_deleting(const Object& object) { return object.meta.deletion_ms.has_value(); }
 
-std::int64_t int_field(const Fields& fields, const std::string& key, std::int64_t fallback) {
+std::int64_t int_field(const Fields& fields, std::string_view key, std::int64_t fallback) {
   WSIM_ASSERT(!key.empty());
   auto it = fields.find(key);
   if (it == fields.end() || it->second.empty()) return fallback;

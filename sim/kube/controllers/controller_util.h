@@ -33,7 +33,7 @@ std::vector<std::string> without_finalizer(const std::vector<std::string>& final
 bool is_deleting(const Object& object);
 
 // Integer field of a flat map; `fallback` if absent or not a (possibly negative) decimal integer.
-std::int64_t int_field(const Fields& fields, const std::string& key, std::int64_t fallback);
+std::int64_t int_field(const Fields& fields, std::string_view key, std::int64_t fallback);
 
 // Pods.
 std::string pod_phase(const Object& pod);  // "Pending" if unset.
