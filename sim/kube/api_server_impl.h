@@ -203,6 +203,9 @@ struct ApiServer::Impl {
   void close_gone(Watcher& watcher);
   // Ends `watcher` without 410 (kube.watch.drop), after the events already on their way.
   void close_dropped(Watcher& watcher);
+  // Both ends: marks `watcher` closed and delivers `delivery` (its resource_version set to the
+  // current one) after every event already offered to it. No-op when already closed.
+  void end_watch(Watcher& watcher, WatchDelivery delivery);
   // The resourceVersion at or below which a watch of `kind` can no longer be served: the shared
   // history's floor, or the newest change of `kind` beyond its watch-cache window, the higher.
   std::uint64_t watch_floor(const std::string& kind) const;

@@ -31,16 +31,11 @@ DurationMs backoff_step(Backoff& backoff, ChoiceStream& stream) {
 
 Task<Status> retry_on_conflict(Sim& sim, ChoiceStream& stream, Backoff backoff,
                                std::function<Task<Status>()> attempt) {
-  WSIM_ASSERT_GT(backoff.steps, 0);
-  WSIM_ASSERT(attempt != nullptr);
-  Status last;
-  while (true) {
-    last = co_await attempt();
-    if (!last.is(Code::kConflict) || backoff.steps <= 1) break;
-    const DurationMs sleep_ms = backoff_step(backoff, stream);
-    co_await sim.loop().sleep(sleep_ms);
-  }
-  co_return last;
+  // Named, not a temporary inside the co_await expression (g++ 12, sim/kube/README.md).
+  const std::function<bool(const Status&)> conflict = [](const Status& s) {
+    return s.is(Code::kConflict);
+  };
+  co_return co_await retry_on_error(sim, stream, backoff, conflict, std::move(attempt));
 }
 
 Task<Status> retry_on_error(Sim& sim, ChoiceStream& stream, Backoff backoff,

@@ -118,32 +118,29 @@ void ApiServer::Impl::offer(Watcher& watcher, const Change& change, bool may_exp
 }
 
 void ApiServer::Impl::close_gone(Watcher& watcher) {
-  WSIM_ASSERT_NE(watcher.id, 0u);
   if (watcher.closed) return;
-  watcher.closed = true;
   WSIM_LOG_DEBUG("apiserver: watch " << watcher.id << " of " << watcher.identity << " ("
                                      << watcher.kind << ") ends with 410 Gone at rv "
                                      << resource_version);
+  WatchDelivery delivery;
+  delivery.gone = true;
+  end_watch(watcher, delivery);
+}
+
+void ApiServer::Impl::close_dropped(Watcher& watcher) {
+  WatchDelivery delivery;
+  delivery.dropped = true;
+  end_watch(watcher, delivery);
+}
+
+void ApiServer::Impl::end_watch(Watcher& watcher, WatchDelivery delivery) {
+  WSIM_ASSERT_NE(watcher.id, 0u);
+  if (watcher.closed) return;
+  watcher.closed = true;
   const TimeMs now = sim.now_ms();
   const TimeMs due = std::max(now, watcher.last_due_ms);
   WSIM_ASSERT_GE(due, now);
   watcher.last_due_ms = due;
-  WatchDelivery delivery;
-  delivery.gone = true;
-  delivery.resource_version = resource_version;
-  const std::uint64_t id = watcher.id;
-  sim.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
-}
-
-void ApiServer::Impl::close_dropped(Watcher& watcher) {
-  WSIM_ASSERT_NE(watcher.id, 0u);
-  if (watcher.closed) return;
-  watcher.closed = true;
-  const TimeMs now = sim.now_ms();
-  const TimeMs due = std::max(now, watcher.last_due_ms);
-  watcher.last_due_ms = due;
-  WatchDelivery delivery;
-  delivery.dropped = true;
   delivery.resource_version = resource_version;
   const std::uint64_t id = watcher.id;
   sim.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });

@@ -306,10 +306,13 @@ class Replayer {
   std::string mechanism_;
 };
 
-// Whether `fix` is evidence on `row`'s own script: it applies there, changes the run and the
-// script no longer violates its invariant (fix_applies_to_script, fix_is_inert, fix_spares).
-bool fixes_script(const BugRow& row, const FixSwitch& fix, bool& fixes, std::string& error) {
-  fixes = false;
+// What `fix` says about `row`'s own script: nothing (it does not apply there, or leaves the run
+// exactly as it is), that it fixes it (the script no longer violates its invariant), or that it
+// spares it (fix_applies_to_script, fix_is_inert, fix_spares).
+enum class OnScript { kNothing, kFixes, kSpares };
+
+bool switch_on_script(const BugRow& row, const FixSwitch& fix, OnScript& out, std::string& error) {
+  out = OnScript::kNothing;
   bool applies = false;
   bool inert = false;
   bool spares = false;
@@ -318,7 +321,7 @@ bool fixes_script(const BugRow& row, const FixSwitch& fix, bool& fixes, std::str
   if (!fix_is_inert(row.bug, fix, inert, error)) return false;
   if (inert) return true;
   if (!fix_spares(row.bug, fix, spares, error)) return false;
-  fixes = !spares;
+  out = spares ? OnScript::kSpares : OnScript::kFixes;
   return true;
 }
 
@@ -339,9 +342,9 @@ bool share_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>
             std::any_of(added[r].begin(), added[r].end(), same)) {
           continue;
         }
-        bool fixes = false;
-        if (!fixes_script(rows[r], fix, fixes, error)) return false;
-        if (fixes) added[r].push_back(fix);
+        OnScript on = OnScript::kNothing;
+        if (!switch_on_script(rows[r], fix, on, error)) return false;
+        if (on == OnScript::kFixes) added[r].push_back(fix);
       }
     }
   }
@@ -367,15 +370,9 @@ bool keep_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>&
       bool whole = true;
       for (std::size_t x = 0; x < rows.size() && whole; ++x) {
         if (bug[x] != bug[r] || rows[x].bug.path == rows[r].bug.path) continue;
-        bool applies = false;
-        bool spares = false;
-        if (!fix_applies_to_script(rows[x].bug, fix, applies, error)) return false;
-        if (!applies) continue;  // Another file's versions: it says nothing about this switch.
-        bool inert = false;
-        if (!fix_is_inert(rows[x].bug, fix, inert, error)) return false;
-        if (inert) continue;  // It does not touch that script's run (a setting of another version).
-        if (!fix_spares(rows[x].bug, fix, spares, error)) return false;
-        whole = !spares;
+        OnScript on = OnScript::kNothing;
+        if (!switch_on_script(rows[x], fix, on, error)) return false;
+        whole = on != OnScript::kSpares;
       }
       if (whole) kept.push_back(fix);
     }

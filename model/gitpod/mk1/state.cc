@@ -29,6 +29,9 @@ kube::Backoff mark_backoff(bool plis_era, int retry_steps) {
   return kube::Backoff(retry_steps, 100, 1.0, 0.1);
 }
 
+// RetryOnConflict's retry rule.
+bool is_conflict(const kube::Status& s) { return s.is(kube::Code::kConflict); }
+
 // The counterfactual mark budget's retry rule: every failure but NotFound.
 bool retriable_unless_gone(const kube::Status& s) {
   return !s.ok() && !s.is(kube::Code::kNotFound);
@@ -60,13 +63,10 @@ Task<bool> Mk1Manager::mark_pod(std::string instance, std::function<bool(kube::O
   };
   // The counterfactual budget also retries what RetryOnConflict gives up on at once (429, 5xx,
   // timeouts): with it the mark lands unless the pod is gone ([invented], docs/fidelity.md M6).
-  kube::Status s;
-  if (world_.settings().mk1_mark_retry_steps == 0) {
-    s = co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff, attempt);
-  } else {
-    s = co_await kube::retry_on_error(world_.sim(), retry_stream_, backoff, retriable_unless_gone,
-                                      attempt);
-  }
+  const std::function<bool(const kube::Status&)> retriable =
+      world_.settings().mk1_mark_retry_steps != 0 ? retriable_unless_gone : is_conflict;
+  const kube::Status s =
+      co_await kube::retry_on_error(world_.sim(), retry_stream_, backoff, retriable, attempt);
   if (s.is(kube::Code::kNotFound)) co_return !plis_era();  // Finalizer era: not found = success.
   if (!s.ok()) {
     world_.sim().record(kActor, "mark-workspace", instance, "gave up", kube::code_name(s.code));
