@@ -45,17 +45,17 @@ class Link {
   Link(Sim& sim, std::string name, LinkOptions options, Handler server)
       : sim_(sim),
         name_(std::move(name)),
+        server_actor_name_(name_ + "/server"),
         options_(options),
         server_(std::move(server)),
         latency_(sim.stream(name_ + ".latency")),
         faults_(sim.stream(name_ + ".faults")) {
-    lost_request_ = sim.faults().declare(name_ + ".lost_request",
-                                         "request dropped before the server saw it",
-                                         options.lost_request_enable, options.lost_request_fire);
-    lost_response_ = sim.faults().declare(name_ + ".lost_response",
-                                          "response dropped after the server acted",
-                                          options.lost_response_enable,
-                                          options.lost_response_fire);
+    lost_request_ =
+        sim.faults().declare(name_ + ".lost_request", "request dropped before the server saw it",
+                             options.lost_request_enable, options.lost_request_fire);
+    lost_response_ =
+        sim.faults().declare(name_ + ".lost_response", "response dropped after the server acted",
+                             options.lost_response_enable, options.lost_response_fire);
   }
   Link(const Link&) = delete;
   Link& operator=(const Link&) = delete;
@@ -81,7 +81,7 @@ class Link {
       co_return LinkResult<Response>{LinkStatus::kTimeout, {}};
     }
     OneShot<Response> reply(loop);
-    loop.spawn(name_ + "/server", serve(std::move(request), reply));
+    loop.spawn(server_actor_name_, serve(std::move(request), reply));
     Response response = co_await reply;
     const bool scripted = std::exchange(lose_next_response_, false);
     if (scripted || partitioned_ || sim_.faults().fires(lost_response_, faults_)) {
@@ -105,6 +105,7 @@ class Link {
 
   Sim& sim_;
   std::string name_;
+  std::string server_actor_name_;  // name_ + "/server", built once rather than per call.
   LinkOptions options_;
   Handler server_;
   ChoiceStream latency_;

@@ -105,7 +105,7 @@ void Reconciler::process_settings(const RailsResponse& response) {
   ctx_.timers.full_interval_ms = settings.full_reconciliation_interval_s * kSecondMs;
 }
 
-Task<void> Reconciler::apply_workspace_changes(WorkspaceRailsInfo info,
+Task<void> Reconciler::apply_workspace_changes(const WorkspaceRailsInfo& info,
                                                const ErrorTracker::Snapshot& snapshot) {
   ctx_.observe().on_rails_info(state_->generation, info);
   const WorkspaceKey key{info.name, info.namespace_};

@@ -48,7 +48,10 @@ class Reconciler {
   }
 
  private:
-  Task<void> apply_workspace_changes(WorkspaceRailsInfo info, const ErrorTracker::Snapshot& snap);
+  // REQUIRES: `info` and `snap` outlive the task (run() co_awaits it at once, over its own
+  // response).
+  Task<void> apply_workspace_changes(const WorkspaceRailsInfo& info,
+                                     const ErrorTracker::Snapshot& snap);
   Task<std::vector<std::string>> ensure_namespace_and_apply(const WorkspaceRailsInfo& info,
                                                             std::uint64_t version);
   // watchForLatestErrors for errors that are already known (synchronous channels).

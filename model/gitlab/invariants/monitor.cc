@@ -98,8 +98,8 @@ void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const Wo
     protocol_.on_desired_changed(after.name, after.desired_state, sim_.now_ms());
   }
   if (before) check_row_transition(*before, after);
-  if (rails_request_) check_actual_against_report(after);
-  if (before && rails_request_) check_rails_flip(*before, after);
+  if (rails_request_ != nullptr) check_actual_against_report(after);
+  if (before && rails_request_ != nullptr) check_rails_flip(*before, after);
   const bool became_terminated = after.actual_state == State::kTerminated &&
                                  (!before || before->actual_state != State::kTerminated);
   if (!became_terminated) return;
@@ -108,7 +108,7 @@ void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const Wo
 }
 
 void Monitor::on_rails_request_begin(const RailsRequest& request) {
-  rails_request_ = request;
+  rails_request_ = &request;
   request_infos_.clear();
   // Into rails_request_, no copies; a later info of the same name wins, as in infos_by_name.
   for (const WorkspaceAgentInfo& info : rails_request_->workspace_agent_infos) {
@@ -120,7 +120,7 @@ void Monitor::on_rails_request_begin(const RailsRequest& request) {
 }
 
 void Monitor::on_rails_request_end() {
-  rails_request_.reset();
+  rails_request_ = nullptr;
   request_infos_.clear();
 }
 
@@ -212,14 +212,18 @@ void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
     violate(kS3, after.name, "actual_state Terminated without termination_progress Terminated");
     return;
   }
-  const Versions& v = options_.versions;
-  const bool informer_rule =
-      !v.agent_inventory_termination() || v.a3_termination == A3Termination::kDeploymentAbsence;
-  if (!informer_rule) return;
+  if (!judges_informer_rule()) return;
   auto present = present_by_request_.find(rails_request_->request_id);
   if (present != present_by_request_.end() && present->second.count(after.name) > 0) {
     violate(kS3, after.name, "Terminated reported while the Deployment was in the agent cache");
   }
+}
+
+// S3 judges the informer rule (Terminated only once the Deployment left the agent cache) for the
+// agents that terminate by it: A0–A2, and A3 with the kDeploymentAbsence alternative.
+bool Monitor::judges_informer_rule() const {
+  const Versions& v = options_.versions;
+  return !v.agent_inventory_termination() || v.a3_termination == A3Termination::kDeploymentAbsence;
 }
 
 bool Monitor::owned_by(const std::string& workspace, const kube::ObjectRef& ref) const {
@@ -358,7 +362,9 @@ void Monitor::check_synced_progress() {
 void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& built) {
   check_skipped_deployments(built);
   check_synced_progress();
-  present_by_request_[built.request.request_id] = built.present;
+  // Only S3's informer rule reads these; A3's inventory rule would copy a set per cycle for
+  // nothing.
+  if (judges_informer_rule()) present_by_request_[built.request.request_id] = built.present;
   while (present_by_request_.size() > kRequestsRemembered) {
     present_by_request_.erase(present_by_request_.begin());
   }

@@ -102,6 +102,7 @@ class Monitor : public AgentObserver {
   void check_skipped_deployments(const BuiltRequest& built);
   void check_synced_progress();
   void check_errors_reported(std::uint64_t generation, const BuiltRequest& built);
+  bool judges_informer_rule() const;
   bool owned_by(const std::string& workspace, const kube::ObjectRef& ref) const;
   bool orphaned_dependent(const kube::Object& object) const;
   void track_convergence();
@@ -116,7 +117,9 @@ class Monitor : public AgentObserver {
   std::deque<run::Violation> pending_;
   std::set<std::string> reported_;  // "id|object": report each pair once.
 
-  std::optional<RailsRequest> rails_request_;                          // While Rails runs step 1.
+  // While Rails runs step 1: the request it was handed (RailsService::Hooks calls begin and end
+  // around one synchronous step, so the request outlives the pointer).
+  const RailsRequest* rails_request_ = nullptr;
   std::map<std::string, const WorkspaceAgentInfo*> request_infos_;     // Into rails_request_ (S12).
   ProtocolModel protocol_;                                             // S14, the reference model.
   std::map<WorkspaceKey, TerminationProgress> progress_received_;      // S17: last Rails got.

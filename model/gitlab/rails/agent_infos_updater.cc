@@ -2,6 +2,7 @@
 #include "model/gitlab/rails/agent_infos_updater.h"
 
 #include <optional>
+#include <string_view>
 
 #include "model/gitlab/rails/actual_state_calculator.h"
 #include "sim/core/assert.h"
@@ -36,16 +37,25 @@ std::map<std::string, WorkspaceAgentInfo> infos_by_name(
 
 std::vector<std::int64_t> update_workspaces_from_agent_infos(
     WorkspacesTable& table, const std::vector<WorkspaceAgentInfo>& infos, TimeMs now_ms) {
-  const RailsVersion version = table.version();
-  const std::map<std::string, WorkspaceAgentInfo> by_name = infos_by_name(infos);
   std::vector<std::int64_t> updated;
-  // `agent.workspaces.where(name: ...)`: rows in id order.
-  const std::vector<WorkspaceRow> rows = table.rows();
-  for (const WorkspaceRow& stored : rows) {
-    auto it = by_name.find(stored.name);
+  if (infos.empty()) return updated;  // An idle partial request: no row to read or write.
+  const RailsVersion version = table.version();
+  // The info of each name (the last one of a name wins, as in infos_by_name), by pointer: the
+  // infos outlive the loop, and an idle or small request copies none of them.
+  std::map<std::string_view, const WorkspaceAgentInfo*> by_name;
+  for (const WorkspaceAgentInfo& info : infos) {
+    WSIM_ASSERT(!info.name.empty());
+    by_name.insert_or_assign(info.name, &info);
+  }
+  // `agent.workspaces.where(name: ...)`: rows in id order. save() writes a row in place and never
+  // adds or removes one, so the rows are walked by index and each is copied only when it is saved.
+  const std::size_t row_count = table.rows().size();
+  for (std::size_t index = 0; index < row_count; ++index) {
+    WSIM_ASSERT_EQ(table.rows().size(), row_count);
+    auto it = by_name.find(table.rows()[index].name);
     if (it == by_name.end()) continue;
-    const WorkspaceAgentInfo& info = it->second;
-    WorkspaceRow row = stored;
+    const WorkspaceAgentInfo& info = *it->second;
+    WorkspaceRow row = table.rows()[index];
     const State actual = calculate_actual_state(version, info);
     if (row.desired_state == State::kRestartRequested && actual == State::kStopped) {
       row.desired_state = State::kRunning;
