@@ -5,11 +5,6 @@
 
 namespace wsim {
 
-AssertContext& assert_context() {
-  static AssertContext context;
-  return context;
-}
-
 void assert_fail(const char* file, int line, const char* expression, const std::string& detail) {
   const AssertContext& context = assert_context();
   std::fprintf(stderr,

@@ -22,7 +22,12 @@ struct AssertContext {
   std::string scenario;  // Short description (system and versions), may be empty.
 };
 
-AssertContext& assert_context();
+namespace assert_detail {
+// Constant-initialized at load time (no guard on the per-event path, no order problem).
+inline constinit AssertContext context{};
+}  // namespace assert_detail
+
+inline AssertContext& assert_context() { return assert_detail::context; }
 
 // Prints the failure report to stderr and aborts. Never returns.
 [[noreturn]] void assert_fail(const char* file, int line, const char* expression,

@@ -192,11 +192,6 @@ void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
           now_ms_);
 }
 
-void EventLoop::throw_if_cancelled() const {
-  if (current_ != kNoActor) WSIM_ASSERT_LT(current_, actors_.size());
-  if (current_ != kNoActor && actors_[current_]->cancelled) throw Cancelled{};
-}
-
 bool EventLoop::step() {
   if (queue_.empty()) return false;
   Event event = queue_.top();
@@ -309,13 +304,6 @@ void EventLoop::finish_cancelled(ActorId id) {
   actors_[id].reset();
 }
 
-EventLoop::Actor& EventLoop::actor_ref(ActorId id) {
-  WSIM_ASSERT_NE(id, kNoActor);
-  WSIM_ASSERT_LT(id, actors_.size());
-  WSIM_ASSERT(actors_[id] != nullptr);
-  return *actors_[id];
-}
-
 void EventLoop::use_priority_ties(ChoiceStream ranks, std::vector<TimeMs> change_points_ms) {
   WSIM_ASSERT_MSG(actors_.size() == 1, "use_priority_ties() after an actor was spawned");
   WSIM_ASSERT_LE(change_points_ms.size(), kChangePointsMax);
@@ -338,13 +326,6 @@ void EventLoop::pass_change_point(const Event& event) {
   // A finished actor's demotion changes nothing but its ranks_ entry, as before it was freed.
   ranks_[event.actor] = kDemotedRank + static_cast<std::uint32_t>(change_points_passed_);
   WSIM_ASSERT_GT(ranks_[event.actor], kRanks);
-}
-
-void EventLoop::mix_hash(std::uint64_t value) {
-  WSIM_ASSERT_GE(now_ms_, 0);
-  schedule_hash_ ^= value;
-  schedule_hash_ *= 0x100000001b3ULL;
-  schedule_hash_ ^= schedule_hash_ >> 29;
 }
 
 }  // namespace wsim

@@ -33,6 +33,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "sim/core/assert.h"
 #include "sim/core/callback.h"
 #include "sim/core/choice.h"
 #include "sim/core/task.h"
@@ -210,5 +211,28 @@ class EventLoop {
   std::vector<TimeMs> change_points_ms_;
   std::size_t change_points_passed_ = 0;
 };
+
+// The per-event helpers below run several times per event; they are defined here so that every
+// caller inlines them (docs/performance.md §13).
+
+inline void EventLoop::throw_if_cancelled() const {
+  if (current_ == kNoActor) return;
+  WSIM_ASSERT_LT(current_, actors_.size());
+  if (actors_[current_]->cancelled) throw Cancelled{};
+}
+
+inline EventLoop::Actor& EventLoop::actor_ref(ActorId id) {
+  WSIM_ASSERT_NE(id, kNoActor);
+  WSIM_ASSERT_LT(id, actors_.size());
+  WSIM_ASSERT(actors_[id] != nullptr);
+  return *actors_[id];
+}
+
+inline void EventLoop::mix_hash(std::uint64_t value) {
+  WSIM_ASSERT_GE(now_ms_, 0);
+  schedule_hash_ ^= value;
+  schedule_hash_ *= 0x100000001b3ULL;
+  schedule_hash_ ^= schedule_hash_ >> 29;
+}
 
 }  // namespace wsim
