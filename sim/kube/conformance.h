@@ -74,6 +74,9 @@ class ConformanceMonitor {
 
   // The next safety violation seen and not yet taken (each (invariant, object) once), or nullopt.
   std::optional<ConformanceViolation> take_safety_violation();
+  // Whether take_safety_violation() would return one (a test without the move, for the per-event
+  // check).
+  bool has_safety_violation() const { return !pending_.empty(); }
 
   // After heal + settle: every liveness violation (informer caches, garbage collection,
   // deletions that never finish), sorted by invariant then object.

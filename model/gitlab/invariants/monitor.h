@@ -79,6 +79,7 @@ class Monitor : public AgentObserver {
   // --- Phases and verdicts. ---
   void on_heal(TimeMs now_ms);
   std::optional<run::Violation> take_safety_violation();
+  bool has_safety_violation() const { return !pending_.empty(); }  // take_...() would return one.
   std::vector<run::Violation> check_liveness() const;
 
   // The objects of workspace `row` that exist in the cluster and are not being deleted (S11).
