@@ -67,6 +67,9 @@ std::string phase(const kube::Object& cr) { return cr.status_or(kStatusPhase, ""
 
 void set_phase(kube::Object& cr, const std::string& phase) {
   WSIM_ASSERT(!phase.empty());
+  // The same phase again changes nothing: no write, so a status map still shared with the
+  // cached object is not copied (docs/performance.md §13.1).
+  if (cr.status_view(kStatusPhase) == phase) return;
   cr.status[kStatusPhase] = phase;
 }
 
@@ -89,7 +92,9 @@ std::int64_t status_int(const kube::Object& object, std::string_view key, std::i
 }
 
 void set_status_int(kube::Object& object, const std::string& key, std::int64_t value) {
-  object.status[key] = std::to_string(value);
+  std::string text = std::to_string(value);
+  if (auto it = object.status.find(key); it != object.status.end() && it->second == text) return;
+  object.status[key] = std::move(text);  // Only a change writes (see set_phase).
 }
 
 std::optional<TimeMs> status_time(const kube::Object& object, std::string_view key) {

@@ -31,6 +31,11 @@ ContainerView workspace_container(const kube::Object& pod) {
   return view;
 }
 
+ContainerState workspace_container_state(const kube::Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, std::string_view("Pod"));
+  return container_state(pod);
+}
+
 std::string pod_status_phase(const kube::Object& pod) { return kube::pod_phase(pod); }
 
 std::string pod_node(const kube::Object& pod) { return pod.spec_or("nodeName", ""); }

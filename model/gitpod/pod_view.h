@@ -28,6 +28,8 @@ struct ContainerView {
 };
 
 ContainerView workspace_container(const kube::Object& pod);
+// workspace_container(pod).state alone (one lookup, no strings copied).
+ContainerState workspace_container_state(const kube::Object& pod);
 std::string pod_status_phase(const kube::Object& pod);  // "Pending" when unset.
 std::string pod_node(const kube::Object& pod);          // spec nodeName, "" when unbound.
 bool pod_deleting(const kube::Object& pod);

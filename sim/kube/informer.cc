@@ -26,13 +26,18 @@ struct InformerCore {
   InformerCore(Sim& s, ApiServer::Impl* srv, InformerOptions o)
       : sim(s), server(srv), options(std::move(o)), changed(s.loop()) {
     trace_actor = options.identity + "/informer";
+    cluster_scoped = is_cluster_scoped(options.kind);
   }
 
   Sim& sim;
   ApiServer::Impl* server;
   InformerOptions options;
   std::string trace_actor;
-  std::map<ObjectRef, std::shared_ptr<const Object>> cache;
+  bool cluster_scoped = false;  // The kind's objects have no namespace (reads ignore theirs).
+  // Ordered like std::map<ObjectRef, ...> (ObjectRefLess is ObjectRef's order, transparent):
+  // reads look up an ObjectRefView, no key strings built (docs/performance.md §13.1).
+  using Cache = std::map<ObjectRef, std::shared_ptr<const Object>, ObjectRefLess>;
+  Cache cache;
   // Shared so that notify() holds a handler without copying it while the vector may grow.
   std::vector<std::shared_ptr<const std::function<void(const Object&, bool)>>> handlers;
   struct Index {
@@ -142,14 +147,14 @@ struct InformerCore {
     ++lists;
     WSIM_LOG_DEBUG(trace_actor << ": " << (lists == 1 ? "list " : "relist ") << options.kind << ": "
                                << items.size() << " objects at rv " << list_rv);
-    std::map<ObjectRef, std::shared_ptr<const Object>> fresh;
+    Cache fresh;
     for (std::shared_ptr<const Object>& item : items) {
       WSIM_ASSERT(item != nullptr);
       WSIM_ASSERT_LE(item->meta.resource_version, list_rv);
       ObjectRef ref = ObjectRef::of(*item);
       fresh.emplace(std::move(ref), std::move(item));
     }
-    std::map<ObjectRef, std::shared_ptr<const Object>> old = std::move(cache);
+    Cache old = std::move(cache);
     cache = fresh;
     reindex();
     last_rv = std::max(last_rv, list_rv);
@@ -368,7 +373,7 @@ std::vector<Object> Informer::list() const {
   return out;
 }
 
-std::optional<Object> Informer::get(const std::string& namespace_, const std::string& name) const {
+std::optional<Object> Informer::get(std::string_view namespace_, std::string_view name) const {
   ObjectView view = get_shared(namespace_, name);
   if (!view) return std::nullopt;
   return *view;
@@ -381,10 +386,11 @@ std::vector<Informer::ObjectView> Informer::list_shared() const {
   return out;
 }
 
-Informer::ObjectView Informer::get_shared(const std::string& namespace_,
-                                          const std::string& name) const {
+Informer::ObjectView Informer::get_shared(std::string_view namespace_,
+                                          std::string_view name) const {
   const InformerCore& core = *state_->core;
-  ObjectRef ref{core.options.kind, is_cluster_scoped(core.options.kind) ? "" : namespace_, name};
+  const ObjectRefView ref{core.options.kind, core.cluster_scoped ? std::string_view() : namespace_,
+                          name};
   auto it = core.cache.find(ref);
   if (it == core.cache.end()) return nullptr;
   WSIM_ASSERT(it->second != nullptr);

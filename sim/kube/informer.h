@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/event_loop.h"
@@ -61,13 +62,14 @@ class Informer {
 
   // Cache snapshot, sorted by namespace/name (deep copies).
   std::vector<Object> list() const;
-  std::optional<Object> get(const std::string& namespace_, const std::string& name) const;
+  std::optional<Object> get(std::string_view namespace_, std::string_view name) const;
 
   // The same without copies: shared const views (never null), sorted by namespace/name; nullptr
   // when absent.
   using ObjectView = std::shared_ptr<const Object>;
   std::vector<ObjectView> list_shared() const;
-  ObjectView get_shared(const std::string& namespace_, const std::string& name) const;
+  // Keys are views: a name or a `const char*` namespace builds no string per read.
+  ObjectView get_shared(std::string_view namespace_, std::string_view name) const;
   std::size_t size() const;
 
   // client-go Indexers: `index` maps an object to its index values (may be empty). REQUIRES: the

@@ -189,6 +189,35 @@ TEST(Conditions, StatusTimeAndIntReadTheirKey) {
   EXPECT_EQ(status_int(ws, "absent", -8), -8);
 }
 
+// docs/performance.md §13.1: workspace_container_state is the view's state; set_phase and
+// set_status_int of the value already there write nothing (a copy's status map stays shared).
+TEST(PodView, ContainerStateIsTheViewsState) {
+  for (const char* state : {"", "waiting", "running", "terminated", "other"}) {
+    kube::Object p = pod("Running");
+    if (*state != '\0') p.status["container.state"] = state;
+    EXPECT_EQ(workspace_container_state(p), workspace_container(p).state) << state;
+  }
+}
+
+TEST(Conditions, SameValueWritesNothing) {
+  const kube::Object original = [] {
+    kube::Object ws = workspace("Running");
+    set_status_int(ws, kStatusPodStarts, 2);
+    return ws;
+  }();
+  kube::Object copy = original;
+  set_phase(copy, kPhaseRunning);
+  set_status_int(copy, kStatusPodStarts, 2);
+  EXPECT_EQ(&copy.status.map(), &original.status.map()) << "still shared: nothing was written";
+  set_phase(copy, kPhaseStopping);
+  EXPECT_NE(&copy.status.map(), &original.status.map());
+  EXPECT_EQ(phase(copy), kPhaseStopping);
+  EXPECT_EQ(phase(original), kPhaseRunning);
+  set_status_int(copy, kStatusPodStarts, 3);
+  EXPECT_EQ(status_int(copy, kStatusPodStarts, 0), 3);
+  EXPECT_EQ(status_int(original, kStatusPodStarts, 0), 2);
+}
+
 TEST(Mk2Actions, CreatesPodWhenNoneStarted) {
   Versions v;
   ActionInputs in{&v, 0, 3, 0};

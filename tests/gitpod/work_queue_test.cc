@@ -48,3 +48,42 @@ TEST(WorkQueue, DedupesAndSerialisesPerKey) {
 
 }  // namespace
 }  // namespace wsim::gitpod
+
+namespace wsim::gitpod {
+namespace {
+
+// A key added while processing is queued again once at done(), whichever of several processing
+// keys finishes first; processing() follows next()/done().
+TEST(WorkQueue, DirtyKeysOfSeveralWorkersRequeueOnceEach) {
+  Sim sim(ChoiceSource::from_seed(1));
+  WorkQueue queue(sim);
+  std::vector<std::string> seen;
+  for (const char* name : {"w1", "w2", "w3"}) {
+    sim.loop().spawn(name, worker(queue, seen, sim.loop()));
+  }
+  queue.add("a");
+  queue.add("b");
+  queue.add("c");
+  sim.loop().schedule(5, [&] {
+    EXPECT_TRUE(queue.processing("a"));
+    EXPECT_TRUE(queue.processing("b"));
+    EXPECT_TRUE(queue.processing("c"));
+    EXPECT_FALSE(queue.processing("d"));
+    queue.add("c");
+    queue.add("a");
+    queue.add("c");  // Dirty already.
+  });
+  sim.loop().schedule(15, [&] {
+    EXPECT_TRUE(queue.processing("a"));
+    EXPECT_FALSE(queue.processing("b"));
+  });
+  sim.loop().run_until(1000);
+  EXPECT_FALSE(queue.processing("a"));
+  EXPECT_FALSE(queue.processing("c"));
+  queue.shutdown();
+  sim.loop().run_until(2000);
+  EXPECT_EQ(seen, (std::vector<std::string>{"a@0", "b@0", "c@0", "a@10", "c@10"}));
+}
+
+}  // namespace
+}  // namespace wsim::gitpod

@@ -580,3 +580,42 @@ TEST_F(InformerTest, IndexFollowsAddsUpdatesDeletesAndRelists) {
 
 }  // namespace
 }  // namespace wsim::kube
+
+namespace wsim::kube {
+namespace {
+
+// docs/performance.md §13.1: get_shared takes views (a `const char*` namespace, a std::string
+// name) and finds what the ObjectRef lookup found; a cluster-scoped kind ignores the namespace.
+TEST_F(InformerTest, ReadsByViewFindWhatRefsFind) {
+  must_create(make_namespace("nt"));
+  must_create(make_configmap("ns", "a", {{"v", "1"}}));
+  must_create(make_configmap("ns", "ab", {{"v", "2"}}));
+  must_create(make_configmap("nt", "a", {{"v", "3"}}));
+  Object node;
+  node.kind = "Node";
+  node.meta.name = "node-1";
+  must_create(node);
+  Informer configs(sim, api, informer_options("ConfigMap"));
+  Informer nodes(sim, api, informer_options("Node"));
+  configs.start();
+  nodes.start();
+  advance(kSecondMs);
+  ASSERT_TRUE(configs.synced());
+  ASSERT_TRUE(nodes.synced());
+  const char* ns = "ns";
+  const std::string name = "ab";
+  EXPECT_EQ(configs.get_shared(ns, name)->data.at("v"), "2");
+  EXPECT_EQ(configs.get_shared("nt", "a")->data.at("v"), "3");
+  EXPECT_EQ(configs.get_shared(std::string("ns"), "a")->data.at("v"), "1");
+  EXPECT_EQ(configs.get_shared("ns", "b"), nullptr);
+  EXPECT_EQ(configs.get_shared("n", "a"), nullptr);
+  EXPECT_EQ(configs.get_shared("", "a"), nullptr);
+  EXPECT_EQ(configs.get("ns", "ab")->data.at("v"), "2");
+  EXPECT_EQ(nodes.get_shared("", "node-1").get(), api.peek(ObjectRef{"Node", "", "node-1"}));
+  EXPECT_EQ(nodes.get_shared("any-namespace", "node-1").get(),
+            api.peek(ObjectRef{"Node", "", "node-1"}));
+  EXPECT_EQ(nodes.get_shared("", "node-2"), nullptr);
+}
+
+}  // namespace
+}  // namespace wsim::kube

@@ -227,37 +227,46 @@ void Checker::check_counters(const std::string& name, const Instance& inst,
   if (!versions_.mk2()) return;
   const std::int64_t starts = status_int(ws, kStatusPodStarts, 0);
   const std::int64_t recreated = status_int(ws, kStatusPodRecreated, 0);
-  std::ostringstream facts;
-  facts << "podStarts=" << starts << " podRecreated=" << recreated
+  // The facts of a message, built only for a violation (this runs on every Workspace event).
+  const auto facts = [&] {
+    std::ostringstream out;
+    out << "podStarts=" << starts << " podRecreated=" << recreated
         << " podsCreated=" << inst.pods_created;
-  if (starts > inst.pods_created)
-    violate(kS4, name, "podStarts exceeds pods created: " + facts.str());
+    return out.str();
+  };
+  if (starts > inst.pods_created) violate(kS4, name, "podStarts exceeds pods created: " + facts());
   if (inst.pods_created > starts + 1) {
-    violate(kS4, name, "pods created exceed podStarts+1: " + facts.str());
+    violate(kS4, name, "pods created exceed podStarts+1: " + facts());
   }
   if (!versions_.has(Fix::k20243)) return;
   if (starts >= 1 && (starts - recreated < 0 || starts - recreated > 1)) {
-    violate(kS4, name, "podStarts-podRecreated not in {0,1}: " + facts.str());
+    violate(kS4, name, "podStarts-podRecreated not in {0,1}: " + facts());
   }
   if (recreated > world_.settings().pod_recreation_max_retries + 1) {
-    violate(kS4, name, "podRecreated exceeds max+1: " + facts.str());
+    violate(kS4, name, "podRecreated exceeds max+1: " + facts());
   }
 }
 
 // S9.
 void Checker::check_single_instance(const std::string& workspace_id) {
   if (workspace_id.empty() || !versions_.mk2()) return;
-  std::vector<std::string> live;
   auto of_workspace = instances_of_workspace_.find(workspace_id);
   if (of_workspace == instances_of_workspace_.end()) return;
+  // The first two live instances (names not copied: this runs on every Workspace event).
+  const std::string* live[2] = {nullptr, nullptr};
   for (const std::string& name : of_workspace->second) {  // In name order, like instances_.
     const Instance& inst = instances_.at(name);
     WSIM_ASSERT_EQ(inst.workspace_id, workspace_id);
-    if (inst.cr_exists && inst.phase != kPhaseStopped) live.push_back(name);
+    if (!inst.cr_exists || inst.phase == kPhaseStopped) continue;
+    if (live[0] == nullptr) {
+      live[0] = &name;
+    } else if (live[1] == nullptr) {
+      live[1] = &name;
+    }
   }
-  if (live.size() > 1) {
-    violate(kS9, workspace_id, "non-Stopped instances " + live[0] + " and " + live[1],
-            {live[0], live[1]});
+  if (live[1] != nullptr) {
+    violate(kS9, workspace_id, "non-Stopped instances " + *live[0] + " and " + *live[1],
+            {*live[0], *live[1]});
   }
 }
 
@@ -398,7 +407,10 @@ void Checker::on_destroy(DestroyCause cause, const std::string& node, const std:
 }
 
 std::optional<run::Violation> Checker::next_violation() {
-  for (const DataLoss& loss : ledger_->evaluate(world_.sim().now_ms())) {
+  // Called after every event: an idle ledger has nothing to evaluate (docs/performance.md §13.1).
+  const std::vector<DataLoss> losses =
+      ledger_->idle() ? std::vector<DataLoss>() : ledger_->evaluate(world_.sim().now_ms());
+  for (const DataLoss& loss : losses) {
     const std::string what = "version " + std::to_string(loss.lost_version) + " of " +
                              loss.workspace_id + " (written by " + loss.instance +
                              ") lost: " + loss.cause;

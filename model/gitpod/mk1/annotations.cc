@@ -2,8 +2,9 @@
 #include "model/gitpod/mk1/annotations.h"
 
 #include <charconv>
-#include <map>
-#include <sstream>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "model/gitpod/names.h"
 #include "sim/core/assert.h"
@@ -11,21 +12,32 @@
 namespace wsim::gitpod::mk1 {
 namespace {
 
-std::map<std::string, std::string> parse_lines(const std::string& text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
+// The key=value lines of `text` (split on '\n' like std::getline; a line without '=' is
+// skipped), as views into `text`: no stream and no map per read (a PLIS annotation is read on
+// every ConfigMap event and by the checker, docs/performance.md §13.1).
+using Lines = std::vector<std::pair<std::string_view, std::string_view>>;
+
+Lines parse_lines(std::string_view text) {
+  Lines out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
     const std::size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    out[line.substr(0, eq)] = line.substr(eq + 1);
+    if (eq == std::string_view::npos) continue;
+    out.emplace_back(line.substr(0, eq), line.substr(eq + 1));
   }
   return out;
 }
 
-std::string get(const std::map<std::string, std::string>& fields, const std::string& key) {
-  auto it = fields.find(key);
-  return it == fields.end() ? std::string() : it->second;
+// The value of the last line with `key` (what a map filled line by line would hold), "" if none.
+std::string_view get(const Lines& fields, std::string_view key) {
+  for (auto it = fields.rbegin(); it != fields.rend(); ++it) {
+    if (it->first == key) return it->second;
+  }
+  return {};
 }
 
 void put(std::string& out, const char* key, const std::string& value) {
@@ -54,11 +66,11 @@ std::string encode_plis(const Plis& plis) {
 std::optional<Plis> read_plis(const kube::Object& config_map) {
   auto it = config_map.meta.annotations.find(kAnnPlis);
   if (it == config_map.meta.annotations.end()) return std::nullopt;
-  const std::map<std::string, std::string> fields = parse_lines(it->second);
+  const Lines fields = parse_lines(it->second);
   Plis plis;
   plis.final_backup_complete = get(fields, "finalBackupComplete") == "true";
   plis.final_backup_failure = get(fields, "finalBackupFailure");
-  const std::string since = get(fields, "stoppingSinceMs");
+  const std::string_view since = get(fields, "stoppingSinceMs");
   if (!since.empty()) {
     TimeMs value = 0;
     auto [ptr, error] = std::from_chars(since.data(), since.data() + since.size(), value);
@@ -83,7 +95,7 @@ DisposalStatus read_disposal(const kube::Object& pod) {
   DisposalStatus out;
   auto it = pod.meta.annotations.find(kAnnDisposalStatus);
   if (it == pod.meta.annotations.end()) return out;
-  const std::map<std::string, std::string> fields = parse_lines(it->second);
+  const Lines fields = parse_lines(it->second);
   out.status = get(fields, "status");
   out.backup_failure = get(fields, "backupFailure");
   return out;

@@ -4,6 +4,7 @@
 #include "model/gitpod/mk2/status.h"
 
 #include <cstdint>
+#include <string_view>
 
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/names.h"
@@ -57,7 +58,6 @@ void detect_rejection(kube::Object& ws, const kube::Object& pod, const Failure& 
 // §3.4 step 10, the phase table; the first matching row applies.
 void derive_phase(kube::Object& ws, const kube::Object& pod, const StatusInputs& in) {
   const std::string pod_phase = pod_status_phase(pod);
-  const ContainerView container = workspace_container(pod);
   if (pod_deleting(pod)) {
     if (phase(ws) == kPhaseStopping && is_disposal_finished(ws, *in.versions)) {
       set_phase(ws, kPhaseStopped);
@@ -67,6 +67,8 @@ void derive_phase(kube::Object& ws, const kube::Object& pod, const StatusInputs&
     return;
   }
   if (pod_phase == "Pending") {
+    // The container view only where a row reads it (docs/performance.md §13.1).
+    const ContainerView container = workspace_container(pod);
     const bool creating =
         container.state == ContainerState::kWaiting &&
         (container.reason == "ContainerCreating" || container.reason == "ImagePullBackOff" ||
@@ -77,7 +79,7 @@ void derive_phase(kube::Object& ws, const kube::Object& pod, const StatusInputs&
   if (pod_phase == "Running") {
     if (cond_true(ws, kCondEverReady)) {
       set_phase(ws, kPhaseRunning);  // Sticky.
-    } else if (cond_true(ws, kCondContentReady) && container.ready) {
+    } else if (cond_true(ws, kCondContentReady) && workspace_container(pod).ready) {
       set_phase(ws, kPhaseRunning);
       set_cond(ws, kCondEverReady, true, "", "", in.now_ms);
     } else {
@@ -104,19 +106,20 @@ void derive_phase(kube::Object& ws, const kube::Object& pod, const StatusInputs&
 void status_with_pod(kube::Object& ws, const kube::Object& pod, const StatusInputs& in) {
   if (!cond_present(ws, kCondDeployed)) set_cond(ws, kCondDeployed, true, "", "", in.now_ms);
   const std::string node = pod_node(pod);
-  if (status_str(ws, kStatusNodeName).empty() && !node.empty()) ws.status[kStatusNodeName] = node;
-  if (status_str(ws, kStatusPodName).empty()) ws.status[kStatusPodName] = pod.meta.name;
-  if (status_str(ws, kStatusHostIp).empty() && !node.empty()) {
+  // Presence tests read views (status_str would copy each value).
+  if (ws.status_view(kStatusNodeName).empty() && !node.empty()) ws.status[kStatusNodeName] = node;
+  if (ws.status_view(kStatusPodName).empty()) ws.status[kStatusPodName] = pod.meta.name;
+  if (ws.status_view(kStatusHostIp).empty() && !node.empty()) {
     ws.status[kStatusHostIp] = "ip-" + node;
   }
   // Runtime.PodIP once the pod has one (its sandbox runs): what ws-proxy routes the IDE to
   // (run.cc user_write).
-  if (status_str(ws, kStatusPodIp).empty() && container_running(pod)) {
+  if (ws.status_view(kStatusPodIp).empty() && container_running(pod)) {
     ws.status[kStatusPodIp] = "ip-" + pod.meta.name;
   }
   if (!node.empty()) check_node_disappeared(ws, in);
-  if (status_str(ws, kStatusUrl).empty()) ws.status[kStatusUrl] = "https://" + ws.meta.name + ".ws";
-  if (status_str(ws, kStatusOwnerToken).empty()) {
+  if (ws.status_view(kStatusUrl).empty()) ws.status[kStatusUrl] = "https://" + ws.meta.name + ".ws";
+  if (ws.status_view(kStatusOwnerToken).empty()) {
     ws.status[kStatusOwnerToken] = owner_token_for(ws.meta.name);
   }
   const Failure failure = extract_failure(ws, pod, *in.versions);
@@ -160,16 +163,17 @@ Failure extract_failure(const kube::Object& ws, const kube::Object& pod, const V
   if (versions.has(Fix::k20243) && cond_false(ws, kCondStateWiped)) {
     return {"Wiping workspace state failed: " + cond_message(ws, kCondStateWiped), std::nullopt};
   }
-  const std::string reason = pod.status_or("reason", "");
-  const std::string message = pod.status_or("message", "");
+  const std::string_view reason = pod.status_view("reason");
+  const std::string_view message = pod.status_view("message");
   if (pod_status_phase(pod) == "Failed" && (!reason.empty() || !message.empty())) {
-    return {reason + ": " + message, std::nullopt};
+    return {std::string(reason) + ": " + std::string(message), std::nullopt};
   }
   // Per-container rules. The fake kubelet never fails an image pull; a container terminates
-  // on its own only through exit_container().
+  // on its own only through exit_container(). The whole container view only for a terminated
+  // container (docs/performance.md §13.1).
+  if (workspace_container_state(pod) != ContainerState::kTerminated) return {};
   const ContainerView c = workspace_container(pod);
   const bool deleting = pod_deleting(pod);
-  if (c.state != ContainerState::kTerminated) return {};
   if (c.exit_code != 0 && !c.message.empty()) {
     // status.go extractFailure: a failure even while the pod is being deleted (then without a
     // forced phase). Exceptions: exit 137 with ContainerStatusUnknown on an untainted node (the

@@ -12,7 +12,7 @@ namespace wsim::gitpod::mk2 {
 
 std::string expired_timeout(const kube::Object& ws, TimeMs now_ms, const ManagerOptions& o) {
   const TimeMs created_ms = ws.meta.creation_ms;
-  const std::string p = phase(ws);
+  const std::string_view p = ws.status_view(kStatusPhase);  // phase(ws), not copied.
   if (p == kPhasePending) {
     return now_ms >= created_ms + o.initialization_ms ? "initialization" : "";
   }
