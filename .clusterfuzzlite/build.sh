@@ -12,6 +12,10 @@ build="${WORK}/wsim-build"
 # across sections"); OSS-Fuzz's undefined-behaviour flag list includes it. Harmless otherwise.
 CFLAGS="${CFLAGS} -fno-sanitize=function"
 CXXFLAGS="${CXXFLAGS} -fno-sanitize=function"
+# Coverage only where it guides the search, as in the fuzz presets (fuzz/coverage.ignorelist,
+# docs/performance.md §13.2: about half the CPU of an execution).
+CFLAGS="${CFLAGS} -fsanitize-coverage-ignorelist=${src}/fuzz/coverage.ignorelist"
+CXXFLAGS="${CXXFLAGS} -fsanitize-coverage-ignorelist=${src}/fuzz/coverage.ignorelist"
 cmake -S "${src}" -B "${build}" -G Ninja \
   -DCMAKE_C_COMPILER="${CC}" -DCMAKE_CXX_COMPILER="${CXX}" \
   -DCMAKE_BUILD_TYPE=Release \
