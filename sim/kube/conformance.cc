@@ -295,20 +295,12 @@ void ConformanceMonitor::check_bind(const Object& pod) {
 
 // The monitor's own indexes, after the checks (which read them as they were before the change).
 void ConformanceMonitor::index(WatchEventType type, const Object& object, const Object* previous) {
+  const ObjectRef ref = ObjectRef::of(object);
   const TimeMs now = sim_.now_ms();
   if (object.kind == "Pod") {
     count_usage(previous, -1);
     if (type != WatchEventType::kDeleted) count_usage(&object, 1);
   }
-  if (type == WatchEventType::kModified) {
-    // The common case: a live object written again (its entry exists since it was added).
-    auto written = last_write_ms_.find(ObjectRefView::of(object));
-    if (written != last_write_ms_.end()) {
-      written->second = now;
-      return;
-    }
-  }
-  const ObjectRef ref = ObjectRef::of(object);
   if (type == WatchEventType::kDeleted) {
     live_uids_.erase(object.meta.uid);
     last_write_ms_.erase(ref);

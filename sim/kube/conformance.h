@@ -114,9 +114,8 @@ class ConformanceMonitor {
   ApiServer& api_;
   ConformanceOptions options_;
   std::uint64_t last_resource_version_ = 0;
-  std::map<std::string, ObjectRef> live_uids_;  // uid -> object, live objects only.
-  // Live objects; ObjectRef's order, also found by ObjectRefView (no ObjectRef built per write).
-  std::map<ObjectRef, TimeMs, ObjectRefLess> last_write_ms_;
+  std::map<std::string, ObjectRef> live_uids_;   // uid -> object, live objects only.
+  std::map<ObjectRef, TimeMs> last_write_ms_;    // Live objects.
   std::map<ObjectRef, TimeMs> removed_ms_;       // Pruned past quiet_ms.
   std::map<std::string, NodeUsage> node_usage_;  // Bound, non-terminal pods per node.
   std::deque<ConformanceViolation> pending_;

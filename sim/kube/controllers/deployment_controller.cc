@@ -3,8 +3,6 @@
 #include "sim/kube/controllers/deployment_controller.h"
 
 #include <algorithm>
-#include <charconv>
-#include <system_error>
 #include <utility>
 
 namespace wsim::kube {
@@ -64,30 +62,17 @@ std::string pod_template_hash(const Object& deployment) {
 
 namespace {
 
-// Writes `value` (decimal, like std::to_string) at `key`, unless `status` holds that already:
-// then nothing is written and the map stays shared with the deployment's, so an unchanged status
-// compares by one pointer (docs/performance.md §13.3).
-void set_count(Fields& status, const char* key, std::int64_t value) {
-  char text[24];
-  const auto [end, error] = std::to_chars(text, text + sizeof(text), value);
-  WSIM_ASSERT(error == std::errc());
-  const std::string_view decimal(text, static_cast<std::size_t>(end - text));
-  auto it = status.find(key);
-  if (it != status.end() && it->second == decimal) return;
-  status.insert_or_assign(key, std::string(decimal));
-}
-
 // The deployment's status with the replica counts of `obs`.
 Fields replica_counts(const Object& deployment, const DeploymentObservation& obs,
                       std::int64_t unavailable) {
   WSIM_ASSERT_GE(unavailable, 0);
   Fields status = deployment.status;
-  set_count(status, "replicas", obs.replicas);
-  set_count(status, "updatedReplicas", obs.updated);
-  set_count(status, "readyReplicas", obs.ready);
-  set_count(status, "availableReplicas", obs.available);
-  set_count(status, "unavailableReplicas", unavailable);
-  set_count(status, "observedGeneration", deployment.meta.generation);
+  status["replicas"] = std::to_string(obs.replicas);
+  status["updatedReplicas"] = std::to_string(obs.updated);
+  status["readyReplicas"] = std::to_string(obs.ready);
+  status["availableReplicas"] = std::to_string(obs.available);
+  status["unavailableReplicas"] = std::to_string(unavailable);
+  status["observedGeneration"] = std::to_string(deployment.meta.generation);
   return status;
 }
 
@@ -327,11 +312,7 @@ DeploymentObservation DeploymentController::observe(const Object& deployment, co
                                                     const std::string& hash,
                                                     RolloutChange change) const {
   DeploymentObservation obs;
-  // Reads the stored pods in place (owned_pods() without the copies): nothing writes meanwhile.
-  for (const Object* stored : api_.peek_list("Pod", deployment.meta.namespace_)) {
-    const Object& pod = *stored;
-    const OwnerReference* owner = controller_of(pod);
-    if (owner == nullptr || owner->uid != deployment.meta.uid) continue;
+  for (const Object& pod : owned_pods(deployment)) {
     if (!pod_is_active(pod)) continue;
     ++obs.replicas;
     auto it = pod.meta.labels.find("pod-template-hash");
