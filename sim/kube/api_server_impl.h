@@ -148,7 +148,19 @@ struct ApiServer::Impl {
       return ObjectRef::compare_bytes(a, b) < 0;
     }
   };
-  std::map<std::string, KindStore, KindLess> kinds;
+  std::map<std::string, KindStore, KindLess> kinds;  // Never erased: its nodes stay put.
+  // The same stores in creation order, found by a linear scan of their kinds: a run has a
+  // handful of kinds, and an equality test (length first) is cheaper than the tree's ordered
+  // compares on every lookup (docs/performance.md §13.3). The views point into `kinds`' keys.
+  std::vector<std::pair<std::string_view, KindStore*>> kind_index;
+  // The store of `kind`, or null (store_of) / created empty (store_for).
+  const KindStore* store_of(std::string_view kind) const {
+    for (const auto& [name, store] : kind_index) {
+      if (name == kind) return store;
+    }
+    return nullptr;
+  }
+  KindStore& store_for(const std::string& kind);
   std::uint64_t resource_version = 0;
   std::uint64_t next_uid = 0;
   std::size_t object_count = 0;

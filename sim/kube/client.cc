@@ -34,7 +34,8 @@ Delivery<Response> ApiServer::Impl::send(const std::string& identity,
   Delivery<Response> reply(sim.loop());
   const TimeMs sent_ms = sim.now_ms();
   const DurationMs latency = draw_latency();
-  request->ref = normalize(std::move(request->ref));
+  // normalize() in place (no ObjectRef moved out and back).
+  if (is_cluster_scoped(request->ref.kind)) request->ref.namespace_.clear();
   // std::function needs a copyable callable: the (large) request is shared, not copied.
   sim.loop().schedule(latency, [this, identity, request, reply, sent_ms]() {
     arrive(identity, *request, reply, sent_ms);
@@ -134,9 +135,8 @@ Response ApiServer::Impl::execute_verb(const std::string& identity, Request& req
       break;
     }
     case Verb::kList: {
-      auto kind_it = kinds.find(request.ref.kind);
-      if (kind_it != kinds.end()) {
-        const KindStore& store = kind_it->second;
+      if (const KindStore* found = store_of(request.ref.kind)) {
+        const KindStore& store = *found;
         const std::string& ns = request.ref.namespace_;
         auto it = ns.empty() ? store.begin() : store.lower_bound(ObjectRef{"", ns, ""});
         for (; it != store.end(); ++it) {

@@ -61,6 +61,17 @@ void merge_map(Fields& target, const std::map<std::string, std::optional<std::st
   }
 }
 
+// Sets every entry of `from` in `into` (apply's merge). An entry `into` already holds with the
+// same value writes nothing: a re-apply of what is stored leaves the map shared with the stored
+// object (no copy of it; same_content then compares one pointer) [invented: speed only].
+void merge_values(Fields& into, const Fields& from) {
+  for (const auto& [key, value] : from) {
+    auto it = into.find(key);
+    if (it != into.end() && it->second == value) continue;
+    into.insert_or_assign(key, value);
+  }
+}
+
 // A non-negative decimal number of milliseconds, or `fallback`.
 DurationMs parse_ms(const std::string& text, DurationMs fallback) {
   WSIM_ASSERT_GE(fallback, 0);
@@ -134,16 +145,27 @@ ObjectRef ApiServer::Impl::normalize(ObjectRef ref) {
   return ref;
 }
 
+ApiServer::Impl::KindStore& ApiServer::Impl::store_for(const std::string& kind) {
+  for (const auto& [name, store] : kind_index) {
+    if (name == kind) return *store;
+  }
+  auto [it, inserted] = kinds.try_emplace(kind);
+  WSIM_ASSERT(inserted);
+  kind_index.emplace_back(it->first, &it->second);
+  WSIM_ASSERT_EQ(kind_index.size(), kinds.size());
+  return it->second;
+}
+
 const std::shared_ptr<const Object>* ApiServer::Impl::find(const ObjectRef& ref) const {
-  auto kind_it = kinds.find(ref.kind);
-  if (kind_it == kinds.end()) return nullptr;
+  const KindStore* store = store_of(ref.kind);
+  if (store == nullptr) return nullptr;
   // normalize(ref) without copying it.
   // (Both arms string_views: with "" the conditional would be a temporary std::string.)
   const std::string_view ns =
       is_cluster_scoped(ref.kind) ? std::string_view() : std::string_view(ref.namespace_);
   const ObjectRefView view{ref.kind, ns, ref.name};
-  auto it = kind_it->second.find(view);
-  if (it == kind_it->second.end()) return nullptr;
+  auto it = store->find(view);
+  if (it == store->end()) return nullptr;
   WSIM_ASSERT(it->second != nullptr);
   WSIM_ASSERT_LE(it->second->meta.resource_version, resource_version);
   return &it->second;
@@ -163,7 +185,7 @@ std::shared_ptr<const Object> ApiServer::Impl::commit(const ObjectRef& ref, Obje
   updated.meta.resource_version = ++resource_version;
   // resourceVersion strictly increases on every write (paired: watch.cc emit() and offer()).
   WSIM_ASSERT_GT(updated.meta.resource_version, previous_rv);
-  auto& slot = kinds[ref.kind][ref];
+  auto& slot = store_for(ref.kind)[ref];
   std::shared_ptr<const Object> old = std::move(slot);
   if (old) WSIM_ASSERT_LT(old->meta.resource_version, updated.meta.resource_version);
   if (old) WSIM_ASSERT_EQ(old->meta.uid, updated.meta.uid);
@@ -175,13 +197,12 @@ std::shared_ptr<const Object> ApiServer::Impl::commit(const ObjectRef& ref, Obje
 }
 
 std::shared_ptr<const Object> ApiServer::Impl::erase(const ObjectRef& ref, Object last) {
-  auto kind_it = kinds.find(ref.kind);
-  WSIM_ASSERT(kind_it != kinds.end());
-  auto it = kind_it->second.find(ref);
-  WSIM_ASSERT(it != kind_it->second.end());
+  KindStore& store = store_for(ref.kind);
+  auto it = store.find(ref);
+  WSIM_ASSERT(it != store.end());
   std::shared_ptr<const Object> old = std::move(it->second);
   WSIM_ASSERT(old != nullptr);
-  kind_it->second.erase(it);
+  store.erase(it);
   WSIM_ASSERT_GT(object_count, 0u);
   --object_count;
   last.meta.resource_version = ++resource_version;
@@ -402,10 +423,10 @@ Result<Object> ApiServer::Impl::apply(Object object) {
     return {no_new_finalizers(ref), {}};
   }
   Object updated = existing;
-  for (auto& [k, v] : object.meta.labels) updated.meta.labels[k] = std::move(v);
-  for (auto& [k, v] : object.meta.annotations) updated.meta.annotations[k] = std::move(v);
-  for (auto& [k, v] : object.spec) updated.spec[k] = std::move(v);
-  for (auto& [k, v] : object.data) updated.data[k] = std::move(v);
+  merge_values(updated.meta.labels, object.meta.labels);
+  merge_values(updated.meta.annotations, object.meta.annotations);
+  merge_values(updated.spec, object.spec);
+  merge_values(updated.data, object.data);
   if (!object.meta.owner_references.empty()) {
     updated.meta.owner_references = std::move(object.meta.owner_references);
   }
@@ -460,8 +481,7 @@ std::vector<const Object*> ApiServer::peek_list(const std::string& kind,
     }
   };
   if (!kind.empty()) {
-    auto kind_it = impl_->kinds.find(kind);
-    if (kind_it != impl_->kinds.end()) collect(kind_it->second);
+    if (const Impl::KindStore* store = impl_->store_of(kind)) collect(*store);
     return out;
   }
   for (const auto& [k, store] : impl_->kinds) collect(store);
