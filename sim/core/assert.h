@@ -22,12 +22,13 @@ struct AssertContext {
   std::string scenario;  // Short description (system and versions), may be empty.
 };
 
-namespace assert_detail {
-// Constant-initialized at load time (no guard on the per-event path, no order problem).
-inline constinit AssertContext context{};
-}  // namespace assert_detail
-
-inline AssertContext& assert_context() { return assert_detail::context; }
+// Inline, so the per-event write of now_ms is a guarded load rather than a call (one context per
+// process: an inline function's static is shared by every translation unit). Not `constinit`:
+// clang with libstdc++ 12 cannot constant-initialize the std::string member.
+inline AssertContext& assert_context() {
+  static AssertContext context;
+  return context;
+}
 
 // Prints the failure report to stderr and aborts. Never returns.
 [[noreturn]] void assert_fail(const char* file, int line, const char* expression,
