@@ -154,13 +154,15 @@ struct ApiServer::Impl {
   // compares on every lookup (docs/performance.md §13.3). The views point into `kinds`' keys.
   std::vector<std::pair<std::string_view, KindStore*>> kind_index;
   // The store of `kind`, or null (store_of) / created empty (store_for).
-  const KindStore* store_of(std::string_view kind) const {
+  const KindStore* store_of(std::string_view kind) const { return find_store(kind); }
+  KindStore& store_for(const std::string& kind);
+  // The one scan of kind_index behind both (its pointers are to the mutable stores of `kinds`).
+  KindStore* find_store(std::string_view kind) const {
     for (const auto& [name, store] : kind_index) {
       if (name == kind) return store;
     }
     return nullptr;
   }
-  KindStore& store_for(const std::string& kind);
   std::uint64_t resource_version = 0;
   std::uint64_t next_uid = 0;
   std::size_t object_count = 0;

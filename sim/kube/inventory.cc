@@ -46,20 +46,14 @@ std::string api_group(const std::string& kind, const CustomKindGroups& custom) {
 }
 
 std::string inventory_key(const ObjectRef& ref, const CustomKindGroups& custom) {
-  // namespace_name_group_kind, each ':' of the name written "__" (replace_all's result), built
-  // in one buffer (docs/performance.md §13.3).
+  // namespace_name_group_kind, each ':' of the name written "__", built in one buffer
+  // (docs/performance.md §13.3).
   const std::string group = api_group(ref.kind, custom);
   std::string key;
   key.reserve(ref.namespace_.size() + 2 * ref.name.size() + group.size() + ref.kind.size() + 3);
   key += ref.namespace_;
   key += '_';
-  for (char c : ref.name) {
-    if (c == ':') {
-      key += "__";
-    } else {
-      key += c;
-    }
-  }
+  key += replace_all(ref.name, ":", "__");
   key += '_';
   key += group;
   key += '_';

@@ -146,9 +146,7 @@ ObjectRef ApiServer::Impl::normalize(ObjectRef ref) {
 }
 
 ApiServer::Impl::KindStore& ApiServer::Impl::store_for(const std::string& kind) {
-  for (const auto& [name, store] : kind_index) {
-    if (name == kind) return *store;
-  }
+  if (KindStore* store = find_store(kind)) return *store;
   auto [it, inserted] = kinds.try_emplace(kind);
   WSIM_ASSERT(inserted);
   kind_index.emplace_back(it->first, &it->second);
@@ -197,7 +195,9 @@ std::shared_ptr<const Object> ApiServer::Impl::commit(const ObjectRef& ref, Obje
 }
 
 std::shared_ptr<const Object> ApiServer::Impl::erase(const ObjectRef& ref, Object last) {
-  KindStore& store = store_for(ref.kind);
+  KindStore* found = find_store(ref.kind);  // Erasing never creates a kind's store.
+  WSIM_ASSERT(found != nullptr);
+  KindStore& store = *found;
   auto it = store.find(ref);
   WSIM_ASSERT(it != store.end());
   std::shared_ptr<const Object> old = std::move(it->second);

@@ -109,10 +109,8 @@ void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const Wo
 
 void Monitor::on_rails_request_begin(const RailsRequest& request) {
   rails_request_ = &request;
-  request_infos_.clear();
-  // Into rails_request_, no copies; a later info of the same name wins, as in infos_by_name.
-  for (const WorkspaceAgentInfo& info : rails_request_->workspace_agent_infos) {
-    request_infos_.insert_or_assign(info.name, &info);
+  request_infos_ = infos_by_name(request.workspace_agent_infos);  // Into the request, no copies.
+  for (const WorkspaceAgentInfo& info : request.workspace_agent_infos) {
     if (info.termination_progress == TerminationProgress::kNone) continue;
     progress_received_[WorkspaceKey{info.name, info.namespace_}] = info.termination_progress;
   }
@@ -205,10 +203,9 @@ void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
     violate(kS3, after.name, "actual_state set to Terminated outside of a reconcile request");
     return;
   }
-  const auto infos = infos_by_name(rails_request_->workspace_agent_infos);
-  auto info = infos.find(after.name);
-  if (info == infos.end() ||
-      info->second.termination_progress != TerminationProgress::kTerminated) {
+  auto info = request_infos_.find(after.name);
+  if (info == request_infos_.end() ||
+      info->second->termination_progress != TerminationProgress::kTerminated) {
     violate(kS3, after.name, "actual_state Terminated without termination_progress Terminated");
     return;
   }

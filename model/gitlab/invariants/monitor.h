@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/gitlab/agent/agent_observer.h"
@@ -121,7 +122,7 @@ class Monitor : public AgentObserver {
   // While Rails runs step 1: the request it was handed (RailsService::Hooks calls begin and end
   // around one synchronous step, so the request outlives the pointer).
   const RailsRequest* rails_request_ = nullptr;
-  std::map<std::string, const WorkspaceAgentInfo*> request_infos_;     // Into rails_request_ (S12).
+  std::map<std::string_view, const WorkspaceAgentInfo*> request_infos_;  // Into rails_request_.
   ProtocolModel protocol_;                                             // S14, the reference model.
   std::map<WorkspaceKey, TerminationProgress> progress_received_;      // S17: last Rails got.
   std::map<std::uint64_t, std::set<std::string>> present_by_request_;  // S3 (recent requests)

@@ -24,12 +24,12 @@ std::optional<std::string> resource_version_of(RailsVersion version, const Works
 
 }  // namespace
 
-std::map<std::string, WorkspaceAgentInfo> infos_by_name(
+std::map<std::string_view, const WorkspaceAgentInfo*> infos_by_name(
     const std::vector<WorkspaceAgentInfo>& infos) {
-  std::map<std::string, WorkspaceAgentInfo> out;
+  std::map<std::string_view, const WorkspaceAgentInfo*> out;
   for (const WorkspaceAgentInfo& info : infos) {
     WSIM_ASSERT(!info.name.empty());
-    out.insert_or_assign(info.name, info);
+    out.insert_or_assign(info.name, &info);
   }
   WSIM_ASSERT_LE(out.size(), infos.size());
   return out;
@@ -40,13 +40,7 @@ std::vector<std::int64_t> update_workspaces_from_agent_infos(
   std::vector<std::int64_t> updated;
   if (infos.empty()) return updated;  // An idle partial request: no row to read or write.
   const RailsVersion version = table.version();
-  // The info of each name (the last one of a name wins, as in infos_by_name), by pointer: the
-  // infos outlive the loop, and an idle or small request copies none of them.
-  std::map<std::string_view, const WorkspaceAgentInfo*> by_name;
-  for (const WorkspaceAgentInfo& info : infos) {
-    WSIM_ASSERT(!info.name.empty());
-    by_name.insert_or_assign(info.name, &info);
-  }
+  const std::map<std::string_view, const WorkspaceAgentInfo*> by_name = infos_by_name(infos);
   // `agent.workspaces.where(name: ...)`: rows in id order. save() writes a row in place and never
   // adds or removes one, so the rows are walked by index and each is copied only when it is saved.
   const std::size_t row_count = table.rows().size();

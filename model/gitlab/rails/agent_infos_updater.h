@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/gitlab/rails/workspaces_table.h"
@@ -26,7 +27,8 @@
 namespace wsim::gitlab {
 
 // ParamsToInfosConverter: the infos keyed by name; a later info with the same name wins.
-std::map<std::string, WorkspaceAgentInfo> infos_by_name(
+// The keys and values point into `infos`, which must outlive the map (nothing is copied).
+std::map<std::string_view, const WorkspaceAgentInfo*> infos_by_name(
     const std::vector<WorkspaceAgentInfo>& infos);
 
 // Runs the update. Returns the ids of the updated rows (finder rule (b)), in id order.

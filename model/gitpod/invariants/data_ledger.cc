@@ -58,7 +58,6 @@ std::string DataLedger::cause_of(const std::string& workspace_id) const {
 
 std::vector<DataLoss> DataLedger::evaluate(TimeMs now_ms) {
   std::vector<DataLoss> out;
-  if (idle()) return out;  // Nothing to classify (docs/performance.md §13.1).
   // Pending node-deletion losses: a marker acknowledges them, losing management settles them.
   for (auto it = pending_.begin(); it != pending_.end();) {
     auto marker = markers_.find(it->instance);

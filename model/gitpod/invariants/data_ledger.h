@@ -54,7 +54,7 @@ class DataLedger {
   // acknowledged), in order.
   std::vector<DataLoss> evaluate(TimeMs now_ms);
   // Nothing dirty and nothing pending: evaluate() would return no loss and change nothing (the
-  // checker asks before every evaluate(), which runs after every event).
+  // per-event caller asks this first, inline, instead of calling evaluate()).
   bool idle() const { return pending_.empty() && dirty_.empty(); }
   // End of the run: every loss still waiting for a marker is silent.
   std::vector<DataLoss> finish(TimeMs now_ms);
