@@ -45,6 +45,16 @@ std::string run_line(std::uint64_t index, const proto::Scenario& scenario, const
   return line + "\n";
 }
 
+// "P <hits> <name>" for every probe the run reached.
+std::string probe_lines(const Probes& probes) {
+  std::string lines;
+  for (const Probe& probe : probes.sorted()) {
+    if (probe.hits == 0) continue;
+    lines += "P " + std::to_string(probe.hits) + " " + wire_token(probe.name) + "\n";
+  }
+  return lines;
+}
+
 }  // namespace
 
 bool write_all(int fd, std::string_view bytes) {
@@ -106,7 +116,6 @@ void worker_main(const HuntOptions& options, int fd, std::uint64_t first_index,
   proto::Scenario scenario = options.scenario;
   RunOptions run_options;
   run_options.events_max = options.events_max;
-  Probes probes;
   SwarmGuide guide;
   const bool guided = options.guided && !scenario.has_swarm_seed();
   for (std::uint64_t local = first_index; !g_worker_stop; local += stride) {
@@ -125,19 +134,17 @@ void worker_main(const HuntOptions& options, int fd, std::uint64_t first_index,
     const RunResult result = options.unmasked ? execute_run_with_known(*options.system, scenario,
                                                                        run_options, *options.known)
                                               : execute_run(*options.system, scenario, run_options);
-    probes.merge(result.probes);
     if (guided) {
       guide.observe(scenario.has_swarm_seed() ? scenario.swarm_seed() : seed,
                     result.probes.sorted());
     }
-    if (!write_all(fd, run_line(local, scenario, result, options.unmasked))) ::_exit(1);
+    // The run's probes go with its R line: a worker killed later (a stop's grace period ends
+    // while a long run is in flight) keeps what its finished runs reached.
+    const std::string lines =
+        probe_lines(result.probes) + run_line(local, scenario, result, options.unmasked);
+    if (!write_all(fd, lines)) ::_exit(1);
   }
-  std::string tail;
-  for (const Probe& probe : probes.sorted()) {
-    tail += "P " + std::to_string(probe.hits) + " " + wire_token(probe.name) + "\n";
-  }
-  tail += "E\n";
-  write_all(fd, tail);
+  write_all(fd, "E\n");
   ::close(fd);
   ::_exit(0);
 }

@@ -1,10 +1,13 @@
 // The worker process of a hunt (hunt.h) and the line format it speaks to the parent.
 //
 // A worker runs its share of the seeds with recording and trace storage off and writes, per run,
+// one line per probe the run reached, "P <hits> <name>", then
 //   R <local index> <seed> then per finding (run_findings): <exit code> <invariant> <label>
-// then, when it stops normally, one line per probe, "P <hits> <name>", and "E". Tokens never
-// contain blanks (token()). SIGTERM is honoured between runs; SIGINT is ignored (the parent
-// decides). Single-threaded: the worker is a forked process, not a thread (STYLE.md).
+// and, when it stops normally, "E". Probes travel per run so that a worker killed in a long run
+// (the stop's grace period, hunt_pool.h) loses only that run's hits, not its whole tally (a
+// 1,000-workspace hunt used to report "0 probes reached"). Tokens never contain blanks
+// (token()). SIGTERM is honoured between runs; SIGINT is ignored (the parent decides).
+// Single-threaded: the worker is a forked process, not a thread (STYLE.md).
 #pragma once
 
 #include <cstdint>

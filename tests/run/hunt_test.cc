@@ -3,13 +3,19 @@
 // callback, probe coverage.
 #include "sim/run/hunt.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <filesystem>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sim/run/hunt_worker.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {
@@ -144,6 +150,55 @@ TEST(HuntTest, CtrlCStopsTheHuntWithoutCrashReports) {
   EXPECT_FALSE(result.deadline_reached);
   EXPECT_TRUE(result.findings.empty());  // Stopped workers are not crashes.
   EXPECT_GE(result.runs, 1u);
+}
+
+// What a worker wrote to its pipe until it exited (the child runs worker_main).
+std::vector<std::string> worker_lines(const HuntOptions& options) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    worker_main(options, fds[1], 0, 1);
+  }
+  ::close(fds[1]);
+  std::string bytes;
+  char chunk[4096];
+  for (ssize_t n; (n = ::read(fds[0], chunk, sizeof chunk)) > 0;) bytes.append(chunk, n);
+  ::close(fds[0]);
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::vector<std::string> lines;
+  std::istringstream in(bytes);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A worker killed while a long run is in flight (the stop's grace period) must not take the
+// probes of its finished runs with it: each run's probe hits precede its R line.
+TEST(HuntTest, AWorkerSendsEachRunsProbesWithTheRun) {
+  HuntOptions options = options_for("selftest { }\n", testing::scratch_dir("hunt-worker-lines"));
+  options.runs = 12;
+  const std::vector<std::string> lines = worker_lines(options);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(), "E");
+  std::size_t runs = 0;
+  std::size_t glitch_hits = 0;
+  std::size_t pending_probe_lines = 0;
+  for (const std::string& line : lines) {
+    if (line.rfind("P ", 0) == 0) {
+      ++pending_probe_lines;
+      EXPECT_THAT(line, HasSubstr("selftest.glitch"));  // Only reached probes are sent.
+      glitch_hits += std::stoul(line.substr(2));
+    } else if (line.rfind("R ", 0) == 0) {
+      ++runs;
+      pending_probe_lines = 0;
+    }
+  }
+  EXPECT_EQ(runs, 12u);
+  EXPECT_GT(glitch_hits, 0u);          // Some run of the twelve reached the glitch probe ...
+  EXPECT_EQ(pending_probe_lines, 0u);  // ... and no probe line waits for the worker's end.
 }
 
 }  // namespace
