@@ -6,13 +6,6 @@
 
 namespace wsim {
 
-std::uint64_t ChoiceStream::below(std::uint64_t bound) {
-  WSIM_ASSERT(source_ != nullptr);
-  WSIM_ASSERT_GT(bound, 0u);
-  if (bound == 1) return 0;
-  return source_->draw(index_, bound);
-}
-
 bool ChoiceStream::chance(Ratio ratio) {
   WSIM_ASSERT_GT(ratio.den, 0u);
   WSIM_ASSERT_LE(ratio.num, ratio.den);
@@ -78,24 +71,9 @@ ChoiceStream ChoiceSource::stream(std::string_view name) {
   return ChoiceStream(this, it->second);
 }
 
-std::uint64_t ChoiceSource::draw(int index, std::uint64_t bound) {
-  std::uint64_t value = 0;
-  switch (backend_) {
-    case Backend::kSeed:
-      WSIM_ASSERT_LT(static_cast<std::size_t>(index), generators_.size());
-      value = generators_[static_cast<std::size_t>(index)].below(bound);
-      break;
-    case Backend::kTape:
-      value = next_from_tape(bound);
-      break;
-    case Backend::kBytes:
-      value = next_from_bytes(bound);
-      break;
-  }
-  WSIM_ASSERT_LT(value, bound);
-  ++consumed_;
-  if (recording_) record_.push_back(Choice{value, bound});
-  return value;
+std::uint64_t ChoiceSource::draw_replayed(std::uint64_t bound) {
+  WSIM_ASSERT(backend_ != Backend::kSeed);
+  return backend_ == Backend::kTape ? next_from_tape(bound) : next_from_bytes(bound);
 }
 
 std::uint64_t ChoiceSource::next_from_tape(std::uint64_t bound) {

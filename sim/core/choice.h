@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/assert.h"
 #include "sim/core/prng.h"
 
 namespace wsim {
@@ -101,10 +102,23 @@ class ChoiceSource {
   // the random tail).
   bool exhausted() const { return exhausted_; }
 
-  // Draws a value below `bound` from stream `index`. Prefer ChoiceStream.
-  std::uint64_t draw(int index, std::uint64_t bound);
+  // Draws a value below `bound` from stream `index`. Prefer ChoiceStream. Inline: a run's every
+  // choice comes through here (docs/performance.md §14.0); tape and bytes are out of line.
+  std::uint64_t draw(int index, std::uint64_t bound) {
+    const std::uint64_t value =
+        backend_ == Backend::kSeed ? draw_seeded(index, bound) : draw_replayed(bound);
+    WSIM_ASSERT_LT(value, bound);
+    ++consumed_;
+    if (recording_) record_.push_back(Choice{value, bound});
+    return value;
+  }
 
  private:
+  std::uint64_t draw_seeded(int index, std::uint64_t bound) {
+    WSIM_ASSERT_LT(static_cast<std::size_t>(index), generators_.size());
+    return generators_[static_cast<std::size_t>(index)].below(bound);
+  }
+  std::uint64_t draw_replayed(std::uint64_t bound);
   explicit ChoiceSource(Backend backend) : backend_(backend) {}
   std::uint64_t next_from_tape(std::uint64_t bound);
   std::uint64_t next_from_bytes(std::uint64_t bound);
@@ -123,6 +137,13 @@ class ChoiceSource {
   std::uint64_t consumed_ = 0;
   std::vector<Choice> record_;
 };
+
+inline std::uint64_t ChoiceStream::below(std::uint64_t bound) {
+  WSIM_ASSERT(source_ != nullptr);
+  WSIM_ASSERT_GT(bound, 0u);
+  if (bound == 1) return 0;
+  return source_->draw(index_, bound);
+}
 
 // choices.bin: "WSIMCHO1", u64 count, then count × (u64 value, u64 bound), little-endian.
 // Returns the bytes of a record.
