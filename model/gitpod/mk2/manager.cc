@@ -79,6 +79,7 @@ void Mk2Manager::stop() {
     if (*q) (*q)->shutdown();
     q->reset();
   }
+  timeout_checks_.clear();
   for (const char* kind : {kWorkspaceKind, "Pod", "Node"}) client_.share(kind, nullptr);
   client_.stop();
   for (auto* informer : {&workspaces_, &pods_, &nodes_}) {
