@@ -117,14 +117,16 @@ class Mk2Manager : public Manager {
   Task<void> timeout_worker(std::shared_ptr<WorkQueue> queue);
   Task<ReconcileResult> reconcile_timeout(std::string name);
   Task<kube::Status> set_timeout_once(std::string name, std::string expired);
-  // What reconcile_timeout reads of a cached Workspace, computed once per cached object: the
-  // informer replaces the object on every change, so an unchanged pointer is unchanged content.
+  // What reconcile_timeout reads of a cached Workspace, computed once per cached object: kept
+  // per name until the informer changes that object (on_workspace erases it: every cache
+  // change, relists included, reaches on_change), so a check of an unchanged CR reads neither
+  // the cache nor the CR (docs/performance.md §14.3).
   struct TimeoutCheck {
-    kube::Informer::ObjectView object;  // Kept alive: its address identifies it.
-    bool timed_out = false;             // The Timeout condition is True.
+    bool timed_out = false;  // The Timeout condition is True.
     TimeoutDeadlines deadlines;
   };
-  const TimeoutCheck& timeout_check(const std::string& name, kube::Informer::ObjectView cached);
+  // nullptr when the CR is not in the cache.
+  const TimeoutCheck* timeout_check(const std::string& name);
   // manager.cc
   // controller-runtime starts the workers only after every informer synced (WaitForCacheSync);
   // reconciling against an empty pod cache would see "0 pods" for every workspace.
@@ -145,7 +147,7 @@ class Mk2Manager : public Manager {
   std::unique_ptr<kube::Informer> nodes_;
   std::shared_ptr<WorkQueue> queue_;
   std::shared_ptr<WorkQueue> timeout_queue_;
-  // Per Workspace name while it is cached (erased when a check finds it gone, or at stop()).
+  // Per cached Workspace name (erased when the informer changes or deletes it, and at stop()).
   std::map<std::string, TimeoutCheck> timeout_checks_;
   std::vector<ActorId> actors_;
 };

@@ -68,15 +68,11 @@ Task<void> Mk2Manager::timeout_worker(std::shared_ptr<WorkQueue> queue) {
 
 Task<ReconcileResult> Mk2Manager::reconcile_timeout(std::string name) {
   if (!workspaces_) co_return ReconcileResult::done();
-  kube::Informer::ObjectView cached = workspaces_->get_shared(kNamespace, name);
-  if (!cached) {
-    timeout_checks_.erase(name);
-    co_return ReconcileResult::done();
-  }
-  const TimeoutCheck& check = timeout_check(name, std::move(cached));
-  if (check.timed_out) co_return ReconcileResult::done();  // Never again.
+  const TimeoutCheck* check = timeout_check(name);  // The cached CR, as deadlines.
+  if (check == nullptr) co_return ReconcileResult::done();
+  if (check->timed_out) co_return ReconcileResult::done();  // Never again.
   if (maintenance_) co_return ReconcileResult::after(kMinuteMs);
-  const std::string expired = check.deadlines.expired(world_.sim().now_ms());
+  const std::string expired = check->deadlines.expired(world_.sim().now_ms());
   if (expired.empty()) co_return ReconcileResult::after(options_.timeout_check_ms);
   // retry.RetryOnConflict(retry.DefaultBackoff, Get (cache) → SetCondition(Timeout) →
   // Status().Update); any error, NotFound included, is the reconcile's error.
@@ -91,17 +87,15 @@ Task<ReconcileResult> Mk2Manager::reconcile_timeout(std::string name) {
   co_return s.ok() ? ReconcileResult::done() : ReconcileResult::failed();
 }
 
-const Mk2Manager::TimeoutCheck& Mk2Manager::timeout_check(const std::string& name,
-                                                          kube::Informer::ObjectView cached) {
-  WSIM_ASSERT(cached != nullptr);
-  auto [it, added] = timeout_checks_.try_emplace(name);
-  TimeoutCheck& check = it->second;
-  if (added || check.object != cached) {
-    check.timed_out = cond_true(*cached, kCondTimeout);
-    check.deadlines = timeout_deadlines(*cached, options_);
-    check.object = std::move(cached);
-  }
-  return check;
+const Mk2Manager::TimeoutCheck* Mk2Manager::timeout_check(const std::string& name) {
+  WSIM_ASSERT(workspaces_ != nullptr);
+  if (auto it = timeout_checks_.find(name); it != timeout_checks_.end()) return &it->second;
+  const kube::Informer::ObjectView cached = workspaces_->get_shared(kNamespace, name);
+  if (!cached) return nullptr;
+  TimeoutCheck check;
+  check.timed_out = cond_true(*cached, kCondTimeout);
+  check.deadlines = timeout_deadlines(*cached, options_);
+  return &timeout_checks_.emplace(name, check).first->second;
 }
 
 Task<kube::Status> Mk2Manager::set_timeout_once(std::string name, std::string expired) {
