@@ -207,6 +207,7 @@ void GitpodRun::strip_finalizers(const std::string& instance) {
 
 std::optional<run::Violation> GitpodRun::check_safety() {
   if (auto world = run::world_safety_violation(world_->cluster())) return world;
+  if (checker_->quiet()) return std::nullopt;  // What next_violation() would say, without it.
   return checker_->next_violation();
 }
 

@@ -12,13 +12,19 @@ WorkQueue::~WorkQueue() { *alive_ = false; }
 void WorkQueue::add(const std::string& key) {
   WSIM_ASSERT(!key.empty());
   if (shut_down_) return;
-  if (processing_.count(key) > 0) {
-    dirty_.insert(key);
+  add_entry(entry(key));
+}
+
+void WorkQueue::add_entry(EntryIt it) {
+  WSIM_ASSERT(!shut_down_);
+  Entry& e = it->second;
+  if (e.processing) {
+    e.dirty = true;
     return;
   }
-  if (!queued_.insert(key).second) return;
-  order_.push_back(key);
-  WSIM_ASSERT_EQ(order_.size(), queued_.size());
+  if (e.queued) return;
+  e.queued = true;
+  order_.push_back(it);
   wake_one();
 }
 
@@ -32,6 +38,17 @@ void WorkQueue::wake_one() {
   }
 }
 
+void WorkQueue::release(EntryIt it) {
+  const Entry& e = it->second;
+  if (e.queued || e.processing || e.dirty || e.failures > 0 || e.timers > 0) return;
+  entries_.erase(it);
+}
+
+bool WorkQueue::processing(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it != entries_.end() && it->second.processing;
+}
+
 void WorkQueue::add_after(const std::string& key, DurationMs delay_ms) {
   WSIM_ASSERT_GE(delay_ms, 0);
   if (shut_down_) return;
@@ -39,56 +56,102 @@ void WorkQueue::add_after(const std::string& key, DurationMs delay_ms) {
     add(key);
     return;
   }
+  add_after_entry(entry(key), delay_ms);
+}
+
+void WorkQueue::add_after_entry(EntryIt it, DurationMs delay_ms) {
+  WSIM_ASSERT_GT(delay_ms, 0);
+  WSIM_ASSERT(!shut_down_);
+  // The timer holds the entry (kept while timers > 0), not a copy of the key.
+  ++it->second.timers;
   std::shared_ptr<bool> alive = alive_;
-  sim_.loop().schedule(delay_ms, [this, alive, key] {
-    if (*alive) add(key);
+  sim_.loop().schedule(delay_ms, [this, alive, it] {
+    if (!*alive) return;  // The queue is gone, and its entries with it.
+    WSIM_ASSERT_GT(it->second.timers, 0);
+    --it->second.timers;
+    if (shut_down_) {
+      release(it);
+      return;
+    }
+    add_entry(it);
   });
 }
 
 DurationMs WorkQueue::next_backoff_ms(const std::string& key) const {
-  auto it = failures_.find(key);
-  const int failures = it == failures_.end() ? 0 : it->second;
+  auto it = entries_.find(key);
+  return backoff_ms(it == entries_.end() ? 0 : it->second.failures);
+}
+
+DurationMs WorkQueue::backoff_ms(int failures) {
   DurationMs delay_ms = kBaseDelayMs;
   for (int i = 0; i < failures && delay_ms < kMaxDelayMs; ++i) delay_ms *= 2;
   return delay_ms < kMaxDelayMs ? delay_ms : kMaxDelayMs;
 }
 
-void WorkQueue::add_rate_limited(const std::string& key) {
-  const DurationMs delay_ms = next_backoff_ms(key);
-  int& failures = failures_[key];
+void WorkQueue::add_rate_limited(const std::string& key) { rate_limited(entry(key)); }
+
+void WorkQueue::rate_limited(EntryIt it) {
+  int& failures = it->second.failures;
+  const DurationMs delay_ms = backoff_ms(failures);
   if (failures < 64) ++failures;
   WSIM_ASSERT_LE(delay_ms, kMaxDelayMs);
-  add_after(key, delay_ms);
+  if (shut_down_) {
+    release(it);
+    return;
+  }
+  add_after_entry(it, delay_ms);
 }
 
-void WorkQueue::forget(const std::string& key) { failures_.erase(key); }
+void WorkQueue::forget(const std::string& key) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  it->second.failures = 0;
+  release(it);
+}
 
 Task<std::optional<std::string>> WorkQueue::next() {
   while (order_.empty() && !shut_down_) co_await park_worker();
   if (shut_down_) co_return std::nullopt;
-  std::string key = std::move(order_.front());
+  const EntryIt it = order_.front();
   order_.pop_front();
-  WSIM_ASSERT_EQ(queued_.erase(key), 1u);
-  WSIM_ASSERT(processing_.insert(key).second);
-  co_return key;
+  Entry& e = it->second;
+  WSIM_ASSERT(e.queued);
+  WSIM_ASSERT(!e.processing);
+  e.queued = false;
+  e.processing = true;
+  co_return it->first;
 }
 
 void WorkQueue::done(const std::string& key) {
-  WSIM_ASSERT_MSG(processing_.erase(key) == 1, "done() for a key not being processed: " << key);
-  if (dirty_.erase(key) > 0) add(key);
+  auto it = entries_.find(key);
+  WSIM_ASSERT_MSG(it != entries_.end() && it->second.processing,
+                  "done() for a key not being processed: " << key);
+  done_entry(it);
+}
+
+void WorkQueue::done_entry(EntryIt it) {
+  Entry& e = it->second;
+  WSIM_ASSERT(e.processing);
+  e.processing = false;
+  if (e.dirty) {
+    e.dirty = false;
+    if (!shut_down_) add_entry(it);
+  }
+  release(it);
 }
 
 void WorkQueue::finish(const std::string& key, const ReconcileResult& result) {
   WSIM_ASSERT_GE(result.requeue_after_ms, 0);
+  auto it = entries_.find(key);
+  WSIM_ASSERT_MSG(it != entries_.end() && it->second.processing,
+                  "finish() for a key not being processed: " << key);
   if (result.error || (result.requeue && result.requeue_after_ms == 0)) {
-    add_rate_limited(key);
-  } else if (result.requeue_after_ms > 0) {
-    forget(key);
-    add_after(key, result.requeue_after_ms);
+    rate_limited(it);
   } else {
-    forget(key);
+    it->second.failures = 0;  // forget()
+    if (result.requeue_after_ms > 0 && !shut_down_) add_after_entry(it, result.requeue_after_ms);
   }
-  done(key);
+  done_entry(it);
 }
 
 void WorkQueue::shutdown() {

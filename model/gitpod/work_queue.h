@@ -23,7 +23,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "sim/core/sim.h"
@@ -71,16 +70,37 @@ class WorkQueue {
   void shutdown();
   bool shut_down() const { return shut_down_; }
   std::size_t queued() const { return order_.size(); }
-  bool processing(const std::string& key) const { return processing_.count(key) > 0; }
+  bool processing(const std::string& key) const;
 
  private:
+  // One entry per key the queue knows (queued, processing, dirty, failed before, or awaited by
+  // an add_after timer): one lookup per operation instead of one per set, and the FIFO and the
+  // timers hold the entry itself, not a copy of its key (docs/performance.md §14.3). An entry
+  // with nothing left is erased, so the map holds only live keys. Keys are never iterated: the
+  // map's order decides nothing.
+  struct Entry {
+    bool queued = false;
+    bool processing = false;
+    bool dirty = false;
+    int failures = 0;  // Of the rate limiter; 0 = forgotten.
+    int timers = 0;    // add_after timers pending (each holds the entry).
+  };
+  using Entries = std::map<std::string, Entry>;
+  using EntryIt = Entries::iterator;
+  EntryIt entry(const std::string& key) { return entries_.try_emplace(key).first; }
+  void add_entry(EntryIt it);
+  void add_after_entry(EntryIt it, DurationMs delay_ms);
+  // add_rate_limited on the entry.
+  void rate_limited(EntryIt it);
+  static DurationMs backoff_ms(int failures);
+  void done_entry(EntryIt it);
+  // Erases the entry if nothing refers to it any more.
+  void release(EntryIt it);
+
   Sim& sim_;
   std::shared_ptr<bool> alive_;  // Timers scheduled by add_after check it (queue destroyed).
-  std::deque<std::string> order_;
-  std::set<std::string> queued_;
-  std::set<std::string> processing_;
-  std::set<std::string> dirty_;
-  std::map<std::string, int> failures_;
+  Entries entries_;
+  std::deque<EntryIt> order_;  // The queued entries, FIFO.
   // Workers parked in next(), longest-waiting first: add() wakes one (client-go queue.go Add →
   // cond.Signal(); Go's sync.Cond wakes its longest waiter), shutdown() wakes all. A waiter whose
   // actor was cancelled meanwhile is skipped. Each is parked on the loop directly (its ticket):

@@ -326,3 +326,52 @@ TEST(Mk2Actions, PodDeleteResultRequeuesAfterSuccess) {
 
 }  // namespace
 }  // namespace wsim::gitpod::mk2
+
+#include "model/gitpod/mk2/manager.h"
+
+namespace wsim::gitpod::mk2 {
+namespace {
+
+// §4.4 through timeout_deadlines(): each phase's timeout expires exactly at its deadline, a
+// running workspace's maximum lifetime comes before its activity rule, and the deadlines of an
+// object do not depend on the time they are asked at (the timeout controller reuses them).
+TEST(Mk2Timeouts, DeadlinesFollowThePhaseTable) {
+  const ManagerOptions o;
+  kube::Object ws = workspace(kPhasePending);
+  ws.meta.creation_ms = 1000;
+  const auto at = [&](TimeMs now_ms) { return expired_timeout(ws, now_ms, o); };
+  EXPECT_EQ(at(1000 + o.initialization_ms - 1), "");
+  EXPECT_EQ(at(1000 + o.initialization_ms), "initialization");
+  set_phase(ws, kPhaseInitializing);
+  EXPECT_EQ(at(1000 + o.total_startup_ms - 1), "");
+  EXPECT_EQ(at(1000 + o.total_startup_ms), "startup");
+  set_phase(ws, kPhaseRunning);
+  EXPECT_EQ(at(1000 + o.total_startup_ms), "no user activity since start");
+  set_status_time(ws, kStatusLastActivityMs, 5000);
+  EXPECT_EQ(at(5000 + o.regular_ms - 1), "");
+  EXPECT_EQ(at(5000 + o.regular_ms), "inactivity");
+  ws.spec[kSpecTimeoutMs] = "60000";
+  EXPECT_EQ(at(5000 + 60000), "inactivity");
+  EXPECT_EQ(at(5000 + 59999), "");
+  set_cond(ws, kCondClosed, true, "", "", 5000);
+  EXPECT_EQ(at(5000 + o.after_close_ms), "after close");
+  set_status_time(ws, kStatusLastActivityMs, 1000 + o.max_lifetime_ms);
+  EXPECT_EQ(at(1000 + o.max_lifetime_ms), "maximum lifetime");  // Before "after close".
+  const TimeoutDeadlines deadlines = timeout_deadlines(ws, o);
+  ASSERT_EQ(deadlines.count, 2);
+  EXPECT_STREQ(deadlines.expired(0), "");
+  EXPECT_STREQ(deadlines.expired(1000 + o.max_lifetime_ms + o.after_close_ms), "maximum lifetime");
+  set_phase(ws, kPhaseStopping);
+  EXPECT_EQ(timeout_deadlines(ws, o).count, 0);  // Only a CR being deleted.
+  ws.meta.deletion_ms = 7000;
+  EXPECT_EQ(at(7000 + o.content_finalization_ms - 1), "");
+  EXPECT_EQ(at(7000 + o.content_finalization_ms), "backup");
+  set_cond(ws, kCondBackupComplete, true, "", "", 7000);
+  EXPECT_EQ(at(7000 + kHourMs - 1), "");
+  EXPECT_EQ(at(7000 + kHourMs), "stopping");
+  set_phase(ws, kPhaseStopped);
+  EXPECT_EQ(at(1000 + o.max_lifetime_ms * 2), "");
+}
+
+}  // namespace
+}  // namespace wsim::gitpod::mk2

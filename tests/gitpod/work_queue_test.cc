@@ -87,3 +87,45 @@ TEST(WorkQueue, DirtyKeysOfSeveralWorkersRequeueOnceEach) {
 
 }  // namespace
 }  // namespace wsim::gitpod
+
+namespace wsim::gitpod {
+namespace {
+
+// A worker whose reconciles fail (rate limited) `failures` times before succeeding.
+Task<void> failing_worker(WorkQueue& queue, std::vector<std::string>& seen, EventLoop& loop,
+                          int failures) {
+  while (true) {
+    std::optional<std::string> key = co_await queue.next();
+    if (!key) co_return;
+    seen.push_back(*key + "@" + std::to_string(loop.now_ms()));
+    const bool fail = failures-- > 0;
+    queue.finish(*key, fail ? ReconcileResult::failed() : ReconcileResult::done());
+  }
+}
+
+// The per-key state lives in one entry shared by the FIFO, the timers and the rate limiter: a
+// timer set before a reconcile still queues its key after that reconcile forgot it, failures
+// back off 5, 10, 20 ms and a success forgets them, and a timer firing after shutdown queues
+// nothing.
+TEST(WorkQueue, TimersAndBackoffOutliveForget) {
+  Sim sim(ChoiceSource::from_seed(1));
+  WorkQueue queue(sim);
+  std::vector<std::string> seen;
+  sim.loop().spawn("w", failing_worker(queue, seen, sim.loop(), 3));
+  queue.add_after("a", 100);
+  queue.add("a");
+  sim.loop().run_until(99);
+  EXPECT_EQ(seen, (std::vector<std::string>{"a@0", "a@5", "a@15", "a@35"}));
+  EXPECT_EQ(queue.next_backoff_ms("a"), WorkQueue::kBaseDelayMs);  // The success forgot them.
+  sim.loop().run_until(150);
+  EXPECT_EQ(seen.back(), "a@100");
+  queue.add_after("b", 10);
+  queue.shutdown();
+  sim.loop().run_until(200);
+  EXPECT_EQ(seen.back(), "a@100");
+  EXPECT_EQ(queue.queued(), 0u);
+  EXPECT_FALSE(queue.processing("a"));
+}
+
+}  // namespace
+}  // namespace wsim::gitpod

@@ -53,6 +53,10 @@ class Checker {
   void external_finalizer_removal(const std::string& instance) { stripped_.insert(instance); }
 
   std::optional<run::Violation> next_violation();
+  // next_violation() has nothing to return: no loss to evaluate, no violation pending. Inline:
+  // the driver asks after every event, and almost always this is true (docs/performance.md
+  // §14.3).
+  bool quiet() const { return ledger_->idle() && pending_.empty(); }
   std::vector<run::Violation> liveness();
   std::string describe_losses() const;
   const DataLedger& ledger() const { return *ledger_; }

@@ -79,6 +79,7 @@ void Mk2Manager::stop() {
     if (*q) (*q)->shutdown();
     q->reset();
   }
+  timeout_checks_.clear();
   for (const char* kind : {kWorkspaceKind, "Pod", "Node"}) client_.share(kind, nullptr);
   client_.stop();
   for (auto* informer : {&workspaces_, &pods_, &nodes_}) {
@@ -96,6 +97,7 @@ Task<void> Mk2Manager::wait_for_caches() {
 }
 
 void Mk2Manager::on_workspace(const kube::Object& ws, bool deleted) {
+  timeout_checks_.erase(ws.meta.name);  // The cached object changed: its deadlines may have.
   if (!queue_) return;
   queue_->add(ws.meta.name);
   if (!deleted) timeout_queue_->add(ws.meta.name);

@@ -24,7 +24,9 @@
 // invariant reads it); headless workspaces only through spec type.
 #pragma once
 
+#include <array>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,7 +58,22 @@ struct ManagerOptions {
   DurationMs content_finalization_ms = kHourMs;
 };
 
-// §4.4: which timeout, if any, has expired for `ws` at `now_ms` ("" = none).
+// §4.4 as deadlines: the timeouts that apply to `ws`, in the order the timeout controller tests
+// them. They depend on `ws` alone, not on the time: the check of an unchanged cached object
+// reuses them (reconcile_timeout, docs/performance.md §14.3).
+struct TimeoutDeadlines {
+  struct Deadline {
+    TimeMs at_ms = 0;
+    const char* reason = "";
+  };
+  std::array<Deadline, 2> deadlines{};
+  int count = 0;
+  // The reason of the first deadline at or before `now_ms`, "" if none has passed.
+  const char* expired(TimeMs now_ms) const;
+};
+TimeoutDeadlines timeout_deadlines(const kube::Object& ws, const ManagerOptions& options);
+// §4.4: which timeout, if any, has expired for `ws` at `now_ms` ("" = none):
+// timeout_deadlines(ws, options).expired(now_ms).
 std::string expired_timeout(const kube::Object& ws, TimeMs now_ms, const ManagerOptions& options);
 
 class Mk2Manager : public Manager {
@@ -100,6 +117,16 @@ class Mk2Manager : public Manager {
   Task<void> timeout_worker(std::shared_ptr<WorkQueue> queue);
   Task<ReconcileResult> reconcile_timeout(std::string name);
   Task<kube::Status> set_timeout_once(std::string name, std::string expired);
+  // What reconcile_timeout reads of a cached Workspace, computed once per cached object: kept
+  // per name until the informer changes that object (on_workspace erases it: every cache
+  // change, relists included, reaches on_change), so a check of an unchanged CR reads neither
+  // the cache nor the CR (docs/performance.md §14.3).
+  struct TimeoutCheck {
+    bool timed_out = false;  // The Timeout condition is True.
+    TimeoutDeadlines deadlines;
+  };
+  // nullptr when the CR is not in the cache.
+  const TimeoutCheck* timeout_check(const std::string& name);
   // manager.cc
   // controller-runtime starts the workers only after every informer synced (WaitForCacheSync);
   // reconciling against an empty pod cache would see "0 pods" for every workspace.
@@ -120,6 +147,8 @@ class Mk2Manager : public Manager {
   std::unique_ptr<kube::Informer> nodes_;
   std::shared_ptr<WorkQueue> queue_;
   std::shared_ptr<WorkQueue> timeout_queue_;
+  // Per cached Workspace name (erased when the informer changes or deletes it, and at stop()).
+  std::map<std::string, TimeoutCheck> timeout_checks_;
   std::vector<ActorId> actors_;
 };
 

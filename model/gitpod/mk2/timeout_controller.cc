@@ -10,35 +10,50 @@
 
 namespace wsim::gitpod::mk2 {
 
-std::string expired_timeout(const kube::Object& ws, TimeMs now_ms, const ManagerOptions& o) {
+TimeoutDeadlines timeout_deadlines(const kube::Object& ws, const ManagerOptions& o) {
+  TimeoutDeadlines out;
+  const auto add = [&out](TimeMs at_ms, const char* reason) {
+    WSIM_ASSERT_LT(out.count, static_cast<int>(out.deadlines.size()));
+    out.deadlines[out.count++] = {at_ms, reason};
+  };
   const TimeMs created_ms = ws.meta.creation_ms;
   const std::string_view p = ws.status_view(kStatusPhase);  // phase(ws), not copied.
   if (p == kPhasePending) {
-    return now_ms >= created_ms + o.initialization_ms ? "initialization" : "";
-  }
-  if (p == kPhaseCreating || p == kPhaseInitializing) {
-    return now_ms >= created_ms + o.total_startup_ms ? "startup" : "";
-  }
-  if (p == kPhaseRunning) {
-    if (now_ms >= created_ms + o.max_lifetime_ms) return "maximum lifetime";
+    add(created_ms + o.initialization_ms, "initialization");
+  } else if (p == kPhaseCreating || p == kPhaseInitializing) {
+    add(created_ms + o.total_startup_ms, "startup");
+  } else if (p == kPhaseRunning) {
+    add(created_ms + o.max_lifetime_ms, "maximum lifetime");
     const std::optional<TimeMs> activity_ms = status_time(ws, kStatusLastActivityMs);
     if (!activity_ms.has_value()) {
-      return now_ms >= created_ms + o.total_startup_ms ? "no user activity since start" : "";
+      add(created_ms + o.total_startup_ms, "no user activity since start");
+    } else if (cond_true(ws, kCondClosed)) {
+      add(*activity_ms + o.after_close_ms, "after close");
+    } else {
+      const DurationMs custom_ms = kube::int_field(ws.spec, kSpecTimeoutMs, 0);
+      const DurationMs limit_ms = custom_ms > 0 ? custom_ms : o.regular_ms;
+      add(*activity_ms + limit_ms, "inactivity");
     }
-    if (cond_true(ws, kCondClosed)) {
-      return now_ms >= *activity_ms + o.after_close_ms ? "after close" : "";
-    }
-    const DurationMs custom_ms = kube::int_field(ws.spec, kSpecTimeoutMs, 0);
-    const DurationMs limit_ms = custom_ms > 0 ? custom_ms : o.regular_ms;
-    return now_ms >= *activity_ms + limit_ms ? "inactivity" : "";
-  }
-  if (p == kPhaseStopping && ws.meta.deletion_ms.has_value()) {
+  } else if (p == kPhaseStopping && ws.meta.deletion_ms.has_value()) {
     // Only when the CR itself is being deleted; and even then nothing acts on it (B12).
-    const bool backed_up = cond_true(ws, kCondBackupComplete);
-    if (!backed_up && now_ms >= *ws.meta.deletion_ms + o.content_finalization_ms) return "backup";
-    if (backed_up && now_ms >= *ws.meta.deletion_ms + kHourMs) return "stopping";
+    if (!cond_true(ws, kCondBackupComplete)) {
+      add(*ws.meta.deletion_ms + o.content_finalization_ms, "backup");
+    } else {
+      add(*ws.meta.deletion_ms + kHourMs, "stopping");
+    }
+  }
+  return out;
+}
+
+const char* TimeoutDeadlines::expired(TimeMs now_ms) const {
+  for (int i = 0; i < count; ++i) {
+    if (now_ms >= deadlines[i].at_ms) return deadlines[i].reason;
   }
   return "";
+}
+
+std::string expired_timeout(const kube::Object& ws, TimeMs now_ms, const ManagerOptions& o) {
+  return timeout_deadlines(ws, o).expired(now_ms);
 }
 
 Task<void> Mk2Manager::timeout_worker(std::shared_ptr<WorkQueue> queue) {
@@ -53,11 +68,11 @@ Task<void> Mk2Manager::timeout_worker(std::shared_ptr<WorkQueue> queue) {
 
 Task<ReconcileResult> Mk2Manager::reconcile_timeout(std::string name) {
   if (!workspaces_) co_return ReconcileResult::done();
-  kube::Informer::ObjectView cached = workspaces_->get_shared(kNamespace, name);
-  if (!cached) co_return ReconcileResult::done();
-  if (cond_true(*cached, kCondTimeout)) co_return ReconcileResult::done();  // Never again.
+  const TimeoutCheck* check = timeout_check(name);  // The cached CR, as deadlines.
+  if (check == nullptr) co_return ReconcileResult::done();
+  if (check->timed_out) co_return ReconcileResult::done();  // Never again.
   if (maintenance_) co_return ReconcileResult::after(kMinuteMs);
-  const std::string expired = expired_timeout(*cached, world_.sim().now_ms(), options_);
+  const std::string expired = check->deadlines.expired(world_.sim().now_ms());
   if (expired.empty()) co_return ReconcileResult::after(options_.timeout_check_ms);
   // retry.RetryOnConflict(retry.DefaultBackoff, Get (cache) → SetCondition(Timeout) →
   // Status().Update); any error, NotFound included, is the reconcile's error.
@@ -70,6 +85,17 @@ Task<ReconcileResult> Mk2Manager::reconcile_timeout(std::string name) {
       co_await kube::retry_on_conflict(world_.sim(), retry_stream_, backoff, attempt);
   world_.sim().record(kActor, "timeout", name, s.ok() ? "ok" : kube::code_name(s.code), expired);
   co_return s.ok() ? ReconcileResult::done() : ReconcileResult::failed();
+}
+
+const Mk2Manager::TimeoutCheck* Mk2Manager::timeout_check(const std::string& name) {
+  WSIM_ASSERT(workspaces_ != nullptr);
+  if (auto it = timeout_checks_.find(name); it != timeout_checks_.end()) return &it->second;
+  const kube::Informer::ObjectView cached = workspaces_->get_shared(kNamespace, name);
+  if (!cached) return nullptr;
+  TimeoutCheck check;
+  check.timed_out = cond_true(*cached, kCondTimeout);
+  check.deadlines = timeout_deadlines(*cached, options_);
+  return &timeout_checks_.emplace(name, check).first->second;
 }
 
 Task<kube::Status> Mk2Manager::set_timeout_once(std::string name, std::string expired) {
