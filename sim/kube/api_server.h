@@ -156,6 +156,8 @@ class ApiServer {
   // --- Synchronous access for the cluster side and the harness (no latency, no faults). ---
   // Pointers stay valid until the object is next written or removed.
   const Object* peek(const ObjectRef& ref) const;
+  // The same by a view of the ref's parts (no strings copied to build an ObjectRef).
+  const Object* peek(const ObjectRefView& ref) const;
   // Sorted by namespace, name (then kind). Empty kind = every kind (e.g. all content of a
   // namespace); empty namespace = every namespace.
   std::vector<const Object*> peek_list(const std::string& kind, const std::string& namespace_,

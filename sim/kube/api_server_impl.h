@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>  // tidy: allow-unordered (by_ref below: lookup only)
 #include <vector>
 
 #include "sim/core/event_loop.h"
@@ -163,6 +164,18 @@ struct ApiServer::Impl {
     }
     return nullptr;
   }
+  // Every stored object's slot by its ref (kind, namespace, name; normalized), found by hashing
+  // the three strings instead of the kind store's ordered search, which compares the namespace
+  // and name with eight stored keys or so per lookup (docs/performance.md §14.2). The keys view
+  // the KindStore nodes' own keys (a std::map's nodes never move); never iterated, so its order
+  // reaches nothing. commit() adds a slot's entry when it creates the slot, erase() removes it
+  // with the slot: the index holds exactly the stored objects (asserted against object_count).
+  template <typename K, typename V, typename H, typename E>
+  using HashIndex = std::unordered_map<K, V, H, E>;  // tidy: allow-unordered (never iterated)
+  using RefIndex = HashIndex<ObjectRefView, KindStore::iterator, ObjectRefHash, ObjectRefEqual>;
+  RefIndex by_ref;
+  // The slot at `ref` (normalized already), or by_ref.end().
+  RefIndex::const_iterator find_slot(const ObjectRefView& ref) const { return by_ref.find(ref); }
   std::uint64_t resource_version = 0;
   std::uint64_t next_uid = 0;
   std::size_t object_count = 0;
@@ -170,7 +183,10 @@ struct ApiServer::Impl {
   static ObjectRef normalize(ObjectRef ref);
   // The stored object at `ref`, normalized (a cluster-scoped kind's namespace ignored); null when
   // absent.
-  const std::shared_ptr<const Object>* find(const ObjectRef& ref) const;
+  const std::shared_ptr<const Object>* find(const ObjectRefView& ref) const;
+  const std::shared_ptr<const Object>* find(const ObjectRef& ref) const {
+    return find(ObjectRefView{ref.kind, ref.namespace_, ref.name});
+  }
   Result<Object> create(Object object);
   Result<Object> update(Object object, Subresource subresource);
   Result<Object> patch(const ObjectRef& ref, const MergePatch& patch, Subresource subresource);
@@ -180,6 +196,8 @@ struct ApiServer::Impl {
   // Writes `updated` over the stored object at `ref` (Modified), or removes it (Deleted) when
   // it is deleting and nothing holds it any more. Returns the committed state.
   std::shared_ptr<const Object> commit(const ObjectRef& ref, Object updated);
+  // The store's slot at `ref` (normalized), created empty and indexed when absent.
+  std::shared_ptr<const Object>& slot_for(const ObjectRef& ref);
   std::shared_ptr<const Object> erase(const ObjectRef& ref, Object last);
   static bool removable(const Object& object);
 
@@ -259,6 +277,7 @@ struct ApiServer::Impl {
   // --- Client request path (client.cc) ---
   ChoiceStream api_latency;
   DurationMs draw_latency();
+  std::string object_text;  // request_object()'s buffer for arrive()'s trace record.
   // Sends `request` now; the returned Delivery resolves with the response after the round trip.
   Delivery<Response> send(const std::string& identity, std::shared_ptr<Request> request);
   void arrive(const std::string& identity, Request& request, Delivery<Response> reply,
@@ -268,7 +287,16 @@ struct ApiServer::Impl {
   Response execute_verb(const std::string& identity, Request& request);
 };
 
-// "Deployment/ns/name", "Deployment/ns" (list in a namespace), "Deployment" (all namespaces).
-std::string request_object(const Request& request);
+// Whether `a`'s ObjectRef orders before `b`'s: ObjectRef::of(*a) < ObjectRef::of(*b) without
+// building either (lists' order, docs/performance.md §14.2).
+inline bool ref_order_less(const Object* a, const Object* b) {
+  return ObjectRef::compare_ref(a->meta.namespace_, a->meta.name, a->kind, b->meta.namespace_,
+                                b->meta.name, b->kind) < 0;
+}
+
+// "Deployment/ns/name", "Deployment/ns" (list in a namespace), "Deployment" (all namespaces),
+// written into `out` (a reused buffer: no allocation per request once it is large enough).
+// Returns a view of `out`.
+std::string_view request_object(const Request& request, std::string& out);
 
 }  // namespace wsim::kube

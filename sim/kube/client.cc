@@ -12,14 +12,20 @@
 
 namespace wsim::kube {
 
-std::string request_object(const Request& request) {
+std::string_view request_object(const Request& request, std::string& out) {
   const ObjectRef& ref = request.ref;
-  if (request.verb == Verb::kList || request.verb == Verb::kWatch) {
-    std::string out = ref.kind;
-    if (!ref.namespace_.empty()) out += "/" + ref.namespace_;
-    return out;
+  out.clear();
+  out += ref.kind;
+  const bool collection = request.verb == Verb::kList || request.verb == Verb::kWatch;
+  if (!ref.namespace_.empty()) {
+    out += '/';
+    out += ref.namespace_;
   }
-  return ref.to_string();
+  if (!collection) {
+    out += '/';
+    out += ref.name;
+  }
+  return out;
 }
 
 DurationMs ApiServer::Impl::draw_latency() {
@@ -63,7 +69,7 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
   if (auto intercepted = intercept(identity, request)) {
     switch (intercepted->action) {
       case FaultAction::kLoseRequest:
-        sim.record(identity, verb, request_object(request), "lost",
+        sim.record(identity, verb, request_object(request, object_text), "lost",
                    intercepted->detail + ": request not applied, client times out");
         reply.deliver(timeout(), timeout_at);
         return;
@@ -74,8 +80,8 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
       default: {
         Response response;
         response.status = std::move(intercepted->status);
-        sim.record(identity, verb, request_object(request), code_name(response.status.code),
-                   intercepted->detail);
+        sim.record(identity, verb, request_object(request, object_text),
+                   code_name(response.status.code), intercepted->detail);
         reply.deliver(std::move(response), now + draw_latency());
         return;
       }
@@ -85,8 +91,8 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
   if (Status allowed = authorize(identity, request); !allowed.ok()) {
     Response response;
     response.status = std::move(allowed);
-    sim.record(identity, verb, request_object(request), code_name(response.status.code),
-               response.status.message);
+    sim.record(identity, verb, request_object(request, object_text),
+               code_name(response.status.code), response.status.message);
     reply.deliver(std::move(response), now + draw_latency());
     return;
   }
@@ -99,7 +105,7 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
     detail = "rv " + std::to_string(resource_version);
   }
   if (lose_response) detail = detail.empty() ? fault_detail : detail + "; " + fault_detail;
-  sim.record(identity, verb, request_object(request), code_name(response.status.code),
+  sim.record(identity, verb, request_object(request, object_text), code_name(response.status.code),
              std::move(detail));
   if (lose_response) {
     // A watch whose response is lost never reaches its client: close it at once.
@@ -138,7 +144,7 @@ Response ApiServer::Impl::execute_verb(const std::string& identity, Request& req
       if (const KindStore* found = store_of(request.ref.kind)) {
         const KindStore& store = *found;
         const std::string& ns = request.ref.namespace_;
-        auto it = ns.empty() ? store.begin() : store.lower_bound(ObjectRef{"", ns, ""});
+        auto it = ns.empty() ? store.begin() : store.lower_bound(ObjectRefView{"", ns, ""});
         for (; it != store.end(); ++it) {
           if (!ns.empty() && it->first.namespace_ != ns) break;
           if (request.selector.matches(it->second->meta.labels)) {
@@ -150,7 +156,7 @@ Response ApiServer::Impl::execute_verb(const std::string& identity, Request& req
       WSIM_ASSERT(std::is_sorted(
           response.items.begin(), response.items.end(),
           [](const std::shared_ptr<const Object>& a, const std::shared_ptr<const Object>& b) {
-            return ObjectRef::of(*a) < ObjectRef::of(*b);
+            return ref_order_less(a.get(), b.get());
           }));
       break;
     }

@@ -26,14 +26,14 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
 }
 
 // A field's value, or "" (a view into `fields`: no copy on the per-change path).
-const std::string& field(const Fields& fields, const std::string& key) {
+const std::string& field(const Fields& fields, std::string_view key) {
   static const std::string kAbsent;
   auto it = fields.find(key);
   return it == fields.end() ? kAbsent : it->second;
 }
 
 // A decimal field, 0 when absent or not a number (the fake's resource quantities).
-std::int64_t quantity(const Fields& fields, const std::string& key) {
+std::int64_t quantity(const Fields& fields, std::string_view key) {
   const std::string& text = field(fields, key);
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -44,6 +44,14 @@ std::int64_t quantity(const Fields& fields, const std::string& key) {
 bool terminal_phase(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
 
 std::string ref_of(const Object& object) { return ObjectRef::of(object).to_string(); }
+
+// A pod write that keeps its spec and whether it is finished (a status write): count_usage
+// would take its usage off its node and add the same back (docs/performance.md §14.2).
+bool same_usage(WatchEventType type, const Object& pod, const Object* previous) {
+  return type == WatchEventType::kModified && previous != nullptr && previous->spec == pod.spec &&
+         terminal_phase(field(previous->status, "phase")) ==
+             terminal_phase(field(pod.status, "phase"));
+}
 
 // "a=b,c=d" (the fake's spec nodeSelector) holds on `labels`.
 bool selector_holds(const std::string& selector, const Fields& labels) {
@@ -229,7 +237,7 @@ void ConformanceMonitor::check_generation(WatchEventType type, const Object& obj
 // content is gone).
 void ConformanceMonitor::check_namespace(WatchEventType type, const Object& object) {
   if (type == WatchEventType::kAdded && !object.meta.namespace_.empty()) {
-    const Object* ns = api_.peek(ObjectRef("Namespace", "", object.meta.namespace_));
+    const Object* ns = api_.peek(ObjectRefView{"Namespace", "", object.meta.namespace_});
     if (ns == nullptr || ns->meta.deletion_ms) {
       report(kNamespaces, object,
              std::string("created in namespace '") + object.meta.namespace_ + "' that is " +
@@ -270,7 +278,7 @@ void ConformanceMonitor::check_pod(const Object& object, const Object* previous)
 
 void ConformanceMonitor::check_bind(const Object& pod) {
   const std::string& name = field(pod.spec, "nodeName");
-  const Object* node = api_.peek(ObjectRef("Node", "", name));
+  const Object* node = api_.peek(ObjectRefView{"Node", "", name});
   std::string misfit;
   if (node == nullptr) {
     misfit = "absent";
@@ -295,12 +303,20 @@ void ConformanceMonitor::check_bind(const Object& pod) {
 
 // The monitor's own indexes, after the checks (which read them as they were before the change).
 void ConformanceMonitor::index(WatchEventType type, const Object& object, const Object* previous) {
-  const ObjectRef ref = ObjectRef::of(object);
   const TimeMs now = sim_.now_ms();
-  if (object.kind == "Pod") {
+  if (object.kind == "Pod" && !same_usage(type, object, previous)) {
     count_usage(previous, -1);
     if (type != WatchEventType::kDeleted) count_usage(&object, 1);
   }
+  if (type == WatchEventType::kModified) {
+    // The common case: a live object written again (its entry exists since it was added).
+    auto written = last_write_ms_.find(ObjectRefView::of(object));
+    if (written != last_write_ms_.end()) {
+      written->second = now;
+      return;
+    }
+  }
+  const ObjectRef ref = ObjectRef::of(object);
   if (type == WatchEventType::kDeleted) {
     live_uids_.erase(object.meta.uid);
     last_write_ms_.erase(ref);

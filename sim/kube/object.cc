@@ -39,10 +39,9 @@ std::string ObjectRef::to_string() const {
   return out;
 }
 
-bool is_cluster_scoped(const std::string& kind) {
+bool is_cluster_scoped(std::string_view k) {
   // Compared as string_views: their == checks the length before the bytes, so a namespaced kind
   // (asked on every request and informer read) costs no memcmp (docs/performance.md §8).
-  const std::string_view k = kind;
   return k == "Namespace" || k == "Node" || k == "PersistentVolume" || k == "ClusterRole" ||
          k == "ClusterRoleBinding" || k == "StorageClass" || k == "CustomResourceDefinition" ||
          k == "PriorityClass";

@@ -27,6 +27,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -157,8 +158,65 @@ struct ObjectRefLess {
   }
 };
 
+// A hash of an ObjectRef's parts, for lookup-only hash indexes (the store's, the conformance
+// monitor's): each part a word at a time, multiply-xor mixed, its length after it, so that
+// ("ab", "c") and ("a", "bc") differ. No seed: the same on every run; an index hashed by it is
+// never iterated, so its order reaches nothing (docs/performance.md §14.2) [invented].
+// Transparent: ObjectRef and ObjectRefView keys hash alike.
+struct ObjectRefHash {
+  using is_transparent = void;
+  std::size_t operator()(const ObjectRefView& ref) const {
+    return hash_parts(ref.kind, ref.namespace_, ref.name);
+  }
+  std::size_t operator()(const ObjectRef& ref) const {
+    return hash_parts(ref.kind, ref.namespace_, ref.name);
+  }
+  static std::size_t hash_parts(std::string_view kind, std::string_view ns, std::string_view name) {
+    std::uint64_t h = 0;
+    mix_part(h, kind);
+    mix_part(h, ns);
+    mix_part(h, name);
+    h ^= h >> 29;  // One avalanche at the end: the bucket index (h modulo a prime) sees every bit.
+    h *= 0xBF58476D1CE4E5B9ull;
+    return static_cast<std::size_t>(h ^ (h >> 32));
+  }
+
+ private:
+  static void mix(std::uint64_t& h, std::uint64_t word) { h = (h ^ word) * 0x9E3779B97F4A7C15ull; }
+  // The part's bytes as native words (the last one overlapping, or the 1..7 bytes of a short
+  // part as one number), then its length.
+  static void mix_part(std::uint64_t& h, std::string_view part) {
+    const std::size_t n = part.size();
+    const char* p = part.data();
+    if (n >= 8) {
+      std::size_t i = 0;
+      for (; i + 8 <= n; i += 8) mix(h, load(p + i));
+      if (i < n) mix(h, load(p + n - 8));
+    } else if (n > 0) {
+      mix(h, bytes_detail::load_short(p, n));
+    }
+    mix(h, n);
+  }
+  static std::uint64_t load(const char* p) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, p, 8);
+    return word;
+  }
+};
+
+// ObjectRef equality over ObjectRef and ObjectRefView keys alike (name first: it differs most).
+struct ObjectRefEqual {
+  using is_transparent = void;
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return std::string_view(a.name) == std::string_view(b.name) &&
+           std::string_view(a.namespace_) == std::string_view(b.namespace_) &&
+           std::string_view(a.kind) == std::string_view(b.kind);
+  }
+};
+
 // True for kinds without a namespace.
-bool is_cluster_scoped(const std::string& kind);
+bool is_cluster_scoped(std::string_view kind);
 
 // Equality-based label selector (what the models need): every pair must match. Empty = all.
 struct LabelSelector {

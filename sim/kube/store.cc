@@ -154,19 +154,15 @@ ApiServer::Impl::KindStore& ApiServer::Impl::store_for(const std::string& kind) 
   return it->second;
 }
 
-const std::shared_ptr<const Object>* ApiServer::Impl::find(const ObjectRef& ref) const {
-  const KindStore* store = store_of(ref.kind);
-  if (store == nullptr) return nullptr;
+const std::shared_ptr<const Object>* ApiServer::Impl::find(const ObjectRefView& ref) const {
   // normalize(ref) without copying it.
-  // (Both arms string_views: with "" the conditional would be a temporary std::string.)
-  const std::string_view ns =
-      is_cluster_scoped(ref.kind) ? std::string_view() : std::string_view(ref.namespace_);
-  const ObjectRefView view{ref.kind, ns, ref.name};
-  auto it = store->find(view);
-  if (it == store->end()) return nullptr;
-  WSIM_ASSERT(it->second != nullptr);
-  WSIM_ASSERT_LE(it->second->meta.resource_version, resource_version);
-  return &it->second;
+  const std::string_view ns = is_cluster_scoped(ref.kind) ? std::string_view() : ref.namespace_;
+  auto it = find_slot(ObjectRefView{ref.kind, ns, ref.name});
+  if (it == by_ref.end()) return nullptr;
+  const std::shared_ptr<const Object>& slot = it->second->second;
+  WSIM_ASSERT(slot != nullptr);
+  WSIM_ASSERT_LE(slot->meta.resource_version, resource_version);
+  return &slot;
 }
 
 bool ApiServer::Impl::removable(const Object& object) {
@@ -177,13 +173,26 @@ bool ApiServer::Impl::removable(const Object& object) {
   return true;
 }
 
+std::shared_ptr<const Object>& ApiServer::Impl::slot_for(const ObjectRef& ref) {
+  if (auto indexed = by_ref.find(ObjectRefView{ref.kind, ref.namespace_, ref.name});
+      indexed != by_ref.end()) {
+    return indexed->second->second;
+  }
+  auto [it, inserted] = store_for(ref.kind).try_emplace(ref);
+  WSIM_ASSERT(inserted);
+  by_ref.emplace(ObjectRefView{it->first.kind, it->first.namespace_, it->first.name}, it);
+  // Indexed: every stored object, and the one being created (create() counted it already).
+  WSIM_ASSERT_EQ(by_ref.size(), object_count);
+  return it->second;
+}
+
 std::shared_ptr<const Object> ApiServer::Impl::commit(const ObjectRef& ref, Object updated) {
   if (removable(updated)) return erase(ref, std::move(updated));
   const std::uint64_t previous_rv = resource_version;
   updated.meta.resource_version = ++resource_version;
   // resourceVersion strictly increases on every write (paired: watch.cc emit() and offer()).
   WSIM_ASSERT_GT(updated.meta.resource_version, previous_rv);
-  auto& slot = store_for(ref.kind)[ref];
+  auto& slot = slot_for(ref);
   std::shared_ptr<const Object> old = std::move(slot);
   if (old) WSIM_ASSERT_LT(old->meta.resource_version, updated.meta.resource_version);
   if (old) WSIM_ASSERT_EQ(old->meta.uid, updated.meta.uid);
@@ -198,13 +207,17 @@ std::shared_ptr<const Object> ApiServer::Impl::erase(const ObjectRef& ref, Objec
   KindStore* found = find_store(ref.kind);  // Erasing never creates a kind's store.
   WSIM_ASSERT(found != nullptr);
   KindStore& store = *found;
-  auto it = store.find(ref);
-  WSIM_ASSERT(it != store.end());
+  auto indexed = by_ref.find(ObjectRefView{ref.kind, ref.namespace_, ref.name});
+  WSIM_ASSERT(indexed != by_ref.end());
+  const KindStore::iterator it = indexed->second;
+  WSIM_ASSERT(it->first == ref);
   std::shared_ptr<const Object> old = std::move(it->second);
   WSIM_ASSERT(old != nullptr);
+  by_ref.erase(indexed);  // Before the node its key views.
   store.erase(it);
   WSIM_ASSERT_GT(object_count, 0u);
   --object_count;
+  WSIM_ASSERT_EQ(by_ref.size(), object_count);
   last.meta.resource_version = ++resource_version;
   WSIM_ASSERT_LT(old->meta.resource_version, last.meta.resource_version);
   auto gone = std::make_shared<const Object>(std::move(last));
@@ -226,7 +239,7 @@ Result<Object> ApiServer::Impl::create(Object object) {
                                                 " is invalid: metadata.namespace: Required value"),
               {}};
     }
-    const auto* ns = find(ObjectRef{"Namespace", "", ref.namespace_});
+    const auto* ns = find(ObjectRefView{"Namespace", "", ref.namespace_});
     if (!ns)
       return {Status::Error(Code::kNotFound, "namespaces \"" + ref.namespace_ + "\" not found"),
               {}};
@@ -469,12 +482,18 @@ const Object* ApiServer::peek(const ObjectRef& ref) const {
   return slot ? slot->get() : nullptr;
 }
 
+const Object* ApiServer::peek(const ObjectRefView& ref) const {
+  const auto* slot = impl_->find(ref);
+  return slot ? slot->get() : nullptr;
+}
+
 std::vector<const Object*> ApiServer::peek_list(const std::string& kind,
                                                 const std::string& namespace_,
                                                 const LabelSelector& selector) const {
   std::vector<const Object*> out;
   auto collect = [&](const Impl::KindStore& store) {
-    auto it = namespace_.empty() ? store.begin() : store.lower_bound(ObjectRef{"", namespace_, ""});
+    auto it =
+        namespace_.empty() ? store.begin() : store.lower_bound(ObjectRefView{"", namespace_, ""});
     for (; it != store.end(); ++it) {
       if (!namespace_.empty() && it->first.namespace_ != namespace_) break;
       if (selector.matches(it->second->meta.labels)) out.push_back(it->second.get());
@@ -485,8 +504,7 @@ std::vector<const Object*> ApiServer::peek_list(const std::string& kind,
     return out;
   }
   for (const auto& [k, store] : impl_->kinds) collect(store);
-  std::sort(out.begin(), out.end(),
-            [](const Object* a, const Object* b) { return ObjectRef::of(*a) < ObjectRef::of(*b); });
+  std::sort(out.begin(), out.end(), ref_order_less);
   WSIM_ASSERT_LE(out.size(), impl_->object_count);
   return out;
 }

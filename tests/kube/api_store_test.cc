@@ -105,6 +105,37 @@ TEST_F(ApiObjects, DeepCopiesAtEveryBoundary) {
   EXPECT_EQ(peek("ConfigMap", "ns", "cm")->data.at("a"), "1");
 }
 
+// The store finds objects through a hash index of their refs (api_server_impl.h by_ref,
+// docs/performance.md §14.2): the same namespace and name under other kinds, the same name in
+// other namespaces, a cluster-scoped kind asked with a namespace, a removed object and its
+// re-creation are each found (or not) exactly as stored.
+TEST_F(ApiObjects, LookupsFindExactlyTheStoredObjects) {
+  must_create(make_namespace("a"));
+  must_create(make_namespace("b"));
+  must_create(make_configmap("a", "x", {{"v", "cm-a"}}));
+  must_create(make_configmap("b", "x", {{"v", "cm-b"}}));
+  must_create(make_object("Secret", "a", "x"));
+  EXPECT_EQ(peek("ConfigMap", "a", "x")->data.at("v"), "cm-a");
+  EXPECT_EQ(peek("ConfigMap", "b", "x")->data.at("v"), "cm-b");
+  EXPECT_EQ(peek("Secret", "a", "x")->kind, "Secret");
+  EXPECT_EQ(peek("Secret", "b", "x"), nullptr);
+  EXPECT_EQ(peek("ConfigMap", "a", "y"), nullptr);
+  EXPECT_EQ(peek("Namespace", "ignored", "a")->meta.name, "a");  // Normalized.
+  EXPECT_EQ(api.peek(ObjectRefView{"Namespace", "", "b"})->meta.name, "b");
+  EXPECT_EQ(api.object_count(), 5u);
+
+  ASSERT_TRUE(api.server_delete(ObjectRef{"ConfigMap", "a", "x"}, {}, "t").ok());
+  EXPECT_EQ(peek("ConfigMap", "a", "x"), nullptr);
+  EXPECT_EQ(peek("ConfigMap", "b", "x")->data.at("v"), "cm-b");
+  EXPECT_EQ(peek("Secret", "a", "x")->kind, "Secret");
+  EXPECT_EQ(api.object_count(), 4u);
+  const Object again = must_create(make_configmap("a", "x", {{"v", "again"}}));
+  EXPECT_EQ(peek("ConfigMap", "a", "x")->data.at("v"), "again");
+  EXPECT_EQ(peek("ConfigMap", "a", "x")->meta.uid, again.meta.uid);
+  EXPECT_EQ(api.peek_list("ConfigMap", "").size(), 2u);
+  EXPECT_EQ(api.object_count(), 5u);
+}
+
 TEST_F(ApiVersions, ResourceVersionStrictlyIncreasesClusterWideOnEveryWriteIncludingStatus) {
   must_create(make_namespace("a"));
   must_create(make_namespace("b"));

@@ -202,8 +202,32 @@ TEST(ControllerDeploymentStatus, FirstRolloutIsNewReplicaSetCreatedThenAvailable
   d.conditions = u.conditions;
   EXPECT_EQ(gitlab_state(d), "Running");
 
-  // Same observation again: nothing to write.
-  EXPECT_FALSE(compute_deployment_status(d, obs).changed);
+  // Same observation again: nothing to write, and the counts' map is the deployment's own (no
+  // copy of it is made to compare it: deployment_controller.cc set_count).
+  // Nor of the conditions: unchanged ones stay the deployment's own list (no Condition built,
+  // the list not copied: deployment_controller.cc set_condition_lazily).
+  const DeploymentStatusUpdate same = compute_deployment_status(d, obs);
+  EXPECT_FALSE(same.changed);
+  EXPECT_EQ(&same.status.map(), &d.status.map());
+  EXPECT_EQ(&same.conditions.vector(), &d.conditions.vector());
+  // One count differs: only that one is written, into a copy; the conditions stay shared.
+  obs.ready = 0;
+  const DeploymentStatusUpdate fewer = compute_deployment_status(d, obs);
+  EXPECT_TRUE(fewer.changed);
+  EXPECT_NE(&fewer.status.map(), &d.status.map());
+  EXPECT_EQ(fewer.status.at("readyReplicas"), "0");
+  EXPECT_EQ(d.status.at("readyReplicas"), "1");
+  EXPECT_EQ(&fewer.conditions.vector(), &d.conditions.vector());
+  // Availability lost: the Available condition changes in a copy of the list, not in d's.
+  obs.available = 0;
+  const DeploymentStatusUpdate unavailable = compute_deployment_status(d, obs);
+  EXPECT_TRUE(unavailable.changed);
+  EXPECT_NE(&unavailable.conditions.vector(), &d.conditions.vector());
+  EXPECT_EQ(find_condition(unavailable.conditions, "Available")->reason,
+            "MinimumReplicasUnavailable");
+  EXPECT_EQ(find_condition(unavailable.conditions, "Available")->message,
+            "Deployment does not have minimum availability.");
+  EXPECT_EQ(find_condition(d.conditions, "Available")->reason, "MinimumReplicasAvailable");
 }
 
 // Kubernetes progress.go syncRolloutStatus (isCompleteDeployment): a pure replicas change of a

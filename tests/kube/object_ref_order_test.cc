@@ -9,8 +9,10 @@
 #include <compare>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>  // tidy: allow-unordered (ObjectRefHash's test)
 #include <vector>
 
 #include "sim/kube/object.h"
@@ -98,6 +100,41 @@ TEST(ObjectRefOrder, FieldsIterateInStdMapOrder) {
   reference_map["aaaa-new"] = "x";
   EXPECT_EQ(edited, reference_map);
   EXPECT_NE(fields, reference_map);
+}
+
+// ObjectRefHash / ObjectRefEqual (the lookup-only hash indexes of the store and the conformance
+// monitor, docs/performance.md §14.2): a ref and its view hash alike; the parts are delimited
+// (moving bytes between them changes the hash); a hash map keyed by them finds every sample.
+TEST(ObjectRefHash, RefsAndViewsHashAlikeAndPartsAreDelimited) {
+  const ObjectRefHash hash;
+  const ObjectRefEqual equal;
+  const ObjectRef ref{"Pod", "default", "ws-1"};
+  EXPECT_EQ(hash(ref), hash(ObjectRefView{"Pod", "default", "ws-1"}));
+  EXPECT_TRUE(equal(ref, ObjectRefView{"Pod", "default", "ws-1"}));
+  EXPECT_FALSE(equal(ref, ObjectRefView{"Pod", "default", "ws-2"}));
+  EXPECT_FALSE(equal(ref, ObjectRefView{"Secret", "default", "ws-1"}));
+  EXPECT_FALSE(equal(ref, ObjectRefView{"Pod", "other", "ws-1"}));
+  EXPECT_NE(hash(ObjectRefView{"Pod", "ab", "c"}), hash(ObjectRefView{"Pod", "a", "bc"}));
+  EXPECT_NE(hash(ObjectRefView{"Pod", "", "abc"}), hash(ObjectRefView{"Pod", "abc", ""}));
+  EXPECT_NE(hash(ObjectRefView{"Pod", "ns", "name-of-sixteen!"}),
+            hash(ObjectRefView{"Pod", "ns", "name-of-sixteen?"}));
+  // Every sample as a name and as a namespace, in one map: each found again, none confused.
+  std::unordered_map<ObjectRef, int, ObjectRefHash, ObjectRefEqual>
+      map;  // tidy: allow-unordered (a test's lookups)
+  const std::vector<std::string> all = samples();
+  const std::set<std::string> unique(all.begin(), all.end());
+  int n = 0;
+  for (const std::string& s : unique) {
+    map[ObjectRef{"Pod", "ns", s}] = n++;
+    map[ObjectRef{"Pod", s, "name"}] = n++;
+  }
+  ASSERT_EQ(map.size(), static_cast<std::size_t>(n));
+  n = 0;
+  for (const std::string& s : unique) {
+    EXPECT_EQ(map.find(ObjectRefView{"Pod", "ns", s})->second, n++);
+    EXPECT_EQ(map.find(ObjectRefView{"Pod", s, "name"})->second, n++);
+  }
+  EXPECT_EQ(map.find(ObjectRefView{"Pod", "ns", "not-a-sample-name"}), map.end());
 }
 
 }  // namespace

@@ -68,6 +68,13 @@ ObjectRef owner_target(const Object& dependent, const OwnerReference& owner) {
                    owner.name};
 }
 
+ObjectRefView owner_target_view(const Object& dependent, const OwnerReference& owner) {
+  return ObjectRefView{owner.kind,
+                       is_cluster_scoped(owner.kind) ? std::string_view()
+                                                     : std::string_view(dependent.meta.namespace_),
+                       owner.name};
+}
+
 const OwnerReference* controller_of(const Object& object) {
   for (const OwnerReference& owner : object.meta.owner_references) {
     if (owner.controller) return &owner;
@@ -81,6 +88,12 @@ const Condition* find_condition(const std::vector<Condition>& conditions, std::s
     if (c.type == type) return &c;
   }
   return nullptr;
+}
+
+bool condition_holds(const std::vector<Condition>& conditions, std::string_view type,
+                     std::string_view status, std::string_view reason) {
+  const Condition* current = find_condition(conditions, type);
+  return current != nullptr && current->status == status && current->reason == reason;
 }
 
 bool set_condition(std::vector<Condition>& conditions, Condition condition, TimeMs now_ms) {

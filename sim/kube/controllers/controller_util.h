@@ -14,6 +14,7 @@
 #include "sim/core/choice.h"
 #include "sim/core/time.h"
 #include "sim/kube/object.h"
+#include "sim/kube/shared_vector.h"
 
 namespace wsim::kube {
 
@@ -45,6 +46,8 @@ bool pod_is_active(const Object& pod);
 // The object an owner reference points at: the dependent's namespace unless the owner kind is
 // cluster-scoped.
 ObjectRef owner_target(const Object& dependent, const OwnerReference& owner);
+// The same as a view into `dependent` and `owner` (valid while both are), for a lookup.
+ObjectRefView owner_target_view(const Object& dependent, const OwnerReference& owner);
 // The controller owner reference (controller=true), if any.
 const OwnerReference* controller_of(const Object& object);
 
@@ -53,6 +56,11 @@ const OwnerReference* controller_of(const Object& object);
 // (moved to the end), keeping its lastTransitionTime if the status did not change. Returns true if
 // `conditions` changed.
 bool set_condition(std::vector<Condition>& conditions, Condition condition, TimeMs now_ms);
+// Whether `conditions` holds a condition of `type` with `status` and `reason`: then set_condition
+// with them changes nothing, and a caller can skip building the Condition (its message) and
+// leave a shared list undetached (docs/performance.md §14.2).
+bool condition_holds(const std::vector<Condition>& conditions, std::string_view type,
+                     std::string_view status, std::string_view reason);
 // Condition by type in a list, or nullptr.
 const Condition* find_condition(const std::vector<Condition>& conditions, std::string_view type);
 

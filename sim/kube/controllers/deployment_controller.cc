@@ -3,6 +3,8 @@
 #include "sim/kube/controllers/deployment_controller.h"
 
 #include <algorithm>
+#include <charconv>
+#include <system_error>
 #include <utility>
 
 namespace wsim::kube {
@@ -62,31 +64,53 @@ std::string pod_template_hash(const Object& deployment) {
 
 namespace {
 
+// Writes `value` (decimal, like std::to_string) at `key`, unless `status` holds that already:
+// then nothing is written and the map stays shared with the deployment's, so an unchanged status
+// compares by one pointer (docs/performance.md §13.3).
+void set_count(Fields& status, const char* key, std::int64_t value) {
+  char text[24];
+  const auto [end, error] = std::to_chars(text, text + sizeof(text), value);
+  WSIM_ASSERT(error == std::errc());
+  const std::string_view decimal(text, static_cast<std::size_t>(end - text));
+  auto it = status.find(key);
+  if (it != status.end() && it->second == decimal) return;
+  status.insert_or_assign(key, std::string(decimal));
+}
+
 // The deployment's status with the replica counts of `obs`.
 Fields replica_counts(const Object& deployment, const DeploymentObservation& obs,
                       std::int64_t unavailable) {
   WSIM_ASSERT_GE(unavailable, 0);
   Fields status = deployment.status;
-  status["replicas"] = std::to_string(obs.replicas);
-  status["updatedReplicas"] = std::to_string(obs.updated);
-  status["readyReplicas"] = std::to_string(obs.ready);
-  status["availableReplicas"] = std::to_string(obs.available);
-  status["unavailableReplicas"] = std::to_string(unavailable);
-  status["observedGeneration"] = std::to_string(deployment.meta.generation);
+  set_count(status, "replicas", obs.replicas);
+  set_count(status, "updatedReplicas", obs.updated);
+  set_count(status, "readyReplicas", obs.ready);
+  set_count(status, "availableReplicas", obs.available);
+  set_count(status, "unavailableReplicas", unavailable);
+  set_count(status, "observedGeneration", deployment.meta.generation);
   return status;
 }
 
-void set_available_condition(std::vector<Condition>& conditions, bool available, TimeMs now_ms) {
+// Sets `type` to True/False with `reason` and the message `message()` makes, which is called only
+// when the condition changes: an unchanged condition builds no strings and leaves a shared list
+// undetached (docs/performance.md §14.2).
+template <typename MessageFn>
+void set_condition_lazily(SharedVector<Condition>& conditions, const char* type, const char* status,
+                          const char* reason, TimeMs now_ms, MessageFn&& message) {
+  if (condition_holds(conditions, type, status, reason)) return;
+  const bool changed = set_condition(conditions.mutable_vector(),
+                                     Condition{type, status, reason, message(), 0}, now_ms);
+  WSIM_ASSERT(changed);
+}
+
+void set_available_condition(SharedVector<Condition>& conditions, bool available, TimeMs now_ms) {
   if (available) {
-    set_condition(conditions,
-                  Condition{"Available", "True", "MinimumReplicasAvailable",
-                            "Deployment has minimum availability.", 0},
-                  now_ms);
+    set_condition_lazily(conditions, "Available", "True", "MinimumReplicasAvailable", now_ms,
+                         [] { return std::string("Deployment has minimum availability."); });
   } else {
-    set_condition(conditions,
-                  Condition{"Available", "False", "MinimumReplicasUnavailable",
-                            "Deployment does not have minimum availability.", 0},
-                  now_ms);
+    set_condition_lazily(
+        conditions, "Available", "False", "MinimumReplicasUnavailable", now_ms,
+        [] { return std::string("Deployment does not have minimum availability."); });
   }
 }
 
@@ -114,11 +138,10 @@ DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
                              obs.available > prev_available ||
                              (obs.replicas - obs.updated) < (prev_replicas - prev_updated);
   const Condition* progressing = find_condition(deployment.conditions, "Progressing");
-  const std::string rs = quoted(obs.replica_set);
-
-  auto progressing_true = [&](const char* reason, std::string message) {
-    Condition condition{"Progressing", "True", reason, std::move(message), 0};
-    set_condition(update.conditions, std::move(condition), obs.now_ms);
+  // The messages are built only for a condition that changes (set_condition_lazily).
+  auto progressing_true = [&](const char* reason, const char* before, const char* after) {
+    set_condition_lazily(update.conditions, "Progressing", "True", reason, obs.now_ms,
+                         [&] { return before + quoted(obs.replica_set) + after; });
   };
 
   // pkg/controller/deployment/sync.go getNewReplicaSet: a created ReplicaSet is
@@ -126,25 +149,23 @@ DeploymentStatusUpdate compute_deployment_status(const Object& deployment,
   // condition yet. A pure scale (kScaled) writes no Progressing condition (sync.go sync →
   // syncDeploymentStatus, which keeps the conditions).
   if (obs.change == RolloutChange::kNewReplicaSet) {
-    progressing_true("NewReplicaSetCreated", "Created new replica set " + rs);
+    progressing_true("NewReplicaSetCreated", "Created new replica set ", "");
     update.progressed = true;
   } else if (obs.change == RolloutChange::kFoundReplicaSet && progressing == nullptr) {
-    progressing_true("FoundNewReplicaSet", "Found new replica set " + rs);
+    progressing_true("FoundNewReplicaSet", "Found new replica set ", "");
     update.progressed = true;
   } else if (is_complete_deployment(progressing, obs)) {
     // progress.go syncRolloutStatus: no progress is estimated for a completed rollout whose pods
     // are all of the current template (a scale, a pod turning unready, a resync).
   } else if (update.complete) {
-    progressing_true("NewReplicaSetAvailable",
-                     "ReplicaSet " + rs + " has successfully progressed.");
+    progressing_true("NewReplicaSetAvailable", "ReplicaSet ", " has successfully progressed.");
   } else if (made_progress) {
-    progressing_true("ReplicaSetUpdated", "ReplicaSet " + rs + " is progressing.");
+    progressing_true("ReplicaSetUpdated", "ReplicaSet ", " is progressing.");
     update.progressed = true;
   } else if (timed_out(progressing, obs)) {
-    set_condition(update.conditions,
-                  Condition{"Progressing", "False", "ProgressDeadlineExceeded",
-                            "ReplicaSet " + rs + " has timed out progressing.", 0},
-                  obs.now_ms);
+    set_condition_lazily(
+        update.conditions, "Progressing", "False", "ProgressDeadlineExceeded", obs.now_ms,
+        [&] { return "ReplicaSet " + quoted(obs.replica_set) + " has timed out progressing."; });
   }
 
   update.changed = update.status != deployment.status || update.conditions != deployment.conditions;
@@ -212,8 +233,10 @@ void DeploymentController::sync(const ObjectRef& ref) {
     }
   }
 
-  if (std::optional<std::vector<Object>> current = retire_old_pods(deployment, hash)) {
+  if (std::optional<std::vector<const Object*>> current = retire_old_pods(deployment, hash)) {
     const auto have = static_cast<std::int64_t>(current->size());
+    // Either creates (have < wanted) or scales down (have > wanted): `current` is read only
+    // when nothing was written since retire_old_pods() listed it.
     create_pods(deployment, memory, hash, have, spec_replicas);
     if (have > spec_replicas) scale_down(std::move(*current), have - spec_replicas);
   }
@@ -227,39 +250,42 @@ void DeploymentController::sync(const ObjectRef& ref) {
   schedule_deadline(ref, memory, update, obs.progress_deadline_ms);
 }
 
-std::vector<Object> DeploymentController::owned_pods(const Object& deployment) const {
-  std::vector<Object> pods;
+std::vector<const Object*> DeploymentController::owned_pods(const Object& deployment) const {
+  std::vector<const Object*> pods;
   for (const Object* pod : api_.peek_list("Pod", deployment.meta.namespace_)) {
     const OwnerReference* owner = controller_of(*pod);
-    if (owner != nullptr && owner->uid == deployment.meta.uid) pods.push_back(*pod);
+    if (owner != nullptr && owner->uid == deployment.meta.uid) pods.push_back(pod);
   }
   return pods;
 }
 
-void DeploymentController::delete_pod(const Object& pod, const char* why) {
+void DeploymentController::delete_pod(const ObjectRef& pod, const char* why) {
   WSIM_ASSERT_EQ(pod.kind, "Pod");
-  const Status status = api_.server_delete(ObjectRef::of(pod), DeleteOptions{}, kActor);
+  const Status status = api_.server_delete(pod, DeleteOptions{}, kActor);
   ++counters_.pods_deleted;
-  sim_.record(kActor, "delete-pod", ObjectRef::of(pod).to_string(),
-              status.ok() ? "ok" : code_name(status.code), why);
+  sim_.record(kActor, "delete-pod", pod.to_string(), status.ok() ? "ok" : code_name(status.code),
+              why);
 }
 
-std::optional<std::vector<Object>> DeploymentController::retire_old_pods(const Object& deployment,
-                                                                         const std::string& hash) {
+std::optional<std::vector<const Object*>> DeploymentController::retire_old_pods(
+    const Object& deployment, const std::string& hash) {
   WSIM_ASSERT(!hash.empty());
   bool old_running = false;
-  std::vector<Object> current;
-  for (const Object& pod : owned_pods(deployment)) {
-    if (pod.meta.labels.count("pod-template-hash") == 0 ||
-        pod.meta.labels.at("pod-template-hash") != hash) {
-      if (pod_is_terminal(pod)) continue;
+  std::vector<const Object*> current;
+  std::vector<ObjectRef> retire;  // Deleted after the scan: the store is not written during it.
+  for (const Object* pod : owned_pods(deployment)) {
+    auto label = pod->meta.labels.find("pod-template-hash");
+    if (label == pod->meta.labels.end() || label->second != hash) {
+      if (pod_is_terminal(*pod)) continue;
       old_running = true;
-      if (!is_deleting(pod)) delete_pod(pod, "old template");
-    } else if (pod_is_active(pod)) {
+      if (!is_deleting(*pod)) retire.push_back(ObjectRef::of(*pod));
+    } else if (pod_is_active(*pod)) {
       current.push_back(pod);
     }
   }
+  for (const ObjectRef& pod : retire) delete_pod(pod, "old template");
   if (old_running) return std::nullopt;
+  WSIM_ASSERT(retire.empty());  // Nothing written: `current` still points into the store.
   return current;
 }
 
@@ -295,24 +321,32 @@ void DeploymentController::create_pods(const Object& deployment, Memory& memory,
   }
 }
 
-void DeploymentController::scale_down(std::vector<Object> current, std::int64_t excess) {
+void DeploymentController::scale_down(std::vector<const Object*> current, std::int64_t excess) {
   WSIM_ASSERT_GT(excess, 0);
   WSIM_ASSERT_LE(static_cast<std::size_t>(excess), current.size());
-  std::sort(current.begin(), current.end(), [](const Object& a, const Object& b) {
-    if (pod_is_ready(a) != pod_is_ready(b)) return !pod_is_ready(a);
-    if (a.meta.creation_ms != b.meta.creation_ms) return a.meta.creation_ms > b.meta.creation_ms;
-    return a.meta.name > b.meta.name;
+  std::sort(current.begin(), current.end(), [](const Object* a, const Object* b) {
+    if (pod_is_ready(*a) != pod_is_ready(*b)) return !pod_is_ready(*a);
+    if (a->meta.creation_ms != b->meta.creation_ms)
+      return a->meta.creation_ms > b->meta.creation_ms;
+    return a->meta.name > b->meta.name;
   });
+  // The victims' refs first: a delete may write (and so move) the pods `current` points at.
+  std::vector<ObjectRef> victims;
   for (std::int64_t i = 0; i < excess; ++i) {
-    delete_pod(current[static_cast<std::size_t>(i)], "scale down");
+    victims.push_back(ObjectRef::of(*current[static_cast<std::size_t>(i)]));
   }
+  for (const ObjectRef& pod : victims) delete_pod(pod, "scale down");
 }
 
 DeploymentObservation DeploymentController::observe(const Object& deployment, const Memory& memory,
                                                     const std::string& hash,
                                                     RolloutChange change) const {
   DeploymentObservation obs;
-  for (const Object& pod : owned_pods(deployment)) {
+  // Reads the stored pods in place (owned_pods() without the copies): nothing writes meanwhile.
+  for (const Object* stored : api_.peek_list("Pod", deployment.meta.namespace_)) {
+    const Object& pod = *stored;
+    const OwnerReference* owner = controller_of(pod);
+    if (owner == nullptr || owner->uid != deployment.meta.uid) continue;
     if (!pod_is_active(pod)) continue;
     ++obs.replicas;
     auto it = pod.meta.labels.find("pod-template-hash");
@@ -338,7 +372,7 @@ void DeploymentController::write_status(const Object& deployment,
   WSIM_ASSERT(update.changed);
   MergePatch patch;
   for (const auto& [key, value] : update.status) patch.status[key] = value;
-  patch.conditions = update.conditions;
+  patch.conditions = update.conditions.vector();
   Result<Object> written =
       api_.server_patch(ObjectRef::of(deployment), patch, Subresource::kStatus, kActor);
   ++counters_.status_writes;

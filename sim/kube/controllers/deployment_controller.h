@@ -77,7 +77,8 @@ struct DeploymentObservation {
 
 struct DeploymentStatusUpdate {
   Fields status;
-  std::vector<Condition> conditions;
+  // Shared with the deployment's own list until a condition changes (copy-on-write).
+  SharedVector<Condition> conditions;
   bool progressed = false;  // Progress this sync (resets the deadline clock).
   bool complete = false;
   bool changed = false;  // Differs from the deployment's current status / conditions.
@@ -122,18 +123,20 @@ class DeploymentController {
   void enqueue(const ObjectRef& ref);
   // One reconcile of the Deployment at `ref` (the steps below, in this order).
   void sync(const ObjectRef& ref);
-  // The pods the deployment controls (by controller owner reference), in list order.
-  std::vector<Object> owned_pods(const Object& deployment) const;
-  void delete_pod(const Object& pod, const char* why);
+  // The pods the deployment controls (by controller owner reference), in list order: the
+  // stored objects, valid until the store is next written.
+  std::vector<const Object*> owned_pods(const Object& deployment) const;
+  void delete_pod(const ObjectRef& pod, const char* why);
   // Recreate strategy: deletes the active pods of other templates; returns the active pods of
-  // the current template, or nullopt while an old pod still runs (terminating ones included).
-  std::optional<std::vector<Object>> retire_old_pods(const Object& deployment,
-                                                     const std::string& hash);
+  // the current template (stored objects, valid until the next write: then nothing was deleted),
+  // or nullopt while an old pod still runs (terminating ones included).
+  std::optional<std::vector<const Object*>> retire_old_pods(const Object& deployment,
+                                                            const std::string& hash);
   // Creates pods of the current template until `wanted` (stops at the first refused create).
   void create_pods(const Object& deployment, Memory& memory, const std::string& hash,
                    std::int64_t have, std::int64_t wanted);
   // Deletes `excess` of `current`: not-ready pods first, then the newest (ReplicaSet ranking).
-  void scale_down(std::vector<Object> current, std::int64_t excess);
+  void scale_down(std::vector<const Object*> current, std::int64_t excess);
   DeploymentObservation observe(const Object& deployment, const Memory& memory,
                                 const std::string& hash, RolloutChange change) const;
   void write_status(const Object& deployment, const DeploymentStatusUpdate& update);

@@ -8,6 +8,20 @@ namespace wsim::kube {
 namespace {
 constexpr const char* kForeground = "foregroundDeletion";
 constexpr const char* kOrphan = "orphan";
+bool same_ref(const ObjectRef& ref, const ObjectRefView& view) {
+  return ref.name == view.name && ref.namespace_ == view.namespace_ && ref.kind == view.kind;
+}
+
+// Whether `uids` are the uids of `owners`, in order (what index() would store).
+bool same_uids(const std::vector<std::string>& uids, const SharedVector<OwnerReference>& owners) {
+  if (uids.size() != owners.size()) return false;
+  std::size_t i = 0;
+  for (const OwnerReference& owner : owners) {
+    if (uids[i++] != owner.uid) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 GarbageCollector::GarbageCollector(Sim& sim, ApiServer& api, GarbageCollectorOptions options)
@@ -52,8 +66,8 @@ void GarbageCollector::index(const Object& object) {
 void GarbageCollector::on_event(const WatchEvent& event) {
   WSIM_ASSERT(!event.object.meta.uid.empty());
   const Object& object = event.object;
-  const ObjectRef ref = ObjectRef::of(object);
   if (event.type == WatchEventType::kDeleted) {
+    const ObjectRef ref = ObjectRef::of(object);
     unindex(ref);
     auto self = by_uid_.find(object.meta.uid);
     if (self != by_uid_.end() && self->second == ref) by_uid_.erase(self);
@@ -65,26 +79,48 @@ void GarbageCollector::on_event(const WatchEvent& event) {
     for (const OwnerReference& owner : object.meta.owner_references) enqueue_owner_uid(owner.uid);
     return;
   }
+  on_written(object);
+}
 
-  by_uid_[object.meta.uid] = ref;
+void GarbageCollector::on_written(const Object& object) {
+  // The object's ref as a view: an ObjectRef is built only where one is stored or queued.
+  const ObjectRefView view = ObjectRefView::of(object);
+  if (auto self = by_uid_.find(object.meta.uid); self == by_uid_.end()) {
+    by_uid_.emplace(object.meta.uid, ObjectRef::of(object));
+  } else if (!same_ref(self->second, view)) {
+    self->second = ObjectRef::of(object);
+  }
+  auto indexed = owner_uids_.find(view);
+  // Re-indexed only when the owners changed: the index is a function of the owner uids.
+  const bool same_owners = indexed != owner_uids_.end()
+                               ? same_uids(indexed->second, object.meta.owner_references)
+                               : object.meta.owner_references.empty();
+  // The owners before this write: copied only when they differ from the object's own (else
+  // they are its owner references' uids, in order).
   std::vector<std::string> previous_owners;
-  if (auto it = owner_uids_.find(ref); it != owner_uids_.end()) previous_owners = it->second;
-  index(object);
+  if (!same_owners) {
+    if (indexed != owner_uids_.end()) previous_owners = indexed->second;
+    index(object);
+  }
   if (is_deleting(object) &&
       (has_finalizer(object, kForeground) || has_finalizer(object, kOrphan))) {
-    enqueue_owner(ref);
+    enqueue_owner(ObjectRef::of(object));
   }
   // Dangling references (owner absent or with another uid) are collected.
   for (const OwnerReference& owner : object.meta.owner_references) {
-    const Object* live = api_.peek(owner_target(object, owner));
+    const Object* live = api_.peek(owner_target_view(object, owner));
     if (live == nullptr || live->meta.uid != owner.uid ||
         (is_deleting(*live) && has_finalizer(*live, kForeground))) {
-      enqueue_dependent(ref);
+      enqueue_dependent(ObjectRef::of(object));
       break;
     }
   }
   // A dependent that changed (deleting, references stripped) may unblock a foreground owner.
-  for (const std::string& uid : previous_owners) enqueue_owner_uid(uid);
+  if (same_owners) {
+    for (const OwnerReference& owner : object.meta.owner_references) enqueue_owner_uid(owner.uid);
+  } else {
+    for (const std::string& uid : previous_owners) enqueue_owner_uid(uid);
+  }
 }
 
 void GarbageCollector::enqueue_owner_uid(const std::string& uid) {

@@ -58,6 +58,7 @@ class GarbageCollector {
 
  private:
   void on_event(const WatchEvent& event);
+  void on_written(const Object& object);  // Added or Modified.
   void index(const Object& object);
   void unindex(const ObjectRef& ref);
   void enqueue_dependent(const ObjectRef& ref);
@@ -72,8 +73,9 @@ class GarbageCollector {
   ApiServer& api_;
   GarbageCollectorOptions options_;
   ChoiceStream stream_;
-  std::map<std::string, std::set<ObjectRef>> dependents_;     // owner uid -> dependents
-  std::map<ObjectRef, std::vector<std::string>> owner_uids_;  // dependent -> owner uids
+  std::map<std::string, std::set<ObjectRef>> dependents_;  // owner uid -> dependents
+  // dependent -> owner uids; ObjectRef's order, also found by ObjectRefView.
+  std::map<ObjectRef, std::vector<std::string>, ObjectRefLess> owner_uids_;
   std::map<std::string, ObjectRef> by_uid_;
   std::set<ObjectRef> queued_dependents_;
   std::set<ObjectRef> queued_owners_;

@@ -240,7 +240,9 @@ Result<Object> Kubelet::write_status(const Object& pod, StatusPatch status,
   }
   MergePatch patch;
   patch.status = std::move(status);
-  if (ready_status != nullptr) {
+  // The conditions are copied only when Ready changes (set_condition would change nothing).
+  if (ready_status != nullptr &&
+      !condition_holds(pod.conditions, "Ready", ready_status, ready_reason)) {
     std::vector<Condition> conditions = pod.conditions;
     if (set_condition(conditions, Condition{"Ready", ready_status, ready_reason, "", 0},
                       sim_.now_ms())) {
@@ -255,7 +257,7 @@ void Kubelet::admit(const std::string& uid, const Object& pod) {
   PodState* state = find(uid);
   if (state == nullptr || state->stage != Stage::kNew) return;
   const ObjectRef ref = state->ref;
-  const Object* node = api_.peek(ObjectRef{"Node", "", node_});
+  const Object* node = api_.peek(ObjectRefView{"Node", "", node_});
   const NodeUsage used = usage_excluding(uid);
   const std::int64_t cpu = int_field(pod.spec, "cpuMilli", 0);
   const std::int64_t memory = int_field(pod.spec, "memoryMiB", 0);
@@ -508,7 +510,7 @@ Status Kubelet::reject_running(const ObjectRef& ref, const std::string& reason) 
     return Status::Error(Code::kConflict, ref.to_string() + ": no running container to reject");
   }
   const Object pod = *live;
-  const Object* node = api_.peek(ObjectRef{"Node", "", node_});
+  const Object* node = api_.peek(ObjectRefView{"Node", "", node_});
   const NodeUsage used = usage_excluding(uid);
   std::string message;
   if (reason == "OutOfmemory") {

@@ -44,7 +44,7 @@ void NodeLifecycleController::heartbeat(const std::string& node, bool posting) {
 void NodeLifecycleController::check_heartbeat(const std::string& name, std::uint64_t token) {
   auto it = silent_.find(name);
   if (it == silent_.end() || it->second != token) return;  // Posting again (or a newer outage).
-  const Object* node = api_.peek(ObjectRef{"Node", "", name});
+  const Object* node = api_.peek(ObjectRefView{"Node", "", name});
   if (node == nullptr || node->status_or("ready", "false") != "true") return;
   MergePatch patch;
   patch.status["ready"] = "false";
@@ -78,7 +78,7 @@ void NodeLifecycleController::on_pod(const WatchEvent& event) {
     if (is_deleting(pod) && pod.meta.finalizers.empty()) enqueue_pod(ObjectRef::of(pod));
     return;
   }
-  if (api_.peek(ObjectRef{"Node", "", node}) == nullptr) enqueue_pod(ObjectRef::of(pod));
+  if (api_.peek(ObjectRefView{"Node", "", node}) == nullptr) enqueue_pod(ObjectRef::of(pod));
 }
 
 void NodeLifecycleController::enqueue_pod(const ObjectRef& ref) {
@@ -99,7 +99,7 @@ void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
   const Object* live = api_.peek(ref);
   if (live == nullptr) return;
   const std::string node = live->spec_or("nodeName", "");
-  if (!node.empty() && api_.peek(ObjectRef{"Node", "", node}) != nullptr) return;  // Kubelet's.
+  if (!node.empty() && api_.peek(ObjectRefView{"Node", "", node}) != nullptr) return;  // Kubelet's.
   const std::string uid = live->meta.uid;
 
   if (!node.empty()) {
@@ -150,7 +150,7 @@ void NodeLifecycleController::gc_pod(const ObjectRef& ref) {
 void NodeLifecycleController::sync_node(const std::string& name) {
   WSIM_ASSERT(!name.empty());
   queued_nodes_.erase(name);
-  const Object* node = api_.peek(ObjectRef{"Node", "", name});
+  const Object* node = api_.peek(ObjectRefView{"Node", "", name});
   if (node == nullptr || node->status_or("ready", "false") == "true") return;
   std::vector<ObjectRef> pods;
   for (const Object* pod : api_.peek_list("Pod", "")) {
