@@ -236,5 +236,57 @@ TEST(ConfigBuilder, R3TerminatedSendsOnlyTheTwoInventories) {
   EXPECT_FALSE(decide_config(RailsVersion::kR3, UpdateType::kPartial, row).include);
 }
 
+// The memo answers what build_config_to_apply builds, call after call, whatever the version,
+// the desired state (changed back and forth, Terminated in between) and all_resources.
+TEST(ConfigBuilder, MemoEqualsTheBuilderAcrossVersionsStatesAndDecisions) {
+  const State states[] = {State::kRunning, State::kStopped, State::kTerminated,
+                          State::kRestartRequested, State::kRunning};
+  for (RailsVersion rails :
+       {RailsVersion::kR0, RailsVersion::kR1, RailsVersion::kR2, RailsVersion::kR3}) {
+    Versions versions;
+    versions.rails = rails;
+    ConfigMemo memo(versions);
+    for (int round = 0; round < 2; ++round) {
+      for (std::int64_t id : {2, 1}) {
+        for (State desired : states) {
+          for (bool all_resources : {false, true, false}) {
+            WorkspaceRow row = returned_row(0, std::nullopt);
+            row.id = id;
+            row.name = "ws-" + std::to_string(id);
+            row.namespace_ = unique_namespace_for(row.name);
+            row.desired_state = desired;
+            const ConfigDecision decision{true, all_resources};
+            const auto expected = build_config_to_apply(versions, row, decision);
+            EXPECT_EQ(memo.build(row, decision), expected)
+                << rails_name(rails) << " " << state_name(desired) << " " << all_resources;
+            const std::size_t group = rails >= RailsVersion::kR2 && all_resources ? 7u : 5u;
+            if (!(rails >= RailsVersion::kR3 && desired == State::kTerminated)) {
+              EXPECT_EQ(expected.size(), group);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// A copy handed out by the memo is the caller's: writing it changes no later answer.
+TEST(ConfigBuilder, MemoCopiesAreIndependent) {
+  Versions versions;
+  versions.rails = RailsVersion::kR3;
+  ConfigMemo memo(versions);
+  WorkspaceRow row = returned_row(0, std::nullopt);
+  row.namespace_ = "ns";
+  const ConfigDecision decision{true, true};
+  auto first = memo.build(row, decision);
+  first[1].spec["replicas"] = "7";
+  first[1].meta.labels["extra"] = "x";
+  EXPECT_EQ(memo.build(row, decision), build_config_to_apply(versions, row, decision));
+  row.name = "ws-other";  // The same id under another name or namespace is not served stale.
+  EXPECT_EQ(memo.build(row, decision), build_config_to_apply(versions, row, decision));
+  row.namespace_ = "ns-other";
+  EXPECT_EQ(memo.build(row, decision), build_config_to_apply(versions, row, decision));
+}
+
 }  // namespace
 }  // namespace wsim::gitlab

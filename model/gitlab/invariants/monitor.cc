@@ -54,7 +54,9 @@ Monitor::Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& ta
       probes_(probes),
       protocol_([this](const std::string& workspace,
                        std::string message) { violate(kS14, workspace, std::move(message)); },
-                [this](const std::string& workspace) { return rails_stamps(workspace); }) {
+                [this](const std::string& workspace) { return rails_stamps(workspace); }),
+      present_by_request_(kRequestsRemembered),
+      response_had_terminated_(kRequestsRemembered) {
   WSIM_ASSERT_GT(options_.full_interval_ms, 0);
   WSIM_ASSERT_GT(options_.partial_interval_ms, 0);
 }
@@ -210,8 +212,8 @@ void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
     return;
   }
   if (!judges_informer_rule()) return;
-  auto present = present_by_request_.find(rails_request_->request_id);
-  if (present != present_by_request_.end() && present->second.count(after.name) > 0) {
+  const std::set<std::string>* present = present_by_request_.find(rails_request_->request_id);
+  if (present != nullptr && present->count(after.name) > 0) {
     violate(kS3, after.name, "Terminated reported while the Deployment was in the agent cache");
   }
 }
@@ -289,10 +291,7 @@ void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse
   for (const WorkspaceRailsInfo& info : response.workspace_rails_infos) {
     check_config_replicas(info);
   }
-  response_had_terminated_[request.request_id] = any_terminated;
-  while (response_had_terminated_.size() > kRequestsRemembered) {
-    response_had_terminated_.erase(response_had_terminated_.begin());
-  }
+  response_had_terminated_.assign(request.request_id, any_terminated);
 }
 
 // --- Agent side -----------------------------------------------------------------------------
@@ -361,10 +360,7 @@ void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& bui
   check_synced_progress();
   // Only S3's informer rule reads these; A3's inventory rule would copy a set per cycle for
   // nothing.
-  if (judges_informer_rule()) present_by_request_[built.request.request_id] = built.present;
-  while (present_by_request_.size() > kRequestsRemembered) {
-    present_by_request_.erase(present_by_request_.begin());
-  }
+  if (judges_informer_rule()) present_by_request_.assign(built.request.request_id, built.present);
   if (!options_.versions.agent_reports_errors()) return;
   check_errors_reported(generation, built);
   for (const auto& [key, version] : built.error_versions) {
@@ -380,8 +376,8 @@ void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& bui
 void Monitor::on_exchange(std::uint64_t generation, const RailsRequest& request, bool ok,
                           const RailsResponse& response) {
   protocol_.on_exchange(request, ok, response);
-  auto had = response_had_terminated_.find(request.request_id);
-  if (!ok && probes_ != nullptr && had != response_had_terminated_.end() && had->second) {
+  const bool* had = response_had_terminated_.find(request.request_id);
+  if (!ok && probes_ != nullptr && had != nullptr && *had) {
     sim_.probes().hit(probes_->lost_response_during_termination);
   }
   if (!ok || !heal_ms_) return;

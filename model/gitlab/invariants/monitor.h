@@ -25,6 +25,7 @@
 #include "model/gitlab/agent/agent_observer.h"
 #include "model/gitlab/agent/reconciler_state.h"
 #include "model/gitlab/invariants/protocol_model.h"
+#include "model/gitlab/invariants/recent_by_id.h"
 #include "model/gitlab/probes.h"
 #include "model/gitlab/rails/workspaces_table.h"
 #include "model/gitlab/versions.h"
@@ -123,11 +124,11 @@ class Monitor : public AgentObserver {
   // around one synchronous step, so the request outlives the pointer).
   const RailsRequest* rails_request_ = nullptr;
   std::map<std::string_view, const WorkspaceAgentInfo*> request_infos_;  // Into rails_request_.
-  ProtocolModel protocol_;                                             // S14, the reference model.
-  std::map<WorkspaceKey, TerminationProgress> progress_received_;      // S17: last Rails got.
-  std::map<std::uint64_t, std::set<std::string>> present_by_request_;  // S3 (recent requests)
-  std::map<std::uint64_t, bool> response_had_terminated_;  // request id → any desired Terminated
-  std::set<std::string> terminated_received_;              // S4
+  ProtocolModel protocol_;                                         // S14, the reference model.
+  std::map<WorkspaceKey, TerminationProgress> progress_received_;  // S17: last Rails got.
+  RecentById<std::set<std::string>> present_by_request_;           // S3 (recent requests)
+  RecentById<bool> response_had_terminated_;   // request id → any desired Terminated (recent)
+  std::set<std::string> terminated_received_;  // S4
   std::map<std::pair<std::uint64_t, WorkspaceKey>, std::uint64_t> ok_version_;  // S8
   // S18: per (generation, workspace) the latest operation version marked, and the version of a
   // failed latest operation whose error must be in every request until a newer one supersedes it.

@@ -1,13 +1,10 @@
 #include "model/gitlab/invariants/protocol_model.h"
 
+#include <algorithm>
+
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {
-namespace {
-
-constexpr std::size_t kRequestsRemembered = 64;
-
-}  // namespace
 
 ProtocolModel::ProtocolModel(Report report, StampOf stamp_of)
     : report_(std::move(report)), stamp_of_(std::move(stamp_of)) {
@@ -21,23 +18,44 @@ void ProtocolModel::on_desired_changed(const std::string& workspace, State desir
   w.desired = desired;
   w.changed_step = ++step_;
   w.changed_ms = now_ms;
-  w.delivered = false;
+  set_delivered(w, false);
   w.excused = false;
-  w.in_flight_request = in_flight_.empty() ? 0 : *in_flight_.rbegin();
+  w.in_flight_request = in_flight_.empty() ? 0 : in_flight_.back();
+}
+
+void ProtocolModel::set_delivered(Workspace& w, bool delivered) {
+  if (w.delivered == delivered) return;
+  w.delivered = delivered;
+  if (delivered) {
+    WSIM_ASSERT_GT(undelivered_, 0u);
+    --undelivered_;
+  } else {
+    ++undelivered_;
+  }
+}
+
+// A std::set's insert followed by trimming it from its smallest id.
+void ProtocolModel::insert_in_flight(std::uint64_t request_id) {
+  auto it = std::lower_bound(in_flight_.begin(), in_flight_.end(), request_id);
+  if (it == in_flight_.end() || *it != request_id) in_flight_.insert(it, request_id);
+  if (in_flight_.size() > kRequestsRemembered) {
+    in_flight_.erase(
+        in_flight_.begin(),
+        in_flight_.begin() + static_cast<std::ptrdiff_t>(in_flight_.size() - kRequestsRemembered));
+  }
 }
 
 void ProtocolModel::on_select(std::uint64_t request_id) {
   WSIM_ASSERT_GT(request_id, 0u);
-  const auto [selection, inserted] = selected_.emplace(request_id, Selection{++step_, {}});
-  WSIM_ASSERT_MSG(inserted, "request " << request_id << " selected twice");
-  in_flight_.insert(request_id);
-  if (stamp_of_) {
+  Selection selection{++step_, {}};
+  if (stamp_of_ && undelivered_ > 0) {
     for (const auto& [name, w] : workspaces_) {
-      if (!w.delivered) selection->second.stamps.emplace(name, stamp_of_(name));
+      if (!w.delivered) selection.stamps.emplace_back(name, stamp_of_(name));
     }
   }
-  while (selected_.size() > kRequestsRemembered) selected_.erase(selected_.begin());
-  while (in_flight_.size() > kRequestsRemembered) in_flight_.erase(in_flight_.begin());
+  const bool inserted = selected_.insert(request_id, std::move(selection));
+  WSIM_ASSERT_MSG(inserted, "request " << request_id << " selected twice");
+  insert_in_flight(request_id);
 }
 
 bool ProtocolModel::delivers(const WorkspaceRailsInfo& info, State desired) {
@@ -56,7 +74,7 @@ void ProtocolModel::deliver(const RailsResponse& response) {
     auto it = workspaces_.find(info.name);
     if (it == workspaces_.end() || it->second.delivered) continue;
     if (delivers(info, it->second.desired)) {
-      it->second.delivered = true;
+      set_delivered(it->second, true);
       it->second.excused = false;
     }
   }
@@ -66,10 +84,11 @@ void ProtocolModel::deliver(const RailsResponse& response) {
 // that tells R3's strict-`>` tie from a change made between a finder and its touch.
 std::string ProtocolModel::stamps_words(const RailsRequest& request,
                                         const std::string& name) const {
-  auto selection = selected_.find(request.request_id);
-  if (selection == selected_.end()) return "";
-  auto stamps = selection->second.stamps.find(name);
-  if (stamps == selection->second.stamps.end()) return "";
+  const Selection* selection = selected_.find(request.request_id);
+  if (selection == nullptr) return "";
+  auto stamps = std::find_if(selection->stamps.begin(), selection->stamps.end(),
+                             [&](const auto& entry) { return entry.first == name; });
+  if (stamps == selection->stamps.end()) return "";
   switch (stamps->second) {
     case Stamps::kChangeBeforeTouch:
       return "desired_state_updated_at before responded_to_agent_at; ";
@@ -104,6 +123,7 @@ std::string ProtocolModel::how_swallowed(const Workspace& w, const RailsRequest&
 
 void ProtocolModel::judge_partial(const RailsRequest& request, const RailsResponse& response,
                                   std::uint64_t select_step) {
+  if (undelivered_ == 0) return;  // Nothing pending: nothing to judge.
   for (auto& [name, w] : workspaces_) {
     if (w.delivered || w.excused || w.changed_step > select_step) continue;
     w.excused = true;  // Report each swallowed change once.
@@ -116,6 +136,7 @@ void ProtocolModel::judge_partial(const RailsRequest& request, const RailsRespon
 }
 
 void ProtocolModel::excuse_pending() {
+  if (undelivered_ == 0) return;
   for (auto& [name, w] : workspaces_) {
     if (!w.delivered) w.excused = true;
   }
@@ -123,17 +144,19 @@ void ProtocolModel::excuse_pending() {
 
 void ProtocolModel::on_exchange(const RailsRequest& request, bool ok,
                                 const RailsResponse& response) {
-  in_flight_.erase(request.request_id);
+  auto in_flight = std::lower_bound(in_flight_.begin(), in_flight_.end(), request.request_id);
+  if (in_flight != in_flight_.end() && *in_flight == request.request_id)
+    in_flight_.erase(in_flight);
   if (!ok) {
     excuse_pending();
     return;
   }
   deliver(response);
   if (request.update_type != UpdateType::kPartial) return;
-  auto selection = selected_.find(request.request_id);
+  const Selection* selection = selected_.find(request.request_id);
   // Unknown: older than the remembered requests (or a test driving the agent side alone).
-  if (selection == selected_.end()) return;
-  judge_partial(request, response, selection->second.step);
+  if (selection == nullptr) return;
+  judge_partial(request, response, selection->step);
 }
 
 void ProtocolModel::on_agent_restart() {
@@ -144,6 +167,7 @@ void ProtocolModel::on_agent_restart() {
 std::size_t ProtocolModel::pending() const {
   std::size_t count = 0;
   for (const auto& [name, w] : workspaces_) count += w.delivered ? 0 : 1;
+  WSIM_ASSERT_EQ(count, undelivered_);
   return count;
 }
 

@@ -26,10 +26,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include "model/gitlab/invariants/recent_by_id.h"
 #include "model/gitlab/states.h"
 #include "model/gitlab/wire.h"
 #include "sim/core/time.h"
@@ -79,18 +81,26 @@ class ProtocolModel {
   std::string stamps_words(const RailsRequest& request, const std::string& name) const;
   void excuse_pending();
 
+  void set_delivered(Workspace& w, bool delivered);
+  void insert_in_flight(std::uint64_t request_id);
+
+  static constexpr std::size_t kRequestsRemembered = 64;
+
   Report report_;
   StampOf stamp_of_;
   std::uint64_t step_ = 0;
   std::map<std::string, Workspace> workspaces_;
+  std::size_t undelivered_ = 0;  // Workspaces with !delivered: the per-exchange loops skip at 0.
   // A remembered (recent) request's finder: its abstract step, and the Stamps of each row
   // pending when it ran.
   struct Selection {
     std::uint64_t step = 0;
-    std::map<std::string, Stamps> stamps;
+    std::vector<std::pair<std::string, Stamps>> stamps;  // By name (workspaces_ order), unique.
   };
-  std::map<std::uint64_t, Selection> selected_;  // by request id
-  std::set<std::uint64_t> in_flight_;            // selected, not yet answered or lost
+  RecentById<Selection> selected_{kRequestsRemembered};  // by request id
+  // Selected, not yet answered or lost: sorted ids, the kRequestsRemembered largest (a set
+  // trimmed from its smallest, without a tree node per request).
+  std::vector<std::uint64_t> in_flight_;
 };
 
 }  // namespace wsim::gitlab

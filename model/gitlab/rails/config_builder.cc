@@ -41,6 +41,9 @@ int replicas_for(RailsVersion version, State desired) {
   return desired == State::kRunning || desired == State::kCreationRequested ? 1 : 0;
 }
 
+// The inventory ConfigMap, Deployment, Service, PVC and NetworkPolicy.
+constexpr std::size_t kWorkspaceGroupSize = 5;
+
 void append_workspace_group(std::vector<kube::Object>& out, RailsVersion version,
                             const WorkspaceRow& row) {
   const std::string inv = workspace_inventory_name(row.name);
@@ -118,8 +121,38 @@ std::vector<kube::Object> build_config_to_apply(const Versions& versions, const 
   std::vector<kube::Object> out;
   append_workspace_group(out, version, row);
   if (version >= RailsVersion::kR2 && decision.all_resources) append_secrets_group(out, row);
-  WSIM_ASSERT_GE(out.size(), 5u);
+  WSIM_ASSERT_GE(out.size(), kWorkspaceGroupSize);
   return out;
+}
+
+std::vector<kube::Object> ConfigMemo::build(const WorkspaceRow& row,
+                                            const ConfigDecision& decision) {
+  WSIM_ASSERT(decision.include);
+  WSIM_ASSERT_GT(row.id, 0);
+  const std::size_t index = static_cast<std::size_t>(row.id - 1);
+  if (index >= by_id_.size()) by_id_.resize(index + 1);
+  Entry& entry = by_id_[index];
+  if (row.desired_state == State::kTerminated) {
+    entry = Entry{};  // A row being terminated keeps nothing: the memo holds live rows only.
+    return build_config_to_apply(versions_, row, decision);
+  }
+  if (entry.name != row.name || entry.namespace_ != row.namespace_) {
+    entry = Entry{};
+    entry.name = row.name;
+    entry.namespace_ = row.namespace_;
+  }
+  const RailsVersion version = versions_.rails;
+  std::vector<kube::Object>& objects =
+      entry.by_replicas[static_cast<std::size_t>(replicas_for(version, row.desired_state))];
+  if (objects.empty()) {
+    append_workspace_group(objects, version, row);
+    WSIM_ASSERT_EQ(objects.size(), kWorkspaceGroupSize);
+    if (version >= RailsVersion::kR2) append_secrets_group(objects, row);
+  }
+  const bool secrets = version >= RailsVersion::kR2 && decision.all_resources;
+  const std::size_t count = secrets ? objects.size() : kWorkspaceGroupSize;
+  return std::vector<kube::Object>(objects.begin(),
+                                   objects.begin() + static_cast<std::ptrdiff_t>(count));
 }
 
 }  // namespace wsim::gitlab

@@ -21,6 +21,7 @@
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "model/gitlab/rails/workspace_row.h"
@@ -48,5 +49,33 @@ std::vector<kube::Object> build_config_to_apply(const Versions& versions, const 
 
 // The two inventory ConfigMaps alone (R3 Terminated). Exposed for tests and A3.
 std::vector<kube::Object> inventory_config_maps(const WorkspaceRow& row);
+
+// build_config_to_apply with the objects of each live row remembered (docs/performance.md
+// §14.1). Outside R3's Terminated case a config is a function of the version, the row's name and
+// namespace, the Deployment's replicas (its only part that depends on the desired state) and the
+// decision's all_resources; the workspace group is the same with or without the secrets group
+// after it, so per row and replica count one list (both groups, built once) answers both.
+// Copying an Object shares its maps (sim/kube/fields.h); building one allocates every map anew.
+// A desired Terminated config is built directly and frees the row's entry, so the memo holds at
+// most two lists per row not being terminated. Single-threaded.
+class ConfigMemo {
+ public:
+  explicit ConfigMemo(const Versions& versions) : versions_(versions) {}
+  // Equal to build_config_to_apply(versions, row, decision).
+  // REQUIRES: decision.include, row.id > 0.
+  std::vector<kube::Object> build(const WorkspaceRow& row, const ConfigDecision& decision);
+
+ private:
+  struct Entry {
+    std::string name;  // The row the lists were built for ("" = none yet).
+    std::string namespace_;
+    // By Deployment replicas (0, 1): the workspace group, then (R2+) the secrets group; empty
+    // until first built.
+    std::vector<kube::Object> by_replicas[2];
+  };
+
+  Versions versions_;
+  std::vector<Entry> by_id_;  // Index row.id - 1 (ids are dense from 1).
+};
 
 }  // namespace wsim::gitlab

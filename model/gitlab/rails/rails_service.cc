@@ -1,6 +1,10 @@
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include "model/gitlab/rails/rails_service.h"
 
+#include <algorithm>
+#include <charconv>
+#include <string_view>
+
 #include "model/gitlab/naming.h"
 #include "model/gitlab/rails/agent_infos_updater.h"
 #include "model/gitlab/rails/config_builder.h"
@@ -8,6 +12,23 @@
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {
+namespace {
+
+// "<infos> infos in, <returned> returned", the reconcile record's detail, written into `out`
+// (no std::string per request). REQUIRES: `out` holds 64 chars.
+std::string_view exchange_detail(char (&out)[64], std::size_t infos, std::size_t returned) {
+  char* end = out + sizeof(out);
+  char* at = std::to_chars(out, end, infos).ptr;
+  constexpr std::string_view kMiddle = " infos in, ";
+  at = std::copy(kMiddle.begin(), kMiddle.end(), at);
+  at = std::to_chars(at, end, returned).ptr;
+  constexpr std::string_view kTail = " returned";
+  WSIM_ASSERT_LE(kTail.size(), static_cast<std::size_t>(end - at));
+  at = std::copy(kTail.begin(), kTail.end(), at);
+  return std::string_view(out, static_cast<std::size_t>(at - out));
+}
+
+}  // namespace
 
 const char* user_action_result_name(UserActionResult result) {
   switch (result) {
@@ -28,6 +49,7 @@ RailsService::RailsService(Sim& sim, RailsOptions options, const GitlabProbes* p
       options_(options),
       probes_(probes),
       table_(options.versions.rails, options.versions.desired_compare_version()),
+      config_memo_(options.versions),
       touch_gap_(sim.stream("gitlab.rails.touch_gap")) {
   WSIM_ASSERT_GE(options_.touch_gap_max_ms, 0);
 }
@@ -105,16 +127,16 @@ RailsService::StepOneResult RailsService::update_select_and_build(const RailsReq
     info.deployment_resource_version = row->deployment_resource_version;
     const ConfigDecision decision = decide_config(versions.rails, request.update_type, *row,
                                                   versions.desired_compare_version());
-    if (decision.include) info.config_to_apply = build_config_to_apply(versions, *row, decision);
+    if (decision.include) info.config_to_apply = config_memo_.build(*row, decision);
     if (versions.rails_has_settings()) info.image_pull_secrets = {"registry-credentials"};
     result.response.workspace_rails_infos.push_back(std::move(info));
   }
   if (versions.rails_has_settings()) result.response.settings = options_.settings;
   result.response.http_status = 201;
-  sim_.record("rails", "reconcile", request.update_type == UpdateType::kFull ? "full" : "partial",
-              "201",
-              std::to_string(request.workspace_agent_infos.size()) + " infos in, " +
-                  std::to_string(result.returned_ids.size()) + " returned");
+  char detail[64];
+  sim_.record(
+      "rails", "reconcile", request.update_type == UpdateType::kFull ? "full" : "partial", "201",
+      exchange_detail(detail, request.workspace_agent_infos.size(), result.returned_ids.size()));
   if (hooks_.response) hooks_.response(request, result.response);
   if (hooks_.end) hooks_.end();
   return result;

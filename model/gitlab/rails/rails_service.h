@@ -23,6 +23,7 @@
 #include <string>
 
 #include "model/gitlab/probes.h"
+#include "model/gitlab/rails/config_builder.h"
 #include "model/gitlab/rails/lifecycle_manager.h"
 #include "model/gitlab/rails/rails_clock.h"
 #include "model/gitlab/rails/workspaces_table.h"
@@ -92,6 +93,7 @@ class RailsService {
   RailsOptions options_;
   const GitlabProbes* probes_;
   WorkspacesTable table_;
+  ConfigMemo config_memo_;
   ChoiceStream touch_gap_;
   // Rows selected by a request whose touch has not happened yet (for the §9.3 probe).
   std::multiset<std::int64_t> selected_not_touched_;
