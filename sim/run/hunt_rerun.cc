@@ -1,5 +1,8 @@
 #include "sim/run/hunt_rerun.h"
 
+#include <optional>
+#include <string>
+
 #include "sim/core/assert.h"
 #include "sim/run/bundle.h"
 #include "sim/run/hunt_worker.h"
@@ -119,7 +122,34 @@ void print_repro(const HuntOptions& options, const Finding& finding) {
   *log << "\n";
 }
 
-void rerun_finding(const HuntOptions& options, Finding& finding) {
+// The last re-run, kept for the next finding of the same run: findings are sorted by seed, and
+// one run can hold several (the known violations it went past, then its verdict). Its bundle is
+// the same directory for each (bundle_name), so it is written once. A 1,000-workspace run re-ran
+// once per finding and rewrote a 2.5 GB bundle each time (docs/performance.md §14.0).
+struct LastRerun {
+  std::uint64_t seed = 0;
+  std::optional<std::uint64_t> swarm_seed;
+  std::optional<RunResult> result;
+  std::string bundle;  // Written from `result`; empty when not (yet) written.
+};
+
+const RunResult& rerun_for(const HuntOptions& options, const proto::Scenario& scenario,
+                           LastRerun& last) {
+  const std::optional<std::uint64_t> swarm_seed =
+      scenario.has_swarm_seed() ? std::optional<std::uint64_t>(scenario.swarm_seed())
+                                : std::nullopt;
+  if (!last.result || last.seed != scenario.seed() || last.swarm_seed != swarm_seed) {
+    last.result.reset();  // Freed before the next re-run is made.
+    last.result.emplace(rerun_with_recording(options, scenario));
+    last.seed = scenario.seed();
+    last.swarm_seed = swarm_seed;
+    last.bundle.clear();
+  }
+  WSIM_ASSERT_EQ(last.result->seed, scenario.seed());
+  return *last.result;
+}
+
+void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last) {
   std::ostream* log = options.log;
   if (log) *log << "\n";
   if (finding.invariant == "crash") {
@@ -132,14 +162,19 @@ void rerun_finding(const HuntOptions& options, Finding& finding) {
   proto::Scenario scenario = options.scenario;
   scenario.set_seed(finding.seed);
   if (finding.swarm_seed) scenario.set_swarm_seed(*finding.swarm_seed);
-  const RunResult rerun = rerun_with_recording(options, scenario);
+  const RunResult& rerun = rerun_for(options, scenario, last);
   if (!found_again(finding, rerun, options.unmasked)) {
     mark_nondeterministic(finding, rerun, log);
     return;
   }
   label_finding(finding, rerun, options);
   describe_finding(finding, rerun);
-  write_finding_bundle(options, finding, scenario, rerun);
+  if (last.bundle.empty()) {
+    write_finding_bundle(options, finding, scenario, rerun);
+    last.bundle = finding.bundle;
+  } else {
+    finding.bundle = last.bundle;  // The same run's bundle, already written.
+  }
   print_repro(options, finding);
 }
 
@@ -147,8 +182,9 @@ void rerun_finding(const HuntOptions& options, Finding& finding) {
 
 void rerun_findings(const HuntOptions& options, HuntResult& result) {
   WSIM_ASSERT(options.system != nullptr);
+  LastRerun last;
   for (std::size_t i = 0; i < result.findings.size() && i < kRerunFindingsMax; ++i) {
-    rerun_finding(options, result.findings[i]);
+    rerun_finding(options, result.findings[i], last);
   }
 }
 

@@ -15,7 +15,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sim/run/driver.h"
 #include "sim/run/hunt_worker.h"
+#include "sim/run/signature.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {
@@ -150,6 +152,41 @@ TEST(HuntTest, CtrlCStopsTheHuntWithoutCrashReports) {
   EXPECT_FALSE(result.deadline_reached);
   EXPECT_TRUE(result.findings.empty());  // Stopped workers are not crashes.
   EXPECT_GE(result.runs, 1u);
+}
+
+// One run with two findings (the known S1 it went past, then S2) is re-run once for both, and
+// both name its one bundle: a 1,000-workspace run used to be re-run, and its bundle rewritten,
+// once per finding.
+TEST(HuntTest, FindingsOfOneRunShareOneRerunAndItsBundle) {
+  const std::string out = testing::scratch_dir("hunt-one-rerun");
+  HuntOptions options = options_for(
+      "selftest { version: \"twice\" violate_after_ms: 10000 }\nfault_phase_ms: 60000\n", out);
+  RunOptions first_options;
+  first_options.keep_trace = true;
+  const RunResult first = execute_run(*options.system, options.scenario, first_options);
+  ASSERT_TRUE(first.violation && first.signature);
+  ASSERT_EQ(first.violation->invariant_id, "selftest.S1");
+  const std::vector<KnownBug> known = {KnownBug{"s1.textproto#0", *first.signature}};
+  options.known = &known;
+  options.unmasked = true;
+  options.keep_going = true;
+  options.runs = 1;
+  options.jobs = 1;
+  std::ostringstream log;
+  options.log = &log;
+  const HuntResult result = hunt(options);
+  ASSERT_EQ(result.findings.size(), 2u);
+  EXPECT_EQ(result.findings[0].invariant, "selftest.S1");
+  EXPECT_EQ(result.findings[0].known, "s1.textproto#0");
+  EXPECT_EQ(result.findings[1].invariant, "selftest.S2");
+  EXPECT_FALSE(result.findings[0].bundle.empty());
+  EXPECT_EQ(result.findings[0].bundle, result.findings[1].bundle);
+  std::size_t reruns = 0;  // Each re-run prints its banner, "SEED=<seed>", on the log.
+  for (std::size_t at = log.str().find("SEED="); at != std::string::npos;
+       at = log.str().find("SEED=", at + 1)) {
+    ++reruns;
+  }
+  EXPECT_EQ(reruns, 1u);
 }
 
 // What a worker wrote to its pipe until it exited (the child runs worker_main).
