@@ -13,7 +13,6 @@
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>  // tidy: allow-unordered (by_ref below: lookup only)
 #include <vector>
 
 #include "sim/core/event_loop.h"
@@ -170,12 +169,7 @@ struct ApiServer::Impl {
   // the KindStore nodes' own keys (a std::map's nodes never move); never iterated, so its order
   // reaches nothing. commit() adds a slot's entry when it creates the slot, erase() removes it
   // with the slot: the index holds exactly the stored objects (asserted against object_count).
-  template <typename K, typename V, typename H, typename E>
-  using HashIndex = std::unordered_map<K, V, H, E>;  // tidy: allow-unordered (never iterated)
-  using RefIndex = HashIndex<ObjectRefView, KindStore::iterator, ObjectRefHash, ObjectRefEqual>;
-  RefIndex by_ref;
-  // The slot at `ref` (normalized already), or by_ref.end().
-  RefIndex::const_iterator find_slot(const ObjectRefView& ref) const { return by_ref.find(ref); }
+  RefHashIndex<ObjectRefView, KindStore::iterator> by_ref;
   std::uint64_t resource_version = 0;
   std::uint64_t next_uid = 0;
   std::size_t object_count = 0;

@@ -26,7 +26,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_map>  // tidy: allow-unordered (last_write_ms_ below: lookup only)
 #include <utility>
 #include <vector>
 
@@ -118,9 +117,7 @@ class ConformanceMonitor {
   std::map<std::string, ObjectRef> live_uids_;  // uid -> object, live objects only.
   // Live objects, found by hash, also by ObjectRefView (no ObjectRef built per write); lookups
   // only, never iterated (docs/performance.md §14.2).
-  template <typename K, typename V, typename H, typename E>
-  using HashIndex = std::unordered_map<K, V, H, E>;  // tidy: allow-unordered (never iterated)
-  HashIndex<ObjectRef, TimeMs, ObjectRefHash, ObjectRefEqual> last_write_ms_;
+  RefHashIndex<ObjectRef, TimeMs> last_write_ms_;
   std::map<ObjectRef, TimeMs> removed_ms_;       // Pruned past quiet_ms.
   std::map<std::string, NodeUsage> node_usage_;  // Bound, non-terminal pods per node.
   std::deque<ConformanceViolation> pending_;

@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>  // tidy: allow-unordered (RefHashIndex: lookup only)
 #include <utility>
 #include <vector>
 
@@ -214,6 +215,15 @@ struct ObjectRefEqual {
            std::string_view(a.kind) == std::string_view(b.kind);
   }
 };
+
+// A lookup-only index by ObjectRef (found by ObjectRef or ObjectRefView alike). Never iterated:
+// its order is the hash's, so it must reach nothing (docs/performance.md §14.2).
+namespace ref_index_detail {
+template <typename... Args>
+using HashMap = std::unordered_map<Args...>;  // tidy: allow-unordered (RefHashIndex: lookup only)
+}  // namespace ref_index_detail
+template <typename Key, typename Value>
+using RefHashIndex = ref_index_detail::HashMap<Key, Value, ObjectRefHash, ObjectRefEqual>;
 
 // True for kinds without a namespace.
 bool is_cluster_scoped(std::string_view kind);

@@ -157,7 +157,7 @@ ApiServer::Impl::KindStore& ApiServer::Impl::store_for(const std::string& kind) 
 const std::shared_ptr<const Object>* ApiServer::Impl::find(const ObjectRefView& ref) const {
   // normalize(ref) without copying it.
   const std::string_view ns = is_cluster_scoped(ref.kind) ? std::string_view() : ref.namespace_;
-  auto it = find_slot(ObjectRefView{ref.kind, ns, ref.name});
+  auto it = by_ref.find(ObjectRefView{ref.kind, ns, ref.name});
   if (it == by_ref.end()) return nullptr;
   const std::shared_ptr<const Object>& slot = it->second->second;
   WSIM_ASSERT(slot != nullptr);

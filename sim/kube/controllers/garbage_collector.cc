@@ -8,10 +8,6 @@ namespace wsim::kube {
 namespace {
 constexpr const char* kForeground = "foregroundDeletion";
 constexpr const char* kOrphan = "orphan";
-bool same_ref(const ObjectRef& ref, const ObjectRefView& view) {
-  return ref.name == view.name && ref.namespace_ == view.namespace_ && ref.kind == view.kind;
-}
-
 // Whether `uids` are the uids of `owners`, in order (what index() would store).
 bool same_uids(const std::vector<std::string>& uids, const SharedVector<OwnerReference>& owners) {
   if (uids.size() != owners.size()) return false;
@@ -87,7 +83,7 @@ void GarbageCollector::on_written(const Object& object) {
   const ObjectRefView view = ObjectRefView::of(object);
   if (auto self = by_uid_.find(object.meta.uid); self == by_uid_.end()) {
     by_uid_.emplace(object.meta.uid, ObjectRef::of(object));
-  } else if (!same_ref(self->second, view)) {
+  } else if (!ObjectRefEqual{}(self->second, view)) {
     self->second = ObjectRef::of(object);
   }
   auto indexed = owner_uids_.find(view);
