@@ -12,7 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "sim/run/commands.h"
+#include "cli/commands/commands.h"
 
 namespace wsim::cli {
 

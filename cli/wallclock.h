@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "sim/core/time.h"
-#include "sim/run/hunt.h"
+#include "sim/search/hunt.h"
 
 namespace wsim::cli {
 

@@ -1,4 +1,4 @@
-// A libFuzzer target for any known bug of the regression corpus (sim/run/corpus_bugs.h): the bug
+// A libFuzzer target for any known bug of the regression corpus (sim/triage/corpus_bugs.h): the bug
 // is named on the command line, the input bytes are the run's choice stream (like choice_fuzz.cc),
 // and only a violation of the bug's invariant is a finding. It measures how fast coverage-guided
 // mutation reaches each corpus bug (scripts/bench-find); it is not a CI target, since it needs an
@@ -17,8 +17,8 @@
 #include <string>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/run/corpus_bugs.h"
-#include "sim/run/fuzz_targets.h"
+#include "sim/triage/corpus_bugs.h"
+#include "sim/search/fuzz_targets.h"
 
 namespace {
 

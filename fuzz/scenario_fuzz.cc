@@ -28,7 +28,7 @@
 
 #include "fuzz/proto_mutator.h"
 #include "model/all_systems/all_systems.h"
-#include "sim/run/fuzz_targets.h"
+#include "sim/search/fuzz_targets.h"
 #include "sim/run/scenario.h"
 
 // libFuzzer's own mutation of a byte range (it applies the -dict words too).

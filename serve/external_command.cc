@@ -3,8 +3,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
-#include "sim/run/commands.h"
+#include "sim/search/scenario_flags.h"
 #include "sim/run/duration.h"
 #include "sim/run/verdict.h"
 

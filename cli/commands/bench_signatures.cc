@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "cli/subcommand.h"
-#include "sim/run/commands.h"
-#include "sim/run/signature_bench.h"
+#include "cli/commands/commands.h"
+#include "sim/triage/signature_bench.h"
 
 namespace wsim::cli {
 

@@ -3,9 +3,9 @@
 #include <memory>
 
 #include "cli/subcommand.h"
-#include "sim/run/commands.h"
-#include "sim/run/corpus.h"
-#include "sim/run/corpus_bugs.h"
+#include "cli/commands/commands.h"
+#include "sim/triage/corpus.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::cli {
 

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "cli/subcommand.h"
-#include "sim/run/commands.h"
-#include "sim/run/explain.h"
+#include "cli/commands/commands.h"
+#include "sim/report/explain.h"
 
 namespace wsim::cli {
 

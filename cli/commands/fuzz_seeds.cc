@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "cli/subcommand.h"
-#include "sim/run/commands.h"
-#include "sim/run/fuzz_targets.h"
+#include "cli/commands/commands.h"
+#include "sim/search/fuzz_targets.h"
 
 namespace wsim::cli {
 

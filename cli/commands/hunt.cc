@@ -9,7 +9,7 @@
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
 #include "cli/wallclock.h"
-#include "sim/run/commands.h"
+#include "cli/commands/commands.h"
 #include "sim/run/duration.h"
 
 namespace wsim::cli {
@@ -59,7 +59,7 @@ void add_hunt_options(CLI::App& sub, HuntState& state) {
                "do not stop at the first failure (one bundle per invariant)");
   sub.add_flag("--guided", state.command.guided,
                "probe-guided swarm: every second run reuses the fault/incident/scheduler "
-               "configuration of a run that reached a rare probe (sim/run/hunt_guide.h)");
+               "configuration of a run that reached a rare probe (sim/search/hunt_guide.h)");
   sub.add_flag("--until-label", state.command.until_label,
                "with --bug: go past the known bugs and stop only at a finding labelled with the "
                "hunted bug (its signature), not at any failure of its invariant");

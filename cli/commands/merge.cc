@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/subcommand.h"
-#include "sim/run/commands.h"
+#include "cli/commands/commands.h"
 
 namespace wsim::cli {
 

@@ -4,7 +4,7 @@
 
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
-#include "sim/run/commands.h"
+#include "cli/commands/commands.h"
 
 namespace wsim::cli {
 

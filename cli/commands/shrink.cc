@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "cli/subcommand.h"
-#include "sim/run/commands.h"
-#include "sim/run/shrink.h"
+#include "cli/commands/commands.h"
+#include "sim/search/shrink.h"
 
 namespace wsim::cli {
 

@@ -75,7 +75,7 @@ class ChoiceSource {
 
   static ChoiceSource from_seed(std::uint64_t seed);
   // The seed backend, with the swarm streams (is_swarm_stream) drawn from `swarm_seed` instead:
-  // another run's configuration with this run's timings and workload (sim/run/hunt_guide.h).
+  // another run's configuration with this run's timings and workload (sim/search/hunt_guide.h).
   static ChoiceSource from_seed(std::uint64_t seed, std::uint64_t swarm_seed);
   // The streams that draw a run's configuration rather than its events: "swarm" and "swarm2"
   // (fault points enabled, sim/core/fault.h), "incidents", "scheduler", and every

@@ -1,4 +1,5 @@
-// Failure bundles (docs/architecture.md §6): one directory per failing run,
+// Failure bundles (docs/architecture.md §6): one directory per failing run, read back here and
+// written by sim/report/bundle_write.h (the files are reports of the run),
 //
 //   <out>/<system>-<versions>-s<seed>-<invariant>/
 //     scenario.textproto  the scenario with its seed and normalized config (runnable as is)
@@ -31,10 +32,6 @@ inline constexpr std::size_t kVerdictBytesMax = 1u << 20;
 std::string bundle_name(const System& system, const proto::Scenario& scenario,
                         const RunResult& result);
 
-// Writes the bundle of `result` (which must have been run with record_choices and keep_trace)
-// under `out_dir` (created if missing). Sets `path` to the bundle directory.
-bool write_bundle(const std::string& out_dir, const System& system, const proto::Scenario& scenario,
-                  const RunResult& result, std::string& path, std::string& error);
 
 struct Bundle {
   std::string dir;

@@ -44,7 +44,7 @@ struct LoadedScenario {
   // Fields set on the command line (dotted path from Scenario → the flag), so errors about them
   // name the flag rather than a line of the file.
   std::map<std::string, std::string> overridden;
-  // A corpus bug's hunting scenario (sim/run/corpus_bugs.h): the invariant it hunts for.
+  // A corpus bug's hunting scenario (sim/triage/corpus_bugs.h): the invariant it hunts for.
   std::string hunted_invariant;
 };
 

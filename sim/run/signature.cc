@@ -5,8 +5,8 @@
 #include <map>
 
 #include "sim/core/assert.h"
-#include "sim/run/explain.h"
-#include "sim/run/timeline_html.h"
+#include "sim/run/lanes.h"
+#include "sim/run/trace_view.h"
 #include "sim/run/trace_view.h"
 
 namespace wsim::run {

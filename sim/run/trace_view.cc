@@ -102,4 +102,24 @@ std::string clip(std::string_view text, std::size_t width) {
   return out;
 }
 
+namespace {
+
+bool ascii_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+}  // namespace
+
+bool names_object(std::string_view object, std::string_view name) {
+  if (name.empty()) return false;
+  for (std::size_t at = object.find(name); at != std::string_view::npos;
+       at = object.find(name, at + 1)) {
+    const bool left_ok = at == 0 || !ascii_alnum(object[at - 1]);
+    const std::size_t end = at + name.size();
+    const bool right_ok = end >= object.size() || !ascii_alnum(object[end]);
+    if (left_ok && right_ok) return true;
+  }
+  return false;
+}
+
 }  // namespace wsim::run

@@ -52,4 +52,8 @@ std::string one_line_escaped(std::string_view text);
 // Text cut to at most `width` bytes (width >= 1), a cut marked "~", UTF-8 sequences kept whole.
 std::string clip(std::string_view text, std::size_t width);
 
+// Whether `object` names `name` at word boundaries (the characters around it are not
+// letters or digits).
+bool names_object(std::string_view object, std::string_view name);
+
 }  // namespace wsim::run

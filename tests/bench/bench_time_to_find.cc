@@ -8,7 +8,7 @@
 #include <string>
 
 #include "model/gitlab/register.h"
-#include "sim/run/hunt.h"
+#include "sim/search/hunt.h"
 #include "sim/run/scenario.h"
 
 namespace wsim::run {

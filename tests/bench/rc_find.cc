@@ -1,5 +1,5 @@
 // rc_find: the RapidCheck column of scripts/bench-find. Time to find one corpus bug
-// (sim/run/corpus_bugs.h) by RapidCheck generation: each test case is a choice stream drawn by
+// (sim/triage/corpus_bugs.h) by RapidCheck generation: each test case is a choice stream drawn by
 // rc::gen (a byte vector whose length grows with RapidCheck's size, fed through the bytes
 // backend exactly like a libFuzzer input), run on the bug's hunting scenario; the property "the
 // run does not violate the bug's invariant" fails at the first run that does. Shrinking is off:
@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/run/corpus_bugs.h"
+#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
-#include "sim/run/fuzz_targets.h"
+#include "sim/search/fuzz_targets.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "sim/core/sim.h"
 #include "sim/kube/cluster.h"
 #include "sim/kube/inventory.h"
-#include "sim/run/fuzz_targets.h"
+#include "sim/search/fuzz_targets.h"
 #include "sim/run/system.h"
 #include "sim/run/world_oracles.h"
 #include "tests/run/test_util.h"
@@ -150,7 +150,7 @@ TEST(AllSystems, NoSharedFileNamesASystem) {
                                           ".ci/run",
                                           "scripts/check-clusterfuzzlite",
                                           "tests/run/corpus_replay_test.cc",
-                                          "sim/run/fuzz_targets.cc",
+                                          "sim/search/fuzz_targets.cc",
                                           "sim/kube/inventory.cc"};
   const std::vector<std::string> words = {
       "register_toy_system", "register_gitlab_system", "register_gitpod_system", "wsim_model_",

@@ -1,6 +1,7 @@
 // Failure bundles: every file present, written atomically (no .tmp left, a stale one cleaned, an
 // old bundle replaced), read back, replayed to the same hash; tampering is detected (exit 4) and
 // broken files are clear errors (exit 1).
+#include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
 
 #include <filesystem>
@@ -9,7 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sim/run/commands.h"
+#include "cli/commands/commands.h"
 #include "sim/run/duration.h"
 #include "tests/run/test_util.h"
 

@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sim/run/hunt.h"
+#include "sim/search/hunt.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {

@@ -1,4 +1,4 @@
-// The corpus bugs as hunting targets (sim/run/corpus_bugs.h): listing, FILE#N parsing with clear
+// The corpus bugs as hunting targets (sim/triage/corpus_bugs.h): listing, FILE#N parsing with clear
 // errors, the hunting scenario (script dropped, versions applied, admin events kept), and a hunt
 // with until_invariant that goes past other findings and stops at the bug's invariant.
 #include <algorithm>
@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/run/corpus_bugs.h"
+#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
-#include "sim/run/hunt.h"
+#include "sim/search/hunt.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {

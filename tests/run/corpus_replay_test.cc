@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/run/corpus.h"
+#include "sim/triage/corpus.h"
 #include "sim/run/driver.h"
 #include "sim/run/expect.h"
 #include "sim/run/scenario.h"

@@ -1,7 +1,7 @@
-// wsim explain (sim/run/explain.h) on the limbo bundle of gitlab#411205: a story under 30 lines
+// wsim explain (sim/report/explain.h) on the limbo bundle of gitlab#411205: a story under 30 lines
 // naming the invariant, the namespace deletion and the Terminated desired state, with the state
 // before and after; --html writes the diagram; a BUNDLE-shrunk next to the bundle is preferred.
-#include "sim/run/explain.h"
+#include "sim/report/explain.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "model/gitlab/register.h"
+#include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
 #include "sim/run/driver.h"
 #include "sim/run/scenario.h"

@@ -1,4 +1,4 @@
-// fuzz_execute's two ways of labelling a guard's execution (sim/run/fuzz_targets.h): a fast run
+// fuzz_execute's two ways of labelling a guard's execution (sim/search/fuzz_targets.h): a fast run
 // repeated with the trace when it hits a known bug's invariant, or one run with the trace kept
 // (FuzzTarget::label_in_one_run, gitpod_guard). Both must decide the same finding with the same
 // verdict, violation, label and fingerprint on every input (docs/performance.md §10).
@@ -10,9 +10,9 @@
 
 #include "model/all_systems/all_systems.h"
 #include "sim/core/prng.h"
-#include "sim/run/corpus_bugs.h"
+#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
-#include "sim/run/fuzz_targets.h"
+#include "sim/search/fuzz_targets.h"
 
 namespace wsim::run {
 namespace {

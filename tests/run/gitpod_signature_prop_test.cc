@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "model/gitpod/register.h"
-#include "sim/run/corpus_bugs.h"
+#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/run/scenario.h"
 

@@ -1,5 +1,5 @@
-// The probe-guided swarm's pool (sim/run/hunt_guide.h).
-#include "sim/run/hunt_guide.h"
+// The probe-guided swarm's pool (sim/search/hunt_guide.h).
+#include "sim/search/hunt_guide.h"
 
 #include <gtest/gtest.h>
 

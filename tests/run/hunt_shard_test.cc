@@ -9,12 +9,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sim/run/commands.h"
-#include "sim/run/hunt.h"
-#include "sim/run/hunt_junit.h"
-#include "sim/run/hunt_merge.h"
-#include "sim/run/hunt_report.h"
-#include "sim/run/hunt_summary.h"
+#include "cli/commands/commands.h"
+#include "sim/search/hunt.h"
+#include "sim/search/hunt_junit.h"
+#include "sim/search/hunt_merge.h"
+#include "sim/search/hunt_report.h"
+#include "sim/search/hunt_summary.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {

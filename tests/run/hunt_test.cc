@@ -1,7 +1,7 @@
 // Hunting with forked worker processes: run budgets, stopping at the first failure, keep-going
 // de-duplication, worker crashes reported with their seed, the time budget through the clock
 // callback, probe coverage.
-#include "sim/run/hunt.h"
+#include "sim/search/hunt.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/run/driver.h"
-#include "sim/run/hunt_worker.h"
+#include "sim/search/hunt_worker.h"
 #include "sim/run/signature.h"
 #include "tests/run/test_util.h"
 

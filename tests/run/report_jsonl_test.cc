@@ -11,7 +11,7 @@
 
 #include "model/gitlab/register.h"
 #include "sim/run/driver.h"
-#include "sim/run/report.h"
+#include "sim/report/report.h"
 #include "sim/run/scenario.h"
 #include "tests/run/test_util.h"
 

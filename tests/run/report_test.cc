@@ -1,6 +1,6 @@
 // Reports: JSON escaping, the aligned text trace with its marks, the HTML table.
-#include "sim/run/report.h"
-#include "sim/run/timeline_html.h"
+#include "sim/report/report.h"
+#include "sim/report/timeline_html.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// timeline.html (sim/run/timeline_html.h) and trace.txt / trace.jsonl (report.h) on real and
+// timeline.html (sim/report/timeline_html.h) and trace.txt / trace.jsonl (report.h) on real and
 // synthetic runs: self-contained (nothing fetched), every lane named, the violation marked,
 // byte-identical on re-rendering, a 100,000-event trace within the size cap with the elided
 // events counted, the text trace one line per event, every JSONL line valid JSON.
@@ -13,12 +13,13 @@
 #include <vector>
 
 #include "model/gitlab/register.h"
+#include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
 #include "sim/run/driver.h"
-#include "sim/run/explain.h"
-#include "sim/run/report.h"
+#include "sim/report/explain.h"
+#include "sim/report/report.h"
 #include "sim/run/scenario.h"
-#include "sim/run/timeline_html.h"
+#include "sim/report/timeline_html.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {

@@ -1,4 +1,4 @@
-// wsim shrink (sim/run/shrink.h): kept candidates fail with the same invariant, the result is a
+// wsim shrink (sim/search/shrink.h): kept candidates fail with the same invariant, the result is a
 // smaller run that replays exactly, scripted noise is dropped, and passing runs are refused.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "sim/core/trace.h"
 #include "sim/run/driver.h"
 #include "sim/run/scenario.h"
-#include "sim/run/shrink.h"
+#include "sim/search/shrink.h"
 
 namespace wsim::run {
 namespace {

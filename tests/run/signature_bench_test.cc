@@ -1,4 +1,4 @@
-// scripts/bench-signatures (sim/run/signature_bench.h) on a two-file corpus of the toy's canary:
+// scripts/bench-signatures (sim/triage/signature_bench.h) on a two-file corpus of the toy's canary:
 // the same bug pinned twice, hunted by two scenarios (4 namespaces or the default 3). Without a
 // bug id the files are two bugs: each one's instances carry the other's label (recall by group
 // 50 %), and left out of the corpus each is masked by the other (0 % NEW). With one `bug` id they
@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/run/signature_bench.h"
+#include "sim/triage/signature_bench.h"
 #include "sim/run/verdict.h"
 #include "tests/run/test_util.h"
 

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/run/corpus_bugs.h"
+#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/run/signature.h"
 

@@ -13,7 +13,7 @@
 
 #include "sim/run/bundle.h"
 #include "sim/run/driver.h"
-#include "sim/run/hunt.h"
+#include "sim/search/hunt.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {

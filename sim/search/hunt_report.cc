@@ -1,0 +1,99 @@
+#include "sim/search/hunt_report.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+#include "sim/run/verdict.h"
+
+namespace wsim::run {
+
+namespace {
+
+// The summary's "found" column: the first finding that is not known, and how many known ones.
+std::string summary_found(const HuntResult& result) {
+  std::vector<const Finding*> unknown;
+  std::size_t known = 0;
+  for (const Finding& f : result.findings) {
+    if (f.labelled && !f.known.empty()) {
+      ++known;
+    } else {
+      unknown.push_back(&f);
+    }
+  }
+  std::string found = known > 0 ? "nothing NEW" : "nothing";
+  if (!unknown.empty()) {
+    const Finding& f = *unknown.front();
+    found = std::string(f.labelled ? "NEW " : "") + verdict_name(f.verdict) + " " + f.invariant +
+            " (seed " + std::to_string(f.seed) + ")" + (f.bundle.empty() ? "" : " " + f.bundle);
+    if (unknown.size() > 1) found += " and " + std::to_string(unknown.size() - 1) + " more";
+  }
+  if (known > 0) found += "; " + std::to_string(known) + " known (table above)";
+  return found;
+}
+
+}  // namespace
+
+std::string finding_label(const Finding& finding) {
+  if (!finding.labelled) return "-";
+  return finding.known.empty() ? "NEW" : "known: " + finding.known;
+}
+
+void print_findings(std::ostream& out, const HuntResult& result) {
+  if (result.findings.empty()) {
+    out << "findings: none\n";
+    return;
+  }
+  // The invariant column fits the longest id (gitpod.no_silent_loss) plus two spaces.
+  std::size_t w_invariant = 16;
+  for (const Finding& f : result.findings) {
+    w_invariant = std::max(w_invariant, f.invariant.size() + 2);
+  }
+  const int w = static_cast<int>(w_invariant);
+  std::size_t w_known = 5;
+  for (const Finding& f : result.findings) w_known = std::max(w_known, finding_label(f).size() + 2);
+  const int wk = static_cast<int>(w_known);
+  out << "findings:\n";
+  out << "  " << std::left << std::setw(20) << "verdict" << std::setw(w) << "invariant"
+      << std::setw(8) << "runs" << std::setw(12) << "first seed" << std::setw(wk) << "known"
+      << "bundle\n";
+  for (const Finding& f : result.findings) {
+    out << "  " << std::left << std::setw(20) << verdict_name(f.verdict) << std::setw(w)
+        << f.invariant << std::setw(8) << f.count << std::setw(12) << f.seed << std::setw(wk)
+        << finding_label(f) << (f.bundle.empty() ? "-" : f.bundle) << "\n";
+  }
+  for (const Finding& f : result.findings) {
+    if (!f.signature.empty())
+      out << "  signature of " << finding_label(f) << ": " << f.signature << "\n";
+  }
+}
+
+std::string hunt_rate(const HuntResult& result) {
+  if (result.seconds <= 0) return "-";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(0) << static_cast<double>(result.runs) / result.seconds;
+  return out.str();
+}
+
+void print_hunt_table(std::ostream& out, const std::vector<HuntTarget>& rows) {
+  out << "\nsummary:\n";
+  std::size_t w_system = 6;
+  std::size_t w_config = 8;
+  for (const HuntTarget& row : rows) {
+    w_system = std::max(w_system, row.system.size());
+    w_config = std::max(w_config, std::min<std::size_t>(row.versions.size(), 60));
+  }
+  out << "  " << std::left << std::setw(static_cast<int>(w_system)) << "system"
+      << "  " << std::setw(static_cast<int>(w_config)) << "versions"
+      << "  " << std::right << std::setw(9) << "runs" << std::setw(9) << "runs/s"
+      << "  found\n";
+  for (const HuntTarget& row : rows) {
+    std::string found = summary_found(row.result);
+    std::string config = row.versions.size() > 60 ? row.versions.substr(0, 59) + "~" : row.versions;
+    out << "  " << std::left << std::setw(static_cast<int>(w_system)) << row.system << "  "
+        << std::setw(static_cast<int>(w_config)) << config << "  " << std::right << std::setw(9)
+        << row.result.runs << std::setw(9) << hunt_rate(row.result) << "  " << found << "\n";
+  }
+}
+
+}  // namespace wsim::run

@@ -1,0 +1,27 @@
+// The text report of a hunt (`wsim hunt`, `wsim merge`): the findings table, the rate, and the
+// one-row-per-version-tuple summary table. Writes to the stream it is given; no state.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/search/hunt.h"
+#include "sim/search/hunt_summary.h"
+
+namespace wsim::run {
+
+// "known: FILE#N", "NEW", or "-" (not compared with a corpus).
+std::string finding_label(const Finding& finding);
+
+// "findings: none", or a table (verdict, invariant, runs, first seed, known, bundle) and the
+// signature of each labelled finding.
+void print_findings(std::ostream& out, const HuntResult& result);
+
+// Runs per second of the hunt, "-" without a clock.
+std::string hunt_rate(const HuntResult& result);
+
+// "summary:" and one row per target: system, versions, runs, runs/s and what was found.
+void print_hunt_table(std::ostream& out, const std::vector<HuntTarget>& rows);
+
+}  // namespace wsim::run

@@ -1,0 +1,192 @@
+#include "sim/search/hunt_rerun.h"
+
+#include <optional>
+#include <string>
+
+#include "sim/core/assert.h"
+#include "sim/report/bundle_write.h"
+#include "sim/run/bundle.h"
+#include "sim/search/hunt_worker.h"
+
+namespace wsim::run {
+
+namespace {
+
+// The masked (gone-past) violation of the re-run that `finding` is about: the first with its
+// invariant and, when the workers labelled it (an unmasked hunt), with the same label — a run
+// can go past one invariant on two objects carrying different known bugs.
+const MaskedViolation* matching_masked(const Finding& finding, const RunResult& rerun) {
+  for (const MaskedViolation& masked : rerun.masked) {
+    if (masked.violation.invariant_id != finding.invariant) continue;
+    if (finding.labelled && masked.known != finding.known) continue;
+    return &masked;
+  }
+  return nullptr;
+}
+
+// The label and signature of `finding` from its re-run. In a labels-only hunt the label comes
+// from here: the workers ran without a trace.
+void label_finding(Finding& finding, const RunResult& rerun, const HuntOptions& options) {
+  if (options.known == nullptr) return;
+  if (const MaskedViolation* masked = matching_masked(finding, rerun)) {
+    finding.labelled = true;
+    finding.known = masked->known;
+    finding.signature = masked->signature.text();
+    return;
+  }
+  if (!rerun.violation || rerun.violation->invariant_id != finding.invariant) return;
+  WSIM_ASSERT(rerun.signature.has_value());
+  finding.labelled = true;
+  finding.signature = rerun.signature->text();
+  // The re-run had the known list: execute_run matched its signature (consequences included).
+  finding.known = rerun.known;
+}
+
+RunResult rerun_with_recording(const HuntOptions& options, const proto::Scenario& scenario) {
+  RunOptions run_options;
+  run_options.record_choices = true;
+  run_options.keep_trace = true;
+  run_options.log = options.log;
+  run_options.events_max = options.events_max;
+  run_options.known = options.known;
+  run_options.go_past_known = options.unmasked;
+  return execute_run(*options.system, scenario, run_options);
+}
+
+// Did the re-run find `finding` again (same verdict, invariant and label)?
+bool found_again(const Finding& finding, const RunResult& rerun, bool unmasked) {
+  const std::string label =
+      finding.labelled ? (finding.known.empty() ? "NEW" : finding.known) : std::string("-");
+  for (const RunFinding& again : run_findings(rerun, unmasked)) {
+    if (again.verdict == finding.verdict && again.invariant == finding.invariant &&
+        again.known == label) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void mark_nondeterministic(Finding& finding, const RunResult& rerun, std::ostream* log) {
+  const std::string rerun_kind = rerun.violation ? rerun.violation->invariant_id : "";
+  if (log) {
+    *log << "NONDETERMINISM: seed " << finding.seed << " gave " << verdict_name(finding.verdict)
+         << " " << finding.invariant << " while hunting, but " << verdict_name(rerun.verdict) << " "
+         << rerun_kind << " when re-run with recording\n";
+  }
+  finding.verdict = Verdict::kNondeterminism;
+  finding.message = "the re-run with recording gave a different verdict";
+}
+
+// The object and message of the violation the finding is about (a masked one for a known
+// safety finding that the run went past). Call after label_finding.
+void describe_finding(Finding& finding, const RunResult& rerun) {
+  if (!rerun.violation) {
+    finding.message = rerun.harness_error;
+    return;
+  }
+  finding.object = rerun.violation->object;
+  finding.message = rerun.violation->message;
+  if (finding.verdict != Verdict::kSafety) return;
+  if (const MaskedViolation* masked = matching_masked(finding, rerun)) {
+    finding.object = masked->violation.object;
+    finding.message = masked->violation.message;
+  }
+}
+
+void write_finding_bundle(const HuntOptions& options, Finding& finding, proto::Scenario scenario,
+                          const RunResult& rerun) {
+  // The bundle replays exactly only if it goes past the same known violations.
+  for (const MaskedViolation& masked : rerun.masked) {
+    proto::KnownViolation* entry = scenario.add_go_past();
+    entry->set_invariant(masked.violation.invariant_id);
+    entry->set_object(masked.violation.object);
+    entry->set_known(masked.known);
+  }
+  if (!options.write_bundles) return;
+  std::string path;
+  std::string error;
+  if (write_bundle(options.out_dir, *options.system, scenario, rerun, path, error)) {
+    finding.bundle = path;
+  } else if (options.log) {
+    *options.log << "cannot write the bundle: " << error << "\n";
+  }
+}
+
+void print_repro(const HuntOptions& options, const Finding& finding) {
+  std::ostream* log = options.log;
+  if (!log) return;
+  if (!finding.bundle.empty()) *log << "bundle " << finding.bundle << "\n";
+  *log << "reproduce with:\n";
+  if (!finding.bundle.empty()) *log << "  scripts/wsim replay " << finding.bundle << "\n";
+  *log << "  " << options.repro_command << " --seed " << finding.seed;
+  if (finding.swarm_seed) *log << " --set swarm_seed=" << *finding.swarm_seed;
+  *log << "\n";
+}
+
+// The last re-run, kept for the next finding of the same run: findings are sorted by seed, and
+// one run can hold several (the known violations it went past, then its verdict). Its bundle is
+// the same directory for each (bundle_name), so it is written once. A 1,000-workspace run re-ran
+// once per finding and rewrote a 2.5 GB bundle each time (docs/performance.md §14.0).
+struct LastRerun {
+  std::uint64_t seed = 0;
+  std::optional<std::uint64_t> swarm_seed;
+  std::optional<RunResult> result;
+  std::string bundle;  // Written from `result`; empty when not (yet) written.
+};
+
+const RunResult& rerun_for(const HuntOptions& options, const proto::Scenario& scenario,
+                           LastRerun& last) {
+  const std::optional<std::uint64_t> swarm_seed =
+      scenario.has_swarm_seed() ? std::optional<std::uint64_t>(scenario.swarm_seed())
+                                : std::nullopt;
+  if (!last.result || last.seed != scenario.seed() || last.swarm_seed != swarm_seed) {
+    last.result.reset();  // Freed before the next re-run is made.
+    last.result.emplace(rerun_with_recording(options, scenario));
+    last.seed = scenario.seed();
+    last.swarm_seed = swarm_seed;
+    last.bundle.clear();
+  }
+  WSIM_ASSERT_EQ(last.result->seed, scenario.seed());
+  return *last.result;
+}
+
+void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last) {
+  std::ostream* log = options.log;
+  if (log) *log << "\n";
+  if (finding.invariant == "crash") {
+    if (log) {
+      *log << "HARNESS CRASH at seed " << finding.seed << ": " << finding.message << "\n"
+           << "reproduce with:\n  " << options.repro_command << " --seed " << finding.seed << "\n";
+    }
+    return;
+  }
+  proto::Scenario scenario = options.scenario;
+  scenario.set_seed(finding.seed);
+  if (finding.swarm_seed) scenario.set_swarm_seed(*finding.swarm_seed);
+  const RunResult& rerun = rerun_for(options, scenario, last);
+  if (!found_again(finding, rerun, options.unmasked)) {
+    mark_nondeterministic(finding, rerun, log);
+    return;
+  }
+  label_finding(finding, rerun, options);
+  describe_finding(finding, rerun);
+  if (last.bundle.empty()) {
+    write_finding_bundle(options, finding, scenario, rerun);
+    last.bundle = finding.bundle;
+  } else {
+    finding.bundle = last.bundle;  // The same run's bundle, already written.
+  }
+  print_repro(options, finding);
+}
+
+}  // namespace
+
+void rerun_findings(const HuntOptions& options, HuntResult& result) {
+  WSIM_ASSERT(options.system != nullptr);
+  LastRerun last;
+  for (std::size_t i = 0; i < result.findings.size() && i < kRerunFindingsMax; ++i) {
+    rerun_finding(options, result.findings[i], last);
+  }
+}
+
+}  // namespace wsim::run
