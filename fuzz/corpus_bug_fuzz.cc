@@ -17,8 +17,8 @@
 #include <string>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/search/fuzz_targets.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace {
 

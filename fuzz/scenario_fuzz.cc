@@ -28,8 +28,8 @@
 
 #include "fuzz/proto_mutator.h"
 #include "model/all_systems/all_systems.h"
-#include "sim/search/fuzz_targets.h"
 #include "sim/run/scenario.h"
+#include "sim/search/fuzz_targets.h"
 
 // libFuzzer's own mutation of a byte range (it applies the -dict words too).
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);

@@ -5,9 +5,9 @@
 
 #include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
-#include "sim/search/scenario_flags.h"
 #include "sim/run/duration.h"
 #include "sim/run/verdict.h"
+#include "sim/search/scenario_flags.h"
 
 namespace wsim::serve {
 namespace {

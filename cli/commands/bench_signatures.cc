@@ -3,8 +3,8 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/subcommand.h"
 #include "cli/commands/commands.h"
+#include "cli/subcommand.h"
 #include "sim/triage/signature_bench.h"
 
 namespace wsim::cli {

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "sim/run/driver.h"
+#include "sim/run/scenario.h"
+#include "sim/run/shell_quote.h"
 #include "sim/search/fuzz_targets.h"
 #include "sim/search/hunt.h"
 #include "sim/search/scenario_flags.h"
-#include "sim/run/shell_quote.h"
-#include "sim/run/scenario.h"
 
 namespace wsim::run {
 
@@ -119,9 +119,9 @@ int cmd_fuzz_seeds(const FuzzSeedsCommand& command, std::ostream& out, std::ostr
 // corpus, with the timeline on --html.
 struct ExplainCommand {
   std::string bundle;
-  std::string html;        // --html FILE
-  bool verbose = false;    // --verbose
-  bool original = false;   // --original: ignore BUNDLE-shrunk
+  std::string html;                              // --html FILE
+  bool verbose = false;                          // --verbose
+  bool original = false;                         // --original: ignore BUNDLE-shrunk
   std::string known_dir = "corpus/regressions";  // --known: label known/NEW (signature.h)
 };
 int cmd_explain(const ExplainCommand& command, std::ostream& out, std::ostream& err);

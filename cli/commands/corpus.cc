@@ -2,8 +2,8 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/subcommand.h"
 #include "cli/commands/commands.h"
+#include "cli/subcommand.h"
 #include "sim/triage/corpus.h"
 #include "sim/triage/corpus_bugs.h"
 

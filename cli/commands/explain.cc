@@ -2,8 +2,8 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/subcommand.h"
 #include "cli/commands/commands.h"
+#include "cli/subcommand.h"
 #include "sim/report/explain.h"
 
 namespace wsim::cli {

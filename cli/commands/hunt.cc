@@ -6,10 +6,10 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/commands/commands.h"
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
 #include "cli/wallclock.h"
-#include "cli/commands/commands.h"
 #include "sim/run/duration.h"
 
 namespace wsim::cli {

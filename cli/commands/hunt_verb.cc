@@ -4,14 +4,14 @@
 #include <filesystem>
 #include <iostream>
 
-#include "sim/core/assert.h"
 #include "cli/commands/commands.h"
-#include "sim/triage/corpus_bugs.h"
+#include "sim/core/assert.h"
 #include "sim/run/duration.h"
+#include "sim/run/signature.h"
 #include "sim/search/hunt_junit.h"
 #include "sim/search/hunt_report.h"
 #include "sim/search/hunt_summary.h"
-#include "sim/run/signature.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 

@@ -3,8 +3,8 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/subcommand.h"
 #include "cli/commands/commands.h"
+#include "cli/subcommand.h"
 #include "sim/search/fuzz_targets.h"
 
 namespace wsim::cli {

@@ -2,9 +2,9 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/commands/commands.h"
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
-#include "cli/commands/commands.h"
 
 namespace wsim::cli {
 

@@ -13,9 +13,9 @@
 #include "sim/core/sim.h"
 #include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/duration.h"
 #include "sim/run/expect.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 

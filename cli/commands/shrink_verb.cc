@@ -12,14 +12,14 @@
 
 #include <google/protobuf/text_format.h>
 
+#include "cli/commands/commands.h"
 #include "sim/core/assert.h"
 #include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
-#include "cli/commands/commands.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
 #include "sim/run/trace_view.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 

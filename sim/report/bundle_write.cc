@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <system_error>
 
-#include "sim/run/atomic_write.h"
-#include "sim/run/duration.h"
 #include "sim/report/report.h"
 #include "sim/report/timeline_html.h"
+#include "sim/run/atomic_write.h"
+#include "sim/run/duration.h"
 #include "sim/run/verdict_json.h"
 
 namespace wsim::run {

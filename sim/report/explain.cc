@@ -8,13 +8,13 @@
 #include <system_error>
 
 #include "sim/core/assert.h"
-#include "sim/run/bundle.h"
-#include "sim/triage/corpus_bugs.h"
-#include "sim/run/duration.h"
 #include "sim/report/report.h"
-#include "sim/run/scenario.h"
+#include "sim/run/bundle.h"
+#include "sim/run/duration.h"
 #include "sim/run/lanes.h"
+#include "sim/run/scenario.h"
 #include "sim/run/trace_view.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 
@@ -119,7 +119,6 @@ std::string config_summary(const System& system, const proto::Scenario& scenario
 }
 
 }  // namespace
-
 
 std::vector<std::size_t> key_events(const System& system, const RunResult& result,
                                     const std::string& object) {
@@ -349,6 +348,5 @@ std::string render_trace_verbose(const RunResult& result) {
   }
   return out;
 }
-
 
 }  // namespace wsim::run

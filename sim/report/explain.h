@@ -1,5 +1,5 @@
-// `wsim explain BUNDLE [--html FILE] [--verbose]` (docs/architecture.md §6, §8): a short plain-text story of
-// a failure bundle.
+// `wsim explain BUNDLE [--html FILE] [--verbose]` (docs/architecture.md §6, §8): a short plain-text
+// story of a failure bundle.
 //
 //   1. the invariant (id, kind, its one-line description and real-world reference from the
 //      System's InvariantInfo), what was seen, the run (system, versions, seed, sizes);
@@ -36,7 +36,6 @@ namespace wsim::run {
 
 inline constexpr std::size_t kExplainEventLinesMax = 14;
 
-
 // The indices of the trace events that matter for `object` (see above), in order.
 std::vector<std::size_t> key_events(const System& system, const RunResult& result,
                                     const std::string& object);
@@ -65,6 +64,5 @@ std::string explain_run(const System& system, const proto::Scenario& scenario,
 // The whole trace, verbose: every column unclipped, the detail in full (a multi-line detail,
 // e.g. an object diff, indented under its event).
 std::string render_trace_verbose(const RunResult& result);
-
 
 }  // namespace wsim::run

@@ -221,7 +221,8 @@ std::string render_trace_text(const System& system, const proto::Scenario& scena
                        one_line_escaped(e.detail);
     if (fired_fault(e)) line += "  [fault " + fault_names(e) + "]";
     while (!line.empty() && line.back() == ' ') line.pop_back();
-    if (result.violation && i == violating) line += "  <-- violates " + result.violation->invariant_id;
+    if (result.violation && i == violating)
+      line += "  <-- violates " + result.violation->invariant_id;
     out << line << "\n";
   }
   if (result.trace.size() < result.trace_events) {

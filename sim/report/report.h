@@ -1,13 +1,13 @@
-// Readable and machine-readable reports of one run (docs/architecture.md §8): the VOPR-style text trace,
-// JSONL (one object per trace event), verdict.json and a self-contained HTML timeline.
+// Readable and machine-readable reports of one run (docs/architecture.md §8): the VOPR-style text
+// trace, JSONL (one object per trace event), verdict.json and a self-contained HTML timeline.
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "sim/core/time.h"
 #include "sim/proto/scenario.pb.h"
 #include "sim/run/driver.h"
-#include "sim/core/time.h"
 #include "sim/run/system.h"
 
 namespace wsim::run {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/run/duration.h"
 #include "sim/report/explain.h"
 #include "sim/report/report.h"
+#include "sim/run/duration.h"
 #include "sim/run/scenario.h"
 #include "sim/run/trace_view.h"
 
@@ -19,8 +19,8 @@ namespace {
 
 // Geometry (pixels).
 constexpr int kRowH = 16;
-constexpr int kTimeRight = 92;      // Right edge of the time column.
-constexpr int kBandLeft = 100;      // Workspace state bands.
+constexpr int kTimeRight = 92;  // Right edge of the time column.
+constexpr int kBandLeft = 100;  // Workspace state bands.
 constexpr int kBandW = 12;
 constexpr int kBandsMax = 4;
 constexpr int kLaneLeft = kBandLeft + kBandsMax * kBandW + 12;
@@ -48,9 +48,9 @@ bool success(std::string_view result) {
 }
 
 bool is_api_verb(std::string_view verb) {
-  static constexpr std::string_view kVerbs[] = {"get",   "list",   "watch",  "create",
-                                                "apply", "update", "patch",  "delete",
-                                                "deletecollection", "update-status"};
+  static constexpr std::string_view kVerbs[] = {
+      "get",    "list",  "watch",  "create",           "apply",
+      "update", "patch", "delete", "deletecollection", "update-status"};
   return std::find(std::begin(kVerbs), std::end(kVerbs), verb) != std::end(kVerbs);
 }
 
@@ -60,9 +60,9 @@ bool is_kube_object(std::string_view object) {
 }
 
 bool is_watch_notification(const TraceEvent& e) {
-  return e.verb == "watch" && (e.result == "added" || e.result == "modified" ||
-                               e.result == "deleted" || e.result == "Gone" ||
-                               e.result == "bookmark");
+  return e.verb == "watch" &&
+         (e.result == "added" || e.result == "modified" || e.result == "deleted" ||
+          e.result == "Gone" || e.result == "bookmark");
 }
 
 // The message an event carries, as (from, to) lanes, when it clearly is one.
@@ -103,16 +103,20 @@ enum class Desired { kNone, kRunning, kStopped, kTerminated };
 
 const char* desired_class(Desired d) {
   switch (d) {
-    case Desired::kRunning: return "bR";
-    case Desired::kStopped: return "bS";
-    case Desired::kTerminated: return "bT";
-    case Desired::kNone: break;
+    case Desired::kRunning:
+      return "bR";
+    case Desired::kStopped:
+      return "bS";
+    case Desired::kTerminated:
+      return "bT";
+    case Desired::kNone:
+      break;
   }
   return "";
 }
 
 struct Bands {
-  std::vector<std::string> workspaces;  // At most kBandsMax, the violating one first.
+  std::vector<std::string> workspaces;   // At most kBandsMax, the violating one first.
   std::vector<std::vector<Desired>> at;  // at[w][event index]: desired state after the event.
 };
 
@@ -337,8 +341,8 @@ struct Page {
   std::size_t first_culprit = SIZE_MAX;  // first_disturbing_event (explain.h), if any.
 };
 
-void draw_bands(std::string& out, const Page& page, const std::vector<Row>& rows,
-                std::size_t begin, std::size_t end) {
+void draw_bands(std::string& out, const Page& page, const std::vector<Row>& rows, std::size_t begin,
+                std::size_t end) {
   for (std::size_t w = 0; w < page.bands.workspaces.size(); ++w) {
     const int x = kBandLeft + static_cast<int>(w) * kBandW + 2;
     // The state at each row: that after its last event; gaps and elided rows keep the state of
@@ -411,12 +415,12 @@ void draw_row(std::string& out, const Page& page, const Row& row, int y) {
   if (row.kind == RowKind::kRepeat) css += " rep";
   out += "<g class=\"" + css + "\"><title>";
   if (row.kind == RowKind::kRepeat) {
-    out += html_escape(num(static_cast<long long>(row.count)) + " × (" +
-                       format_trace_time(e.time_ms) + " to " +
-                       format_trace_time(trace[row.last].time_ms) + ") ");
+    out +=
+        html_escape(num(static_cast<long long>(row.count)) + " × (" + format_trace_time(e.time_ms) +
+                    " to " + format_trace_time(trace[row.last].time_ms) + ") ");
   } else {
-    out += html_escape(format_trace_time(e.time_ms) + " #" + num(static_cast<long long>(row.first)) +
-                       " ");
+    out += html_escape(format_trace_time(e.time_ms) + " #" +
+                       num(static_cast<long long>(row.first)) + " ");
   }
   out += html_escape(clip(event_text(e), kTitleMax)) + "</title>";
   if (culprit || violation || first) {
@@ -430,7 +434,8 @@ void draw_row(std::string& out, const Page& page, const Row& row, int y) {
     out += "<line class=\"vl\" x1=\"" + num(kLaneLeft) + "\" y1=\"" + num(mid) + "\" x2=\"" +
            num(kTextLeft - 10) + "\" y2=\"" + num(mid) + "\"/>";
   }
-  if (auto message = message_of(e)) arrow(out, message->first, message->second, mid, row.fault, lost);
+  if (auto message = message_of(e))
+    arrow(out, message->first, message->second, mid, row.fault, lost);
   const int x = lane_x(lane);
   if (row.first == page.violating && !page.violates.empty()) {
     out += "<text class=\"vt\" x=\"" + num(x - 12) + "\" y=\"" + num(base) + "\">violates " +
@@ -748,9 +753,10 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
          format_hash(result.fingerprint) + "</p>\n";
   out += "<p>" + num(static_cast<long long>(result.trace_events)) + " trace events, " +
          num(static_cast<long long>(faults)) + " faults; " +
-         num(static_cast<long long>(rows.size())) + " rows drawn (repeats of identical events "
-         "folded into one row, quiet stretches over " + format_duration_ms(kTimelineGapMs) +
-         " marked)";
+         num(static_cast<long long>(rows.size())) +
+         " rows drawn (repeats of identical events "
+         "folded into one row, quiet stretches over " +
+         format_duration_ms(kTimelineGapMs) + " marked)";
   if (elided > 0) {
     out += "; <b>" + num(static_cast<long long>(elided)) + " events elided</b> to stay under " +
            num(static_cast<long long>(kTimelineRowsMax)) +
@@ -762,7 +768,6 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
   }
   out += "</p>\n";
   draw_legend(out, !bands.workspaces.empty());
-
   draw_lane_header(out, bands);
   if (!story.empty()) draw_story(out, page, object, story, keys.size());
 

@@ -32,7 +32,6 @@ inline constexpr std::size_t kVerdictBytesMax = 1u << 20;
 std::string bundle_name(const System& system, const proto::Scenario& scenario,
                         const RunResult& result);
 
-
 struct Bundle {
   std::string dir;
   LoadedScenario scenario;  // Parsed, not yet validated.

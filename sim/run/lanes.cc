@@ -21,16 +21,26 @@ std::string_view prefix(std::string_view actor) { return actor_prefix(actor); }
 
 std::string_view lane_name(Lane lane) {
   switch (lane) {
-    case Lane::kUser: return "user";
-    case Lane::kControlPlane: return "control plane";
-    case Lane::kAgent: return "agent";
-    case Lane::kApiServer: return "API server";
-    case Lane::kKubeControllers: return "kube controllers";
-    case Lane::kKubelet: return "kubelet";
-    case Lane::kWsDaemon: return "ws-daemon";
-    case Lane::kStorage: return "storage";
-    case Lane::kOther: return "other";
-    case Lane::kHarness: return "wsim";
+    case Lane::kUser:
+      return "user";
+    case Lane::kControlPlane:
+      return "control plane";
+    case Lane::kAgent:
+      return "agent";
+    case Lane::kApiServer:
+      return "API server";
+    case Lane::kKubeControllers:
+      return "kube controllers";
+    case Lane::kKubelet:
+      return "kubelet";
+    case Lane::kWsDaemon:
+      return "ws-daemon";
+    case Lane::kStorage:
+      return "storage";
+    case Lane::kOther:
+      return "other";
+    case Lane::kHarness:
+      return "wsim";
   }
   return "other";
 }

@@ -24,13 +24,13 @@
 
 namespace wsim::run {
 
-inline constexpr std::size_t kScenarioBytesMax = 1 << 20;       // 1 MiB
-inline constexpr DurationMs kPhaseMsMax = 7 * 24 * kHourMs;      // fault phase, settle: 7 days
+inline constexpr std::size_t kScenarioBytesMax = 1 << 20;    // 1 MiB
+inline constexpr DurationMs kPhaseMsMax = 7 * 24 * kHourMs;  // fault phase, settle: 7 days
 inline constexpr int kScriptedEventsMax = 10'000;
 inline constexpr int kFaultOverridesMax = 1'000;
 inline constexpr int kExpectationsMax = 100;
 inline constexpr int kEventArgsMax = 32;
-inline constexpr std::size_t kFieldBytesMax = 4096;              // one string field
+inline constexpr std::size_t kFieldBytesMax = 4096;  // one string field
 inline constexpr std::uint32_t kFireDenominatorMax = 1'000'000;
 inline constexpr int kNestingMax = 16;
 
@@ -54,8 +54,7 @@ bool parse_scenario(std::string_view text, const std::string& origin, LoadedScen
 // Reads and parses a file (refusing files larger than kScenarioBytesMax before reading them).
 bool load_scenario_file(const std::string& path, LoadedScenario& out, std::string& error);
 // A scenario for `--system NAME`: the system's config message present and empty (defaults).
-bool scenario_for_system(const std::string& system_name, LoadedScenario& out,
-                         std::string& error);
+bool scenario_for_system(const std::string& system_name, LoadedScenario& out, std::string& error);
 
 // Sets one field from its text value. `path` is either a field of the selected system's config
 // message ("agent"), a top-level Scenario field ("settle_ms", "seed"), or a dotted path from the

@@ -7,7 +7,6 @@
 #include "sim/core/assert.h"
 #include "sim/run/lanes.h"
 #include "sim/run/trace_view.h"
-#include "sim/run/trace_view.h"
 
 namespace wsim::run {
 

@@ -8,8 +8,8 @@
 #include "sim/core/assert.h"
 #include "sim/core/choice.h"
 #include "sim/run/bundle.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/duration.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 
@@ -20,7 +20,6 @@ std::vector<std::pair<std::string, std::string>> fast_phase_fields(const std::st
 }
 
 const std::vector<FuzzTarget>& fuzz_targets() { return registered_fuzz_targets(); }
-
 
 const FuzzTarget* find_fuzz_target(const std::string& name) {
   for (const FuzzTarget& target : fuzz_targets()) {
@@ -83,7 +82,6 @@ RunResult fuzz_execute(const FuzzTarget& target, const LoadedScenario& loaded,
   return result;
 }
 
-
 std::vector<std::uint8_t> bytes_of_record(const std::vector<Choice>& record,
                                           std::size_t max_bytes) {
   std::vector<std::uint8_t> out;
@@ -97,6 +95,5 @@ std::vector<std::uint8_t> bytes_of_record(const std::vector<Choice>& record,
   }
   return out;
 }
-
 
 }  // namespace wsim::run

@@ -45,7 +45,6 @@ std::vector<std::pair<std::string, std::string>> fast_phase_fields(const std::st
 const std::vector<FuzzTarget>& fuzz_targets();
 const FuzzTarget* find_fuzz_target(const std::string& name);
 
-
 // The validated scenario of a target (seed 0, the system registered beforehand).
 bool fuzz_target_scenario(const FuzzTarget& target, LoadedScenario& loaded, std::string& error);
 
@@ -69,10 +68,8 @@ RunResult fuzz_execute(const FuzzTarget& target, const LoadedScenario& loaded,
 // smaller).
 inline constexpr std::size_t kFuzzInputBytesMax = 1u << 20;
 
-
 // The fuzzer input that makes the bytes backend hand out exactly the values of `record` (each
 // value little-endian in as many bytes as its bound needs), cut at `max_bytes`.
 std::vector<std::uint8_t> bytes_of_record(const std::vector<Choice>& record, std::size_t max_bytes);
-
 
 }  // namespace wsim::run

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/search/hunt_report.h"
 #include "sim/report/report.h"
 #include "sim/run/verdict.h"
+#include "sim/search/hunt_report.h"
 
 namespace wsim::run {
 

@@ -6,9 +6,9 @@
 #include <tuple>
 
 #include "sim/core/assert.h"
+#include "sim/run/verdict.h"
 #include "sim/search/hunt_junit.h"
 #include "sim/search/hunt_report.h"
-#include "sim/run/verdict.h"
 
 namespace wsim::run {
 
@@ -189,6 +189,5 @@ bool merge_summaries(const std::vector<HuntSummary>& parts, const std::vector<st
   }
   return true;
 }
-
 
 }  // namespace wsim::run

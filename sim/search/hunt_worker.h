@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "sim/run/driver.h"
-#include "sim/search/hunt.h"
 #include "sim/run/verdict.h"
+#include "sim/search/hunt.h"
 
 namespace wsim::run {
 

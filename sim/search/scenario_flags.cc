@@ -1,4 +1,5 @@
-// scenario_flags.h: a scenario built from command-line selections, and the command that rebuilds it.
+// scenario_flags.h: a scenario built from command-line selections, and the command that rebuilds
+// it.
 #include "sim/search/scenario_flags.h"
 
 #include <google/protobuf/descriptor.h>

@@ -14,10 +14,10 @@
 
 #include "sim/core/assert.h"
 #include "sim/run/bundle.h"
-#include "sim/search/scenario_flags.h"
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
 #include "sim/run/trace_view.h"
+#include "sim/search/scenario_flags.h"
 
 namespace wsim::run {
 

@@ -6,10 +6,10 @@
 #include "sim/core/assert.h"
 #include "sim/run/atomic_write.h"
 #include "sim/run/bundle.h"
-#include "sim/run/shell_quote.h"
 #include "sim/run/driver.h"
 #include "sim/run/expect.h"
 #include "sim/run/scenario.h"
+#include "sim/run/shell_quote.h"
 
 namespace wsim::run {
 

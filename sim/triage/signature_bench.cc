@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "sim/core/assert.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/run/verdict.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 

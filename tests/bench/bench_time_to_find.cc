@@ -1,15 +1,15 @@
 // Time to find the limbo bug (seed 000, gitlab#411205) from scratch with the seed hunt
-// (docs/architecture.md §9 target: median ≤ 1 s). Each repetition hunts A0a+R1 from a different seed range
-// (seed_start = repetition × 1,000,000) until the first failure, single process, no bundles;
-// Google Benchmark reports the median over 20 repetitions. runs_to_find is how many runs the
-// hunt needed; the invariant found must be gitlab.L1 or gitlab.L2 (else the benchmark errors).
+// (docs/architecture.md §9 target: median ≤ 1 s). Each repetition hunts A0a+R1 from a different
+// seed range (seed_start = repetition × 1,000,000) until the first failure, single process, no
+// bundles; Google Benchmark reports the median over 20 repetitions. runs_to_find is how many runs
+// the hunt needed; the invariant found must be gitlab.L1 or gitlab.L2 (else the benchmark errors).
 #include <benchmark/benchmark.h>
 
 #include <string>
 
 #include "model/gitlab/register.h"
-#include "sim/search/hunt.h"
 #include "sim/run/scenario.h"
+#include "sim/search/hunt.h"
 
 namespace wsim::run {
 namespace {
@@ -54,11 +54,12 @@ void BM_TimeToFindLimbo(benchmark::State& state) {
 BENCHMARK(BM_TimeToFindLimbo)
     ->Iterations(1)
     ->Repetitions(20)
-    ->ComputeStatistics("max", [](const std::vector<double>& v) {
-      double m = 0;
-      for (double x : v) m = x > m ? x : m;
-      return m;
-    })
+    ->ComputeStatistics("max",
+                        [](const std::vector<double>& v) {
+                          double m = 0;
+                          for (double x : v) m = x > m ? x : m;
+                          return m;
+                        })
     ->ReportAggregatesOnly(true)
     ->Unit(benchmark::kMillisecond);
 

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/search/fuzz_targets.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace {
 
@@ -60,8 +60,7 @@ bool parse_args(int argc, char** argv, Args& args) {
     }
   }
   if (argc % 2 == 0 || args.bug.empty() || args.runs < 1 || args.first_run < 0 ||
-      args.budget_s <= 0 ||
-      args.max_bytes < 1) {
+      args.budget_s <= 0 || args.max_bytes < 1) {
     std::fprintf(stderr,
                  "usage: rc_find --bug FILE#N [--runs R] [--first-run K] [--budget SECONDS] "
                  "[--max-bytes N]\n");
@@ -80,15 +79,13 @@ RunOutcome find_once(const wsim::run::CorpusBug& bug, const wsim::run::LoadedSce
                      const Args& args, int run) {
   RunOutcome outcome;
   const Clock::time_point start = Clock::now();
-  const auto elapsed = [&] {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   const auto property = [&] {
-    const auto bytes = *rc::gen::container<std::vector<std::uint8_t>>(
-        rc::gen::arbitrary<std::uint8_t>());
+    const auto bytes =
+        *rc::gen::container<std::vector<std::uint8_t>>(rc::gen::arbitrary<std::uint8_t>());
     ++outcome.cases;
-    const wsim::run::RunResult result = wsim::run::execute_run(
-        *loaded.system, loaded.scenario, wsim::run::fuzz_run_options(bytes));
+    const wsim::run::RunResult result =
+        wsim::run::execute_run(*loaded.system, loaded.scenario, wsim::run::fuzz_run_options(bytes));
     const bool hit = result.violation && result.violation->invariant_id == bug.invariant;
     if (hit && !outcome.found) {
       outcome.found = true;
@@ -135,8 +132,8 @@ int main(int argc, char** argv) {
   if (n == 0) {
     std::printf("median - (0/%d found)\n", args.runs);
   } else {
-    const double median = n % 2 ? found_seconds[n / 2]
-                                : (found_seconds[n / 2 - 1] + found_seconds[n / 2]) / 2;
+    const double median =
+        n % 2 ? found_seconds[n / 2] : (found_seconds[n / 2 - 1] + found_seconds[n / 2]) / 2;
     std::printf("median %.2f s (%zu/%d found)\n", median, n, args.runs);
   }
   return 0;

@@ -14,9 +14,9 @@
 #include "sim/core/sim.h"
 #include "sim/kube/cluster.h"
 #include "sim/kube/inventory.h"
-#include "sim/search/fuzz_targets.h"
 #include "sim/run/system.h"
 #include "sim/run/world_oracles.h"
+#include "sim/search/fuzz_targets.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {

@@ -1,8 +1,8 @@
 // Failure bundles: every file present, written atomically (no .tmp left, a stale one cleaned, an
 // old bundle replaced), read back, replayed to the same hash; tampering is detected (exit 4) and
 // broken files are clear errors (exit 1).
-#include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
+#include "sim/report/bundle_write.h"
 
 #include <filesystem>
 #include <sstream>

@@ -1,7 +1,7 @@
-// The canary (docs/architecture.md §5): the planted bug of the toy system's `buggy` version must be found by
-// a short hunt on a run budget (never a time budget: the test must not depend on machine speed).
-// If it is not, the harness itself is broken. The correct version T1 is the control: the same
-// seeds find nothing.
+// The canary (docs/architecture.md §5): the planted bug of the toy system's `buggy` version must be
+// found by a short hunt on a run budget (never a time budget: the test must not depend on machine
+// speed). If it is not, the harness itself is broken. The correct version T1 is the control: the
+// same seeds find nothing.
 #include <filesystem>
 
 #include <gmock/gmock.h>
@@ -49,8 +49,8 @@ TEST(CanaryTest, TheCorrectVersionPassesTheSameSeeds) {
 TEST(CanaryTest, CliHuntFindsItAndExitsWithTheSafetyCode) {
   const std::string dir = testing::scratch_dir("canary-cli");
   std::string output;
-  EXPECT_EQ(testing::run_wsim(dir, "hunt --system toy --version buggy --runs 100 --jobs 2 --out out",
-                              &output),
+  EXPECT_EQ(testing::run_wsim(
+                dir, "hunt --system toy --version buggy --runs 100 --jobs 2 --out out", &output),
             2)
       << output;
   EXPECT_THAT(output, HasSubstr("SAFETY_VIOLATION    toy.S1"));

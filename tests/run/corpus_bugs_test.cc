@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/search/hunt.h"
+#include "sim/triage/corpus_bugs.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {

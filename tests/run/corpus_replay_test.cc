@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/triage/corpus.h"
 #include "sim/run/driver.h"
 #include "sim/run/expect.h"
 #include "sim/run/scenario.h"
+#include "sim/triage/corpus.h"
 
 namespace wsim::run {
 namespace {

@@ -27,9 +27,9 @@ std::string limbo_bundle(const std::string& name) {
   gitlab::register_gitlab_system();
   LoadedScenario loaded;
   std::string error;
-  EXPECT_TRUE(load_scenario_file(std::string(WSIM_SOURCE_DIR) +
-                                     "/corpus/regressions/gitlab/limbo-411205.textproto",
-                                 loaded, error))
+  EXPECT_TRUE(load_scenario_file(
+      std::string(WSIM_SOURCE_DIR) + "/corpus/regressions/gitlab/limbo-411205.textproto", loaded,
+      error))
       << error;
   loaded.scenario.mutable_gitlab()->set_agent("A0a");  // The corpus file runs every version.
   EXPECT_TRUE(validate_scenario(loaded, error)) << error;
@@ -71,7 +71,7 @@ TEST(Explain, LimboStoryIsShortAndToThePoint) {
   const std::string story = out.str();
   EXPECT_LT(count_lines(story), 30u) << story;
   EXPECT_THAT(story, HasSubstr("gitlab.L1 violated on ws-0"));
-  EXPECT_THAT(story, HasSubstr("means: "));                 // The InvariantInfo description.
+  EXPECT_THAT(story, HasSubstr("means: "));  // The InvariantInfo description.
   EXPECT_THAT(story, HasSubstr("seed 1"));
   EXPECT_THAT(story, HasSubstr("agent=A0a"));
   EXPECT_THAT(story, HasSubstr("Terminated"));
@@ -82,7 +82,7 @@ TEST(Explain, LimboStoryIsShortAndToThePoint) {
   EXPECT_THAT(story, HasSubstr("state before kubectl delete Namespace/gl-rd-ns-ws-0 at 2m00.000s"));
   EXPECT_THAT(story, HasSubstr("ws-0: desired Running, actual Running"));
   EXPECT_THAT(story, HasSubstr("ws-0: desired Terminated, actual Running"));
-  EXPECT_THAT(story, Not(HasSubstr("rails  ")));            // Hours of polls stay out.
+  EXPECT_THAT(story, Not(HasSubstr("rails  ")));  // Hours of polls stay out.
   EXPECT_TRUE(std::filesystem::exists(bundle + "/../diagram.html"));
   EXPECT_EQ(testing::read_text(bundle + "/../diagram.html"),
             testing::read_text(bundle + "/timeline.html"));

@@ -10,9 +10,9 @@
 
 #include "model/all_systems/all_systems.h"
 #include "sim/core/prng.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/search/fuzz_targets.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 namespace {

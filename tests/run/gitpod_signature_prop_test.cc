@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "model/gitpod/register.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/run/scenario.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 namespace {

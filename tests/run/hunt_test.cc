@@ -16,8 +16,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/run/driver.h"
-#include "sim/search/hunt_worker.h"
 #include "sim/run/signature.h"
+#include "sim/search/hunt_worker.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {

@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "model/gitlab/register.h"
-#include "sim/run/driver.h"
 #include "sim/report/report.h"
+#include "sim/run/driver.h"
 #include "sim/run/scenario.h"
 #include "tests/run/test_util.h"
 
@@ -174,9 +174,9 @@ TEST(ReportJsonl, LimboTraceParses) {
   gitlab::register_gitlab_system();
   LoadedScenario loaded;
   std::string error;
-  ASSERT_TRUE(load_scenario_file(std::string(WSIM_SOURCE_DIR) +
-                                     "/corpus/regressions/gitlab/limbo-411205.textproto",
-                                 loaded, error))
+  ASSERT_TRUE(load_scenario_file(
+      std::string(WSIM_SOURCE_DIR) + "/corpus/regressions/gitlab/limbo-411205.textproto", loaded,
+      error))
       << error;
   loaded.scenario.mutable_gitlab()->set_agent("A0a");  // The corpus file runs every version.
   ASSERT_TRUE(validate_scenario(loaded, error)) << error;
@@ -190,10 +190,14 @@ TEST(ReportJsonl, LimboTraceParses) {
 
 TEST(ReportJsonl, AwkwardBytesParse) {
   RunResult result;
-  const std::string nasty[] = {
-      "quote \" backslash \\ slash /", "new\nline\r\ttab", std::string("nul\0byte", 8),
-      "ctrl \x01\x1f\x7f", "utf8 caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80",
-      "broken \xff\xfe \xc3 \xe2\x82", "overlong \xc0\xaf surrogate \xed\xa0\x80", "</script>"};
+  const std::string nasty[] = {"quote \" backslash \\ slash /",
+                               "new\nline\r\ttab",
+                               std::string("nul\0byte", 8),
+                               "ctrl \x01\x1f\x7f",
+                               "utf8 caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80",
+                               "broken \xff\xfe \xc3 \xe2\x82",
+                               "overlong \xc0\xaf surrogate \xed\xa0\x80",
+                               "</script>"};
   TimeMs t = 0;
   for (const std::string& a : nasty) {
     for (const std::string& b : nasty) result.trace.push_back({t++, a, b, a, b, a + b});

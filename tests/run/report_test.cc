@@ -18,9 +18,10 @@ TEST(ReportTest, JsonStringEscapesEverything) {
   EXPECT_EQ(json_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
   EXPECT_EQ(json_string("l1\nl2\tx\r"), "\"l1\\nl2\\tx\\r\"");
   EXPECT_EQ(json_string(std::string("\x01\x1f\x7f", 3)), "\"\\u0001\\u001f\\u007f\"");
-  EXPECT_EQ(json_string("caf\xc3\xa9 \xe2\x86\x92"), "\"caf\xc3\xa9 \xe2\x86\x92\"");  // UTF-8 kept.
+  EXPECT_EQ(json_string("caf\xc3\xa9 \xe2\x86\x92"),
+            "\"caf\xc3\xa9 \xe2\x86\x92\"");                       // UTF-8 kept.
   EXPECT_EQ(json_string("bad\xff\xc3"), "\"bad\\u00ff\\u00c3\"");  // Not UTF-8: escaped bytes.
-  EXPECT_EQ(json_string("\xc0\xaf"), "\"\\u00c0\\u00af\"");       // Overlong form.
+  EXPECT_EQ(json_string("\xc0\xaf"), "\"\\u00c0\\u00af\"");        // Overlong form.
   EXPECT_EQ(json_string(std::string("nul\0x", 5)), "\"nul\\u0000x\"");
 }
 
@@ -30,7 +31,8 @@ TEST(ReportTest, HtmlEscape) {
 }
 
 RunResult unsafe_run(LoadedScenario& loaded) {
-  loaded = testing::scenario_from_text("seed: 5\nselftest { version: \"unsafe\" violate_after_ms: 3000 }\n");
+  loaded = testing::scenario_from_text(
+      "seed: 5\nselftest { version: \"unsafe\" violate_after_ms: 3000 }\n");
   RunOptions options;
   options.keep_trace = true;
   return execute_run(*loaded.system, loaded.scenario, options);

@@ -14,12 +14,12 @@
 
 #include "model/gitlab/register.h"
 #include "sim/report/bundle_write.h"
-#include "sim/run/bundle.h"
-#include "sim/run/driver.h"
 #include "sim/report/explain.h"
 #include "sim/report/report.h"
-#include "sim/run/scenario.h"
 #include "sim/report/timeline_html.h"
+#include "sim/run/bundle.h"
+#include "sim/run/driver.h"
+#include "sim/run/scenario.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {
@@ -32,9 +32,9 @@ LoadedScenario load_limbo() {
   gitlab::register_gitlab_system();
   LoadedScenario loaded;
   std::string error;
-  EXPECT_TRUE(load_scenario_file(std::string(WSIM_SOURCE_DIR) +
-                                     "/corpus/regressions/gitlab/limbo-411205.textproto",
-                                 loaded, error))
+  EXPECT_TRUE(load_scenario_file(
+      std::string(WSIM_SOURCE_DIR) + "/corpus/regressions/gitlab/limbo-411205.textproto", loaded,
+      error))
       << error;
   loaded.scenario.mutable_gitlab()->set_agent("A0a");  // The corpus file runs every version.
   EXPECT_TRUE(validate_scenario(loaded, error)) << error;
@@ -61,8 +61,8 @@ void expect_every_lane(const std::string& html) {
     const std::string name(lane_name(static_cast<Lane>(l)));
     EXPECT_THAT(html, HasSubstr(">" + name + "<br>")) << name;
   }
-  for (const char* lane : {"user", "control plane", "agent", "API server", "kubelet", "ws-daemon",
-                           "storage"}) {
+  for (const char* lane :
+       {"user", "control plane", "agent", "API server", "kubelet", "ws-daemon", "storage"}) {
     EXPECT_THAT(html, HasSubstr(std::string(">") + lane + "<br>")) << lane;
   }
 }
@@ -79,8 +79,8 @@ TEST(ReportTimeline, LanesOfActors) {
   EXPECT_EQ(lane_of("wsim"), Lane::kHarness);
   EXPECT_EQ(lane_of("martian"), Lane::kOther);
   EXPECT_TRUE(is_fault_event(TraceEvent{0, "agentk", "get", "Pod/x", "lost", ""}));
-  EXPECT_TRUE(is_fault_event(TraceEvent{0, "ws-manager", "update", "Pod/x", "Conflict",
-                                        "fault kube.api.conflict"}));
+  EXPECT_TRUE(is_fault_event(
+      TraceEvent{0, "ws-manager", "update", "Pod/x", "Conflict", "fault kube.api.conflict"}));
   EXPECT_TRUE(is_fault_event(TraceEvent{0, "agentk", "get", "Pod/x", "503", ""}));
   EXPECT_FALSE(is_fault_event(TraceEvent{0, "agentk", "get", "Pod/x", "NotFound", ""}));
 }
@@ -97,8 +97,8 @@ TEST(ReportTimeline, LimboBundleIsSelfContainedAndMarked) {
   EXPECT_THAT(html, HasSubstr("class=\"ev violation\""));
   EXPECT_THAT(html, HasSubstr("violates " + result.violation->invariant_id));
   EXPECT_THAT(html, HasSubstr("kubectl delete Namespace/gl-rd-ns-ws-0"));
-  EXPECT_THAT(html, HasSubstr("class=\"ev rep\""));   // Hours of polls, folded.
-  EXPECT_THAT(html, HasSubstr("class=\"bT\""));       // ws-0's desired state: terminated.
+  EXPECT_THAT(html, HasSubstr("class=\"ev rep\""));  // Hours of polls, folded.
+  EXPECT_THAT(html, HasSubstr("class=\"bT\""));      // ws-0's desired state: terminated.
   // Deterministic: the same run renders byte-identical HTML.
   EXPECT_EQ(html, render_timeline_html(*loaded.system, loaded.scenario, run_kept(loaded)));
 }
@@ -191,8 +191,7 @@ TEST(ReportTimeline, HundredThousandEventsStayUnderTheCap) {
 
 TEST(ReportTimeline, FiveThousandEventsAreSectioned) {
   const LoadedScenario loaded = testing::scenario_from_text("seed: 1\ntoy {}\n");
-  const std::string html =
-      render_timeline_html(*loaded.system, loaded.scenario, synthetic(5'000));
+  const std::string html = render_timeline_html(*loaded.system, loaded.scenario, synthetic(5'000));
   // The story of ws-7 opens (its own rows capped); every section of the whole run starts folded.
   const std::size_t story_end = html.find("</details>", html.find("<details id=\"story\" open>"));
   ASSERT_NE(story_end, std::string::npos);

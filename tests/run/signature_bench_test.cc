@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/triage/signature_bench.h"
 #include "sim/run/verdict.h"
+#include "sim/triage/signature_bench.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {

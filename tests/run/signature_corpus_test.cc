@@ -8,9 +8,9 @@
 #include <gtest/gtest.h>
 
 #include "model/all_systems/all_systems.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/driver.h"
 #include "sim/run/signature.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 namespace {
