@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli/commands/commands.h"
 #include "model/gitlab/register.h"
 #include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
