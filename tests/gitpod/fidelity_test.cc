@@ -524,5 +524,29 @@ TEST(GitpodFidelity, Mk1DisposeWorkspaceIsCancelledWithItsCaller) {
   EXPECT_FALSE(traced(o, kDaemon, "delete-content", "ok")) << o.describe();
 }
 
+// Before #16823 (c64c4f3530, the model's mk2 versions without #16622) mk2's InitWorkspaceContent
+// went through mk1's session store: Store.NewWorkspace answered ErrAlreadyExists for a known
+// session and handleWorkspaceInit returned without writing ContentReady
+// (workspace_operations.go / workspace_controller.go @ c64c4f3530^ :96-98, :165-167). Since then
+// the same restart re-initialises from a clean slate (N10, the corpus file's mk2 verdict).
+TEST(GitpodFidelity, Pre16823ContentInitOfAKnownSessionReturnsWithoutContentReady) {
+  const std::string path =
+      std::string(WSIM_SOURCE_DIR) + "/corpus/regressions/gitpod/daemon-crash-after-init.textproto";
+  proto::Scenario s = load_scenario(path);
+  s.mutable_gitpod()->clear_fixes();
+  s.mutable_gitpod()->add_fixes("none");
+  const Outcome o = run_gitpod(s);
+  EXPECT_FALSE(o.has("gitpod.no_silent_loss")) << o.describe();
+  bool already = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor == kDaemon && e.verb == "init" &&
+        e.detail.find("already initialized, version 1") != std::string::npos) {
+      already = true;
+    }
+  }
+  EXPECT_TRUE(already) << o.describe();
+  EXPECT_EQ(o.state.find("ContentReady=True"), std::string::npos) << o.describe();
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing

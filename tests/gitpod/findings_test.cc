@@ -135,8 +135,7 @@ TEST(GitpodFindings, N10DaemonRestartAfterInitWipesTheUsersWrite) {
   const Outcome o = run_gitpod(load_scenario(corpus("daemon-crash-after-init")));
   ASSERT_TRUE(o.violation.has_value()) << o.describe();
   EXPECT_EQ(o.violation->invariant_id, "gitpod.no_silent_loss") << o.describe();
-  EXPECT_NE(o.violation->message.find("content re-initialized"), std::string::npos)
-      << o.describe();
+  EXPECT_NE(o.violation->message.find("content re-initialized"), std::string::npos) << o.describe();
   bool crashed = false;
   bool wrote_after_crash = false;
   bool reinit_over_the_write = false;

@@ -188,6 +188,16 @@ Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
   // so a ContentReady write that failed after a successful init (or a crash before it) makes
   // the next reconcile wipe what the user wrote since the first init: "content re-initialized".
   const Session* existing = world_.content().session(node_, instance);
+  if (existing != nullptr && existing->state_file && !world_.versions().has(Fix::k16622)) {
+    // Before #16823 (c64c4f3530, 2023-03-23; modelled as the versions without #16622, merged
+    // 2023-03-02) InitWorkspaceContent went through mk1's session store: Store.NewWorkspace
+    // answered ErrAlreadyExists for a known session and handleWorkspaceInit returned at once,
+    // without writing ContentReady (workspace_operations.go and workspace_controller.go @
+    // c64c4f3530^ :96-98, :165-167): the content stays, ContentReady never comes.
+    world_.sim().record(actor(), "init", instance, "ok",
+                        "already initialized, version " + std::to_string(existing->version));
+    co_return ReconcileResult::done();
+  }
   const std::int64_t wiped_version = existing != nullptr ? existing->version : 0;
   if (existing != nullptr) {
     world_.content().destroy_session(node_, instance, DestroyCause::kReinit);  // ensureCleanSlate
@@ -196,11 +206,11 @@ Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
   if (!failed) {
     Session& session = world_.content().create_session(node_, instance, workspace);
     session.initialized = true;
-    world_.sim().record(actor(), "init", instance, "ok",
-                        "version " + std::to_string(session.version) +
-                            (existing != nullptr ? ", clean slate over version " +
-                                                       std::to_string(wiped_version)
-                                                 : std::string()));
+    world_.sim().record(
+        actor(), "init", instance, "ok",
+        "version " + std::to_string(session.version) +
+            (existing != nullptr ? ", clean slate over version " + std::to_string(wiped_version)
+                                 : std::string()));
     WSIM_ASSERT(world_.content().session(node_, instance) != nullptr);
   }
   // The supervisor reports ready once the content is on disk (the initializer's ready file),
