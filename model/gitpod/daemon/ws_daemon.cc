@@ -1,6 +1,6 @@
 // Upstream: gitpod-io/gitpod @ 4f45d02eac95
 // components/ws-daemon/pkg/controller/workspace_controller.go and workspace_operations.go (see
-// ws_daemon.h; docs/fidelity.md D1–D10).
+// ws_daemon.h; docs/fidelity.md D1–D13).
 #include "model/gitpod/daemon/ws_daemon.h"
 
 #include "model/gitpod/conditions.h"
