@@ -421,5 +421,132 @@ TEST(GitpodFidelity, Mk1PlisPatchConflictsOnTheLaggingCacheAlone) {
   EXPECT_GT(conflicts, 0);
 }
 
+// ws-daemon Workspace.Dispose (pkg/internal/session/workspace.go @ 4f45d02eac95 :106-136) removes
+// the session's state file (:113) before the content (:130), and after a restart
+// WorkspaceProvider.GetAndConnect (workspace_provider.go :67-80) loads a session only from that
+// file. #16997+ with N4 (the BackupComplete write fails, the content is deleted anyway) and a crash
+// in the middle of that delete: the restarted ws-daemon's BackupWorkspace finds no session and
+// BackupFailure is written over the good backup; nothing is uploaded again. The old port kept the
+// session and uploaded the half-deleted content over the good backup (gitpod.no_silent_loss).
+TEST(GitpodFidelity, DaemonCrashMidDeleteFindsNoSessionAfterTheRestart) {
+  const Outcome clean = run_gitpod(parse_scenario_text(backup_scenario("")));
+  const std::optional<TimeMs> backup = first(clean, kDaemon, "backup", "alice-1");
+  ASSERT_TRUE(backup.has_value()) << clean.describe();
+  std::optional<TimeMs> refresh;
+  for (const TraceEvent& e : clean.trace) {
+    if (e.time_ms < *backup - 900 && e.actor == kDaemon && e.verb == "update") refresh = e.time_ms;
+  }
+  ASSERT_TRUE(refresh.has_value()) << clean.describe();
+  const std::string crash =
+      "events { at_ms: " + std::to_string(*refresh + 1) +
+      " actor: \"ws-daemon\" action: \"crash_during_delete\" target: \"all\" args { key: "
+      "\"restart_after_ms\" value: \"5000\" } }";
+  const Outcome o = run_gitpod(
+      parse_scenario_text(backup_scenario(daemon_update_fault(*refresh + 1, "error", 1) + crash)),
+      /*keep_going=*/true);
+  EXPECT_TRUE(traced(o, kDaemon, "backup-condition", "failed")) << o.describe();
+  EXPECT_TRUE(traced(o, kDaemon, "crash", "ok")) << o.describe();
+  bool crashed = false;
+  bool no_session = false;
+  int uploads_after_crash = 0;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor != kDaemon) continue;
+    if (e.verb == "crash") crashed = true;
+    if (crashed && e.verb == "backup" && e.detail == "no session") no_session = true;
+    if (crashed && e.verb == "backup" && e.result == "ok") ++uploads_after_crash;
+  }
+  EXPECT_TRUE(no_session) << o.describe();
+  EXPECT_EQ(uploads_after_crash, 0) << o.describe();
+  EXPECT_FALSE(o.has("gitpod.no_silent_loss")) << o.describe();
+  EXPECT_NE(o.state.find("backup=v1"), std::string::npos) << o.describe();
+  EXPECT_EQ(o.state.find("partial"), std::string::npos) << o.describe();
+}
+
+// Before #16997, DisposeWorkspace (ws-daemon pkg/controller/workspace_operations.go @
+// 2cfe264c1236^ :174-220) returns the upload's error (:192-194) before ws.Dispose (:210): a failed
+// final backup keeps the local content (the reconcile then writes BackupFailure). The old port
+// deleted the only copy whatever the upload said (gitpod.S2 and a loss).
+TEST(GitpodFidelity, Pre16997FailedUploadKeepsTheLocalContent) {
+  const Outcome o = run_gitpod(parse_scenario_text(R"(
+    seed: 21 scripted_only: true fault_phase_ms: 600000 settle_ms: 1800000
+    gitpod {
+      manager: "mk2" nodes: 1
+      fixes: ["16622", "17599", "19411", "20243", "20372", "20382"]
+    }
+    faults { name: "gitpod.daemon.backup_failure" enabled: true fire_num: 1 fire_den: 1 }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 60000 actor: "user" action: "write" target: "alice" }
+    events { at_ms: 120000 actor: "user" action: "stop" target: "alice" }
+  )"),
+                               /*keep_going=*/true);
+  EXPECT_TRUE(traced(o, kDaemon, "backup", "failed")) << o.describe();
+  EXPECT_FALSE(traced(o, kDaemon, "delete-content", "ok")) << o.describe();
+  EXPECT_FALSE(o.has("gitpod.S2")) << o.describe();
+  EXPECT_NE(o.state.find("BackupFailure"), std::string::npos) << o.describe();
+}
+
+// mk1 DisposeWorkspace (ws-daemon pkg/content/service.go @ 724ed7a92a^ :332-416) uploads with the
+// RPC's context (:379): a ws-manager restart cancels it, DataLoss goes to nobody, nothing is
+// deleted, and the session stays "disposing" (WaitOrMarkForDisposal persisted it, session/
+// workspace.go :164-197). The restarted ws-manager's DisposeWorkspace(backup) is refused with
+// FailedPrecondition "workspace content was never ready" (:350), which finalizeWorkspaceContent
+// records as the final backup's failure. The old port ran the disposal to its end whatever the
+// caller did, and the second call waited for it and answered done.
+TEST(GitpodFidelity, Mk1DisposeWorkspaceIsCancelledWithItsCaller) {
+  const std::string base = R"(
+    seed: 1 scripted_only: true fault_phase_ms: 600000 settle_ms: 3600000
+    gitpod { manager: "mk1-plis" nodes: 1 }
+    events { at_ms: 0 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 60000 actor: "user" action: "write" target: "alice" }
+    events { at_ms: 120000 actor: "user" action: "stop" target: "alice" }
+  )";
+  const Outcome clean = run_gitpod(parse_scenario_text(base));
+  EXPECT_EQ(clean.verdict, proto::PASS) << clean.describe();
+  const std::optional<TimeMs> backup = first(clean, kDaemon, "backup", "alice-1");
+  ASSERT_TRUE(backup.has_value()) << clean.describe();
+  // Every upload takes at least 1 s: 500 ms before it ends, it is running.
+  const std::string restart = "events { at_ms: " + std::to_string(*backup - 500) +
+                              " actor: \"manager\" action: \"restart\" }";
+  const Outcome o = run_gitpod(parse_scenario_text(base + restart), /*keep_going=*/true);
+  bool cancelled = false;
+  bool refused = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor == kDaemon && e.verb == "backup" && e.detail == "context canceled") {
+      cancelled = true;
+    }
+    if (e.actor == "ws-manager" && e.verb == "finalize" &&
+        e.detail.find("FailedPrecondition") != std::string::npos) {
+      refused = true;
+    }
+  }
+  EXPECT_TRUE(cancelled) << o.describe();
+  EXPECT_TRUE(refused) << o.describe();
+  EXPECT_FALSE(traced(o, kDaemon, "delete-content", "ok")) << o.describe();
+}
+
+// Before #16823 (c64c4f3530, the model's mk2 versions without #16622) mk2's InitWorkspaceContent
+// went through mk1's session store: Store.NewWorkspace answered ErrAlreadyExists for a known
+// session and handleWorkspaceInit returned without writing ContentReady
+// (workspace_operations.go / workspace_controller.go @ c64c4f3530^ :96-98, :165-167). Since then
+// the same restart re-initialises from a clean slate (N10, the corpus file's mk2 verdict).
+TEST(GitpodFidelity, Pre16823ContentInitOfAKnownSessionReturnsWithoutContentReady) {
+  const std::string path =
+      std::string(WSIM_SOURCE_DIR) + "/corpus/regressions/gitpod/daemon-crash-after-init.textproto";
+  proto::Scenario s = load_scenario(path);
+  s.mutable_gitpod()->clear_fixes();
+  s.mutable_gitpod()->add_fixes("none");
+  const Outcome o = run_gitpod(s);
+  EXPECT_FALSE(o.has("gitpod.no_silent_loss")) << o.describe();
+  bool already = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor == kDaemon && e.verb == "init" &&
+        e.detail.find("already initialized, version 1") != std::string::npos) {
+      already = true;
+    }
+  }
+  EXPECT_TRUE(already) << o.describe();
+  EXPECT_EQ(o.state.find("ContentReady=True"), std::string::npos) << o.describe();
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing

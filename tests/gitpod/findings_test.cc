@@ -33,9 +33,39 @@ TEST(GitpodFindings, B0DeletesContentBeforeTheBackupConditionEvenWithoutACrash) 
   EXPECT_FALSE(o.has("gitpod.no_silent_loss")) << o.describe();
 }
 
-TEST(GitpodFindings, B0CrashOverwritesTheGoodBackupWithAPartialOne) {
-  const Outcome o = run_gitpod(load_scenario(corpus("partial-backup-pre16997")), true);
-  EXPECT_NE(o.state.find("backup=v1 partial"), std::string::npos) << o.describe();
+// B0's crash variant, re-checked against upstream (issue #30): Workspace.Dispose removes the
+// session's state file before the content (ws-daemon pkg/internal/session/workspace.go @
+// 2cfe264c1236^ Dispose :210 before :247), and the restarted ws-daemon finds a session only
+// through that file (controller/workspace_provider.go @ 2cfe264c1236^ Get :55-72). So
+// DisposeWorkspace fails before any upload ("cannot find workspace") and BackupFailure is written
+// over a good backup: a spurious failure, nothing lost. The port used to re-upload the
+// half-deleted session over the good backup ("backup overwritten", gitpod.no_silent_loss).
+TEST(GitpodFindings, B0CrashMidDeleteIsASpuriousBackupFailure) {
+  proto::Scenario s = load_scenario(corpus("partial-backup-pre16997"));
+  proto::ScriptedEvent* crash = s.add_events();
+  crash->set_at_ms(100000);
+  crash->set_actor("ws-daemon");
+  crash->set_action("crash_during_delete");
+  crash->set_target("all");
+  (*crash->mutable_args())["restart_after_ms"] = "5000";
+  const Outcome o = run_gitpod(s, /*keep_going=*/true);
+  EXPECT_FALSE(o.has("gitpod.no_silent_loss")) << o.describe();
+  EXPECT_NE(o.state.find("backup=v1"), std::string::npos) << o.describe();
+  EXPECT_EQ(o.state.find("partial"), std::string::npos) << o.describe();
+  bool crashed = false;
+  bool no_session_after_crash = false;
+  bool uploaded_after_crash = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor != "ws-daemon/node-1") continue;
+    if (e.verb == "crash") crashed = true;
+    if (crashed && e.verb == "backup" && e.result == "failed" && e.detail == "no session") {
+      no_session_after_crash = true;
+    }
+    if (crashed && e.verb == "backup" && e.result == "ok") uploaded_after_crash = true;
+  }
+  EXPECT_TRUE(crashed) << o.describe();
+  EXPECT_TRUE(no_session_after_crash) << o.describe();
+  EXPECT_FALSE(uploaded_after_crash) << o.describe();
 }
 
 TEST(GitpodFindings, B1ResurrectedPodAfterStop) {
@@ -94,27 +124,38 @@ TEST(GitpodFindings, B15StartInTheRejectionWindowPassesTheDuplicateCheck) {
   EXPECT_NE(o.state.find("alice-2 phase=Running"), std::string::npos) << o.describe();
 }
 
-// Port fix (seed 222 of the guard hunt): a content init for an instance that already has a
-// session on the node is "already initialized" upstream (Store.NewWorkspace → ErrAlreadyExists);
-// it must not re-initialize over what the user wrote after the first init.
-TEST(GitpodFindings, DaemonRestartAfterInitKeepsTheUsersContent) {
+// N10, a real upstream bug (re-opened 2026-11-28, issue #30; seed 222 of the guard hunt had been
+// triaged as a port bug on mk1's Store.NewWorkspace → ErrAlreadyExists). ws-daemon
+// handleWorkspaceInit (pkg/controller/workspace_controller.go @ 4f45d02eac95 :169) runs
+// InitWorkspace whenever ContentReady is absent; InitWorkspace (workspace_operations.go :133-197)
+// has no existence check (WorkspaceProvider.NewWorkspace) and calls ensureCleanSlate (:178)
+// before RunInitializer (:183). A restart between the init and the ContentReady write therefore
+// wipes what the user wrote since the first init.
+TEST(GitpodFindings, N10DaemonRestartAfterInitWipesTheUsersWrite) {
   const Outcome o = run_gitpod(load_scenario(corpus("daemon-crash-after-init")));
-  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+  ASSERT_TRUE(o.violation.has_value()) << o.describe();
+  EXPECT_EQ(o.violation->invariant_id, "gitpod.no_silent_loss") << o.describe();
+  EXPECT_NE(o.violation->message.find("content re-initialized"), std::string::npos) << o.describe();
   bool crashed = false;
   bool wrote_after_crash = false;
-  bool already_initialized_after_write = false;
+  bool reinit_over_the_write = false;
   for (const TraceEvent& e : o.trace) {
     if (e.actor == "ws-daemon/node-1" && e.verb == "crash") crashed = true;
     if (crashed && e.verb == "write" && e.result == "ok") wrote_after_crash = true;
     if (wrote_after_crash && e.verb == "init" &&
-        e.detail.find("already initialized, version 1") != std::string::npos) {
-      already_initialized_after_write = true;
+        e.detail.find("clean slate over version 1") != std::string::npos) {
+      reinit_over_the_write = true;
     }
   }
   EXPECT_TRUE(crashed) << o.describe();
   EXPECT_TRUE(wrote_after_crash) << o.describe();
-  EXPECT_TRUE(already_initialized_after_write) << o.describe();
-  EXPECT_NE(o.state.find("phase=Running"), std::string::npos) << o.describe();
+  EXPECT_TRUE(reinit_over_the_write) << o.describe();
+  // mk1's content service knows the session (Store.NewWorkspace → AlreadyExists, taken as
+  // success by ws-manager): no re-init there.
+  proto::Scenario mk1 = load_scenario(corpus("daemon-crash-after-init"));
+  mk1.mutable_gitpod()->set_manager("mk1-plis");
+  const Outcome m = run_gitpod(mk1);
+  EXPECT_EQ(m.verdict, proto::PASS) << m.describe();
 }
 
 // Checker fix (seed 266 of the guard hunt): L4 judges the start. One rejection at admission,

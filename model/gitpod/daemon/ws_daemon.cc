@@ -1,6 +1,6 @@
 // Upstream: gitpod-io/gitpod @ 4f45d02eac95
 // components/ws-daemon/pkg/controller/workspace_controller.go and workspace_operations.go (see
-// ws_daemon.h; docs/fidelity.md D1–D10).
+// ws_daemon.h; docs/fidelity.md D1–D13).
 #include "model/gitpod/daemon/ws_daemon.h"
 
 #include "model/gitpod/conditions.h"
@@ -90,11 +90,17 @@ void WsDaemon::start() {
 void WsDaemon::stop() {
   if (!up_) return;
   up_ = false;
+  const RpcReply gone{RpcCode::kUnavailable, "ws-daemon went away"};
   for (auto& [instance, disposal] : disposals_) {  // The process and its handlers go with it.
     world_.sim().loop().cancel(disposal.actor);
-    answer(disposal, RpcReply{RpcCode::kUnavailable, "ws-daemon went away"});
+    OneShot<RpcReply> reply = disposal.reply;
+    if (!reply.ready()) reply.set(gone);
   }
   disposals_.clear();
+  std::vector<std::string> waiting;
+  for (const auto& [instance, waiters] : waiters_) waiting.push_back(instance);
+  for (const std::string& instance : waiting) wake_waiters(instance, gone);
+  WSIM_ASSERT(waiters_.empty());
   world_.sim().record(actor(), "stop", "", "ok");
   for (ActorId id : actors_) world_.sim().loop().cancel(id);
   actors_.clear();
@@ -171,23 +177,40 @@ Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
   const std::string instance = ws.meta.name;
   const std::string workspace = workspace_id(ws);
   co_await world_.sim().loop().sleep(draw_ms(500, 5000));
-  // InitWorkspaceContent (ws-daemon pkg/controller/workspace_operations.go): Store.NewWorkspace
-  // answers ErrAlreadyExists for an instance that has a session, and the init reports
-  // "already initialized" without running the initializer, so the content (and anything the
-  // user wrote since: the supervisor serves the IDE before ContentReady reaches the CR) stays.
-  // This happens when the ContentReady write of an earlier init was lost or the daemon crashed
-  // before it. The session store survives restarts (state files on disk, NewStore).
+  // ws-daemon InitWorkspace (pkg/controller/workspace_operations.go@4f45d02eac95 :133-197):
+  // WorkspaceProvider.NewWorkspace (workspace_provider.go :35-57) has no existence check (mk1's
+  // Store.NewWorkspace and its ErrAlreadyExists were removed by #17924, c4f9a428aa);
+  // ensureCleanSlate (:178, :392-409) removes everything in the location; RunInitializer (:183)
+  // restores the last backup or runs the initializer; Persist (:189) writes the state file.
+  // Before #17002 (b84a256400, so at 2cfe264c1236^ too) the initializer's own clean slate did
+  // the same (content/initializer.go RunInitializerChild → InitializeWorkspace WithCleanSlate).
+  // handleWorkspaceInit (workspace_controller.go :169) calls it whenever ContentReady is absent,
+  // so a ContentReady write that failed after a successful init (or a crash before it) makes
+  // the next reconcile wipe what the user wrote since the first init: "content re-initialized".
   const Session* existing = world_.content().session(node_, instance);
-  const bool already_initialized = existing != nullptr;
-  const bool failed = !already_initialized && world_.sim().faults().fires(init_fault_, stream_);
-  if (already_initialized) {
+  if (existing != nullptr && existing->state_file && !world_.versions().has(Fix::k16622)) {
+    // Before #16823 (c64c4f3530, 2023-03-23; modelled as the versions without #16622, merged
+    // 2023-03-02) InitWorkspaceContent went through mk1's session store: Store.NewWorkspace
+    // answered ErrAlreadyExists for a known session and handleWorkspaceInit returned at once,
+    // without writing ContentReady (workspace_operations.go and workspace_controller.go @
+    // c64c4f3530^ :96-98, :165-167): the content stays, ContentReady never comes.
     world_.sim().record(actor(), "init", instance, "ok",
                         "already initialized, version " + std::to_string(existing->version));
-  } else if (!failed) {
+    co_return ReconcileResult::done();
+  }
+  const std::int64_t wiped_version = existing != nullptr ? existing->version : 0;
+  if (existing != nullptr) {
+    world_.content().destroy_session(node_, instance, DestroyCause::kReinit);  // ensureCleanSlate
+  }
+  const bool failed = world_.sim().faults().fires(init_fault_, stream_);  // RunInitializer.
+  if (!failed) {
     Session& session = world_.content().create_session(node_, instance, workspace);
     session.initialized = true;
-    world_.sim().record(actor(), "init", instance, "ok",
-                        "version " + std::to_string(session.version));
+    world_.sim().record(
+        actor(), "init", instance, "ok",
+        "version " + std::to_string(session.version) +
+            (existing != nullptr ? ", clean slate over version " + std::to_string(wiped_version)
+                                 : std::string()));
     WSIM_ASSERT(world_.content().session(node_, instance) != nullptr);
   }
   // The supervisor reports ready once the content is on disk (the initializer's ready file),
@@ -278,7 +301,10 @@ Task<ReconcileResult> WsDaemon::backup(kube::Object ws) {
   const std::string instance = ws.meta.name;
   const bool uploaded = co_await upload(instance, workspace_id(ws));
   const bool condition_first = world_.versions().has(Fix::k16997);
-  if (!condition_first) co_await delete_content(instance);  // B0: content gone before the mark.
+  // Before #16997, DisposeWorkspace (workspace_operations.go@2cfe264c1236^ :174-220) returns
+  // the upload's error (:192-194) before ws.Dispose (:210): a failed backup keeps the content.
+  // B0: a successful one deletes it before the condition is written.
+  if (!condition_first && uploaded) co_await delete_content(instance);
   bool written = false;
   if (uploaded) {
     written = co_await write_condition(instance, kCondBackupComplete, true, "", "");
@@ -301,16 +327,28 @@ Task<ReconcileResult> WsDaemon::backup(kube::Object ws) {
     world_.sim().record(actor(), "backup-condition", instance, "failed",
                         "deleting local content anyway");
   }
-  co_await delete_content(instance);
-  co_return ReconcileResult::done();
+  // DeleteWorkspace (workspace_operations.go@4f45d02eac95 :280-299) fails when GetAndConnect
+  // finds no session ("cannot find workspace"): doWorkspaceContentBackup returns that error
+  // (workspace_controller.go :522-526), and the requeued reconcile stops at the condition.
+  const bool deleted = co_await delete_content(instance);
+  co_return deleted ? ReconcileResult::done() : ReconcileResult::failed();
 }
 
-Task<bool> WsDaemon::upload(const std::string& instance, const std::string& workspace_id) {
+Task<bool> WsDaemon::upload(const std::string& instance, const std::string& workspace_id,
+                            std::shared_ptr<const RpcContext> cancelled) {
   co_await world_.sim().loop().sleep(draw_ms(1000, 10000));
-  const Session* session = world_.content().session(node_, instance);
+  // BackupWorkspace's GetAndConnect (workspace_operations.go@4f45d02eac95 :237-240; provider.Get
+  // @2cfe264c1236^ :175-178) finds only a session with a state file.
+  const Session* session = known_session(instance);
   if (session == nullptr || world_.sim().faults().fires(backup_fault_, stream_)) {
     world_.sim().record(actor(), "backup", instance, "failed",
                         session == nullptr ? "no session" : "fault");
+    co_return false;
+  }
+  if (cancelled != nullptr && cancelled->cancelled) {
+    // mk1: uploadWorkspaceContent(ctx) with the RPC's context (content/service.go@724ed7a92a^
+    // :379): the caller went away, the upload is cancelled.
+    world_.sim().record(actor(), "backup", instance, "failed", "context canceled");
     co_return false;
   }
   if (!session->intact && world_.settings().daemon_partial_backup_guard) {
@@ -326,9 +364,16 @@ Task<bool> WsDaemon::upload(const std::string& instance, const std::string& work
   co_return true;
 }
 
-Task<void> WsDaemon::delete_content(const std::string& instance) {
-  Session* session = world_.content().session(node_, instance);
-  if (session == nullptr) co_return;
+Task<bool> WsDaemon::delete_content(const std::string& instance) {
+  Session* session = known_session(instance);
+  if (session == nullptr) {
+    world_.sim().record(actor(), "delete-content", instance, "failed", "no session");
+    co_return false;
+  }
+  // Workspace.Dispose (session/workspace.go@4f45d02eac95 :106-136; @724ed7a92a^ :200-230): the
+  // state file goes first, then the content. A crash from here on leaves content that the
+  // restarted ws-daemon cannot find: it never uploads it again.
+  session->state_file = false;
   session->intact = false;  // Files are being removed from here on.
   if (crash_restart_ms_.has_value() || world_.sim().faults().fires(crash_fault_, stream_)) {
     crash_and_restart(crash_restart_ms_.value_or(draw_ms(1000, 30000)));
@@ -337,12 +382,13 @@ Task<void> WsDaemon::delete_content(const std::string& instance) {
   co_await world_.sim().loop().sleep(draw_ms(100, 2000));
   world_.content().destroy_session(node_, instance, DestroyCause::kDaemonDelete);
   world_.sim().record(actor(), "delete-content", instance, "ok");
+  co_return true;
 }
 
 Task<bool> WsDaemon::wipe_content(const std::string& instance) {
   co_await world_.sim().loop().sleep(draw_ms(100, 1000));
-  // "No session on this node → success": the content was never initialized here.
-  if (world_.content().session(node_, instance) == nullptr) {
+  // WipeWorkspace (workspace_operations.go@4f45d02eac95 :301-308): no session found → success.
+  if (known_session(instance) == nullptr) {
     world_.sim().record(actor(), "wipe", instance, "ok", "no session");
     co_return true;
   }
@@ -367,14 +413,24 @@ void WsDaemon::crash_and_restart(DurationMs restart_after_ms) {
 }
 
 bool WsDaemon::has_session(const std::string& instance) const {
-  return world_.content().session(node_, instance) != nullptr;
+  return known_session(instance) != nullptr;
+}
+
+Session* WsDaemon::known_session(const std::string& instance) const {
+  Session* session = world_.content().session(node_, instance);
+  return session != nullptr && session->state_file ? session : nullptr;
 }
 
 Task<RpcReply> WsDaemon::init_workspace(std::string instance, std::string workspace_id) {
   if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon is down"};
   co_await world_.sim().loop().sleep(draw_ms(500, 5000));
   if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon went away"};
-  if (world_.content().session(node_, instance) == nullptr) {
+  // mk1 InitWorkspace (content/service.go@724ed7a92a^ :179-182): Store.NewWorkspace answers
+  // ErrAlreadyExists for a session it knows → AlreadyExists, which the mk1 manager takes as
+  // success (manager/monitor.go@724ed7a92a^ :977-979); answered OK here.
+  if (known_session(instance) == nullptr) {
+    // Content left behind without a state file is not a session: the init runs over it.
+    world_.content().destroy_session(node_, instance, DestroyCause::kReinit);
     Session& session = world_.content().create_session(node_, instance, workspace_id);
     session.initialized = true;
   }
@@ -384,64 +440,94 @@ Task<RpcReply> WsDaemon::init_workspace(std::string instance, std::string worksp
 
 Task<RpcReply> WsDaemon::dispose_workspace(std::string instance, bool backup) {
   if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon is down"};
-  const Session* session = world_.content().session(node_, instance);
+  // mk1 DisposeWorkspace (components/ws-daemon pkg/content/service.go@724ed7a92a^ :332-416; the
+  // same at c8c4c3bda92c :395-480).
+  Session* session = known_session(instance);
   if (session == nullptr) co_return RpcReply{RpcCode::kNotFound, "workspace does not exist"};
-  // Session.WaitOrMarkForDisposal (components/ws-daemon/pkg/internal/session/workspace.go, called
-  // by the content service's DisposeWorkspace at 724ed7a92a^): a DisposeWorkspace while another
-  // one runs waits for it and answers done without a backup of its own (a restarted ws-manager
-  // finalizing again). The state is in the daemon's memory: a crash forgets it (B0's #16997 race).
-  if (disposals_.count(instance) > 0) co_return co_await wait_disposed(instance);
-  // The work runs in ws-daemon's own actor (the gRPC handler's goroutine): a caller that goes
-  // away (a ws-manager restart) does not stop the backup or the deletion; the daemon's crash does.
+  // :350: a backup of a session that is not "ready" is refused before anything else; a session
+  // marked disposing (by a call that is running, was cancelled, or ran before a ws-daemon
+  // restart: the mark is in the state file) is not ready.
+  if (backup && session->disposing) {
+    co_return RpcReply{RpcCode::kFailedPrecondition, "workspace content was never ready"};
+  }
+  // :356 Session.WaitOrMarkForDisposal (session/workspace.go@724ed7a92a^ :164-197): a session
+  // already disposing makes the call wait on the session's condition variable, which only
+  // Dispose signals (a disposal that failed or was cancelled never does: the caller then waits
+  // until its deadline, or until ws-daemon goes away). Otherwise it marks the session disposing
+  // and persists the mark.
+  if (session->disposing) co_return co_await wait_disposed(instance);
+  session->disposing = true;
+  // The handler runs in ws-daemon, with the RPC's context: when the caller goes away (a
+  // ws-manager restart cancels its gRPC calls) the context is cancelled, which the upload sees
+  // (:379); the daemon's crash ends the handler.
+  auto context = std::make_shared<RpcContext>();
   OneShot<RpcReply> reply(world_.sim().loop());
   const std::string workspace = session->workspace_id;
-  auto [it, inserted] = disposals_.emplace(instance, Disposal{kNoActor, reply, {}});
+  auto [it, inserted] = disposals_.emplace(instance, Disposal{kNoActor, reply});
   WSIM_ASSERT(inserted);
-  it->second.actor = world_.sim().loop().spawn(actor() + "/dispose",
-                                               dispose_actor(instance, workspace, backup, reply));
-  co_return co_await reply;
+  it->second.actor = world_.sim().loop().spawn(
+      actor() + "/dispose", dispose_actor(instance, workspace, backup, context, reply));
+  CallerGuard guard(context);
+  RpcReply result = co_await reply;
+  guard.answered = true;
+  co_return result;
+}
+
+WsDaemon::CallerGuard::~CallerGuard() {
+  // The caller's frame is destroyed without an answer: its actor was cancelled (ws-manager
+  // restarted), which cancels the RPC's context.
+  if (!answered) context->cancelled = true;
 }
 
 Task<void> WsDaemon::dispose_actor(std::string instance, std::string workspace, bool backup,
-                                   OneShot<RpcReply> reply) {
-  const RpcReply result = co_await dispose_now(instance, workspace, backup);
+                                   std::shared_ptr<RpcContext> context, OneShot<RpcReply> reply) {
+  const RpcReply result = co_await dispose_now(instance, workspace, backup, context);
   auto it = disposals_.find(instance);
   WSIM_ASSERT(it != disposals_.end());
-  const Disposal disposal = std::move(it->second);
   disposals_.erase(it);
-  answer(disposal, result);
-}
-
-// The first call gets its own result; a waiter gets done when the disposal succeeded, else the
-// error WaitOrMarkForDisposal's caller reports when the wait ends without a disposed workspace.
-void WsDaemon::answer(const Disposal& disposal, const RpcReply& result) {
-  OneShot<RpcReply> reply = disposal.reply;
   if (!reply.ready()) reply.set(result);
-  for (OneShot<RpcReply> waiter : disposal.waiters) {
-    if (waiter.ready()) continue;
-    waiter.set(result.code == RpcCode::kOk || result.code == RpcCode::kUnavailable
-                   ? result
-                   : RpcReply{RpcCode::kInternal, "failed to wait for workspace disposal"});
-  }
 }
 
-Task<RpcReply> WsDaemon::dispose_now(std::string instance, std::string workspace, bool backup) {
+Task<RpcReply> WsDaemon::dispose_now(std::string instance, std::string workspace, bool backup,
+                                     std::shared_ptr<RpcContext> context) {
   if (backup) {
-    const bool uploaded = co_await upload(instance, workspace);
-    if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon went away"};
-    if (!uploaded) co_return RpcReply{RpcCode::kDataLoss, "cannot upload workspace content"};
+    const bool uploaded = co_await upload(instance, workspace, context);
+    if (!uploaded) {
+      // :379-383: DataLoss; nothing is deleted and the session stays disposing.
+      world_.sim().record(actor(), "dispose", instance, "DataLoss", "session stays disposing");
+      co_return RpcReply{RpcCode::kDataLoss, "final backup failed"};
+    }
   }
+  // :387 UpdateGitStatus(ctx) runs git with the RPC's context: cancelled, it fails and the
+  // handler returns before store.Delete (:408). [simplified: git status takes no time]
+  if (context->cancelled) {
+    world_.sim().record(actor(), "dispose", instance, "Internal", "cannot get git status");
+    co_return RpcReply{RpcCode::kInternal, "cannot get git status"};
+  }
+  // store.Delete → Workspace.Dispose: the state file goes, the state becomes disposed and the
+  // waiters are woken (done), then the content is removed.
+  wake_waiters(instance, RpcReply{});
   co_await delete_content(instance);
   co_return RpcReply{};
 }
 
-// A later call waits for the running one (upstream: the session's condition variable). [simplified]
-// A failed disposal is forgotten, so a later retry disposes again; upstream's session stays
-// "disposing" and such a retry waits until its deadline.
+void WsDaemon::wake_waiters(const std::string& instance, const RpcReply& result) {
+  auto it = waiters_.find(instance);
+  if (it == waiters_.end()) return;
+  const std::vector<OneShot<RpcReply>> waiters = std::move(it->second);
+  waiters_.erase(it);
+  for (OneShot<RpcReply> waiter : waiters) {
+    if (!waiter.ready()) waiter.set(result);
+  }
+}
+
+// A later call waits on the session's condition variable (operatingCondition.Wait, not aware of
+// the caller's context). [simplified: the caller's deadline is not modelled; the mk1 manager's
+// ContentFinalization deadline (≥ 15 min) times 24 attempts outlasts every run.]
 Task<RpcReply> WsDaemon::wait_disposed(std::string instance) {
   world_.sim().record(actor(), "dispose", instance, "waiting", "already disposing");
   OneShot<RpcReply> waiter(world_.sim().loop());
-  disposals_.at(instance).waiters.push_back(waiter);
+  waiters_[instance].push_back(waiter);
   co_return co_await waiter;
 }
 

@@ -15,22 +15,27 @@
 //
 // mk2: a Workspace controller over an informer of Workspace CRs, taking only CRs whose
 // status runtime.nodeName is this node, serialised per key by a WorkQueue (§5.1):
-//   Creating / Initializing → content init (Refresh write, InitWorkspace, ContentReady); an
-//     instance that already has a session on this node is "already initialized": no initializer
-//     runs and the content stays (upstream Store.NewWorkspace → ErrAlreadyExists);
+//   Creating / Initializing → content init (Refresh write, InitWorkspace, ContentReady) whenever
+//     ContentReady is absent; InitWorkspace has no existence check and starts from a clean slate,
+//     so an instance that already has content on this node is initialised again and what the
+//     user wrote since is gone (upstream handleWorkspaceInit + InitWorkspace @ 4f45d02eac95);
 //   Stopping → wipe (PodRejected, #20243) or backup (§5.3, §5.4).
 // mk1: InitWorkspace / DisposeWorkspace RPCs answered while the daemon is up; Unavailable when
-// it is down.
+// it is down. DisposeWorkspace works with the RPC's context: a caller that goes away cancels its
+// upload, and the session stays "disposing" (content/service.go @ 724ed7a92a^).
 //
 // The content lives on the node's disk (ContentStore), not in the daemon: a restart (down+up)
-// loses the daemon's in-memory state and its running operations, never the disk. Every disk step
-// is an interleaving point, so a crash between DeleteWorkspace and the condition write (B0) is
-// reachable.
+// loses the daemon's in-memory state and its running operations, never the disk. The daemon
+// knows a session only while its state file exists (Session::state_file); deleting a session
+// removes the state file first (Workspace.Dispose), so a crash mid-delete leaves content that no
+// ws-daemon finds again. Every disk step is an interleaving point, so a crash between
+// DeleteWorkspace and the condition write (B0) is reachable.
 //
 // Fault points: gitpod.daemon.backup_failure (an upload fails → BackupFailure),
-// gitpod.daemon.init_failure (content init fails → ContentReady=False).
+// gitpod.daemon.init_failure (content init fails → ContentReady=False),
+// gitpod.daemon.crash_mid_delete, gitpod.daemon.wipe_failure.
 // Not modelled: throttling to 5 concurrent backups, the dispatch loop (§5.5), snapshots, git
-// status, image info, log upload.
+// status, image info, log upload, mk1 callers' RPC deadlines.
 #pragma once
 
 #include <map>
@@ -40,6 +45,7 @@
 #include <vector>
 
 #include "model/gitpod/work_queue.h"
+#include "model/gitpod/world/content.h"
 #include "sim/core/assert.h"
 #include "sim/core/sim.h"
 #include "sim/core/sync.h"
@@ -77,8 +83,11 @@ class WsDaemon {
 
   // --- mk1 RPCs (§7.7 step 4, §8.4). Unavailable while down. ---
   Task<RpcReply> init_workspace(std::string instance, std::string workspace_id);
-  // backup=false: only delete the local content. NotFound if no session exists.
+  // backup=false: only delete the local content. NotFound if no session exists;
+  // FailedPrecondition for a backup of a session already marked disposing. A caller whose actor
+  // is cancelled while it waits cancels the RPC's context (its upload fails).
   Task<RpcReply> dispose_workspace(std::string instance, bool backup);
+  // ws-daemon knows a session for `instance` (content with a state file) on its node.
   bool has_session(const std::string& instance) const;
 
   // Scripted: the next wipe of an existing session fails (B10).
@@ -117,15 +126,36 @@ class WsDaemon {
   // One attempt of write_condition.
   Task<kube::Status> set_condition_once(std::string name, std::string type, bool status,
                                         std::string reason, std::string message);
+  // The cancellation of an mk1 RPC's context (the caller went away).
+  struct RpcContext {
+    bool cancelled = false;
+  };
+  // Lives in the RPC caller's frame: destroyed without an answer (the caller's actor was
+  // cancelled), it cancels the context.
+  struct CallerGuard {
+    explicit CallerGuard(std::shared_ptr<RpcContext> c) : context(std::move(c)) {}
+    CallerGuard(const CallerGuard&) = delete;
+    CallerGuard& operator=(const CallerGuard&) = delete;
+    ~CallerGuard();
+    std::shared_ptr<RpcContext> context;
+    bool answered = false;
+  };
+  // The session ws-daemon can find (state file present), or nullptr.
+  Session* known_session(const std::string& instance) const;
   // The disk operations (§5.3 step 4, §5.4 steps 6 and 8). Each step is an interleaving point.
-  Task<bool> upload(const std::string& instance, const std::string& workspace_id);
-  Task<void> delete_content(const std::string& instance);
-  // dispose_workspace's two halves: the backup and delete of the first call for an instance, and
-  // a later call's wait for it (WaitOrMarkForDisposal).
-  Task<RpcReply> dispose_now(std::string instance, std::string workspace, bool backup);
+  // upload fails when `cancelled` (an mk1 RPC's context) was cancelled during it.
+  Task<bool> upload(const std::string& instance, const std::string& workspace_id,
+                    std::shared_ptr<const RpcContext> cancelled = nullptr);
+  // false: no session found (nothing deleted).
+  Task<bool> delete_content(const std::string& instance);
+  // dispose_workspace's two halves: the backup and delete of the call that marked the session
+  // disposing, and a later call's wait for it (WaitOrMarkForDisposal).
+  Task<RpcReply> dispose_now(std::string instance, std::string workspace, bool backup,
+                             std::shared_ptr<RpcContext> context);
   Task<RpcReply> wait_disposed(std::string instance);
   Task<void> dispose_actor(std::string instance, std::string workspace, bool backup,
-                           OneShot<RpcReply> reply);
+                           std::shared_ptr<RpcContext> context, OneShot<RpcReply> reply);
+  void wake_waiters(const std::string& instance, const RpcReply& result);
   Task<bool> wipe_content(const std::string& instance);  // false: the wipe failed.
   DurationMs draw_ms(DurationMs lo_ms, DurationMs hi_ms);
 
@@ -137,15 +167,15 @@ class WsDaemon {
   std::unique_ptr<kube::Informer> informer_;
   std::shared_ptr<WorkQueue> queue_;
   std::vector<ActorId> actors_;
-  // mk1 DisposeWorkspace calls running, by instance: the handler's actor and its caller's reply
-  // (in memory only: stop() cancels them and answers Unavailable).
+  // mk1 DisposeWorkspace handlers running, by instance: the handler's actor and its caller's
+  // reply (in memory only: stop() cancels them and answers Unavailable).
   struct Disposal {
     ActorId actor = kNoActor;
     OneShot<RpcReply> reply;
-    std::vector<OneShot<RpcReply>> waiters;  // Later calls for the same instance.
   };
-  static void answer(const Disposal& disposal, const RpcReply& result);
   std::map<std::string, Disposal> disposals_;
+  // Calls waiting for a session's disposal (the condition variable), by instance.
+  std::map<std::string, std::vector<OneShot<RpcReply>>> waiters_;
   void crash_and_restart(DurationMs restart_after_ms);
 
   FaultId backup_fault_ = 0;

@@ -17,6 +17,8 @@ const char* destroy_cause_name(DestroyCause cause) {
       return "node deleted";
     case DestroyCause::kOverwrite:
       return "backup overwritten";
+    case DestroyCause::kReinit:
+      return "content re-initialized";
   }
   return "?";
 }

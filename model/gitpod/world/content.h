@@ -33,6 +33,15 @@ struct Session {
   // False once DeleteWorkspace started removing files: a backup of it is partial (B0, §5.4).
   bool intact = true;
   bool initialized = false;  // Content init finished (the supervisor may report ready).
+  // ws-daemon's session state file (<instance>.workspace.json beside the content) exists. Upstream
+  // Workspace.Dispose removes it *before* the content (ws-daemon pkg/internal/session/
+  // workspace.go@4f45d02eac95 Dispose :113 before :130; @724ed7a92a^ :207 before :223), and a
+  // restarted ws-daemon knows only the sessions that have one (mk2 WorkspaceProvider.GetAndConnect,
+  // mk1 NewStore). False: content left on disk that no ws-daemon will find again.
+  bool state_file = true;
+  // mk1: the state file says "disposing" (Workspace.WaitOrMarkForDisposal persists it before the
+  // backup, session/workspace.go@724ed7a92a^ :174-177), so it survives a ws-daemon restart.
+  bool disposing = false;
 };
 
 struct Backup {
@@ -46,6 +55,7 @@ enum class DestroyCause {
   kDaemonWipe,    // ws-daemon WipeWorkspace (PodRejected).
   kNodeDeleted,   // The node and its disk are gone.
   kOverwrite,     // A backup upload replaced the previous backup.
+  kReinit,        // Content init again over an existing location: a clean slate (§5.2).
 };
 const char* destroy_cause_name(DestroyCause cause);
 
@@ -62,8 +72,8 @@ class ContentStore {
   void add_node(const std::string& node);
   bool has_node(const std::string& node) const { return disks_.count(node) > 0; }
   // Content init: a fresh session restored from the latest backup of the workspace.
-  // REQUIRES: the instance has no session on `node` (an existing one is "already initialized",
-  // upstream Store.NewWorkspace → ErrAlreadyExists; callers check).
+  // REQUIRES: the instance has no session on `node` (callers wipe an existing one first,
+  // DestroyCause::kReinit, or answer "already exists" as mk1's Store.NewWorkspace does).
   Session& create_session(const std::string& node, const std::string& instance,
                           const std::string& workspace_id);
   Session* session(const std::string& node, const std::string& instance);
