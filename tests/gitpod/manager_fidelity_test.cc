@@ -1,6 +1,6 @@
 // Fidelity of the ws-manager ports (mk1 in its three versions, mk2) to upstream gitpod-io/gitpod
-// (issue #30; docs/fidelity.md G19, M12–M15): each test states the upstream rule it pins, at the
-// commit and function, and fails on the port as it was before.
+// (issue #30; docs/fidelity.md G16, G18, M1, M2, M6, M10, M12–M15): each test states the upstream
+// rule it pins, at the commit and function, and fails on the port as it was before.
 #include <gtest/gtest.h>
 
 #include <optional>

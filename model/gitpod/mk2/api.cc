@@ -123,7 +123,7 @@ Task<ApiReply> Mk2Manager::stop_workspace(std::string instance, StopPolicy polic
   co_return ApiReply{ApiCode::kInternal, "cannot stop workspace: " + stopped.message};
 }
 
-// MarkActive (service/manager.go @ 4f45d02eac95 MarkActive, docs/fidelity.md G19): reads the
+// MarkActive (service/manager.go @ 4f45d02eac95 MarkActive, docs/fidelity.md G16): reads the
 // Workspace from the cache, then modifyWorkspace(LastActivity), whose error is only logged ("was
 // unable to update status"): the RPC still answers OK, so an acknowledged MarkActive can have
 // lost its activity. On the first call (no FirstUserActivity in the cached CR) upstream then
