@@ -160,7 +160,9 @@ TEST(ManagerFidelity, Mk2MarkActiveAnswersOkWhenItsLastActivityWriteFails) {
     gitpod { manager: "mk2" nodes: 1 }
     events { at_ms: 0 actor: "user" action: "start" target: "alice" }
     events { at_ms: 300000 actor: "user" action: "mark_active" target: "alice" }
-    events { at_ms: 1200000 actor: "api" action: "error" target: "Workspace/alice-1" args { key: "verb" value: "update" } args { key: "identity" value: "ws-manager" } args { key: "times" value: "1" } }
+    events { at_ms: 1200000 actor: "api" action: "error" target: "Workspace/alice-1"
+             args { key: "verb" value: "update" } args { key: "identity" value: "ws-manager" }
+             args { key: "times" value: "1" } }
     events { at_ms: 1200000 actor: "user" action: "mark_active" target: "alice" }
   )"),
                                /*keep_going=*/true);
