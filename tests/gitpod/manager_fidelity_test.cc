@@ -174,5 +174,25 @@ TEST(ManagerFidelity, Mk2MarkActiveAnswersOkWhenItsLastActivityWriteFails) {
   EXPECT_TRUE(o.has("gitpod.S11")) << o.describe();
 }
 
+// isWorkspaceTimedOut (status.go @ 724ed7a92a^ :772, @ c8c4c3bda92c :782): a PENDING workspace
+// times out after Timeouts.Initialization (30 min in the chart @ 724ed7a92a^), not after the
+// startup timeout (60 min) the port used. The only node is cordoned, so the pod stays Pending; the
+// monitor marks it timed out and deletes it at 30 min plus one housekeeping round.
+TEST(ManagerFidelity, Mk1PendingWorkspaceTimesOutAfterTheInitializationTimeout) {
+  for (const std::string manager : {"mk1-plis-direct", "mk1-plis", "mk1-finalizer"}) {
+    const Outcome o = run_gitpod(parse_scenario_text(R"(
+      seed: 2 scripted_only: true fault_phase_ms: 5400000 settle_ms: 1800000
+      gitpod { manager: ")" + manager + R"(" nodes: 1 }
+      events { at_ms: 0 actor: "kubectl" action: "cordon" target: "node-1" }
+      events { at_ms: 1000 actor: "user" action: "start" target: "alice" }
+    )"),
+                                 /*keep_going=*/true);
+    const std::optional<TimeMs> deleted = first(o, "ws-manager", "delete-pod", "alice-1");
+    ASSERT_TRUE(deleted.has_value()) << manager << "\n" << o.describe();
+    EXPECT_GE(*deleted, 1000 + 30 * kMinuteMs) << manager << "\n" << o.describe();
+    EXPECT_LT(*deleted, 1000 + 31 * kMinuteMs) << manager << "\n" << o.describe();
+  }
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing

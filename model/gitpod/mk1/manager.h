@@ -90,7 +90,11 @@ struct Mk1Options {
   int workers = 100;  // eventpoolWorkers.
   DurationMs housekeeping_ms = 15 * kSecondMs;
   DurationMs regular_timeout_ms = 30 * kMinuteMs;
-  DurationMs startup_timeout_ms = kHourMs;
+  DurationMs startup_timeout_ms = kHourMs;  // Timeouts.TotalStartup ("startup": "60m").
+  // Timeouts.Initialization, the PENDING timeout: "30m" in
+  // chart/templates/ws-manager-configmap.yaml
+  // @ 724ed7a92a^ :82.
+  DurationMs initialization_timeout_ms = 30 * kMinuteMs;
   DurationMs content_finalization_ms = kHourMs;
   DurationMs stopping_timeout_ms = kHourMs;
   DurationMs lonely_plis_ms = 60 * kMinuteMs;

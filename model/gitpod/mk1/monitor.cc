@@ -488,10 +488,18 @@ Task<void> Mk1Manager::housekeep_pod(const kube::Object& pod, TimeMs now_ms) {
     const TimeMs last_ms = it == activity_ms_.end() || it->second == 0 ? now_ms : it->second;
     if (it == activity_ms_.end() || it->second == 0) activity_ms_[instance] = now_ms;
     if (now_ms >= last_ms + options_.regular_timeout_ms) reason = "inactivity";
-  } else if (status.phase == Phase::kCreating || status.phase == Phase::kPending) {
+  } else if (status.phase == Phase::kPending) {
+    // status.go isWorkspaceTimedOut (@ 724ed7a92a^ :772, @ c8c4c3bda92c :782): PENDING counts
+    // Timeouts.Initialization from the pod's creation.
+    if (now_ms >= pod.meta.creation_ms + options_.initialization_timeout_ms) {
+      reason = "initialization";
+    }
+  } else if (status.phase == Phase::kCreating) {
     if (now_ms >= pod.meta.creation_ms + options_.startup_timeout_ms) reason = "startup";
-  } else if (status.phase == Phase::kStopping && pod.meta.deletion_ms.has_value() &&
+  } else if (!plis_era() && status.phase == Phase::kStopping && pod.meta.deletion_ms.has_value() &&
              now_ms >= *pod.meta.deletion_ms + options_.content_finalization_ms) {
+    // Finalizer era only (#4937). In the PLIS era a pod in STOPPING never times out: "we leave
+    // the stopping timeout to the PLIS branch" (status.go @ 724ed7a92a^ :813, @ 08774bd177^ :813).
     reason = "backup";
   }
   if (reason.empty()) co_return;
