@@ -12,7 +12,8 @@ namespace wsim::gitpod {
 std::string GitpodSystem::description() const {
   // Provenance per version (docs/fidelity.md): the ports follow upstream code at these commits;
   // the upgrade actor is [reconstructed], the workload and the data oracle are [invented].
-  return "Gitpod ws-manager (mk1-plis @724ed7a92a^, mk1-finalizer @c8c4c3bda92c, mk2 "
+  return "Gitpod ws-manager (mk1-plis-direct @08774bd177^, mk1-plis @724ed7a92a^, mk1-finalizer "
+         "@c8c4c3bda92c, mk2 "
          "@4f45d02eac95 + fixes, each fix switchable to its parent), ws-daemon @4f45d02eac95; "
          "upgrades [reconstructed], workload and storage [invented]; docs/fidelity.md";
 }
@@ -23,9 +24,13 @@ std::vector<run::VersionAxis> GitpodSystem::axes() const {
   // Provenance per value (docs/fidelity.md): gitpod-io/gitpod at the commits named.
   return {
       {"manager",
-       {"mk1-plis", "mk1-finalizer", "mk2"},
+       {"mk1-plis-direct", "mk1-plis", "mk1-finalizer", "mk2"},
        "mk2",
-       {"ws-manager @724ed7a92a^", "ws-manager @c8c4c3bda92c", "ws-manager-mk2 @4f45d02eac95"}},
+       {"ws-manager @08774bd177^ (PLIS era until 2021-02-26: reads and writes go to the API "
+        "server)",
+        "ws-manager @724ed7a92a^ (PLIS era, 08774bd177..724ed7a92a, 2021-02-26..03-18: reads "
+        "from the informer cache)",
+        "ws-manager @c8c4c3bda92c", "ws-manager-mk2 @4f45d02eac95"}},
       {"fixes", fixes, "all"},
       {"upgrade",
        {"none", "naive", "drain-first"},
@@ -108,8 +113,8 @@ bool GitpodSystem::normalize(proto::Scenario& scenario, std::string& error) cons
   proto::GitpodConfig* config = scenario.mutable_gitpod();
   if (config->manager().empty()) config->set_manager("mk2");
   if (!parse_era(config->manager()).has_value()) {
-    error =
-        "gitpod.manager: unknown era '" + config->manager() + "' (mk1-plis, mk1-finalizer, mk2)";
+    error = "gitpod.manager: unknown era '" + config->manager() +
+            "' (mk1-plis-direct, mk1-plis, mk1-finalizer, mk2)";
     return false;
   }
   for (const std::string& fix : config->fixes()) {

@@ -9,7 +9,8 @@
 namespace wsim::gitpod {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, ManagerEra>, 3> kEras = {{
+constexpr std::array<std::pair<std::string_view, ManagerEra>, 4> kEras = {{
+    {"mk1-plis-direct", ManagerEra::kMk1PlisDirect},
     {"mk1-plis", ManagerEra::kMk1Plis},
     {"mk1-finalizer", ManagerEra::kMk1Finalizer},
     {"mk2", ManagerEra::kMk2},

@@ -28,9 +28,11 @@
 namespace wsim::gitpod {
 
 enum class ManagerEra {
-  kMk1Plis,       // 2020 → 2021-03: pod annotations + PLIS ConfigMap, no pod finalizer (§7).
-  kMk1Finalizer,  // 2021-03 → 2023-05: pod annotations + pod finalizer (§8).
-  kMk2,           // 2023 → now: Workspace CRD (§2–§6).
+  // The PLIS era (§7): pod annotations + PLIS ConfigMap, no pod finalizer. Two versions:
+  kMk1PlisDirect,  // 2020 → 2021-02-26 (08774bd177^): every read goes to the API server.
+  kMk1Plis,        // 2021-02-26 → 2021-03-18 (08774bd177 .. 724ed7a92a^): reads from the cache.
+  kMk1Finalizer,   // 2021-03 → 2023-05: pod annotations + pod finalizer (§8).
+  kMk2,            // 2023 → now: Workspace CRD (§2–§6).
 };
 
 // The mk2 fixes, in merge order.
@@ -51,6 +53,7 @@ struct Versions {
 
   bool mk2() const { return era == ManagerEra::kMk2; }
   bool mk1() const { return !mk2(); }
+  bool plis() const { return era == ManagerEra::kMk1Plis || era == ManagerEra::kMk1PlisDirect; }
   bool has(Fix fix) const { return mk2() && (fixes & static_cast<std::uint32_t>(fix)) != 0; }
 };
 

@@ -345,18 +345,22 @@ TEST(Mk2Timeouts, DeadlinesFollowThePhaseTable) {
   set_phase(ws, kPhaseInitializing);
   EXPECT_EQ(at(1000 + o.total_startup_ms - 1), "");
   EXPECT_EQ(at(1000 + o.total_startup_ms), "startup");
+  set_phase(ws, kPhaseCreating);
+  EXPECT_EQ(at(1000 + o.total_startup_ms), "creating containers");
   set_phase(ws, kPhaseRunning);
-  EXPECT_EQ(at(1000 + o.total_startup_ms), "no user activity since start");
+  // timeout_controller.go @ 4f45d02eac95 isWorkspaceTimedOut: Running without any activity is
+  // activityNone, "period of inactivity", counted from the creation with TotalStartup.
+  EXPECT_EQ(at(1000 + o.total_startup_ms), "period of inactivity");
   set_status_time(ws, kStatusLastActivityMs, 5000);
   EXPECT_EQ(at(5000 + o.regular_ms - 1), "");
-  EXPECT_EQ(at(5000 + o.regular_ms), "inactivity");
+  EXPECT_EQ(at(5000 + o.regular_ms), "period of inactivity");
   ws.spec[kSpecTimeoutMs] = "60000";
-  EXPECT_EQ(at(5000 + 60000), "inactivity");
+  EXPECT_EQ(at(5000 + 60000), "period of inactivity");
   EXPECT_EQ(at(5000 + 59999), "");
   set_cond(ws, kCondClosed, true, "", "", 5000);
-  EXPECT_EQ(at(5000 + o.after_close_ms), "after close");
+  EXPECT_EQ(at(5000 + o.after_close_ms), "after being closed");
   set_status_time(ws, kStatusLastActivityMs, 1000 + o.max_lifetime_ms);
-  EXPECT_EQ(at(1000 + o.max_lifetime_ms), "maximum lifetime");  // Before "after close".
+  EXPECT_EQ(at(1000 + o.max_lifetime_ms), "maximum lifetime");  // Before "after being closed".
   const TimeoutDeadlines deadlines = timeout_deadlines(ws, o);
   ASSERT_EQ(deadlines.count, 2);
   EXPECT_STREQ(deadlines.expired(0), "");
@@ -371,6 +375,20 @@ TEST(Mk2Timeouts, DeadlinesFollowThePhaseTable) {
   EXPECT_EQ(at(7000 + kHourMs), "stopping");
   set_phase(ws, kPhaseStopped);
   EXPECT_EQ(at(1000 + o.max_lifetime_ms * 2), "");
+}
+
+// timeout_controller.go @ 4f45d02eac95 isWorkspaceTimedOut decide + formatDuration: the Timeout
+// condition's message is "workspace timed out after <activity> (<elapsed>) took longer than
+// <limit>", durations rounded to the minute as %02dh%02dm. The port wrote "timed out: inactivity".
+TEST(Mk2Timeouts, MessageIsUpstreamsDecideText) {
+  const ManagerOptions o;
+  kube::Object ws = workspace(kPhaseRunning);
+  ws.meta.creation_ms = 0;
+  set_status_time(ws, kStatusLastActivityMs, 5 * kMinuteMs);
+  const TimeoutDeadlines deadlines = timeout_deadlines(ws, o);
+  EXPECT_EQ(deadlines.message(5 * kMinuteMs + o.regular_ms - 1), "");
+  EXPECT_EQ(deadlines.message(5 * kMinuteMs + o.regular_ms + 40 * kSecondMs),
+            "workspace timed out after period of inactivity (00h31m) took longer than 00h30m");
 }
 
 }  // namespace

@@ -3,10 +3,11 @@
 // The "key=value" encoding is [invented] (upstream: JSON); lastPodStatus is reduced to the fields
 // the ports branch on (docs/fidelity.md M3).
 //
-// mk1 state carriers (docs/systems/gitpod.md §7.2, §7.3, §8.1): the PLIS (pod lifecycle independent state,
-// stored as one annotation of the plis-<id> ConfigMap) and the finalizer era's disposalStatus
-// pod annotation. The real code stores JSON; here a "key=value" line per field (values never
-// contain newlines), which is all the model needs: both are read-modify-written whole.
+// mk1 state carriers (docs/systems/gitpod.md §7.2, §7.3, §8.1): the PLIS (pod lifecycle independent
+// state, stored as one annotation of the plis-<id> ConfigMap) and the finalizer era's
+// disposalStatus pod annotation. The real code stores JSON; here a "key=value" line per field
+// (values never contain newlines), which is all the model needs: both are read-modify-written
+// whole.
 //
 // Pure functions on values.
 #pragma once
@@ -18,6 +19,10 @@
 #include "sim/kube/object.h"
 
 namespace wsim::gitpod::mk1 {
+
+// common-go/kubernetes TraceIDAnnotation (@ 08774bd177^ and 724ed7a92a^): set on the pod at
+// creation (create.go), removed by the monitor once the workspace runs.
+inline constexpr const char* kAnnTraceId = "gitpod/traceid";
 
 // §7.3.
 struct Plis {

@@ -1,5 +1,5 @@
-// mk1 wiring and the gRPC API (manager.go at 724ed7a92a^ and c8c4c3bda92c; docs/systems/gitpod.md §7.1,
-// §7.7 step 1, §8.1, §8.5).
+// mk1 wiring and the gRPC API (manager.go at 724ed7a92a^ and c8c4c3bda92c; docs/systems/gitpod.md
+// §7.1, §7.7 step 1, §8.1, §8.5).
 #include "model/gitpod/mk1/manager.h"
 
 #include "model/gitpod/names.h"
@@ -59,7 +59,14 @@ Mk1Manager::Mk1Manager(GitpodWorld& world, Mk1Options options)
 
 Mk1Manager::~Mk1Manager() { stop(); }
 
-bool Mk1Manager::plis_era() const { return versions_.era == ManagerEra::kMk1Plis; }
+bool Mk1Manager::plis_era() const { return versions_.plis(); }
+
+bool Mk1Manager::direct_reads() const { return versions_.era == ManagerEra::kMk1PlisDirect; }
+
+Task<kube::Result<kube::Object>> Mk1Manager::read(kube::ObjectRef ref) {
+  if (direct_reads()) co_return co_await client_.reader().get(std::move(ref));
+  co_return co_await client_.get(std::move(ref));
+}
 
 void Mk1Manager::start() {
   if (up_) return;
@@ -127,6 +134,16 @@ void Mk1Manager::on_pod(const kube::Object& pod, bool deleted) {
 
 void Mk1Manager::on_config_map(const kube::Object& cm, bool deleted) {
   if (!cm_queue_ || !plis_era()) return;
+  if (direct_reads()) {
+    // monitor.go @ 08774bd177^ enqueueEvent: every ConfigMap watch event goes to the pool with
+    // its object. A Deleted one is dropped here: upstream deletes the PLIS with Foreground
+    // propagation, so its last events carry DeletionGracePeriodSeconds, which onConfigMapEvent
+    // ignores.
+    auto id = cm.meta.annotations.find(kAnnId);
+    if (deleted || id == cm.meta.annotations.end()) return;
+    pool_->add(MonitorEvent(id->second, MonitorEvent::Kind::kConfigMap, false, cm));
+    return;
+  }
   cm_queue_->add(cm.meta.name);  // ConfigmapReconciler: For(&ConfigMap{}), every event.
 }
 
@@ -142,13 +159,20 @@ Task<ApiReply> Mk1Manager::start_workspace(StartRequest request) {
   if (maintenance_) co_return ApiReply{ApiCode::kFailedPrecondition, "under maintenance"};
   kube::LabelSelector selector;
   selector.match_labels[kLabelWorkspaceId] = request.workspace_id;
-  kube::Result<std::vector<kube::Object>> existing =
-      co_await client_.list("Pod", kNamespace, selector);
+  // No conditional expressions around co_await: g++ 12 mis-destroys their temporaries.
+  kube::Result<std::vector<kube::Object>> existing;
+  if (direct_reads()) {
+    existing = co_await client_.reader().list("Pod", kNamespace, selector);
+  } else {
+    existing = co_await client_.list("Pod", kNamespace, selector);
+  }
   if (!existing.ok()) co_return ApiReply{ApiCode::kInternal, "cannot list pods"};
   if (!existing.value.empty()) co_return ApiReply{ApiCode::kAlreadyExists, "workspace exists"};
   kube::Object pod = world_.workspace_pod_template(request.instance, request.workspace_id);
   pod.meta.annotations[kAnnId] = request.instance;
   pod.meta.annotations[kAnnNeverReady] = "true";
+  // create.go (PLIS era): the start's trace id, removed by the monitor on RUNNING.
+  if (plis_era()) pod.meta.annotations[kAnnTraceId] = request.instance;
   // Finalizer era: on the pod from creation since 2021-11-24 (8ff614266b, §8.1).
   if (!plis_era()) pod.meta.finalizers.push_back(kFinalizer);
   // The pod first, so housekeeping does not treat the rest as dangling (§7.1).
@@ -176,7 +200,7 @@ Task<ApiReply> Mk1Manager::stop_workspace(std::string instance, StopPolicy polic
   if (maintenance_) co_return ApiReply{ApiCode::kFailedPrecondition, "under maintenance"};
   const DurationMs grace_ms = policy == StopPolicy::kNormal ? 30 * kSecondMs : kSecondMs;
   kube::Result<kube::Object> pod =
-      co_await client_.get(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)});
+      co_await read(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)});
   if (pod.status.is(kube::Code::kNotFound))
     co_return ApiReply{ApiCode::kNotFound, "no such workspace"};
   if (!pod.ok()) co_return ApiReply{ApiCode::kInternal, "cannot get pod"};

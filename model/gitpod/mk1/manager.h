@@ -1,5 +1,5 @@
-// ws-manager mk1 in its two eras (docs/systems/gitpod.md §7, §8): the PLIS era (pod annotations + the
-// plis-<id> ConfigMap, no pod finalizer, content finalized after the pod is gone) and the
+// ws-manager mk1 in its two eras (docs/systems/gitpod.md §7, §8): the PLIS era (pod annotations +
+// the plis-<id> ConfigMap, no pod finalizer, content finalized after the pod is gone) and the
 // finalizer era (pod finalizer gitpod.io/finalizer, disposalStatus annotation, content finalized
 // while the pod is Terminating).
 //
@@ -24,7 +24,19 @@
 // Goroutines for content init and finalization are actors, lost on restart; housekeeping does the
 // timeouts and the dangling-PLIS GC.
 //
-// State writes use RetryOnConflict over the cache (state.cc).
+// State writes use RetryOnConflict over the cache (state.cc) — in mk1-plis-direct (08774bd177^,
+// before the controller-runtime switch) over direct API reads.
+//
+// mk1-plis-direct (docs/systems/gitpod.md §7.9): every read goes to the API server
+// (m.Clientset was a kubernetes.Interface), and the monitor handled every ConfigMap watch event
+// with its own object (no reconciler, no cache Get). Simplified: the events still come through
+// the informer (List + Watch, relist after a dropped watch); upstream re-opened a bare Watch
+// (synthetic ADDED events for what exists, nothing for what vanished in the gap).
+//
+// Every pod event first lists the pod's Events through the uncached client (status.go
+// completeWorkspaceObjects: RawClient…Events().Search), and in mk1-plis-direct reads the PLIS
+// from the API server too; a failed read drops the event (onPodEvent returns the error, the
+// worker pool only logs it, nothing re-delivers it).
 //
 // Not modelled: services, PVCs, snapshots/prebuilds, the readiness probe (the kubelet's ready
 // flag stands for it), the 7-minute unschedulable retry of §8.5, headless specifics.
@@ -78,7 +90,11 @@ struct Mk1Options {
   int workers = 100;  // eventpoolWorkers.
   DurationMs housekeeping_ms = 15 * kSecondMs;
   DurationMs regular_timeout_ms = 30 * kMinuteMs;
-  DurationMs startup_timeout_ms = kHourMs;
+  DurationMs startup_timeout_ms = kHourMs;  // Timeouts.TotalStartup ("startup": "60m").
+  // Timeouts.Initialization, the PENDING timeout: "30m" in
+  // chart/templates/ws-manager-configmap.yaml
+  // @ 724ed7a92a^ :82.
+  DurationMs initialization_timeout_ms = 30 * kMinuteMs;
   DurationMs content_finalization_ms = kHourMs;
   DurationMs stopping_timeout_ms = kHourMs;
   DurationMs lonely_plis_ms = 60 * kMinuteMs;
@@ -103,6 +119,10 @@ class Mk1Manager : public Manager {
 
  private:
   bool plis_era() const;
+  // mk1-plis-direct: reads go to the API server, not to the informer cache.
+  bool direct_reads() const;
+  // m.Clientset's Get: the API server in mk1-plis-direct, the cache otherwise.
+  Task<kube::Result<kube::Object>> read(kube::ObjectRef ref);
   // monitor.cc
   // The informers sync before the monitor handles events (client-go WaitForCacheSync).
   Task<void> wait_for_caches();
@@ -112,6 +132,8 @@ class Mk1Manager : public Manager {
   Task<void> config_map_reconciler(std::shared_ptr<WorkQueue> queue);
   Task<void> pod_reconciler(std::shared_ptr<WorkQueue> queue);
   Task<void> handle_event(MonitorEvent event);
+  // status.go completeWorkspaceObjects for a pod event: false = a read failed, drop the event.
+  Task<bool> complete_workspace_objects(const std::string& instance);
   Task<void> handle_config_map_event(const std::string& instance, const kube::Object& cm);
   Task<ReconcileResult> handle_pod(const std::string& instance, const kube::Object& pod,
                                    bool deleted);
@@ -123,6 +145,9 @@ class Mk1Manager : public Manager {
   Task<void> finalize_pod(std::string instance, std::string node, bool backup);
   Task<void> housekeeping();
   Task<void> housekeep_once();
+  // One pod / one PLIS of housekeep_once (markTimedoutWorkspaces, the dangling-PLIS GC).
+  Task<void> housekeep_pod(const kube::Object& pod, TimeMs now_ms);
+  Task<void> housekeep_plis(const kube::Object& cm, bool pod_exists, TimeMs now_ms);
   // state.cc: retry-on-conflict writers (seed 004).
   Task<bool> mark_pod(std::string instance, std::function<bool(kube::Object&)> edit);
   Task<bool> patch_plis(std::string instance, std::function<bool(Plis&)> edit,
@@ -148,8 +173,8 @@ class Mk1Manager : public Manager {
   std::unique_ptr<kube::Informer> pods_;
   std::unique_ptr<kube::Informer> configmaps_;
   std::shared_ptr<EventPool> pool_;
-  std::shared_ptr<WorkQueue> cm_queue_;   // ConfigmapReconciler's work queue.
-  std::shared_ptr<WorkQueue> pod_queue_;  // Finalizer era: PodReconciler's work queue.
+  std::shared_ptr<WorkQueue> cm_queue_;            // ConfigmapReconciler's work queue.
+  std::shared_ptr<WorkQueue> pod_queue_;           // Finalizer era: PodReconciler's work queue.
   std::map<std::string, kube::Object> pods_seen_;  // PodReconciler.Pods (in memory).
   std::vector<ActorId> actors_;
   // In-memory state, lost on restart (§7.4).

@@ -1,5 +1,5 @@
-// The mk1 monitor (monitor.go, status.go at 724ed7a92a^ and c8c4c3bda92c; docs/systems/gitpod.md §7.4–§7.8,
-// §8.2–§8.4): per-workspace event handling, content init and finalization goroutines,
+// The mk1 monitor (monitor.go, status.go at 724ed7a92a^ and c8c4c3bda92c; docs/systems/gitpod.md
+// §7.4–§7.8, §8.2–§8.4): per-workspace event handling, content init and finalization goroutines,
 // housekeeping (timeouts, dangling PLIS GC).
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/daemon/ws_daemon.h"
@@ -124,21 +124,49 @@ Task<void> Mk1Manager::pod_reconciler(std::shared_ptr<WorkQueue> queue) {
 Task<void> Mk1Manager::handle_event(MonitorEvent event) {
   if (!pods_ || !configmaps_) co_return;
   if (event.kind == MonitorEvent::Kind::kPod) {
+    // onPodEvent: getWorkspaceObjects' error returns before any status or action; handleEvent
+    // only logs it (OnError), and the pool has no retry: the event is lost.
+    // Named: g++ 12 never resumes a coroutine with `if (!co_await ...)` correctly (the worker
+    // hung on its first event).
+    const bool complete = co_await complete_workspace_objects(event.queue);
+    if (!complete) co_return;
     (void)co_await handle_pod(event.queue, event.object, event.deleted);
     co_return;
   }
   co_await handle_config_map_event(event.queue, event.object);
 }
 
+// status.go completeWorkspaceObjects for a pod (@ 08774bd177^ :249, @ 724ed7a92a^ :251,
+// @ c8c4c3bda92c :177): Events(namespace).Search(pod) is a List through the uncached client
+// (RawClient; in 08774bd177^ the only client) on every pod event, the Deleted one included. In
+// the PLIS era the PLIS is read too (:269): from the cache in mk1-plis (only NotFound, which is
+// fine), from the API server in mk1-plis-direct. Any other error fails the event.
+// Not modelled: the two Service Gets (the model has no Services).
+Task<bool> Mk1Manager::complete_workspace_objects(const std::string& instance) {
+  kube::Result<std::vector<kube::Object>> events =
+      co_await client_.reader().list("Event", kNamespace);
+  kube::Status failed = events.status;
+  if (failed.ok() && direct_reads()) {
+    kube::Result<kube::Object> plis =
+        co_await read(kube::ObjectRef("ConfigMap", kNamespace, plis_name(instance)));
+    if (!plis.ok() && !plis.status.is(kube::Code::kNotFound)) failed = plis.status;
+  }
+  if (failed.ok()) co_return true;
+  world_.sim().record(kActor, "drop-event", instance, kube::code_name(failed.code),
+                      "completeWorkspaceObjects failed: pod event dropped");
+  co_return false;
+}
+
 // monitor.go onConfigMapEvent.
 Task<void> Mk1Manager::handle_config_map_event(const std::string& instance,
                                                const kube::Object& cm) {
   if (!plis_era() || cm.meta.deletion_ms.has_value()) co_return;  // DeletionGracePeriodSeconds.
-  // completeWorkspaceObjects reads the pod through the cache; while it exists the event is
-  // ignored (a stable order of states).
+  // completeWorkspaceObjects reads the pod (findWorkspacePod: through the cache, in
+  // mk1-plis-direct from the API server); while it exists the event is ignored (a stable order of
+  // states), and so is any error (it fails the event).
   kube::Result<kube::Object> pod =
-      co_await client_.get(kube::ObjectRef("Pod", kNamespace, pod_name(instance)));
-  if (pod.ok()) co_return;
+      co_await read(kube::ObjectRef("Pod", kNamespace, pod_name(instance)));
+  if (!pod.status.is(kube::Code::kNotFound)) co_return;
   (void)co_await handle_plis_only(instance, cm);
 }
 
@@ -216,8 +244,29 @@ Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const 
       break;
     case Phase::kRunning:
       if (has_ann(pod, kAnnNeverReady)) {
-        (void)co_await mark_pod(
-            instance, [](kube::Object& p) { return p.meta.annotations.erase(kAnnNeverReady) > 0; });
+        (void)co_await mark_pod(instance, [](kube::Object& p) {
+          p.meta.annotations.erase(kAnnNeverReady);
+          return true;  // markWorkspace Updates even if the fetched pod had lost the mark.
+        });
+      }
+      // Every RUNNING event marks the pod, and markWorkspace Updates whether or not the mark
+      // changed anything (annotations.go Update after Apply): one Update per event, a Conflict
+      // source while the cache lags. PLIS era (monitor.go @ 724ed7a92a^ actOnPodEvent and
+      // @ 08774bd177^): deleteMark(TraceIDAnnotation); finalizer era (@ c8c4c3bda92c):
+      // addMark(nodeNameAnnotation, NodeName()). A failure is only logged.
+      if (plis_era()) {
+        (void)co_await mark_pod(instance, [](kube::Object& p) {
+          p.meta.annotations.erase(kAnnTraceId);
+          return true;
+        });
+      } else {
+        // Named, not a temporary inside the co_await expression (g++ 12, sim/kube/README.md).
+        const std::string node = pod_node(pod);
+        std::function<bool(kube::Object&)> mark_node = [node](kube::Object& p) {
+          p.meta.annotations[kAnnNodeName] = node;
+          return true;
+        };
+        (void)co_await mark_pod(instance, mark_node);
       }
       break;
     case Phase::kStopping:
@@ -393,47 +442,86 @@ Task<void> Mk1Manager::housekeeping() {
 Task<void> Mk1Manager::housekeep_once() {
   if (!pods_ || !configmaps_ || maintenance_) co_return;
   const TimeMs now_ms = world_.sim().now_ms();
+  if (direct_reads()) {
+    // monitor.go @ 08774bd177^ markTimedoutWorkspaces / deleteDanglingPodLifecycleIndependentState:
+    // Lists from the API server; a failed List skips that part of the round.
+    kube::Result<std::vector<kube::Object>> pods =
+        co_await client_.reader().list("Pod", kNamespace);
+    if (pods.ok()) {
+      for (const kube::Object& pod : pods.value) co_await housekeep_pod(pod, now_ms);
+    }
+    kube::Result<std::vector<kube::Object>> gc_pods =
+        co_await client_.reader().list("Pod", kNamespace);
+    if (!gc_pods.ok()) co_return;
+    kube::Result<std::vector<kube::Object>> cms =
+        co_await client_.reader().list("ConfigMap", kNamespace);
+    if (!cms.ok()) co_return;
+    std::set<std::string> with_pod;
+    for (const kube::Object& pod : gc_pods.value) {
+      if (has_ann(pod, kAnnId)) with_pod.insert(ann(pod, kAnnId));
+    }
+    for (const kube::Object& cm : cms.value) {
+      co_await housekeep_plis(cm, with_pod.count(ann(cm, kAnnId)) > 0, now_ms);
+    }
+    co_return;
+  }
   // Snapshots of const views (the cache may change while a mark is in flight), not copies.
   for (const kube::Informer::ObjectView& view : pods_->list_shared()) {
-    const kube::Object& pod = *view;
-    if (!has_ann(pod, kAnnId) || has_ann(pod, kAnnTimedOut)) continue;  // B14: already timed out.
-    const std::string instance = ann(pod, kAnnId);
-    const PodStatus status = status_from_pod(pod, !plis_era());
-    std::string reason;
-    if (status.phase == Phase::kRunning) {
-      auto it = activity_ms_.find(instance);
-      const TimeMs last_ms = it == activity_ms_.end() || it->second == 0 ? now_ms : it->second;
-      if (it == activity_ms_.end() || it->second == 0) activity_ms_[instance] = now_ms;
-      if (now_ms >= last_ms + options_.regular_timeout_ms) reason = "inactivity";
-    } else if (status.phase == Phase::kCreating || status.phase == Phase::kPending) {
-      if (now_ms >= pod.meta.creation_ms + options_.startup_timeout_ms) reason = "startup";
-    } else if (status.phase == Phase::kStopping && pod.meta.deletion_ms.has_value() &&
-               now_ms >= *pod.meta.deletion_ms + options_.content_finalization_ms) {
-      reason = "backup";
-    }
-    if (reason.empty()) continue;
-    (void)co_await mark_pod(instance, [&](kube::Object& p) {
-      p.meta.annotations[kAnnTimedOut] = "workspace timed out: " + reason;
-      return true;
-    });
+    co_await housekeep_pod(*view, now_ms);
   }
   if (!plis_era()) co_return;
   for (const kube::Informer::ObjectView& view : configmaps_->list_shared()) {
     const kube::Object& cm = *view;
-    if (!has_ann(cm, kAnnId) || cm.meta.deletion_ms.has_value()) continue;
-    const std::string instance = ann(cm, kAnnId);
-    if (pods_->get_shared(kNamespace, pod_name(instance)) != nullptr) continue;
-    const Plis plis = read_plis(cm).value_or(Plis{});
-    const TimeMs since_ms = plis.stopping_since_ms.value_or(cm.meta.creation_ms);
-    if (now_ms >= since_ms + options_.lonely_plis_ms) {
-      co_await delete_plis(instance);  // Dangling PLIS GC, regardless of backup state.
-    } else if (plis.stopping_since_ms.has_value() && !has_ann(cm, kAnnTimedOut) &&
-               now_ms >= *plis.stopping_since_ms + options_.stopping_timeout_ms) {
-      std::map<std::string, std::optional<std::string>> marks;
-      marks[kAnnTimedOut] = "backup";
-      (void)co_await patch_plis(
-          instance, [](Plis&) { return false; }, std::move(marks));
+    const bool pod_exists =
+        has_ann(cm, kAnnId) && pods_->get_shared(kNamespace, pod_name(ann(cm, kAnnId))) != nullptr;
+    co_await housekeep_plis(cm, pod_exists, now_ms);
+  }
+}
+
+Task<void> Mk1Manager::housekeep_pod(const kube::Object& pod, TimeMs now_ms) {
+  if (!has_ann(pod, kAnnId) || has_ann(pod, kAnnTimedOut)) co_return;  // B14: already timed out.
+  const std::string instance = ann(pod, kAnnId);
+  const PodStatus status = status_from_pod(pod, !plis_era());
+  std::string reason;
+  if (status.phase == Phase::kRunning) {
+    auto it = activity_ms_.find(instance);
+    const TimeMs last_ms = it == activity_ms_.end() || it->second == 0 ? now_ms : it->second;
+    if (it == activity_ms_.end() || it->second == 0) activity_ms_[instance] = now_ms;
+    if (now_ms >= last_ms + options_.regular_timeout_ms) reason = "inactivity";
+  } else if (status.phase == Phase::kPending) {
+    // status.go isWorkspaceTimedOut (@ 724ed7a92a^ :772, @ c8c4c3bda92c :782): PENDING counts
+    // Timeouts.Initialization from the pod's creation.
+    if (now_ms >= pod.meta.creation_ms + options_.initialization_timeout_ms) {
+      reason = "initialization";
     }
+  } else if (status.phase == Phase::kCreating) {
+    if (now_ms >= pod.meta.creation_ms + options_.startup_timeout_ms) reason = "startup";
+  } else if (!plis_era() && status.phase == Phase::kStopping && pod.meta.deletion_ms.has_value() &&
+             now_ms >= *pod.meta.deletion_ms + options_.content_finalization_ms) {
+    // Finalizer era only (#4937). In the PLIS era a pod in STOPPING never times out: "we leave
+    // the stopping timeout to the PLIS branch" (status.go @ 724ed7a92a^ :813, @ 08774bd177^ :813).
+    reason = "backup";
+  }
+  if (reason.empty()) co_return;
+  (void)co_await mark_pod(instance, [&](kube::Object& p) {
+    p.meta.annotations[kAnnTimedOut] = "workspace timed out: " + reason;
+    return true;
+  });
+}
+
+Task<void> Mk1Manager::housekeep_plis(const kube::Object& cm, bool pod_exists, TimeMs now_ms) {
+  if (!has_ann(cm, kAnnId) || cm.meta.deletion_ms.has_value() || pod_exists) co_return;
+  const std::string instance = ann(cm, kAnnId);
+  const Plis plis = read_plis(cm).value_or(Plis{});
+  const TimeMs since_ms = plis.stopping_since_ms.value_or(cm.meta.creation_ms);
+  if (now_ms >= since_ms + options_.lonely_plis_ms) {
+    co_await delete_plis(instance);  // Dangling PLIS GC, regardless of backup state.
+  } else if (plis.stopping_since_ms.has_value() && !has_ann(cm, kAnnTimedOut) &&
+             now_ms >= *plis.stopping_since_ms + options_.stopping_timeout_ms) {
+    std::map<std::string, std::optional<std::string>> marks;
+    marks[kAnnTimedOut] = "backup";
+    (void)co_await patch_plis(
+        instance, [](Plis&) { return false; }, std::move(marks));
   }
 }
 

@@ -6,6 +6,12 @@
 // (PLIS era: retry.DefaultBackoff, 4 steps from 10 ms, factor 5, jitter 0.1, about 0.3 s;
 // finalizer era markWorkspace: 7 steps from 100 ms, factor 2, jitter 0.1) can run out. The
 // comment of the original holds here too: "neither atomic, nor synchronized".
+// mk1-plis-direct (annotations.go @ 08774bd177^, the form seed 004 shows): m.Clientset is a
+// kubernetes.Interface, so both Gets go to the API server and a Conflict needs a concurrent write
+// (or an injected one); there is no informer lag to conflict with. markWorkspace sends its Update
+// whatever the annotations did (annotation.Apply's result is ignored) in every era: an edit
+// returning true below is such an unconditional Update.
+// Simplified: findWorkspacePod is a List by the workspaceID label; here a Get of the pod by name.
 // Simplified: the finalizer era's modifyFinalizer (retry.DefaultBackoff) uses markWorkspace's
 // backoff here.
 #include "model/gitpod/mk1/manager.h"
@@ -45,7 +51,7 @@ kube::Status unchanged() { return kube::Status::Ok(); }
 Task<kube::Status> Mk1Manager::mark_pod_once(std::string instance,
                                              std::function<bool(kube::Object&)> edit) {
   kube::Result<kube::Object> pod =
-      co_await client_.get(kube::ObjectRef("Pod", kNamespace, pod_name(instance)));
+      co_await read(kube::ObjectRef("Pod", kNamespace, pod_name(instance)));
   if (!pod.ok()) co_return pod.status;
   if (!edit(pod.value)) co_return unchanged();
   kube::Result<kube::Object> updated = co_await client_.update(std::move(pod.value));
@@ -78,7 +84,7 @@ Task<kube::Status> Mk1Manager::patch_plis_once(
     std::string instance, std::function<bool(Plis&)> edit,
     std::map<std::string, std::optional<std::string>> marks) {
   kube::Result<kube::Object> cm =
-      co_await client_.get(kube::ObjectRef("ConfigMap", kNamespace, plis_name(instance)));
+      co_await read(kube::ObjectRef("ConfigMap", kNamespace, plis_name(instance)));
   if (!cm.ok()) co_return cm.status;  // A missing CM is an error.
   Plis plis = read_plis(cm.value).value_or(Plis{});
   bool needs_update = edit(plis);

@@ -64,12 +64,17 @@ struct ManagerOptions {
 struct TimeoutDeadlines {
   struct Deadline {
     TimeMs at_ms = 0;
-    const char* reason = "";
+    const char* reason = "";  // timeoutActivity: "period of inactivity", "backup", ...
+    TimeMs from_ms = 0;       // The start the timeout counts from; at_ms = from_ms + limit.
   };
   std::array<Deadline, 2> deadlines{};
   int count = 0;
   // The reason of the first deadline at or before `now_ms`, "" if none has passed.
   const char* expired(TimeMs now_ms) const;
+  // The Timeout condition's message for that deadline (isWorkspaceTimedOut's decide: "workspace
+  // timed out after <activity> (<elapsed>) took longer than <limit>", durations as %02dh%02dm
+  // rounded to the minute); "" if none has passed.
+  std::string message(TimeMs now_ms) const;
 };
 TimeoutDeadlines timeout_deadlines(const kube::Object& ws, const ManagerOptions& options);
 // §4.4: which timeout, if any, has expired for `ws` at `now_ms` ("" = none):

@@ -1,6 +1,8 @@
 // The mk2 timeout controller: gitpod-io/gitpod @ 4f45d02eac95
 // components/ws-manager-mk2/controllers/timeout_controller.go (docs/fidelity.md G18)
 // (docs/systems/gitpod.md §4.4).
+#include <cstdio>
+
 #include "model/gitpod/conditions.h"
 #include "model/gitpod/mk2/manager.h"
 #include "model/gitpod/names.h"
@@ -12,34 +14,38 @@ namespace wsim::gitpod::mk2 {
 
 TimeoutDeadlines timeout_deadlines(const kube::Object& ws, const ManagerOptions& o) {
   TimeoutDeadlines out;
-  const auto add = [&out](TimeMs at_ms, const char* reason) {
+  const auto add = [&out](TimeMs from_ms, DurationMs limit_ms, const char* reason) {
     WSIM_ASSERT_LT(out.count, static_cast<int>(out.deadlines.size()));
-    out.deadlines[out.count++] = {at_ms, reason};
+    out.deadlines[out.count++] = {from_ms + limit_ms, reason, from_ms};
   };
   const TimeMs created_ms = ws.meta.creation_ms;
   const std::string_view p = ws.status_view(kStatusPhase);  // phase(ws), not copied.
   if (p == kPhasePending) {
-    add(created_ms + o.initialization_ms, "initialization");
-  } else if (p == kPhaseCreating || p == kPhaseInitializing) {
-    add(created_ms + o.total_startup_ms, "startup");
+    add(created_ms, o.initialization_ms, "initialization");
+  } else if (p == kPhaseCreating) {
+    add(created_ms, o.total_startup_ms, "creating containers");
+  } else if (p == kPhaseInitializing) {
+    add(created_ms, o.total_startup_ms, "startup");
   } else if (p == kPhaseRunning) {
-    add(created_ms + o.max_lifetime_ms, "maximum lifetime");
+    add(created_ms, o.max_lifetime_ms, "maximum lifetime");
     const std::optional<TimeMs> activity_ms = status_time(ws, kStatusLastActivityMs);
     if (!activity_ms.has_value()) {
-      add(created_ms + o.total_startup_ms, "no user activity since start");
+      // "The workspace is up and running, but the user has never produced any activity": the
+      // activity is activityNone, the same words as an inactivity timeout.
+      add(created_ms, o.total_startup_ms, "period of inactivity");
     } else if (cond_true(ws, kCondClosed)) {
-      add(*activity_ms + o.after_close_ms, "after close");
+      add(*activity_ms, o.after_close_ms, "after being closed");
     } else {
       const DurationMs custom_ms = kube::int_field(ws.spec, kSpecTimeoutMs, 0);
       const DurationMs limit_ms = custom_ms > 0 ? custom_ms : o.regular_ms;
-      add(*activity_ms + limit_ms, "inactivity");
+      add(*activity_ms, limit_ms, "period of inactivity");
     }
   } else if (p == kPhaseStopping && ws.meta.deletion_ms.has_value()) {
     // Only when the CR itself is being deleted; and even then nothing acts on it (B12).
     if (!cond_true(ws, kCondBackupComplete)) {
-      add(*ws.meta.deletion_ms + o.content_finalization_ms, "backup");
+      add(*ws.meta.deletion_ms, o.content_finalization_ms, "backup");
     } else {
-      add(*ws.meta.deletion_ms + kHourMs, "stopping");
+      add(*ws.meta.deletion_ms, kHourMs, "stopping");
     }
   }
   return out;
@@ -48,6 +54,30 @@ TimeoutDeadlines timeout_deadlines(const kube::Object& ws, const ManagerOptions&
 const char* TimeoutDeadlines::expired(TimeMs now_ms) const {
   for (int i = 0; i < count; ++i) {
     if (now_ms >= deadlines[i].at_ms) return deadlines[i].reason;
+  }
+  return "";
+}
+
+namespace {
+
+// timeout_controller.go formatDuration: rounded to the minute, "%02dh%02dm".
+std::string format_duration(DurationMs d_ms) {
+  const DurationMs minutes = (d_ms + kMinuteMs / 2) / kMinuteMs;
+  char out[32];
+  std::snprintf(out, sizeof(out), "%02lldh%02lldm", static_cast<long long>(minutes / 60),
+                static_cast<long long>(minutes % 60));
+  return out;
+}
+
+}  // namespace
+
+std::string TimeoutDeadlines::message(TimeMs now_ms) const {
+  for (int i = 0; i < count; ++i) {
+    const Deadline& d = deadlines[i];
+    if (now_ms < d.at_ms) continue;
+    return std::string("workspace timed out after ") + d.reason + " (" +
+           format_duration(now_ms - d.from_ms) + ") took longer than " +
+           format_duration(d.at_ms - d.from_ms);
   }
   return "";
 }
@@ -72,7 +102,7 @@ Task<ReconcileResult> Mk2Manager::reconcile_timeout(std::string name) {
   if (check == nullptr) co_return ReconcileResult::done();
   if (check->timed_out) co_return ReconcileResult::done();  // Never again.
   if (maintenance_) co_return ReconcileResult::after(kMinuteMs);
-  const std::string expired = check->deadlines.expired(world_.sim().now_ms());
+  const std::string expired = check->deadlines.message(world_.sim().now_ms());
   if (expired.empty()) co_return ReconcileResult::after(options_.timeout_check_ms);
   // retry.RetryOnConflict(retry.DefaultBackoff, Get (cache) → SetCondition(Timeout) →
   // Status().Update); any error, NotFound included, is the reconcile's error.
@@ -102,8 +132,7 @@ Task<kube::Status> Mk2Manager::set_timeout_once(std::string name, std::string ex
   kube::Result<kube::Object> got =
       co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, name));
   if (!got.ok()) co_return got.status;
-  set_cond(got.value, kCondTimeout, true, kReasonTimedOut, "timed out: " + expired,
-           world_.sim().now_ms());
+  set_cond(got.value, kCondTimeout, true, kReasonTimedOut, expired, world_.sim().now_ms());
   kube::Result<kube::Object> r =
       co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
   co_return r.status;
