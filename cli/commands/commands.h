@@ -50,6 +50,9 @@ struct HuntCommand {
   std::string out_dir = "wsim-out";
   bool keep_going = false;
   bool guided = false;  // --guided: probe-guided swarm (hunt_guide.h).
+  // --verbose: every finding's whole re-run, signature and the probe table. Without it a hunt
+  // that goes past known bugs prints known findings as one line each and the probes in one.
+  bool verbose = false;
   // --until-label (with --bug): go past the known bugs (as --known, default label_dir) and stop
   // only at a failure labelled with the hunted bug (corpus_bugs.h labels_naming_bug).
   bool until_label = false;

@@ -55,6 +55,9 @@ void add_hunt_options(CLI::App& sub, HuntState& state) {
                      std::to_string(state.command.jobs) + ")");
   sub.add_option("--seed-start", state.command.seed_start, "first seed (default 0)");
   sub.add_option("--out", state.command.out_dir, "where failure bundles go (default wsim-out)");
+  sub.add_flag("--verbose", state.command.verbose,
+               "print every finding's re-run, signature and the probe table in full (known "
+               "findings are otherwise one line each)");
   sub.add_flag("--keep-going", state.command.keep_going,
                "do not stop at the first failure (one bundle per invariant)");
   sub.add_flag("--guided", state.command.guided,

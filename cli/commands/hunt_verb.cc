@@ -107,15 +107,16 @@ void print_banner(std::ostream& out, const HuntCommand& command, const LoadedSce
   out.flush();
 }
 
-void print_result(std::ostream& out, const std::string& system, const HuntResult& result) {
+void print_result(std::ostream& out, const std::string& system, const HuntResult& result,
+                  bool verbose) {
   out << "\n"
       << system << ": " << result.runs << " runs in "
       << format_duration_ms(static_cast<DurationMs>(result.seconds * 1000)) << " ("
       << hunt_rate(result) << " runs/s), " << result.failures
       << (result.failures == 1 ? " failing run" : " failing runs")
       << (result.interrupted ? " (interrupted)" : "") << "\n";
-  print_findings(out, result);
-  out << render_probe_coverage(result.probes);
+  print_findings(out, result, verbose);
+  out << render_probe_coverage(result.probes, /*brief=*/!verbose);
 }
 
 // --until-label's verdict, one line (scripts/bench-strategies --until-label reads it).
@@ -182,6 +183,7 @@ bool hunt_one(const HuntCommand& command, const ScenarioFlags& flags,
     options.known = &known;
     options.unmasked = corpus.unmasked;
   }
+  options.verbose = command.verbose || !options.unmasked;
   if (command.until_label && !set_until_labels(flags.bug, known, options, error)) {
     err << "wsim hunt: --until-label: " << error << "\n";
     return false;
@@ -191,7 +193,7 @@ bool hunt_one(const HuntCommand& command, const ScenarioFlags& flags,
   target.versions = describe_versions(loaded.scenario, *loaded.system);
   target.repro = options.repro_command;
   target.result = hunt(options);
-  print_result(out, target.system, target.result);
+  print_result(out, target.system, target.result, options.verbose);
   if (!options.until_labels.empty()) print_until_label(out, options, target.result);
   return true;
 }

@@ -5,10 +5,10 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -284,8 +284,7 @@ bool load_scenario_file(const std::string& path, LoadedScenario& out, std::strin
   return parse_scenario(text, path, out, error);
 }
 
-bool scenario_for_system(const std::string& system_name, LoadedScenario& out,
-                         std::string& error) {
+bool scenario_for_system(const std::string& system_name, LoadedScenario& out, std::string& error) {
   out = LoadedScenario{};
   out.origin = "command line";
   const System* system = find_system(system_name);
@@ -332,8 +331,8 @@ const System* selected_system(const LoadedScenario& loaded, std::string& error) 
   const System* system = find_system(field->name());
   if (system == nullptr) {
     error = locate(loaded, {{field, -1}},
-                   "system '" + field->name() + "' is not linked into this binary (systems: " +
-                       system_names() + ")");
+                   "system '" + field->name() +
+                       "' is not linked into this binary (systems: " + system_names() + ")");
   }
   return system;
 }
@@ -368,7 +367,8 @@ std::string describe_versions(const proto::Scenario& scenario, const System& sys
     std::string value;
     if (!config_value(scenario, system, axis.field, value)) continue;
     if (!out.empty()) out += ' ';
-    out += axis.field + "=" + value;
+    // An empty value selects the latest (gitpod's `fixes: ""` means every fix): say which.
+    out += axis.field + "=" + (value.empty() && !axis.latest.empty() ? axis.latest : value);
   }
   return out;
 }

@@ -87,7 +87,7 @@ int HuntResult::exit_code() const {
   return kExitPass;
 }
 
-std::string render_probe_coverage(const std::vector<Probe>& sorted) {
+std::string render_probe_coverage(const std::vector<Probe>& sorted, bool brief) {
   std::size_t reached = 0;
   std::size_t width = 0;
   for (const Probe& probe : sorted) {
@@ -95,7 +95,16 @@ std::string render_probe_coverage(const std::vector<Probe>& sorted) {
     width = std::max(width, probe.name.size());
   }
   std::ostringstream out;
-  out << "probes: " << reached << " of " << sorted.size() << " reached\n";
+  out << "probes: " << reached << " of " << sorted.size() << " reached";
+  if (brief) {
+    std::string never;
+    for (const Probe& probe : sorted) {
+      if (probe.hits == 0) never += (never.empty() ? "" : ", ") + probe.name;
+    }
+    out << (never.empty() ? "" : "; never: " + never) << "\n";
+    return out.str();
+  }
+  out << "\n";
   for (int pass = 0; pass < 2; ++pass) {
     for (const Probe& probe : sorted) {
       if ((probe.hits > 0) != (pass == 0)) continue;

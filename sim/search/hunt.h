@@ -82,6 +82,10 @@ struct HuntOptions {
   std::ostream* progress = nullptr;  // Progress lines (stderr).
   bool progress_tty = false;         // Rewrite one progress line in place.
   std::ostream* log = nullptr;       // Failure re-runs, bundles, repro commands (stdout).
+  // With a log: print the whole re-run (banner, swarm, verdict, repro) of every finding. Without
+  // it, a finding labelled known gets one line (label, seed, bundle) and NEW ones the whole
+  // re-run: the README's main job stays short when nothing is NEW.
+  bool verbose = true;
   std::uint64_t events_max = kDefaultEventsMax;
   // How to re-run one seed of this hunt from the command line, without --seed: e.g.
   // "scripts/wsim run --system toy --version buggy". The hunt appends " --seed N".
@@ -137,6 +141,7 @@ HuntResult hunt(const HuntOptions& options);
 bool finding_order(const Finding& a, const Finding& b);
 
 // "probes: N of M reached" and one line per probe (reached ones with their hits, then never).
-std::string render_probe_coverage(const std::vector<Probe>& probes);
+// brief: one line, the count and the names of the probes never reached.
+std::string render_probe_coverage(const std::vector<Probe>& probes, bool brief = false);
 
 }  // namespace wsim::run

@@ -39,7 +39,7 @@ std::string finding_label(const Finding& finding) {
   return finding.known.empty() ? "NEW" : "known: " + finding.known;
 }
 
-void print_findings(std::ostream& out, const HuntResult& result) {
+void print_findings(std::ostream& out, const HuntResult& result, bool verbose) {
   if (result.findings.empty()) {
     out << "findings: none\n";
     return;
@@ -63,7 +63,8 @@ void print_findings(std::ostream& out, const HuntResult& result) {
         << finding_label(f) << (f.bundle.empty() ? "-" : f.bundle) << "\n";
   }
   for (const Finding& f : result.findings) {
-    if (!f.signature.empty())
+    const bool known = f.labelled && !f.known.empty();
+    if (!f.signature.empty() && (verbose || !known))
       out << "  signature of " << finding_label(f) << ": " << f.signature << "\n";
   }
 }

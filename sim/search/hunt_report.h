@@ -16,7 +16,8 @@ std::string finding_label(const Finding& finding);
 
 // "findings: none", or a table (verdict, invariant, runs, first seed, known, bundle) and the
 // signature of each labelled finding.
-void print_findings(std::ostream& out, const HuntResult& result);
+// verbose = false: the signature lines only of findings not labelled known.
+void print_findings(std::ostream& out, const HuntResult& result, bool verbose = true);
 
 // Runs per second of the hunt, "-" without a clock.
 std::string hunt_rate(const HuntResult& result);

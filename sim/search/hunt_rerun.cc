@@ -1,5 +1,7 @@
 #include "sim/search/hunt_rerun.h"
 
+#include <sstream>
+
 #include <optional>
 #include <string>
 
@@ -42,11 +44,12 @@ void label_finding(Finding& finding, const RunResult& rerun, const HuntOptions& 
   finding.known = rerun.known;
 }
 
-RunResult rerun_with_recording(const HuntOptions& options, const proto::Scenario& scenario) {
+RunResult rerun_with_recording(const HuntOptions& options, const proto::Scenario& scenario,
+                               std::ostream* log) {
   RunOptions run_options;
   run_options.record_choices = true;
   run_options.keep_trace = true;
-  run_options.log = options.log;
+  run_options.log = log;
   run_options.events_max = options.events_max;
   run_options.known = options.known;
   run_options.go_past_known = options.unmasked;
@@ -132,6 +135,10 @@ struct LastRerun {
   std::optional<std::uint64_t> swarm_seed;
   std::optional<RunResult> result;
   std::string bundle;  // Written from `result`; empty when not (yet) written.
+  // The re-run's own log (banner, swarm, verdict) when options.verbose is off: printed with the
+  // first finding of the run that is not labelled known, if any.
+  std::string log_text;
+  bool log_printed = false;
 };
 
 const RunResult& rerun_for(const HuntOptions& options, const proto::Scenario& scenario,
@@ -141,7 +148,11 @@ const RunResult& rerun_for(const HuntOptions& options, const proto::Scenario& sc
                                 : std::nullopt;
   if (!last.result || last.seed != scenario.seed() || last.swarm_seed != swarm_seed) {
     last.result.reset();  // Freed before the next re-run is made.
-    last.result.emplace(rerun_with_recording(options, scenario));
+    std::ostringstream captured;
+    std::ostream* log = options.verbose ? options.log : (options.log ? &captured : nullptr);
+    last.result.emplace(rerun_with_recording(options, scenario, log));
+    last.log_text = captured.str();
+    last.log_printed = options.verbose;
     last.seed = scenario.seed();
     last.swarm_seed = swarm_seed;
     last.bundle.clear();
@@ -152,7 +163,8 @@ const RunResult& rerun_for(const HuntOptions& options, const proto::Scenario& sc
 
 void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last) {
   std::ostream* log = options.log;
-  if (log) *log << "\n";
+  const bool brief = !options.verbose && finding.labelled && !finding.known.empty();
+  if (log && !brief) *log << "\n";
   if (finding.invariant == "crash") {
     if (log) {
       *log << "HARNESS CRASH at seed " << finding.seed << ": " << finding.message << "\n"
@@ -175,6 +187,11 @@ void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last
     last.bundle = finding.bundle;
   } else {
     finding.bundle = last.bundle;  // The same run's bundle, already written.
+  }
+  if (brief) return;  // Its row in the findings table says it all (label, seed, bundle).
+  if (log && !last.log_printed) {
+    *log << last.log_text;
+    last.log_printed = true;
   }
   print_repro(options, finding);
 }

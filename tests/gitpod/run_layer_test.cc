@@ -57,5 +57,25 @@ TEST(GitpodRunLayer, RejectsUnknownVersionsAndActions) {
   EXPECT_NE(error.find("fly"), std::string::npos) << error;
 }
 
+// The hunt's summary names the versions in words: an empty `fixes` (every fix) reads
+// "fixes=all", a list reads as itself.
+TEST(GitpodRunLayer, VersionsSayAllFixesWhenTheFieldIsEmpty) {
+  register_gitpod_system();
+  run::LoadedScenario latest;
+  std::string error;
+  ASSERT_TRUE(run::parse_scenario(R"(gitpod { manager: "mk2" })", "inline", latest, error));
+  ASSERT_TRUE(run::validate_scenario(latest, error)) << error;
+  EXPECT_NE(run::describe_versions(latest.scenario, *latest.system).find("fixes=all "),
+            std::string::npos)
+      << run::describe_versions(latest.scenario, *latest.system);
+  run::LoadedScenario listed;
+  ASSERT_TRUE(
+      run::parse_scenario(R"(gitpod { manager: "mk2" fixes: "16622" })", "inline", listed, error));
+  ASSERT_TRUE(run::validate_scenario(listed, error)) << error;
+  EXPECT_NE(run::describe_versions(listed.scenario, *listed.system).find("fixes=16622 "),
+            std::string::npos)
+      << run::describe_versions(listed.scenario, *listed.system);
+}
+
 }  // namespace
 }  // namespace wsim::gitpod

@@ -189,6 +189,62 @@ TEST(HuntTest, FindingsOfOneRunShareOneRerunAndItsBundle) {
   EXPECT_EQ(reruns, 1u);
 }
 
+// Without verbose, a hunt that goes past known bugs prints no re-run for a finding labelled
+// known (its table row says it all), and the whole re-run, once, for a NEW one of the same run.
+TEST(HuntTest, KnownFindingsAreNotRetoldUnlessVerbose) {
+  const std::string out = testing::scratch_dir("hunt-brief");
+  HuntOptions options = options_for(
+      "selftest { version: \"twice\" violate_after_ms: 10000 }\nfault_phase_ms: 60000\n", out);
+  RunOptions first_options;
+  first_options.keep_trace = true;
+  const RunResult first = execute_run(*options.system, options.scenario, first_options);
+  ASSERT_TRUE(first.violation && first.signature);
+  std::vector<KnownBug> known = {KnownBug{"s1.textproto#0", *first.signature}};
+  options.known = &known;
+  options.unmasked = true;
+  options.keep_going = true;
+  options.runs = 1;
+  options.jobs = 1;
+  options.verbose = false;
+  const auto banners = [](const std::string& text) {
+    std::size_t count = 0;
+    for (std::size_t at = text.find("SEED="); at != std::string::npos;
+         at = text.find("SEED=", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  std::ostringstream log;
+  options.log = &log;
+  const HuntResult one_new = hunt(options);
+  ASSERT_EQ(one_new.findings.size(), 2u);
+  ASSERT_EQ(one_new.findings[1].known, "");  // selftest.S2 is NEW: told in full, once.
+  EXPECT_EQ(banners(log.str()), 1u);
+  EXPECT_THAT(log.str(), HasSubstr("reproduce with:"));
+  ASSERT_TRUE(one_new.findings[1].labelled);
+
+  // S2 known too: nothing is retold (the verbose hunt, as before, retells the run once).
+  RunOptions past_s1 = first_options;
+  past_s1.known = &known;
+  past_s1.go_past_known = true;
+  const RunResult second = execute_run(*options.system, options.scenario, past_s1);
+  ASSERT_TRUE(second.violation && second.signature);
+  ASSERT_EQ(second.violation->invariant_id, "selftest.S2");
+  known.push_back(KnownBug{"s2.textproto#0", *second.signature});
+  std::ostringstream quiet;
+  options.log = &quiet;
+  const HuntResult all_known = hunt(options);
+  ASSERT_EQ(all_known.findings.size(), 2u);
+  EXPECT_EQ(all_known.findings[1].known, "s2.textproto#0");
+  EXPECT_EQ(banners(quiet.str()), 0u) << quiet.str();
+  EXPECT_FALSE(all_known.findings[0].bundle.empty());  // Bundles are still written.
+  std::ostringstream loud;
+  options.log = &loud;
+  options.verbose = true;
+  hunt(options);
+  EXPECT_EQ(banners(loud.str()), 1u);
+}
+
 // What a worker wrote to its pipe until it exited (the child runs worker_main).
 std::vector<std::string> worker_lines(const HuntOptions& options) {
   int fds[2];
