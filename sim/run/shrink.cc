@@ -115,21 +115,12 @@ class Shrinker {
   bool budget_left() const { return runs_ < options_.max_runs; }
   const std::vector<std::uint64_t>& tape() const { return size_.tape; }
 
-  // Drops whole groups of scripted events (event_groups: a workspace's, an actor's), one group
-  // at a time; the groups are recomputed after each success (indices shift).
+  // Drops whole groups of scripted events (event_groups: a workspace's, an actor's): one round.
   bool pass_groups() {
-    bool any = false;
-    for (bool again = true; again && budget_left();) {
-      again = false;
-      for (const std::vector<int>& group : event_groups(scenario_)) {
-        if (!budget_left()) break;
-        if (try_candidate(without_events(scenario_, group), tape())) {
-          any = again = true;
-          break;
-        }
-      }
-    }
-    return any;
+    const int before = scenario_.events_size();
+    drop_event_groups(scenario_,
+                      [&](proto::Scenario& candidate) { return try_candidate(candidate, tape()); });
+    return scenario_.events_size() < before;
   }
 
   // Drops scripted events: chunks of n/2, n/4, ... 1.
@@ -157,7 +148,12 @@ class Shrinker {
   // violation that needs only the first minutes loses the actions after them.
   bool pass_phase() {
     bool any = false;
-    std::int64_t lo = 1;
+    // Not before the last scripted event (a scenario's events lie in its fault phase).
+    std::int64_t last_ms = 0;
+    for (const proto::ScriptedEvent& event : scenario_.events()) {
+      last_ms = std::max<std::int64_t>(last_ms, event.at_ms());
+    }
+    std::int64_t lo = std::max<std::int64_t>(1, (last_ms + kSecondMs - 1) / kSecondMs);
     std::int64_t hi = size_.phase_ms / kSecondMs;
     while (lo < hi && budget_left()) {
       const std::int64_t mid = lo + (hi - lo) / 2;

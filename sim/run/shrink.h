@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -89,6 +90,14 @@ std::vector<std::vector<int>> event_groups(const proto::Scenario& scenario);
 
 // `scenario` without the events whose indices are in `drop` (sorted).
 proto::Scenario without_events(const proto::Scenario& scenario, const std::vector<int>& drop);
+
+// One delta-debugging round over the groups of event_groups(scenario), computed once: each group
+// in order, without the events an earlier removal already took, is dropped when
+// `still_fails(candidate)` says the candidate fails the same way (the caller runs it; it may
+// change the candidate, e.g. its seed, and the changed candidate is the one kept). A group that
+// could not go is not tried again in the round. Returns the scenario left.
+proto::Scenario drop_event_groups(const proto::Scenario& scenario,
+                                  const std::function<bool(proto::Scenario&)>& still_fails);
 
 // "  2m00.000s  kubectl  delete  Namespace/gl-rd-ws-0  ok" lines.
 std::string render_events(const std::vector<TraceEvent>& events);

@@ -201,6 +201,28 @@ proto::Scenario without_events(const proto::Scenario& scenario, const std::vecto
   return out;
 }
 
+proto::Scenario drop_event_groups(const proto::Scenario& scenario,
+                                  const std::function<bool(proto::Scenario&)>& still_fails) {
+  const std::vector<std::vector<int>> groups = event_groups(scenario);
+  std::vector<bool> gone(static_cast<std::size_t>(scenario.events_size()), false);
+  proto::Scenario current = scenario;
+  for (const std::vector<int>& group : groups) {
+    // The group's events still there, as indices of `current`.
+    std::vector<int> drop;
+    for (const int original : group) {
+      if (gone[static_cast<std::size_t>(original)]) continue;
+      const auto before = std::count(gone.begin(), gone.begin() + original, true);
+      drop.push_back(original - static_cast<int>(before));
+    }
+    if (drop.empty()) continue;
+    proto::Scenario candidate = without_events(current, drop);
+    if (!still_fails(candidate)) continue;
+    current = std::move(candidate);
+    for (const int original : group) gone[static_cast<std::size_t>(original)] = true;
+  }
+  return current;
+}
+
 std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
                                                      const std::vector<TraceEvent>& trace,
                                                      TargetFrom target_from) {
@@ -291,6 +313,13 @@ std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.at_ms() < b.at_ms(); });
+  // One action traced as several events at the same instant (a namespace delete traced twice)
+  // is one scripted event.
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const auto& a, const auto& b) {
+                          return google::protobuf::util::MessageDifferencer::Equals(a, b);
+                        }),
+            out.end());
   return out;
 }
 
@@ -417,27 +446,25 @@ class ScriptedShrinker {
     return same(result);
   }
 
-  // Drops whole groups of events (event_groups: a workspace's, an actor's), one at a time,
-  // recomputed after each success. A scripted run draws its timings (and the faults its
-  // overrides enable) from its seed, and without a group's events every later draw moves: so a
-  // group whose removal passes is tried again with the next kGroupSeeds seeds, and the first seed
-  // that fails the same is kept (any seed is as good a repro as another).
+  // Drops whole groups of events (event_groups: a workspace's, an actor's): one round with the
+  // scenario's seed, then one with other seeds for the groups left. A scripted run draws its
+  // timings (and the faults its overrides enable) from its seed, and without a group's events
+  // every later draw moves: so a group whose removal passes with the seed is tried with the next
+  // kGroupSeeds seeds, and the first seed that fails the same is kept (any seed is as good a repro
+  // as another).
   static constexpr std::uint64_t kGroupSeeds = 3;
   void drop_groups(proto::Scenario& scenario) {
-    for (bool again = true; again && budget_left();) {
-      again = false;
-      for (const std::vector<int>& group : event_groups(scenario)) {
-        proto::Scenario candidate = without_events(scenario, group);
-        for (std::uint64_t k = 0; k <= kGroupSeeds && budget_left() && !again; ++k) {
-          candidate.set_seed(scenario.seed() + k);
-          if (fails_same(candidate, nullptr)) {
-            scenario = candidate;
-            again = true;
-          }
-        }
-        if (again || !budget_left()) break;
+    scenario = drop_event_groups(
+        scenario, [&](proto::Scenario& candidate) { return fails_same(candidate, nullptr); });
+    if (scenario.events_size() <= 1) return;
+    const std::uint64_t seed = scenario.seed();
+    scenario = drop_event_groups(scenario, [&](proto::Scenario& candidate) {
+      for (std::uint64_t k = 1; k <= kGroupSeeds && budget_left(); ++k) {
+        candidate.set_seed(seed + k);
+        if (fails_same(candidate, nullptr)) return true;  // Kept with this seed.
       }
-    }
+      return false;
+    });
   }
 
   // Drops events in chunks of n/2, n/4, ... 1.
