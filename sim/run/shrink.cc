@@ -52,8 +52,9 @@ RunOptions replay_options(const std::vector<std::uint64_t>& tape, std::uint64_t 
   return options;
 }
 
-// What shrinking minimises, compared in this order (shrink.h): scripted events, external events,
-// the normalized tape (shortlex), the fault phase.
+// A kept run's size. The search keeps a candidate when it is smaller in the order (scripted
+// events, normalized tape shortlex, fault phase); the result is the kept run with the fewest
+// (scripted events, external events), the latest on ties (shrink.h).
 struct RunSize {
   int scripted = 0;
   std::size_t external = 0;
@@ -63,9 +64,12 @@ struct RunSize {
 
 bool smaller(const RunSize& a, const RunSize& b) {
   if (a.scripted != b.scripted) return a.scripted < b.scripted;
-  if (a.external != b.external) return a.external < b.external;
   if (a.tape != b.tape) return simpler(a.tape, b.tape);
   return a.phase_ms < b.phase_ms;
+}
+
+bool no_more_events(const RunSize& a, const RunSize& b) {
+  return std::make_pair(a.scripted, a.external) <= std::make_pair(b.scripted, b.external);
 }
 
 class Shrinker {
@@ -103,6 +107,10 @@ class Shrinker {
     if (!smaller(next, size_)) return false;
     scenario_ = scenario;
     size_ = std::move(next);
+    if (no_more_events(size_, best_size_)) {
+      best_scenario_ = scenario_;
+      best_size_ = size_;
+    }
     return true;
   }
 
@@ -250,6 +258,9 @@ class Shrinker {
   const ShrinkOptions& options_;
   proto::Scenario scenario_;
   RunSize size_;
+  // The kept run with the fewest (scripted, external) events: the result.
+  proto::Scenario best_scenario_;
+  RunSize best_size_;
   Verdict verdict_ = Verdict::kPass;
   std::string invariant_;
   std::string known_;  // The original run's label, with ShrinkOptions::known.
@@ -376,6 +387,8 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
   shrinker.known_ = first.known;
   shrinker.scenario_ = scenario;
   shrinker.size_ = shrinker.size_of(scenario, first);
+  shrinker.best_scenario_ = scenario;
+  shrinker.best_size_ = shrinker.size_;
   out.choices_before = shrinker.tape().size();
   out.nonzero_before = nonzero(shrinker.tape());
   out.scripted_before = scenario.events_size();
@@ -383,17 +396,19 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
 
   run_passes(shrinker);
 
-  out.run = execute_run(system, shrinker.scenario_,
-                        replay_options(shrinker.tape(), options.events_max, options.known));
+  // The result: the kept run with the fewest events (its own tape, replayed once more).
+  const proto::Scenario& best = shrinker.best_scenario_;
+  const std::vector<std::uint64_t>& best_tape = shrinker.best_size_.tape;
+  out.run = execute_run(system, best, replay_options(best_tape, options.events_max, options.known));
   out.runs = shrinker.runs_ + 2;
   out.ok = shrinker.same_failure(out.run);
   if (!out.ok) out.error = "the shrunk run no longer fails the same way (nondeterminism?)";
   out.budget_exhausted = shrinker.exhausted_ || !shrinker.budget_left();
-  out.scenario = shrinker.scenario_;
-  out.tape = shrinker.tape();
-  out.choices_after = shrinker.tape().size();
-  out.nonzero_after = nonzero(shrinker.tape());
-  out.scripted_after = shrinker.scenario_.events_size();
+  out.scenario = best;
+  out.tape = best_tape;
+  out.choices_after = best_tape.size();
+  out.nonzero_after = nonzero(best_tape);
+  out.scripted_after = best.events_size();
   out.external_after = external_events(system, out.run.trace).size();
   return out;
 }

@@ -4,12 +4,14 @@
 //
 // A run is (scenario, choice tape). Candidates are replayed through the tape backend (values past
 // the end of a tape are 0, the least eventful choice), and a candidate is kept only when it fails
-// the same way AND is smaller, comparing in this order: fewer scripted events; fewer external
-// events (what a maintainer reads: a zeroed choice can mean more actions, e.g. a shorter sleep
-// between a user's writes, and such a candidate is refused); a shortlex-smaller normalized tape
-// (the candidate's own choice record with trailing zeros dropped); a shorter fault phase. So every
-// step makes progress and shrinking terminates. Passes, repeated until none helps or the run
-// budget is spent:
+// the same way AND is simpler: fewer scripted events, or a shortlex-smaller normalized tape (the
+// candidate's own choice record with trailing zeros dropped), or the same tape with a shorter
+// fault phase. So every step makes progress and shrinking terminates. The RESULT is the kept run
+// with the fewest (scripted events, external events), the latest on ties: external events are
+// what a maintainer reads, and a simpler tape can mean more of them (a zeroed choice is often a
+// shorter sleep between a user's writes), so the search may pass through bigger runs but never
+// returns one bigger than the original. Passes, repeated until none helps or the run budget is
+// spent:
 //
 //   groups   drop whole groups of scripted events (event_groups: all events of one workspace,
 //            node or object, then all events of one actor), one group at a time, largest first;
