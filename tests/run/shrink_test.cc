@@ -317,6 +317,24 @@ TEST(Shrink, ScriptedFormDropsUninvolvedWorkspacesWhole) {
   }
 }
 
+// A scripted source (a corpus file's script) is tried first as it is, before any rendering from
+// the trace: its own events are the most faithful form, and the shrink goes on from them.
+TEST(Shrink, ScriptedSourceIsTriedAsItIs) {
+  LoadedScenario loaded = load(kLimboWithNoise);
+  RunOptions keep;
+  keep.keep_trace = true;
+  const RunResult failing = execute_run(*loaded.system, loaded.scenario, keep);
+  ASSERT_TRUE(failing.violation);
+  ScriptedOptions scripted_options;
+  scripted_options.max_runs = 1;
+  const ScriptedResult scripted =
+      render_scripted(*loaded.system, loaded.scenario, failing, failing.verdict,
+                      failing.violation->invariant_id, scripted_options);
+  EXPECT_TRUE(scripted.reproduces) << ::testing::PrintToString(scripted.tried);
+  EXPECT_EQ(scripted.form, "the scenario's own events (seed 1)");
+  EXPECT_EQ(scripted.events_kept, 15);
+}
+
 // The groups come from the scenario's own structure: one per subject (an object that names a
 // target at a '-'/'/' boundary counts as that target's), largest first, then one per actor; a
 // group of every event is left out; ties in key order.
