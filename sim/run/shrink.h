@@ -137,6 +137,10 @@ struct ScriptedOptions {
   // only the same invariant. Not owned.
   const std::vector<KnownBug>* known = nullptr;
   std::string known_label;
+  // The scenario before shrinking (the bundle's), when it differs from render_scripted's
+  // `source`: if it is scripted, its own events, fault overrides and phases are the first variant
+  // (a corpus script is its own best rendering). Null = `source`. Not owned.
+  const proto::Scenario* original = nullptr;
 };
 
 struct ScriptedResult {

@@ -637,16 +637,17 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
       source.fault_phase_ms() > 0 ? source.fault_phase_ms() : system.default_fault_phase_ms();
   std::vector<std::pair<std::string, proto::Scenario>> variants =
       scripted_variants(base, other, phase_ms, source.seed(), fired, enabled_faults(shrunk));
-  if (source.scripted_only() && source.events_size() > 0) {
-    // A scripted source (a corpus file's script) is its own best rendering: its events and
-    // fault overrides as they are, run from its seed, come first.
+  const proto::Scenario& original = options.original != nullptr ? *options.original : source;
+  if (original.scripted_only() && original.events_size() > 0) {
+    // A scripted scenario (a corpus file's script) is its own best rendering: its events, fault
+    // overrides and phases as they are, run from its seed, come first.
     proto::Scenario own = base;
-    own.clear_events();
-    *own.mutable_events() = source.events();
-    *own.mutable_faults() = source.faults();
-    variants.insert(
-        variants.begin(),
-        {"the scenario's own events (seed " + std::to_string(source.seed()) + ")", own});
+    *own.mutable_events() = original.events();
+    *own.mutable_faults() = original.faults();
+    own.set_fault_phase_ms(original.fault_phase_ms());
+    own.set_settle_ms(original.settle_ms());
+    variants.insert(variants.begin(),
+                    {"the scenario's own events (seed " + std::to_string(source.seed()) + ")", own});
   }
 
   ScriptedShrinker shrinker(system, verdict, invariant, options);
