@@ -201,7 +201,8 @@ int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& er
     scripted_options.known = options.known;
     scripted_options.known_label = result.known;
     // The shrunk scenario is the source (the bundle's versions and seed, the shortened fault
-    // phase); the bundle's own script, if any, is tried first as it was (ScriptedOptions::original).
+    // phase); the bundle's own script, if any, is tried first as it was
+    // (ScriptedOptions::original).
     scripted_options.original = &bundle.scenario.scenario;
     const ScriptedResult scripted = render_scripted(
         system, result.scenario, result.run, result.verdict, result.invariant, scripted_options);

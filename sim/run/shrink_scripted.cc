@@ -223,11 +223,13 @@ proto::Scenario drop_event_groups(const proto::Scenario& scenario,
   return current;
 }
 
-std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
-                                                     const std::vector<TraceEvent>& trace,
-                                                     TargetFrom target_from) {
-  const std::vector<ActionInfo> catalog = system.actions();
-  // Known targets: actor suffixes of catalog actors, and plain objects of exact catalog events.
+namespace {
+
+// Known targets: actor suffixes of catalog actors ("ws0" of "user/ws0"), and plain objects of
+// exact catalog events ("create ws-1") unless they name an actor's target ("ws0-1", an instance
+// of "ws0": then that target is the one to use). Sorted, unique.
+std::vector<std::string> known_targets(const std::vector<ActionInfo>& catalog,
+                                       const std::vector<TraceEvent>& trace) {
   std::vector<std::string> targets;
   for (const TraceEvent& event : trace) {
     const std::string actor = catalog_actor(catalog, event.actor);
@@ -237,8 +239,6 @@ std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
   }
   std::sort(targets.begin(), targets.end());
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-  // Plain objects of exact catalog events ("create ws-1"), unless they name an actor's target
-  // ("ws0-1", an instance of "ws0"): then that target is the one to use.
   std::vector<std::string> objects;
   for (const TraceEvent& event : trace) {
     const std::string actor = catalog_actor(catalog, event.actor);
@@ -257,58 +257,76 @@ std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
   targets.insert(targets.end(), objects.begin(), objects.end());
   std::sort(targets.begin(), targets.end());
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  return targets;
+}
 
+// The catalog action of `actor` that best explains the trace event; null when none.
+const ActionInfo* best_action(const std::vector<ActionInfo>& catalog, const std::string& actor,
+                              const TraceEvent& event) {
+  const std::string verb = dashes_to_underscores(event.verb);
+  const std::string text = lower(event.object + " " + event.detail);
+  const std::string detail = lower(event.detail);
+  const ActionInfo* best = nullptr;
+  int best_score = -1;
+  for (const ActionInfo& info : catalog) {
+    if (info.actor != actor) continue;
+    int score = verb_score(info.action, verb);
+    // A process that stops or starts is the catalog's down / up.
+    if (score < 0 &&
+        ((verb == "stop" && info.action == "down") || (verb == "start" && info.action == "up"))) {
+      score = 50;
+    }
+    // The action named by the event's detail ("stop-reply ws0-1 OK abort" → abort), or one that
+    // shares the verb's first word and has its other words in the detail ("stop-reply ...
+    // immediate" → stop_immediate): the detail says which variant of the request it was.
+    if (contains_word(detail, info.action)) score = std::max(score, 30);
+    if (score < 0 && first_word(info.action) == first_word(verb)) score = 5;
+    if (score < 0) continue;
+    score += 20 * word_score(info.action, text);
+    const bool better =
+        score > best_score || (score == best_score && info.action.size() < best->action.size());
+    if (better) {
+      best = &info;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// The target of a trace event (TargetFrom).
+std::string target_of(const TraceEvent& event, const std::vector<std::string>& targets,
+                      TargetFrom target_from) {
+  const std::size_t slash = event.actor.find('/');
+  std::string named;  // The longest known target the object names.
+  for (const std::string& known : targets) {
+    if (known.size() > named.size() && contains_at_boundary(event.object, known)) named = known;
+  }
+  if (slash != std::string::npos && (target_from == TargetFrom::kActorFirst || named.empty())) {
+    return event.actor.substr(slash + 1);
+  }
+  if (!named.empty()) return named;
+  return event.object.substr(event.object.rfind('/') + 1);
+}
+
+}  // namespace
+
+std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
+                                                     const std::vector<TraceEvent>& trace,
+                                                     TargetFrom target_from) {
+  const std::vector<ActionInfo> catalog = system.actions();
+  const std::vector<std::string> targets = known_targets(catalog, trace);
   std::vector<proto::ScriptedEvent> out;
   for (const TraceEvent& event : trace) {
     if (is_scripted_marker(event)) continue;  // The driver's marker; the action follows.
     const std::string actor = catalog_actor(catalog, event.actor);
     if (actor.empty()) continue;
-    const std::string verb = dashes_to_underscores(event.verb);
-    const std::string text = lower(event.object + " " + event.detail);
-    const std::string detail = lower(event.detail);
-    const ActionInfo* best = nullptr;
-    int best_score = -1;
-    for (const ActionInfo& info : catalog) {
-      if (info.actor != actor) continue;
-      int score = verb_score(info.action, verb);
-      // A process that stops or starts is the catalog's down / up.
-      if (score < 0 &&
-          ((verb == "stop" && info.action == "down") || (verb == "start" && info.action == "up"))) {
-        score = 50;
-      }
-      // The action named by the event's detail ("stop-reply ws0-1 OK abort" → abort), or one
-      // that shares the verb's first word and has its other words in the detail ("stop-reply
-      // ... immediate" → stop_immediate): the detail says which variant of the request it was.
-      if (contains_word(detail, info.action)) score = std::max(score, 30);
-      if (score < 0 && first_word(info.action) == first_word(verb)) score = 5;
-      if (score < 0) continue;
-      score += 20 * word_score(info.action, text);
-      const bool better =
-          score > best_score || (score == best_score && info.action.size() < best->action.size());
-      if (better) {
-        best = &info;
-        best_score = score;
-      }
-    }
+    const ActionInfo* best = best_action(catalog, actor, event);
     if (best == nullptr) continue;
     proto::ScriptedEvent scripted;
     scripted.set_at_ms(event.time_ms);
     scripted.set_actor(best->actor);
     scripted.set_action(best->action);
-    const std::size_t slash = event.actor.find('/');
-    std::string named;  // The longest known target the object names.
-    for (const std::string& known : targets) {
-      if (known.size() > named.size() && contains_at_boundary(event.object, known)) named = known;
-    }
-    std::string target;
-    if (slash != std::string::npos && (target_from == TargetFrom::kActorFirst || named.empty())) {
-      target = event.actor.substr(slash + 1);
-    } else if (!named.empty()) {
-      target = named;
-    } else {
-      target = event.object.substr(event.object.rfind('/') + 1);
-    }
-    scripted.set_target(target);
+    scripted.set_target(target_of(event, targets, target_from));
     out.push_back(std::move(scripted));
   }
   std::stable_sort(out.begin(), out.end(),
@@ -646,8 +664,9 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
     *own.mutable_faults() = original.faults();
     own.set_fault_phase_ms(original.fault_phase_ms());
     own.set_settle_ms(original.settle_ms());
-    variants.insert(variants.begin(),
-                    {"the scenario's own events (seed " + std::to_string(source.seed()) + ")", own});
+    variants.insert(
+        variants.begin(),
+        {"the scenario's own events (seed " + std::to_string(source.seed()) + ")", own});
   }
 
   ScriptedShrinker shrinker(system, verdict, invariant, options);
