@@ -199,9 +199,14 @@ int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& er
     scripted_options.max_runs = command.scripted_max_runs;
     scripted_options.events_max = command.events_max;
     scripted_options.progress = &err;
-    const ScriptedResult scripted =
-        render_scripted(system, bundle.scenario.scenario, result.run, result.verdict,
-                        result.invariant, scripted_options);
+    scripted_options.known = options.known;
+    scripted_options.known_label = result.known;
+    // The shrunk scenario is the source (the bundle's versions and seed, the shortened fault
+    // phase); the bundle's own script, if any, is tried first as it was
+    // (ScriptedOptions::original).
+    scripted_options.original = &bundle.scenario.scenario;
+    const ScriptedResult scripted = render_scripted(
+        system, result.scenario, result.run, result.verdict, result.invariant, scripted_options);
     out << scripted_summary(scripted);
     summary += scripted_summary(scripted);
     scripted_text = scripted_file(command, system, bundle, result, scripted, target);

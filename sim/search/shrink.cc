@@ -52,27 +52,65 @@ RunOptions replay_options(const std::vector<std::uint64_t>& tape, std::uint64_t 
   return options;
 }
 
+// A kept run's size. The search keeps a candidate when it is smaller in the order (scripted
+// events, normalized tape shortlex, fault phase); the result is the kept run with the fewest
+// (scripted events, external events), the latest on ties (shrink.h).
+struct RunSize {
+  int scripted = 0;
+  std::size_t external = 0;
+  std::vector<std::uint64_t> tape;
+  std::int64_t phase_ms = 0;
+};
+
+bool smaller(const RunSize& a, const RunSize& b) {
+  if (a.scripted != b.scripted) return a.scripted < b.scripted;
+  if (a.tape != b.tape) return simpler(a.tape, b.tape);
+  return a.phase_ms < b.phase_ms;
+}
+
+bool no_more_events(const RunSize& a, const RunSize& b) {
+  return std::make_pair(a.scripted, a.external) <= std::make_pair(b.scripted, b.external);
+}
+
 class Shrinker {
  public:
   Shrinker(const System& system, const ShrinkOptions& options)
       : system_(system), options_(options) {}
 
-  // Runs the candidate; keeps it when it fails with the same invariant and is simpler.
+  // The fault phase a scenario runs (0 = the system's default).
+  std::int64_t phase_of(const proto::Scenario& scenario) const {
+    return scenario.fault_phase_ms() > 0 ? scenario.fault_phase_ms()
+                                         : system_.default_fault_phase_ms();
+  }
+
+  RunSize size_of(const proto::Scenario& scenario, const RunResult& result) const {
+    RunSize size;
+    size.scripted = scenario.events_size();
+    size.external = external_events(system_, result.trace).size();
+    size.tape = normalized(tape_of(result.record));
+    size.phase_ms = phase_of(scenario);
+    return size;
+  }
+
+  // Runs the candidate; keeps it when it fails the same way and is smaller (RunSize).
   bool try_candidate(const proto::Scenario& scenario, const std::vector<std::uint64_t>& tape) {
     if (runs_ >= options_.max_runs) {
       exhausted_ = true;
       return false;
     }
     ++runs_;
-    RunOptions run_options = replay_options(tape, options_.events_max, options_.known);
-    run_options.keep_trace = options_.known != nullptr;  // Only to label: candidates are many.
-    const RunResult result = execute_run(system_, scenario, run_options);
+    // The trace is kept to count external events (and to label, with known bugs).
+    const RunResult result =
+        execute_run(system_, scenario, replay_options(tape, options_.events_max, options_.known));
     if (!same_failure(result)) return false;
-    std::vector<std::uint64_t> next = normalized(tape_of(result.record));
-    const bool fewer_events = scenario.events_size() < scenario_.events_size();
-    if (!fewer_events && !simpler(next, tape_)) return false;
+    RunSize next = size_of(scenario, result);
+    if (!smaller(next, size_)) return false;
     scenario_ = scenario;
-    tape_ = std::move(next);
+    size_ = std::move(next);
+    if (no_more_events(size_, best_size_)) {
+      best_scenario_ = scenario_;
+      best_size_ = size_;
+    }
     return true;
   }
 
@@ -83,18 +121,26 @@ class Shrinker {
   }
 
   bool budget_left() const { return runs_ < options_.max_runs; }
+  const std::vector<std::uint64_t>& tape() const { return size_.tape; }
+
+  // Drops whole groups of scripted events (event_groups: a workspace's, an actor's): one round.
+  bool pass_groups() {
+    const int before = scenario_.events_size();
+    drop_event_groups(scenario_,
+                      [&](proto::Scenario& candidate) { return try_candidate(candidate, tape()); });
+    return scenario_.events_size() < before;
+  }
 
   // Drops scripted events: chunks of n/2, n/4, ... 1.
   bool pass_events() {
     bool any = false;
     for (int chunk = std::max(1, scenario_.events_size() / 2); chunk >= 1; chunk /= 2) {
       for (int start = 0; start < scenario_.events_size() && budget_left();) {
-        proto::Scenario candidate = scenario_;
-        candidate.clear_events();
-        for (int i = 0; i < scenario_.events_size(); ++i) {
-          if (i < start || i >= start + chunk) *candidate.add_events() = scenario_.events(i);
+        std::vector<int> drop;
+        for (int i = start; i < std::min(scenario_.events_size(), start + chunk); ++i) {
+          drop.push_back(i);
         }
-        if (try_candidate(candidate, tape_)) {
+        if (try_candidate(without_events(scenario_, drop), tape())) {
           any = true;  // Same start: the next chunk moved into place.
         } else {
           start += chunk;
@@ -105,18 +151,44 @@ class Shrinker {
     return any;
   }
 
+  // The shortest fault phase, in whole seconds, that still fails (binary search: a heuristic, as
+  // for the tape prefix). The random workload and faults stop at the end of the fault phase, so a
+  // violation that needs only the first minutes loses the actions after them.
+  bool pass_phase() {
+    bool any = false;
+    // Not before the last scripted event (a scenario's events lie in its fault phase).
+    std::int64_t last_ms = 0;
+    for (const proto::ScriptedEvent& event : scenario_.events()) {
+      last_ms = std::max<std::int64_t>(last_ms, event.at_ms());
+    }
+    std::int64_t lo = std::max<std::int64_t>(1, (last_ms + kSecondMs - 1) / kSecondMs);
+    std::int64_t hi = size_.phase_ms / kSecondMs;
+    while (lo < hi && budget_left()) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      proto::Scenario candidate = scenario_;
+      candidate.set_fault_phase_ms(mid * kSecondMs);
+      if (try_candidate(candidate, tape())) {
+        any = true;
+        hi = std::min(mid, size_.phase_ms / kSecondMs);
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return any;
+  }
+
   // The shortest prefix that still fails (binary search; not monotonic in general, so it is a
   // heuristic, and the kept result is always a verified failure).
   bool pass_truncate() {
     bool any = false;
     std::size_t lo = 0;
-    std::size_t hi = tape_.size();
+    std::size_t hi = tape().size();
     while (lo < hi && budget_left()) {
       const std::size_t mid = lo + (hi - lo) / 2;
-      std::vector<std::uint64_t> candidate(tape_.begin(), tape_.begin() + mid);
+      std::vector<std::uint64_t> candidate(tape().begin(), tape().begin() + mid);
       if (try_candidate(scenario_, candidate)) {
         any = true;
-        hi = std::min(mid, tape_.size());
+        hi = std::min(mid, tape().size());
       } else {
         lo = mid + 1;
       }
@@ -128,17 +200,17 @@ class Shrinker {
   bool pass_spans(bool remove, std::size_t smallest) {
     bool any = false;
     std::size_t block = 1;
-    while (block * 2 <= tape_.size() / 2) block *= 2;
+    while (block * 2 <= tape().size() / 2) block *= 2;
     for (; block >= smallest && budget_left(); block /= 2) {
-      for (std::size_t start = 0; start < tape_.size() && budget_left();) {
-        const std::size_t end = std::min(tape_.size(), start + block);
-        const bool all_zero =
-            std::all_of(tape_.begin() + start, tape_.begin() + end, [](auto v) { return v == 0; });
+      for (std::size_t start = 0; start < tape().size() && budget_left();) {
+        const std::size_t end = std::min(tape().size(), start + block);
+        const bool all_zero = std::all_of(tape().begin() + start, tape().begin() + end,
+                                          [](auto v) { return v == 0; });
         if (all_zero && !remove) {
           start = end;
           continue;
         }
-        std::vector<std::uint64_t> candidate = tape_;
+        std::vector<std::uint64_t> candidate = tape();
         if (remove) {
           candidate.erase(candidate.begin() + start, candidate.begin() + end);
         } else {
@@ -159,15 +231,15 @@ class Shrinker {
   // Lowers single non-zero values: to half, then by one.
   bool pass_lower() {
     bool any = false;
-    for (std::size_t i = 0; i < tape_.size() && budget_left(); ++i) {
-      if (tape_[i] <= 1) continue;  // 1 → 0 is the zero pass's job.
-      std::vector<std::uint64_t> candidate = tape_;
-      candidate[i] = tape_[i] / 2;
+    for (std::size_t i = 0; i < tape().size() && budget_left(); ++i) {
+      if (tape()[i] <= 1) continue;  // 1 → 0 is the zero pass's job.
+      std::vector<std::uint64_t> candidate = tape();
+      candidate[i] = tape()[i] / 2;
       if (try_candidate(scenario_, candidate)) {
         any = true;
         continue;
       }
-      candidate[i] = tape_[i] - 1;
+      candidate[i] = tape()[i] - 1;
       if (try_candidate(scenario_, candidate)) any = true;
     }
     return any;
@@ -175,16 +247,20 @@ class Shrinker {
 
   void report(const char* pass) {
     if (options_.progress == nullptr) return;
-    *options_.progress << "shrink: " << std::left << pass << " → " << tape_.size() << " choices ("
-                       << nonzero(tape_) << " non-zero), " << scenario_.events_size()
-                       << " scripted events, " << runs_ << " runs\n";
+    *options_.progress << "shrink: " << std::left << pass << " → " << size_.external
+                       << " external events, " << tape().size() << " choices (" << nonzero(tape())
+                       << " non-zero), " << scenario_.events_size() << " scripted events, " << runs_
+                       << " runs\n";
     options_.progress->flush();
   }
 
   const System& system_;
   const ShrinkOptions& options_;
   proto::Scenario scenario_;
-  std::vector<std::uint64_t> tape_;
+  RunSize size_;
+  // The kept run with the fewest (scripted, external) events: the result.
+  proto::Scenario best_scenario_;
+  RunSize best_size_;
   Verdict verdict_ = Verdict::kPass;
   std::string invariant_;
   std::string known_;  // The original run's label, with ShrinkOptions::known.
@@ -200,12 +276,19 @@ void run_passes(Shrinker& shrinker) {
   bool progress = true;
   while (progress && shrinker.budget_left()) {
     progress = false;
-    const auto size_before = std::make_tuple(shrinker.scenario_.events_size(),
-                                             shrinker.tape_.size(), nonzero(shrinker.tape_));
-    const std::size_t smallest = std::max<std::size_t>(1, shrinker.tape_.size() / granularity);
+    const RunSize size_before = shrinker.size_;
+    const std::size_t smallest = std::max<std::size_t>(1, shrinker.tape().size() / granularity);
+    if (shrinker.scenario_.events_size() > 1 && shrinker.pass_groups()) {
+      progress = true;
+      shrinker.report("groups");
+    }
     if (shrinker.scenario_.events_size() > 0 && shrinker.pass_events()) {
       progress = true;
       shrinker.report("events");
+    }
+    if (shrinker.pass_phase()) {
+      progress = true;
+      shrinker.report("phase");
     }
     if (shrinker.pass_truncate()) {
       progress = true;
@@ -228,8 +311,10 @@ void run_passes(Shrinker& shrinker) {
       // Finest granularity and nothing helped: lower single values once; go on only if that
       // made the run smaller in events, length or non-zero choices (not just lower values).
       if (shrinker.pass_lower()) shrinker.report("lower");
-      progress = std::make_tuple(shrinker.scenario_.events_size(), shrinker.tape_.size(),
-                                 nonzero(shrinker.tape_)) < size_before;
+      const RunSize& now = shrinker.size_;
+      progress = std::make_tuple(now.scripted, now.external, now.tape.size(), nonzero(now.tape)) <
+                 std::make_tuple(size_before.scripted, size_before.external,
+                                 size_before.tape.size(), nonzero(size_before.tape));
     }
   }
 }
@@ -301,25 +386,29 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
   out.known = first.known;
   shrinker.known_ = first.known;
   shrinker.scenario_ = scenario;
-  shrinker.tape_ = normalized(tape_of(first.record));
-  out.choices_before = shrinker.tape_.size();
-  out.nonzero_before = nonzero(shrinker.tape_);
+  shrinker.size_ = shrinker.size_of(scenario, first);
+  shrinker.best_scenario_ = scenario;
+  shrinker.best_size_ = shrinker.size_;
+  out.choices_before = shrinker.tape().size();
+  out.nonzero_before = nonzero(shrinker.tape());
   out.scripted_before = scenario.events_size();
   out.external_before = external_events(system, first.trace).size();
 
   run_passes(shrinker);
 
-  out.run = execute_run(system, shrinker.scenario_,
-                        replay_options(shrinker.tape_, options.events_max, options.known));
+  // The result: the kept run with the fewest events (its own tape, replayed once more).
+  const proto::Scenario& best = shrinker.best_scenario_;
+  const std::vector<std::uint64_t>& best_tape = shrinker.best_size_.tape;
+  out.run = execute_run(system, best, replay_options(best_tape, options.events_max, options.known));
   out.runs = shrinker.runs_ + 2;
   out.ok = shrinker.same_failure(out.run);
   if (!out.ok) out.error = "the shrunk run no longer fails the same way (nondeterminism?)";
   out.budget_exhausted = shrinker.exhausted_ || !shrinker.budget_left();
-  out.scenario = shrinker.scenario_;
-  out.tape = shrinker.tape_;
-  out.choices_after = shrinker.tape_.size();
-  out.nonzero_after = nonzero(shrinker.tape_);
-  out.scripted_after = shrinker.scenario_.events_size();
+  out.scenario = best;
+  out.tape = best_tape;
+  out.choices_after = best_tape.size();
+  out.nonzero_after = nonzero(best_tape);
+  out.scripted_after = best.events_size();
   out.external_after = external_events(system, out.run.trace).size();
   return out;
 }

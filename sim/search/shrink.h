@@ -4,21 +4,32 @@
 //
 // A run is (scenario, choice tape). Candidates are replayed through the tape backend (values past
 // the end of a tape are 0, the least eventful choice), and a candidate is kept only when it fails
-// with the same invariant AND is simpler: fewer scripted events, or a shortlex-smaller normalized
-// tape (the candidate's own choice record with trailing zeros dropped). So every step makes
-// progress and shrinking terminates. Passes, repeated until none helps or the run budget is spent:
+// the same way AND is simpler: fewer scripted events, or a shortlex-smaller normalized tape (the
+// candidate's own choice record with trailing zeros dropped), or the same tape with a shorter
+// fault phase. So every step makes progress and shrinking terminates. The RESULT is the kept run
+// with the fewest (scripted events, external events), the latest on ties: external events are
+// what a maintainer reads, and a simpler tape can mean more of them (a zeroed choice is often a
+// shorter sleep between a user's writes), so the search may pass through bigger runs but never
+// returns one bigger than the original. Passes, repeated until none helps or the run budget is
+// spent:
 //
-//   events     drop scripted events (halves, quarters, ... single events);
-//   truncate   keep only a prefix of the tape (binary search; the rest becomes 0);
-//   zero       zero spans of choices, coarse to fine (no fault, shortest delay, no action);
-//   delete     delete spans of choices (shifts what follows);
-//   lower      halve / decrement single values.
+//   groups   drop whole groups of scripted events (event_groups: all events of one workspace,
+//            node or object, then all events of one actor), one group at a time, largest first;
+//   events   drop scripted events (halves, quarters, ... single events);
+//   phase    shorten the fault phase (binary search in seconds): the workload stops earlier;
+//   truncate keep only a prefix of the tape (binary search; the rest becomes 0);
+//   zero     zero spans of choices, coarse to fine (no fault, shortest delay, no action);
+//   delete   delete spans of choices (shifts what follows);
+//   lower    halve / decrement single values.
 //
 // Nothing here knows a system: "external events" are the trace events whose actor is one of the
-// system's scripted-action catalog (user, kubectl, admin, link, ...), counted for the report.
+// system's scripted-action catalog (user, kubectl, admin, link, ...), counted for the report, and
+// the groups come from the scenario's own events (their targets and actors), never from names of
+// known bugs.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -68,6 +79,28 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
 // report: it needs no help from the system.
 std::vector<TraceEvent> external_events(const System& system, const std::vector<TraceEvent>& trace);
 
+// The groups of a scenario's scripted events that shrinking tries to drop whole before single
+// events (delta debugging over the scenario's structure, coarse to fine), each a sorted list of
+// event indices, in the order to try:
+//   1. by subject: the events of one target (a workspace, a node, an object), an object whose
+//      name holds another target at a '-'/'/' boundary counting as that target's ("Pod/ws-alice-1"
+//      with "alice"; the longest such target wins), largest group first;
+//   2. by actor: all events of one actor (user, kubectl, api, ...), largest first.
+// A group holding every event is left out (dropping all events is the single-events pass's first
+// step). Ties are broken by the key, so the order is deterministic.
+std::vector<std::vector<int>> event_groups(const proto::Scenario& scenario);
+
+// `scenario` without the events whose indices are in `drop` (sorted).
+proto::Scenario without_events(const proto::Scenario& scenario, const std::vector<int>& drop);
+
+// One delta-debugging round over the groups of event_groups(scenario), computed once: each group
+// in order, without the events an earlier removal already took, is dropped when
+// `still_fails(candidate)` says the candidate fails the same way (the caller runs it; it may
+// change the candidate, e.g. its seed, and the changed candidate is the one kept). A group that
+// could not go is not tried again in the round. Returns the scenario left.
+proto::Scenario drop_event_groups(const proto::Scenario& scenario,
+                                  const std::function<bool(proto::Scenario&)>& still_fails);
+
 // "  2m00.000s  kubectl  delete  Namespace/gl-rd-ws-0  ok" lines.
 std::string render_events(const std::vector<TraceEvent>& events);
 
@@ -93,11 +126,21 @@ std::string render_events(const std::vector<TraceEvent>& events);
 // random fault the system applies without tracing it is missed). So a rendered scenario is never
 // trusted: verify_scripted runs it (from its own seed, as `wsim run --scenario` would, through
 // its text form) and tries a few variants; the first form that fails with the same invariant is
-// then shrunk again on its events and faults. `reproduces` is set only from a checked run.
+// then shrunk again: whole groups of events (event_groups), then single events, then fault
+// overrides, then single events again. `reproduces` is set only from a checked run.
 struct ScriptedOptions {
   std::uint64_t max_runs = 300;                  // Verification + variants + event shrinking.
   std::uint64_t events_max = kDefaultEventsMax;  // Event budget of one run.
   std::ostream* progress = nullptr;
+  // Known bugs (ShrinkOptions::known): when set, a variant or a shrunk form is kept only when its
+  // run is labelled with the same bug id as `known_label` (the shrunk run's label; "" = NEW), not
+  // only the same invariant. Not owned.
+  const std::vector<KnownBug>* known = nullptr;
+  std::string known_label;
+  // The scenario before shrinking (the bundle's), when it differs from render_scripted's
+  // `source`: if it is scripted, its own events, fault overrides and phases are the first variant
+  // (a corpus script is its own best rendering). Null = `source`. Not owned.
+  const proto::Scenario* original = nullptr;
 };
 
 struct ScriptedResult {
@@ -113,10 +156,19 @@ struct ScriptedResult {
   std::string invariant;
 };
 
+// Where an event's target comes from when its trace actor has a "/suffix" and its object names
+// another known target ("kubelet/node-1 reject Pod/gitpod/ws-ws1-1": the node or the workspace?).
+// The catalog does not say which the action wants, so render_scripted tries both.
+enum class TargetFrom {
+  kActorFirst,   // The actor's suffix ("node-1").
+  kObjectFirst,  // The longest known target the object names ("ws1").
+};
+
 // The scripted events of a trace (see above), sorted by time. Events the system's dry run refuses
 // are not filtered here (render_scripted does that).
-std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
-                                                     const std::vector<TraceEvent>& trace);
+std::vector<proto::ScriptedEvent> scripted_events_of(
+    const System& system, const std::vector<TraceEvent>& trace,
+    TargetFrom target_from = TargetFrom::kActorFirst);
 
 // Renders the shrunk run `shrunk` of `source` (the bundle's scenario: versions, phases, seed) as a
 // scripted_only scenario expecting (verdict, invariant), verifies it and shrinks its events.
@@ -131,9 +183,11 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
 std::string scripted_to_text(const proto::Scenario& scenario, const System& system);
 
 // Runs a scenario the way `wsim run --scenario FILE` does: its text is parsed and validated, then
-// run from its seed. Returns false with `error` when the text does not load.
+// run from its seed (labelled against `known` when not null). Returns false with `error` when the
+// text does not load.
 bool run_scenario_text(const std::string& text, RunResult& result, std::string& error,
-                       std::uint64_t events_max = kDefaultEventsMax);
+                       std::uint64_t events_max = kDefaultEventsMax,
+                       const std::vector<KnownBug>* known = nullptr);
 
 // `wsim shrink BUNDLE [-o DIR] [--max-runs N]`: shrinks a failure bundle, prints the summary and
 // the external events of the shrunk run, and writes the shrunk bundle (scenario + choices.bin +

@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <tuple>
 
 #include <google/protobuf/text_format.h>
+#include <google/protobuf/util/message_differencer.h>
 
 #include "sim/core/assert.h"
 #include "sim/run/bundle.h"
@@ -44,6 +46,25 @@ bool contains_at_boundary(const std::string& hay, const std::string& needle) {
     const std::size_t end = at + needle.size();
     const bool right = end == hay.size() || hay[end] == '-' || hay[end] == '/';
     if (left && right) return true;
+  }
+  return false;
+}
+
+// The text up to the first '_' (or '-').
+std::string first_word(const std::string& text) { return text.substr(0, text.find_first_of("_-")); }
+
+// `word` occurs in `text` delimited by non-alphanumeric characters (or the ends).
+bool contains_word(const std::string& text, const std::string& word) {
+  if (word.empty()) return false;
+  auto is_word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const std::size_t end = at + word.size();
+    if ((at == 0 || !is_word_char(text[at - 1])) &&
+        (end == text.size() || !is_word_char(text[end]))) {
+      return true;
+    }
   }
   return false;
 }
@@ -129,74 +150,194 @@ std::string outcome(const RunResult& result) {
 
 }  // namespace
 
-std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
-                                                     const std::vector<TraceEvent>& trace) {
-  const std::vector<ActionInfo> catalog = system.actions();
-  // Known targets: actor suffixes of catalog actors, and plain objects of exact catalog events.
+std::vector<std::vector<int>> event_groups(const proto::Scenario& scenario) {
+  const int n = scenario.events_size();
+  std::vector<std::string> targets;
+  for (const proto::ScriptedEvent& event : scenario.events()) {
+    if (!event.target().empty()) targets.push_back(event.target());
+  }
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  // The subject of a target: the longest other target it holds at a boundary, else itself.
+  auto subject = [&](const std::string& target) {
+    std::string best;
+    for (const std::string& other : targets) {
+      if (other != target && other.size() > best.size() && contains_at_boundary(target, other)) {
+        best = other;
+      }
+    }
+    return best.empty() ? target : best;
+  };
+  std::map<std::string, std::vector<int>> by_subject;
+  std::map<std::string, std::vector<int>> by_actor;
+  for (int i = 0; i < n; ++i) {
+    const proto::ScriptedEvent& event = scenario.events(i);
+    if (!event.target().empty()) by_subject[subject(event.target())].push_back(i);
+    by_actor[event.actor()].push_back(i);
+  }
+  // Largest first, then by key (std::map order): deterministic.
+  auto ordered = [n](const std::map<std::string, std::vector<int>>& groups) {
+    std::vector<std::vector<int>> out;
+    for (const auto& entry : groups) {
+      if (static_cast<int>(entry.second.size()) < n) out.push_back(entry.second);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    return out;
+  };
+  std::vector<std::vector<int>> out = ordered(by_subject);
+  for (std::vector<int>& group : ordered(by_actor)) {
+    if (std::find(out.begin(), out.end(), group) == out.end()) out.push_back(std::move(group));
+  }
+  return out;
+}
+
+proto::Scenario without_events(const proto::Scenario& scenario, const std::vector<int>& drop) {
+  proto::Scenario out = scenario;
+  out.clear_events();
+  for (int i = 0; i < scenario.events_size(); ++i) {
+    if (!std::binary_search(drop.begin(), drop.end(), i)) *out.add_events() = scenario.events(i);
+  }
+  return out;
+}
+
+proto::Scenario drop_event_groups(const proto::Scenario& scenario,
+                                  const std::function<bool(proto::Scenario&)>& still_fails) {
+  const std::vector<std::vector<int>> groups = event_groups(scenario);
+  std::vector<bool> gone(static_cast<std::size_t>(scenario.events_size()), false);
+  proto::Scenario current = scenario;
+  for (const std::vector<int>& group : groups) {
+    // The group's events still there, as indices of `current`.
+    std::vector<int> drop;
+    for (const int original : group) {
+      if (gone[static_cast<std::size_t>(original)]) continue;
+      const auto before = std::count(gone.begin(), gone.begin() + original, true);
+      drop.push_back(original - static_cast<int>(before));
+    }
+    if (drop.empty()) continue;
+    proto::Scenario candidate = without_events(current, drop);
+    if (!still_fails(candidate)) continue;
+    current = std::move(candidate);
+    for (const int original : group) gone[static_cast<std::size_t>(original)] = true;
+  }
+  return current;
+}
+
+namespace {
+
+// Known targets: actor suffixes of catalog actors ("ws0" of "user/ws0"), and plain objects of
+// exact catalog events ("create ws-1") unless they name an actor's target ("ws0-1", an instance
+// of "ws0": then that target is the one to use). Sorted, unique.
+std::vector<std::string> known_targets(const std::vector<ActionInfo>& catalog,
+                                       const std::vector<TraceEvent>& trace) {
   std::vector<std::string> targets;
   for (const TraceEvent& event : trace) {
     const std::string actor = catalog_actor(catalog, event.actor);
     if (actor.empty() || is_scripted_marker(event)) continue;
     const std::size_t slash = event.actor.find('/');
     if (slash != std::string::npos) targets.push_back(event.actor.substr(slash + 1));
-    const bool exact = std::any_of(catalog.begin(), catalog.end(), [&](const ActionInfo& info) {
-      return info.actor == actor && info.action == event.verb;
-    });
-    if (exact && !event.object.empty() && event.object.find('/') == std::string::npos) {
-      targets.push_back(event.object);
-    }
   }
   std::sort(targets.begin(), targets.end());
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  std::vector<std::string> objects;
+  for (const TraceEvent& event : trace) {
+    const std::string actor = catalog_actor(catalog, event.actor);
+    if (actor.empty() || is_scripted_marker(event)) continue;
+    const bool exact = std::any_of(catalog.begin(), catalog.end(), [&](const ActionInfo& info) {
+      return info.actor == actor && info.action == event.verb;
+    });
+    const bool names_a_target =
+        std::any_of(targets.begin(), targets.end(),
+                    [&](const std::string& t) { return contains_at_boundary(event.object, t); });
+    if (exact && !event.object.empty() && event.object.find('/') == std::string::npos &&
+        !names_a_target) {
+      objects.push_back(event.object);
+    }
+  }
+  targets.insert(targets.end(), objects.begin(), objects.end());
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  return targets;
+}
 
+// The catalog action of `actor` that best explains the trace event; null when none.
+const ActionInfo* best_action(const std::vector<ActionInfo>& catalog, const std::string& actor,
+                              const TraceEvent& event) {
+  const std::string verb = dashes_to_underscores(event.verb);
+  const std::string text = lower(event.object + " " + event.detail);
+  const std::string detail = lower(event.detail);
+  const ActionInfo* best = nullptr;
+  int best_score = -1;
+  for (const ActionInfo& info : catalog) {
+    if (info.actor != actor) continue;
+    int score = verb_score(info.action, verb);
+    // A process that stops or starts is the catalog's down / up.
+    if (score < 0 &&
+        ((verb == "stop" && info.action == "down") || (verb == "start" && info.action == "up"))) {
+      score = 50;
+    }
+    // The action named by the event's detail ("stop-reply ws0-1 OK abort" → abort), or one that
+    // shares the verb's first word and has its other words in the detail ("stop-reply ...
+    // immediate" → stop_immediate): the detail says which variant of the request it was.
+    if (contains_word(detail, info.action)) score = std::max(score, 30);
+    if (score < 0 && first_word(info.action) == first_word(verb)) score = 5;
+    if (score < 0) continue;
+    score += 20 * word_score(info.action, text);
+    const bool better =
+        score > best_score || (score == best_score && info.action.size() < best->action.size());
+    if (better) {
+      best = &info;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// The target of a trace event (TargetFrom).
+std::string target_of(const TraceEvent& event, const std::vector<std::string>& targets,
+                      TargetFrom target_from) {
+  const std::size_t slash = event.actor.find('/');
+  std::string named;  // The longest known target the object names.
+  for (const std::string& known : targets) {
+    if (known.size() > named.size() && contains_at_boundary(event.object, known)) named = known;
+  }
+  if (slash != std::string::npos && (target_from == TargetFrom::kActorFirst || named.empty())) {
+    return event.actor.substr(slash + 1);
+  }
+  if (!named.empty()) return named;
+  return event.object.substr(event.object.rfind('/') + 1);
+}
+
+}  // namespace
+
+std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
+                                                     const std::vector<TraceEvent>& trace,
+                                                     TargetFrom target_from) {
+  const std::vector<ActionInfo> catalog = system.actions();
+  const std::vector<std::string> targets = known_targets(catalog, trace);
   std::vector<proto::ScriptedEvent> out;
   for (const TraceEvent& event : trace) {
     if (is_scripted_marker(event)) continue;  // The driver's marker; the action follows.
     const std::string actor = catalog_actor(catalog, event.actor);
     if (actor.empty()) continue;
-    const std::string verb = dashes_to_underscores(event.verb);
-    const std::string text = lower(event.object + " " + event.detail);
-    const ActionInfo* best = nullptr;
-    int best_score = -1;
-    for (const ActionInfo& info : catalog) {
-      if (info.actor != actor) continue;
-      int score = verb_score(info.action, verb);
-      // A process that stops or starts is the catalog's down / up.
-      if (score < 0 &&
-          ((verb == "stop" && info.action == "down") || (verb == "start" && info.action == "up"))) {
-        score = 50;
-      }
-      if (score < 0) continue;
-      score += word_score(info.action, text);
-      const bool better =
-          score > best_score || (score == best_score && info.action.size() < best->action.size());
-      if (better) {
-        best = &info;
-        best_score = score;
-      }
-    }
+    const ActionInfo* best = best_action(catalog, actor, event);
     if (best == nullptr) continue;
     proto::ScriptedEvent scripted;
     scripted.set_at_ms(event.time_ms);
     scripted.set_actor(best->actor);
     scripted.set_action(best->action);
-    const std::size_t slash = event.actor.find('/');
-    std::string target;
-    if (slash != std::string::npos) {
-      target = event.actor.substr(slash + 1);
-    } else {
-      for (const std::string& known : targets) {
-        if (known.size() > target.size() && contains_at_boundary(event.object, known)) {
-          target = known;
-        }
-      }
-      if (target.empty()) target = event.object.substr(event.object.rfind('/') + 1);
-    }
-    scripted.set_target(target);
+    scripted.set_target(target_of(event, targets, target_from));
     out.push_back(std::move(scripted));
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.at_ms() < b.at_ms(); });
+  // One action traced as several events at the same instant (a namespace delete traced twice)
+  // is one scripted event.
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const auto& a, const auto& b) {
+                          return google::protobuf::util::MessageDifferencer::Equals(a, b);
+                        }),
+            out.end());
   return out;
 }
 
@@ -261,12 +402,14 @@ std::string scripted_to_text(const proto::Scenario& scenario, const System& syst
 }
 
 bool run_scenario_text(const std::string& text, RunResult& result, std::string& error,
-                       std::uint64_t events_max) {
+                       std::uint64_t events_max, const std::vector<KnownBug>* known) {
   LoadedScenario loaded;
   if (!parse_scenario(text, "scripted.textproto", loaded, error)) return false;
   if (!validate_scenario(loaded, error)) return false;
   RunOptions options;
   options.events_max = events_max;
+  options.known = known;
+  options.keep_trace = known != nullptr;  // Labels need the trace.
   result = execute_run(*loaded.system, loaded.scenario, options);
   return true;
 }
@@ -281,6 +424,23 @@ class ScriptedShrinker {
 
   bool budget_left() const { return runs_ < options_.max_runs; }
 
+  // The bug id of a label ("" for NEW, the label itself when it names no known bug).
+  std::string bug_of(const std::string& label) const {
+    if (label.empty() || options_.known == nullptr) return label;
+    for (const KnownBug& bug : *options_.known) {
+      if (bug.name == label) return bug.bug.empty() ? label : bug.bug;
+    }
+    return label;
+  }
+
+  // Same verdict and invariant; with known bugs also the same bug (a scripted form may match
+  // another file of the same bug, e.g. the hunted and the scripted file of one bug id).
+  bool same(const RunResult& result) const {
+    if (!same_failure(result, verdict_, invariant_)) return false;
+    if (options_.known == nullptr) return true;
+    return result.labelled && bug_of(result.known) == bug_of(options_.known_label);
+  }
+
   // Runs the candidate through its text form: what a reader's `wsim run --scenario` does.
   bool fails_same(const proto::Scenario& candidate, std::string* what) {
     if (!budget_left()) {
@@ -290,40 +450,83 @@ class ScriptedShrinker {
     ++runs_;
     RunResult result;
     std::string error;
-    if (!run_scenario_text(scripted_to_text(candidate, system_), result, error,
-                           options_.events_max)) {
+    if (!run_scenario_text(scripted_to_text(candidate, system_), result, error, options_.events_max,
+                           options_.known)) {
       if (what != nullptr) *what = "does not load: " + error;
       return false;
     }
-    if (what != nullptr) *what = outcome(result);
-    return same_failure(result, verdict_, invariant_);
+    if (what != nullptr) {
+      *what = outcome(result);
+      if (options_.known != nullptr && result.violation) {
+        *what += result.known.empty() ? " (NEW)" : " (known " + result.known + ")";
+      }
+    }
+    return same(result);
   }
 
-  // Drops fault overrides one by one, then events (chunks n/2 ... 1): faults first, so that the
-  // story is told by the external actions (a create + terminate under a 5xx storm also ends in
-  // gitlab.L1, but it is not the issue a reader knows).
-  proto::Scenario shrink(proto::Scenario scenario) {
-    for (int i = scenario.faults_size() - 1; i >= 0 && budget_left(); --i) {
-      proto::Scenario candidate = scenario;
-      candidate.mutable_faults()->DeleteSubrange(i, 1);
-      if (fails_same(candidate, nullptr)) scenario = candidate;
-    }
+  // Drops whole groups of events (event_groups: a workspace's, an actor's): one round with the
+  // scenario's seed, then one with other seeds for the groups left. A scripted run draws its
+  // timings (and the faults its overrides enable) from its seed, and without a group's events
+  // every later draw moves: so a group whose removal passes with the seed is tried with the next
+  // kGroupSeeds seeds, and the first seed that fails the same is kept (any seed is as good a repro
+  // as another).
+  static constexpr std::uint64_t kGroupSeeds = 3;
+  void drop_groups(proto::Scenario& scenario) {
+    scenario = drop_event_groups(
+        scenario, [&](proto::Scenario& candidate) { return fails_same(candidate, nullptr); });
+    if (scenario.events_size() <= 1) return;
+    const std::uint64_t seed = scenario.seed();
+    scenario = drop_event_groups(scenario, [&](proto::Scenario& candidate) {
+      for (std::uint64_t k = 1; k <= kGroupSeeds && budget_left(); ++k) {
+        candidate.set_seed(seed + k);
+        if (fails_same(candidate, nullptr)) return true;  // Kept with this seed.
+      }
+      return false;
+    });
+  }
+
+  // Drops events in chunks of n/2, n/4, ... 1.
+  void drop_events(proto::Scenario& scenario) {
     for (int chunk = std::max(1, scenario.events_size() / 2); chunk >= 1 && budget_left();
          chunk /= 2) {
       for (int start = 0; start < scenario.events_size() && budget_left();) {
-        proto::Scenario candidate = scenario;
-        candidate.clear_events();
-        for (int i = 0; i < scenario.events_size(); ++i) {
-          if (i < start || i >= start + chunk) *candidate.add_events() = scenario.events(i);
+        std::vector<int> drop;
+        for (int i = start; i < std::min(scenario.events_size(), start + chunk); ++i) {
+          drop.push_back(i);
         }
+        proto::Scenario candidate = without_events(scenario, drop);
         if (fails_same(candidate, nullptr)) {
-          scenario = candidate;
+          scenario = std::move(candidate);
         } else {
           start += chunk;
         }
       }
       if (chunk == 1) break;
     }
+  }
+
+  // Drops fault overrides one by one, last first; true when one went.
+  bool drop_faults(proto::Scenario& scenario) {
+    bool any = false;
+    for (int i = scenario.faults_size() - 1; i >= 0 && budget_left(); --i) {
+      proto::Scenario candidate = scenario;
+      candidate.mutable_faults()->DeleteSubrange(i, 1);
+      if (fails_same(candidate, nullptr)) {
+        scenario = std::move(candidate);
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  // Coarse to fine (shrink.h): whole groups of events, then single events, then fault overrides,
+  // then single events again when a fault went (an event may have been needed only with it).
+  // With known bugs every kept form is the same bug, so a create + terminate under a 5xx storm
+  // that also ends in the invariant but is another bug is not kept.
+  proto::Scenario shrink(proto::Scenario scenario) {
+    if (scenario.events_size() > 1) drop_groups(scenario);
+    drop_events(scenario);
+    if (drop_faults(scenario)) drop_events(scenario);
     return scenario;
   }
 
@@ -361,14 +564,14 @@ namespace {
 // invariant) on `source`'s versions.
 proto::Scenario scripted_base(const System& system, const proto::Scenario& source,
                               const RunResult& shrunk, Verdict verdict,
-                              const std::string& invariant) {
+                              const std::string& invariant, TargetFrom target_from) {
   proto::Scenario base = source;
   base.clear_events();
   base.clear_faults();
   base.clear_expect();
   base.set_scripted_only(true);
   base.set_name((source.name().empty() ? std::string("run") : source.name()) + "-scripted");
-  for (const proto::ScriptedEvent& event : scripted_events_of(system, shrunk.trace)) {
+  for (const proto::ScriptedEvent& event : scripted_events_of(system, shrunk.trace, target_from)) {
     *base.add_events() = event;
   }
   drop_refused_events(base);
@@ -395,29 +598,40 @@ proto::Scenario with_faults(const proto::Scenario& base, const std::vector<std::
 }
 
 // The variants, most faithful first: the rendered form; every fault the shrunk run had
-// enabled; no faults; events shifted by ±1 s (a reply traced after its request); other seeds.
+// enabled; no faults; events shifted by ±1 s (a reply traced after its request; kept inside the
+// fault phase); other seeds. Each for `base` (targets from the actors first), then for `other`
+// (targets the objects name first) when it differs.
 std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
-    const proto::Scenario& base, std::uint64_t seed, const std::vector<std::string>& fired,
+    const proto::Scenario& base, const proto::Scenario& other, std::int64_t phase_ms,
+    std::uint64_t seed, const std::vector<std::string>& fired,
     const std::vector<std::string>& enabled) {
   std::vector<std::pair<std::string, proto::Scenario>> variants;
-  variants.emplace_back("as rendered (seed " + std::to_string(seed) + ")",
-                        with_faults(base, fired));
-  if (enabled.size() > fired.size()) {
-    variants.emplace_back("every fault the shrunk run had enabled", with_faults(base, enabled));
-  }
-  if (!fired.empty()) variants.emplace_back("no fault overrides", with_faults(base, {}));
-  for (const DurationMs shift_ms : {-kSecondMs, kSecondMs}) {
-    proto::Scenario shifted = with_faults(base, fired);
-    for (proto::ScriptedEvent& event : *shifted.mutable_events()) {
-      event.set_at_ms(std::max<std::int64_t>(0, event.at_ms() + shift_ms));
+  auto forms = [&](const proto::Scenario& events, const std::string& suffix, int seeds) {
+    variants.emplace_back("as rendered (seed " + std::to_string(seed) + ")" + suffix,
+                          with_faults(events, fired));
+    if (enabled.size() > fired.size()) {
+      variants.emplace_back("every fault the shrunk run had enabled" + suffix,
+                            with_faults(events, enabled));
     }
-    variants.emplace_back(std::string("event times ") + (shift_ms < 0 ? "-1s" : "+1s"), shifted);
-  }
-  for (std::uint64_t other = seed + 1; other <= seed + 8; ++other) {
-    proto::Scenario reseeded = with_faults(base, fired);
-    reseeded.set_seed(other);
-    variants.emplace_back("seed " + std::to_string(other), reseeded);
-  }
+    if (!fired.empty())
+      variants.emplace_back("no fault overrides" + suffix, with_faults(events, {}));
+    for (const DurationMs shift_ms : {-kSecondMs, kSecondMs}) {
+      proto::Scenario shifted = with_faults(events, fired);
+      for (proto::ScriptedEvent& event : *shifted.mutable_events()) {
+        event.set_at_ms(std::clamp<std::int64_t>(event.at_ms() + shift_ms, 0, phase_ms));
+      }
+      variants.emplace_back(std::string("event times ") + (shift_ms < 0 ? "-1s" : "+1s") + suffix,
+                            shifted);
+    }
+    for (std::uint64_t next = seed + 1; next <= seed + static_cast<std::uint64_t>(seeds); ++next) {
+      proto::Scenario reseeded = with_faults(events, fired);
+      reseeded.set_seed(next);
+      variants.emplace_back("seed " + std::to_string(next) + suffix, reseeded);
+    }
+  };
+  const bool differ = !google::protobuf::util::MessageDifferencer::Equals(base, other);
+  forms(base, "", 8);
+  if (differ) forms(other, ", targets the objects name", 8);
   return variants;
 }
 
@@ -430,12 +644,30 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
   WSIM_ASSERT(!invariant.empty());
   ScriptedResult out;
   out.invariant = invariant;
-  const proto::Scenario base = scripted_base(system, source, shrunk, verdict, invariant);
+  const proto::Scenario base =
+      scripted_base(system, source, shrunk, verdict, invariant, TargetFrom::kActorFirst);
+  const proto::Scenario other =
+      scripted_base(system, source, shrunk, verdict, invariant, TargetFrom::kObjectFirst);
   out.events_rendered = base.events_size();
   const std::vector<std::string> fired = fired_faults(shrunk);
   out.faults_rendered = static_cast<int>(fired.size());
+  const std::int64_t phase_ms =
+      source.fault_phase_ms() > 0 ? source.fault_phase_ms() : system.default_fault_phase_ms();
   std::vector<std::pair<std::string, proto::Scenario>> variants =
-      scripted_variants(base, source.seed(), fired, enabled_faults(shrunk));
+      scripted_variants(base, other, phase_ms, source.seed(), fired, enabled_faults(shrunk));
+  const proto::Scenario& original = options.original != nullptr ? *options.original : source;
+  if (original.scripted_only() && original.events_size() > 0) {
+    // A scripted scenario (a corpus file's script) is its own best rendering: its events, fault
+    // overrides and phases as they are, run from its seed, come first.
+    proto::Scenario own = base;
+    *own.mutable_events() = original.events();
+    *own.mutable_faults() = original.faults();
+    own.set_fault_phase_ms(original.fault_phase_ms());
+    own.set_settle_ms(original.settle_ms());
+    variants.insert(
+        variants.begin(),
+        {"the scenario's own events (seed " + std::to_string(source.seed()) + ")", own});
+  }
 
   ScriptedShrinker shrinker(system, verdict, invariant, options);
   out.scenario = variants.front().second;
@@ -457,9 +689,9 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
   std::string error;
   ++shrinker.runs_;
   if (run_scenario_text(scripted_to_text(out.scenario, system), final_run, error,
-                        options.events_max)) {
+                        options.events_max, options.known)) {
     out.verdict = final_run.verdict;
-    out.reproduces = same_failure(final_run, verdict, invariant);
+    out.reproduces = shrinker.same(final_run);
     if (!out.reproduces) {
       out.invariant = final_run.violation ? final_run.violation->invariant_id : "";
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/gitlab/register.h"
+#include "model/gitpod/register.h"
 #include "model/toy/register.h"
 #include "sim/core/trace.h"
 #include "sim/run/driver.h"
@@ -18,6 +19,7 @@ namespace {
 LoadedScenario load(const std::string& text) {
   toy::register_toy_system();
   gitlab::register_gitlab_system();
+  gitpod::register_gitpod_system();
   LoadedScenario loaded;
   std::string error;
   EXPECT_TRUE(parse_scenario(text, "shrink_test", loaded, error)) << error;
@@ -247,6 +249,171 @@ TEST(Shrink, ScriptedFormThatDoesNotReproduceIsSaidSo) {
   EXPECT_EQ(scripted.verdict, Verdict::kLiveness);
   EXPECT_EQ(scripted.invariant, "gitlab.L1");
   EXPECT_LE(scripted.runs, scripted_options.max_runs + 1);
+}
+
+// The limbo of gitlab#411205 on ws-0, with three uninvolved workspaces acting around it (their
+// events interleaved with the bug's). Shrinking drops each uninvolved workspace whole (one run
+// each) before trying single events: within 6 runs only ws-0's three events are left. The old
+// shrinker (halves, quarters, ... of the event list) needed far more runs, every chunk of the
+// interleaved list holding one of the bug's events.
+constexpr const char* kLimboWithNoise = R"(
+    seed: 1 scripted_only: true fault_phase_ms: 600000 settle_ms: 4000000
+    gitlab { agent: "A0a" rails: "R1" full_interval_ms: 600000 }
+    events { at_ms: 1000 actor: "user" action: "create" target: "ws-0" }
+    events { at_ms: 2000 actor: "user" action: "create" target: "ws-1" }
+    events { at_ms: 3000 actor: "user" action: "create" target: "ws-2" }
+    events { at_ms: 4000 actor: "user" action: "create" target: "ws-3" }
+    events { at_ms: 30000 actor: "user" action: "stop" target: "ws-1" }
+    events { at_ms: 31000 actor: "user" action: "stop" target: "ws-2" }
+    events { at_ms: 32000 actor: "user" action: "stop" target: "ws-3" }
+    events { at_ms: 60000 actor: "user" action: "start" target: "ws-1" }
+    events { at_ms: 61000 actor: "user" action: "start" target: "ws-2" }
+    events { at_ms: 62000 actor: "user" action: "start" target: "ws-3" }
+    events { at_ms: 120000 actor: "kubectl" action: "delete_namespace" target: "ws-0" }
+    events { at_ms: 120500 actor: "user" action: "terminate" target: "ws-0" }
+    events { at_ms: 200000 actor: "user" action: "restart" target: "ws-1" }
+    events { at_ms: 201000 actor: "user" action: "restart" target: "ws-2" }
+    events { at_ms: 202000 actor: "user" action: "restart" target: "ws-3" }
+  )";
+
+TEST(Shrink, DropsUninvolvedWorkspacesWhole) {
+  LoadedScenario loaded = load(kLimboWithNoise);
+  RunOptions record;
+  record.record_choices = true;
+  const RunResult recorded = execute_run(*loaded.system, loaded.scenario, record);
+  ASSERT_TRUE(recorded.violation);
+  const std::string invariant = recorded.violation->invariant_id;
+  ShrinkOptions options;
+  options.max_runs = 6;
+  const ShrinkResult result =
+      shrink_run(*loaded.system, loaded.scenario, tape_of(recorded.record), options);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.invariant, invariant);
+  EXPECT_EQ(result.scripted_before, 15);
+  EXPECT_EQ(result.scripted_after, 3);
+  for (const proto::ScriptedEvent& event : result.scenario.events()) {
+    EXPECT_EQ(event.target(), "ws-0") << event.ShortDebugString();
+  }
+}
+
+// The same at the scripted level: the readable form rendered from the run's trace drops the
+// uninvolved workspaces whole (a few runs), not event by event.
+TEST(Shrink, ScriptedFormDropsUninvolvedWorkspacesWhole) {
+  LoadedScenario loaded = load(kLimboWithNoise);
+  RunOptions keep;
+  keep.keep_trace = true;
+  const RunResult failing = execute_run(*loaded.system, loaded.scenario, keep);
+  ASSERT_TRUE(failing.violation);
+  ScriptedOptions scripted_options;
+  scripted_options.max_runs = 9;
+  const ScriptedResult scripted =
+      render_scripted(*loaded.system, loaded.scenario, failing, failing.verdict,
+                      failing.violation->invariant_id, scripted_options);
+  ASSERT_TRUE(scripted.reproduces) << ::testing::PrintToString(scripted.tried);
+  EXPECT_GE(scripted.events_rendered, 15);
+  EXPECT_LE(scripted.events_kept, 3);
+  for (const proto::ScriptedEvent& event : scripted.scenario.events()) {
+    EXPECT_EQ(event.target(), "ws-0") << event.ShortDebugString();
+  }
+}
+
+// A scripted source (a corpus file's script) is tried first as it is, before any rendering from
+// the trace: its own events are the most faithful form, and the shrink goes on from them.
+TEST(Shrink, ScriptedSourceIsTriedAsItIs) {
+  LoadedScenario loaded = load(kLimboWithNoise);
+  RunOptions keep;
+  keep.keep_trace = true;
+  const RunResult failing = execute_run(*loaded.system, loaded.scenario, keep);
+  ASSERT_TRUE(failing.violation);
+  ScriptedOptions scripted_options;
+  scripted_options.max_runs = 1;
+  const ScriptedResult scripted =
+      render_scripted(*loaded.system, loaded.scenario, failing, failing.verdict,
+                      failing.violation->invariant_id, scripted_options);
+  EXPECT_TRUE(scripted.reproduces) << ::testing::PrintToString(scripted.tried);
+  EXPECT_EQ(scripted.form, "the scenario's own events (seed 1)");
+  EXPECT_EQ(scripted.events_kept, 15);
+}
+
+// The groups come from the scenario's own structure: one per subject (an object that names a
+// target at a '-'/'/' boundary counts as that target's), largest first, then one per actor; a
+// group of every event is left out; ties in key order.
+TEST(Shrink, EventGroupsComeFromTargetsAndActors) {
+  proto::Scenario scenario;
+  auto add = [&](const char* actor, const char* action, const char* target) {
+    proto::ScriptedEvent* event = scenario.add_events();
+    event->set_actor(actor);
+    event->set_action(action);
+    event->set_target(target);
+  };
+  add("user", "start", "alice");               // 0
+  add("user", "start", "bob");                 // 1
+  add("api", "error", "Pod/ws-alice-1");       // 2: alice's
+  add("kubectl", "delete_node", "node-1");     // 3
+  add("user", "stop", "alice");                // 4
+  add("manager", "restart", "");               // 5: no target
+  add("kubelet", "reject", "Pod/ws-bobby-1");  // 6: not bob's ("bobby")
+  // Subjects, largest first, ties in key order ("Pod/ws-bobby-1" < "bob" < "node-1"), then the
+  // actors not already a group: user (3 events), api, manager (kubectl's and kubelet's events
+  // are node-1's and Pod/ws-bobby-1's groups already).
+  const std::vector<std::vector<int>> expected = {{0, 2, 4}, {6}, {1}, {3}, {0, 1, 4}, {2}, {5}};
+  EXPECT_EQ(event_groups(scenario), expected);
+  EXPECT_EQ(without_events(scenario, {0, 2, 4}).events_size(), 4);
+}
+
+// A scripted run's fault phase is cut to what the violation needs: the limbo is set up by 121 s,
+// so the 10-minute fault phase shrinks (the settle phase stays: a liveness verdict needs it).
+TEST(Shrink, ShortensTheFaultPhase) {
+  LoadedScenario loaded = load(R"(
+    seed: 1 scripted_only: true fault_phase_ms: 600000 settle_ms: 4000000
+    gitlab { agent: "A0a" rails: "R1" full_interval_ms: 600000 }
+    events { at_ms: 1000 actor: "user" action: "create" target: "ws-0" }
+    events { at_ms: 120000 actor: "kubectl" action: "delete_namespace" target: "ws-0" }
+    events { at_ms: 120500 actor: "user" action: "terminate" target: "ws-0" }
+  )");
+  RunOptions record;
+  record.record_choices = true;
+  const RunResult recorded = execute_run(*loaded.system, loaded.scenario, record);
+  ASSERT_TRUE(recorded.violation);
+  ShrinkOptions options;
+  options.max_runs = 200;
+  const ShrinkResult result =
+      shrink_run(*loaded.system, loaded.scenario, tape_of(recorded.record), options);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.scripted_after, 3);
+  EXPECT_LT(result.scenario.fault_phase_ms(), 600000);
+  EXPECT_GE(result.scenario.fault_phase_ms(), 120500);
+  EXPECT_EQ(result.scenario.settle_ms(), 4000000);
+  ASSERT_TRUE(result.run.violation);
+  EXPECT_EQ(result.run.violation->invariant_id, recorded.violation->invariant_id);
+}
+
+// Gitpod traces its StopWorkspace calls as "stop-reply" with the policy in the detail: the
+// rendering picks the catalog action the detail names (abort) or whose other words it holds
+// (stop_immediate), and a kubelet rejection of a workspace's pod, traced under the node's actor,
+// is rendered with the node as target (actor first) or with the workspace the pod belongs to
+// (objects first).
+TEST(Shrink, MapsDetailNamedActionsAndObjectTargets) {
+  LoadedScenario loaded = load(R"(gitpod { manager: "mk2" })");
+  const std::vector<TraceEvent> trace = {
+      {1000, "user/ws0", "start-reply", "ws0-1", "OK", ""},
+      {2000, "user", "stop-reply", "ws0-1", "OK", "abort"},
+      {3000, "user", "stop-reply", "ws0-1", "OK", "immediate"},
+      {4000, "user", "stop-reply", "ws0-1", "OK", "normal"},
+      {5000, "kubelet/node-1", "reject", "Pod/gitpod/ws-ws0-2", "NodeAffinity", ""},
+  };
+  const std::vector<proto::ScriptedEvent> actor_first = scripted_events_of(*loaded.system, trace);
+  ASSERT_EQ(actor_first.size(), 5u);
+  EXPECT_EQ(actor_first[1].action(), "abort") << actor_first[1].ShortDebugString();
+  EXPECT_EQ(actor_first[1].target(), "ws0");
+  EXPECT_EQ(actor_first[2].action(), "stop_immediate") << actor_first[2].ShortDebugString();
+  EXPECT_EQ(actor_first[3].action(), "stop") << actor_first[3].ShortDebugString();
+  EXPECT_EQ(actor_first[4].action(), "reject");
+  EXPECT_EQ(actor_first[4].target(), "node-1");
+  const std::vector<proto::ScriptedEvent> object_first =
+      scripted_events_of(*loaded.system, trace, TargetFrom::kObjectFirst);
+  ASSERT_EQ(object_first.size(), 5u);
+  EXPECT_EQ(object_first[4].target(), "ws0") << object_first[4].ShortDebugString();
 }
 
 TEST(Shrink, RefusesAPassingRun) {
