@@ -255,7 +255,7 @@ Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const 
       }
       break;
     case Phase::kInitializing:
-      // monitor.go actOnPodEvent INITIALIZING (@ c8c4c3bda92c :338-352, @ 724ed7a92a^ :342-355):
+      // monitor.go actOnPodEvent INITIALIZING (@ c8c4c3bda92c :338-352, @ 724ed7a92a^ :337-356):
       // a goroutine runs waitForWorkspaceReady; probeWorkspaceReady's probeMap keeps one probe
       // per pod. Later events do not matter to it (M11).
       spawn_once(probing_, instance, "probe", wait_for_workspace_ready(instance, pod_node(pod)));
@@ -371,7 +371,7 @@ Task<void> Mk1Manager::initialize(std::string instance, std::string node,
 }
 
 // monitor.go waitForWorkspaceReady and probeWorkspaceReady (@ c8c4c3bda92c :611-781,
-// @ 724ed7a92a^ :746-870, probe.go WorkspaceReadyProbe.Run). The probe GETs the workspace URL's
+// @ 724ed7a92a^ :746-881, probe.go WorkspaceReadyProbe.Run). The probe GETs the workspace URL's
 // /_supervisor/v1/status/ide/wait/true through ws-proxy every RetryDelay (500 ms) until it
 // answers ok; here [reconstructed]: the pod is running and ready (the IDE Service routes to
 // ready pods only). The probe stops when the workspace stops (probeMap's cancel), and in the
