@@ -230,7 +230,8 @@ TEST(ManagerFidelity, Mk1UserCannotWriteBeforeNeverReadyIsRemoved) {
     const std::string base = stop_scenario(manager);
     const Outcome clean = run_gitpod(parse_scenario_text(base));
     ASSERT_EQ(clean.verdict, proto::PASS) << manager << "\n" << clean.describe();
-    const std::optional<TimeMs> mark = first(clean, "ws-manager", "update", "Pod/gitpod/ws-alice-1");
+    const std::optional<TimeMs> mark =
+        first(clean, "ws-manager", "update", "Pod/gitpod/ws-alice-1");
     ASSERT_TRUE(mark.has_value()) << manager << "\n" << clean.describe();
     const std::string fault = "events { at_ms: " + std::to_string(*mark + 1) +
                               " actor: \"api\" action: \"error\" target: \"Pod/ws-alice-1\" "

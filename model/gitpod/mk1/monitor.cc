@@ -62,8 +62,8 @@ PodStatus status_from_pod(const kube::Object& pod, bool finalizer_era) {
       // Simplified: the port starts content init from CREATING until alreadyInitializing is set,
       // so a ready pod without it stays CREATING here (upstream: INITIALIZING, whose
       // waitForWorkspaceReady starts the init after WaitForInit's NotFound).
-      out.phase = ready && has_ann(pod, kAnnAlreadyInitializing) ? Phase::kInitializing
-                                                                 : Phase::kCreating;
+      out.phase =
+          ready && has_ann(pod, kAnnAlreadyInitializing) ? Phase::kInitializing : Phase::kCreating;
     }
     return out;
   }
