@@ -175,6 +175,14 @@ bool GitpodRun::user_write(const std::string& workspace_id) {
     const kube::Object* ws =
         world_->api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
     if (ws == nullptr || status_str(*ws, kStatusPodIp).empty()) return false;
+  } else if (pod->meta.annotations.count(kAnnNeverReady) != 0) {
+    // mk1: the IDE page keeps its loading frame until the instance's phase is "running"
+    // (components/supervisor/frontend/src/index.ts @ 724ed7a92a^ and @ 08774bd177^ :73-93,
+    // nextFrame; ws-manager-bridge bridge.ts @ 724ed7a92a^ :157-166 maps INITIALIZING to
+    // "initializing"), and ws-manager reports RUNNING only once gitpod/never-ready is gone
+    // (status.go @ 724ed7a92a^ :571-578, @ c8c4c3bda92c :522-531). The bridge's delay is not
+    // modelled. Until issue #30 (docs/fidelity.md M11) the user wrote to any ready pod.
+    return false;
   }
   const Session* session = world_->content().session(pod_node(*pod), instance);
   if (session == nullptr || !session->initialized || !session->intact) return false;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "model/gitpod/mk1/manager.h"
+#include "model/gitpod/names.h"
 #include "tests/gitpod/scenario_runner.h"
 
 namespace wsim::gitpod::testing {
@@ -191,6 +193,58 @@ TEST(ManagerFidelity, Mk1PendingWorkspaceTimesOutAfterTheInitializationTimeout) 
     ASSERT_TRUE(deleted.has_value()) << manager << "\n" << o.describe();
     EXPECT_GE(*deleted, 1000 + 30 * kMinuteMs) << manager << "\n" << o.describe();
     EXPECT_LT(*deleted, 1000 + 31 * kMinuteMs) << manager << "\n" << o.describe();
+  }
+}
+
+// status.go (@ c8c4c3bda92c :515-531, @ 724ed7a92a^ :554-578): a running regular workspace is
+// RUNNING only once monitor's probe removed gitpod/never-ready; a kubelet-ready pod with the mark
+// is INITIALIZING (docs/fidelity.md M11). The port reported RUNNING for any ready pod.
+TEST(ManagerFidelity, Mk1ReportsInitializingUntilNeverReadyIsRemoved) {
+  kube::Object p;
+  p.kind = "Pod";
+  p.meta.name = "ws-w1";
+  p.meta.namespace_ = kNamespace;
+  p.spec["nodeName"] = "node-1";
+  p.status["phase"] = "Running";
+  p.status["ready"] = "true";
+  p.meta.annotations[kAnnNeverReady] = "true";
+  p.meta.annotations[kAnnAlreadyInitializing] = "true";
+  for (const bool finalizer_era : {false, true}) {
+    EXPECT_EQ(mk1::status_from_pod(p, finalizer_era).phase, mk1::Phase::kInitializing)
+        << finalizer_era;
+  }
+  p.meta.annotations.erase(kAnnNeverReady);
+  for (const bool finalizer_era : {false, true}) {
+    EXPECT_EQ(mk1::status_from_pod(p, finalizer_era).phase, mk1::Phase::kRunning) << finalizer_era;
+  }
+}
+
+// The user reaches the IDE only once the instance is "running" (supervisor frontend index.ts
+// @ 724ed7a92a^ :73-93), i.e. once ws-manager removed gitpod/never-ready. With every ws-manager
+// Update of the pod throttled after its alreadyInitializing mark, the mark is never removed
+// (waitForWorkspaceReady's markWorkspace gives up, monitor.go @ c8c4c3bda92c :714-717): the
+// user's write cannot land and nothing is lost. The port let the user write to the kubelet-ready
+// pod and then skipped the backup of a never-ready workspace (a silent loss).
+TEST(ManagerFidelity, Mk1UserCannotWriteBeforeNeverReadyIsRemoved) {
+  for (const std::string manager : {"mk1-plis-direct", "mk1-plis", "mk1-finalizer"}) {
+    const std::string base = stop_scenario(manager);
+    const Outcome clean = run_gitpod(parse_scenario_text(base));
+    ASSERT_EQ(clean.verdict, proto::PASS) << manager << "\n" << clean.describe();
+    const std::optional<TimeMs> mark =
+        first(clean, "ws-manager", "update", "Pod/gitpod/ws-alice-1");
+    ASSERT_TRUE(mark.has_value()) << manager << "\n" << clean.describe();
+    const std::string fault = "events { at_ms: " + std::to_string(*mark + 1) +
+                              " actor: \"api\" action: \"error\" target: \"Pod/ws-alice-1\" "
+                              "args { key: \"verb\" value: \"update\" } args { key: "
+                              "\"identity\" value: \"ws-manager\" } args { key: \"times\" "
+                              "value: \"1000\" } args { key: \"as\" value: \"429\" } }";
+    const Outcome o = run_gitpod(parse_scenario_text(base + fault));
+    bool wrote = false;
+    for (const TraceEvent& e : o.trace) {
+      if (e.actor == "user/alice" && e.verb == "write" && e.result == "ok") wrote = true;
+    }
+    EXPECT_FALSE(wrote) << manager << "\n" << o.describe();
+    EXPECT_NE(o.verdict, proto::SAFETY_VIOLATION) << manager << "\n" << o.describe();
   }
 }
 

@@ -116,6 +116,7 @@ void Mk1Manager::stop() {
   }
   initializing_.clear();
   finalizing_.clear();
+  probing_.clear();
   for (auto& [instance, at_ms] : activity_ms_) at_ms = 0;
 }
 

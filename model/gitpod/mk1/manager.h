@@ -141,6 +141,8 @@ class Mk1Manager : public Manager {
                                             const PodStatus& status);
   Task<ReconcileResult> handle_plis_only(const std::string& instance, const kube::Object& cm);
   Task<void> initialize(std::string instance, std::string node, std::string workspace_id);
+  // The INITIALIZING goroutine: probe, WaitForInit, remove gitpod/never-ready (M11).
+  Task<void> wait_for_workspace_ready(std::string instance, std::string node);
   Task<void> finalize_plis(std::string instance);
   Task<void> finalize_pod(std::string instance, std::string node, bool backup);
   Task<void> housekeeping();
@@ -180,6 +182,7 @@ class Mk1Manager : public Manager {
   // In-memory state, lost on restart (§7.4).
   std::set<std::string> initializing_;
   std::set<std::string> finalizing_;
+  std::set<std::string> probing_;  // probeMap.
   std::map<std::string, TimeMs> activity_ms_;
 };
 

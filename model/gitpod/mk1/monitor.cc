@@ -48,10 +48,22 @@ PodStatus status_from_pod(const kube::Object& pod, bool finalizer_era) {
     return out;
   }
   if (p == "Running") {
-    if (pod.status_or("ready", "") == "true" || out.ever_ready) {
+    // RUNNING only once gitpod/never-ready is gone, whatever the kubelet says (status.go
+    // @ c8c4c3bda92c :515-531, @ 724ed7a92a^ :554-578: "workspace has not yet been marked ready
+    // by one of monitor's probes. It must be initializing then"). Before that: finalizer era,
+    // INITIALIZING once alreadyInitializing is set, else CREATING; PLIS era, INITIALIZING once the
+    // container is ready, else CREATING. Until issue #30 (M11) a kubelet-ready pod was RUNNING.
+    const bool ready = pod.status_or("ready", "") == "true";
+    if (out.ever_ready) {
       out.phase = Phase::kRunning;
-    } else {
+    } else if (finalizer_era) {
       out.phase = has_ann(pod, kAnnAlreadyInitializing) ? Phase::kInitializing : Phase::kCreating;
+    } else {
+      // Simplified: the port starts content init from CREATING until alreadyInitializing is set,
+      // so a ready pod without it stays CREATING here (upstream: INITIALIZING, whose
+      // waitForWorkspaceReady starts the init after WaitForInit's NotFound).
+      out.phase =
+          ready && has_ann(pod, kAnnAlreadyInitializing) ? Phase::kInitializing : Phase::kCreating;
     }
     return out;
   }
@@ -242,13 +254,15 @@ Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const 
                    initialize(instance, pod_node(pod), pod.meta.labels.at(kLabelWorkspaceId)));
       }
       break;
+    case Phase::kInitializing:
+      // monitor.go actOnPodEvent INITIALIZING (@ c8c4c3bda92c :338-352, @ 724ed7a92a^ :337-356):
+      // a goroutine runs waitForWorkspaceReady; probeWorkspaceReady's probeMap keeps one probe
+      // per pod. Later events do not matter to it (M11).
+      spawn_once(probing_, instance, "probe", wait_for_workspace_ready(instance, pod_node(pod)));
+      break;
     case Phase::kRunning:
-      if (has_ann(pod, kAnnNeverReady)) {
-        (void)co_await mark_pod(instance, [](kube::Object& p) {
-          p.meta.annotations.erase(kAnnNeverReady);
-          return true;  // markWorkspace Updates even if the fetched pod had lost the mark.
-        });
-      }
+      // RUNNING implies no gitpod/never-ready now (status_from_pod): the finalizer era's removal
+      // on RUNNING (@ c8c4c3bda92c :363-370) is for headless pods only, which are not modelled.
       // Every RUNNING event marks the pod, and markWorkspace Updates whether or not the mark
       // changed anything (annotations.go Update after Apply): one Update per event, a Conflict
       // source while the cache lags. PLIS era (monitor.go @ 724ed7a92a^ actOnPodEvent and
@@ -354,6 +368,62 @@ Task<void> Mk1Manager::initialize(std::string instance, std::string node,
     });
   }
   initializing_.erase(instance);
+}
+
+// monitor.go waitForWorkspaceReady and probeWorkspaceReady (@ c8c4c3bda92c :611-781,
+// @ 724ed7a92a^ :746-881, probe.go WorkspaceReadyProbe.Run). The probe GETs the workspace URL's
+// /_supervisor/v1/status/ide/wait/true through ws-proxy every RetryDelay (500 ms) until it
+// answers ok; here [reconstructed]: the pod is running and ready (the IDE Service routes to
+// ready pods only). The probe stops when the workspace stops (probeMap's cancel), and in the
+// finalizer era after 30 minutes (context.WithTimeout): then nothing is marked ("we'll clean the
+// dangling workspace when it times out"). After the probe: WaitForInit on ws-daemon (blocks
+// until content init is done; [simplified] a poll of the node's session), then
+// markWorkspace(deleteMark(never-ready)); an error fails the workspace (explicitFail; PLIS era
+// markWorkspace adds failedBeforeStopping with it, annotations.go @ 724ed7a92a^ :96-101).
+Task<void> Mk1Manager::wait_for_workspace_ready(std::string instance, std::string node) {
+  const kube::ObjectRef ref{"Pod", kNamespace, pod_name(instance)};
+  const TimeMs until_ms = world_.sim().now_ms() + 30 * kMinuteMs;
+  bool ready = false;
+  while (true) {
+    const kube::Object* pod = world_.api().peek(ref);
+    if (pod == nullptr || pod_deleting(*pod)) break;
+    if (!plis_era() && world_.sim().now_ms() >= until_ms) break;
+    if (container_running(*pod) && pod->status_or("ready", "") == "true") {
+      ready = true;
+      break;
+    }
+    co_await world_.sim().loop().sleep(500);
+  }
+  probing_.erase(instance);  // probeMap.Delete once the probe is done.
+  if (!ready) co_return;     // WorkspaceProbeStopped.
+  std::string error;
+  while (error.empty()) {
+    const kube::Object* pod = world_.api().peek(ref);
+    if (pod == nullptr || pod_deleting(*pod)) co_return;  // WaitForInit's context ends.
+    const Session* session = world_.content().session(node, instance);
+    if (world_.daemon(node) == nullptr) {
+      error = "cannot connect to workspace daemon";
+    } else if (session != nullptr && session->initialized) {
+      break;
+    }
+    if (error.empty()) co_await world_.sim().loop().sleep(options_.daemon_retry_ms);
+  }
+  if (error.empty()) {
+    const bool marked = co_await mark_pod(instance, [](kube::Object& p) {
+      p.meta.annotations.erase(kAnnNeverReady);
+      return true;  // markWorkspace Updates even if the fetched pod had lost the mark.
+    });
+    if (marked) co_return;
+    error = "cannot workspace: cannot remove never-ready";
+  }
+  const bool plis = plis_era();
+  // Named, not a temporary inside the co_await expression (g++ 12, sim/kube/README.md).
+  std::function<bool(kube::Object&)> fail = [error, plis](kube::Object& p) {
+    p.meta.annotations[kAnnExplicitFail] = error;
+    if (plis) p.meta.annotations[kAnnFailedBeforeStopping] = "true";
+    return true;
+  };
+  (void)co_await mark_pod(instance, fail);
 }
 
 // §7.7 step 4.
@@ -494,7 +564,9 @@ Task<void> Mk1Manager::housekeep_pod(const kube::Object& pod, TimeMs now_ms) {
     if (now_ms >= pod.meta.creation_ms + options_.initialization_timeout_ms) {
       reason = "initialization";
     }
-  } else if (status.phase == Phase::kCreating) {
+  } else if (status.phase == Phase::kCreating || status.phase == Phase::kInitializing) {
+    // status.go isWorkspaceTimedOut (@ 724ed7a92a^ :775-783): INITIALIZING and CREATING count
+    // Timeouts.TotalStartup from the pod's creation.
     if (now_ms >= pod.meta.creation_ms + options_.startup_timeout_ms) reason = "startup";
   } else if (!plis_era() && status.phase == Phase::kStopping && pod.meta.deletion_ms.has_value() &&
              now_ms >= *pod.meta.deletion_ms + options_.content_finalization_ms) {
