@@ -8,10 +8,12 @@
 
 #include "serve/discovery.h"
 #include "serve/http_server.h"
+#include "serve/json_patch.h"
 #include "serve/protobuf_body.h"
 #include "serve/request.h"
 #include "serve/selector.h"
 #include "serve/table.h"
+#include "serve/validation.h"
 #include "serve/watch_stream.h"
 
 namespace wsim::serve {
@@ -45,11 +47,27 @@ void reply_invalid(http::Response& res, const Target& t, const std::string& name
   reply(res, 422, doc);
 }
 
+// A validation failure (validation.h): 400 for the decoder's type errors, else 422 Invalid with
+// the cause kubectl prints.
+void reply_validation(http::Response& res, const Target& t, const Json& body,
+                      const Invalid& invalid) {
+  if (invalid.code == 400) return reply_bad_request(res, invalid.message);
+  const Json meta = body.is_object() ? body.value("metadata", Json::object()) : Json::object();
+  const std::string name = meta.is_object() && meta.value("name", Json()).is_string()
+                               ? meta["name"].get<std::string>()
+                               : t.name;
+  Json doc =
+      status_document(422, "Invalid", invalid.message, t.resource->group, t.resource->plural, name);
+  doc["details"]["causes"] = {
+      {{"reason", "FieldValueInvalid"}, {"message", invalid.cause}, {"field", invalid.field}}};
+  reply(res, 422, doc);
+}
+
 // The client's name for traces: the User-Agent's product ("kubectl"), else "serve".
 std::string actor_of(const http::Request& req) {
   const std::string agent = req.get_header_value("User-Agent");
   const std::string product = agent.substr(0, agent.find('/'));
-  return product.empty() ? "serve" : product;
+  return product.empty() ? "serve" : http::sanitize_utf8(product);
 }
 
 bool parse_json(const std::string& body, Json& out) {
@@ -189,6 +207,11 @@ bool Api::decode_body(const http::Request& req, http::Response& res, const Targe
     reply_bad_request(res, "the request body is not JSON");
     return false;
   }
+  const Invalid invalid = validate_object(body, *t.resource);
+  if (invalid.code != 0) {
+    reply_validation(res, t, body, invalid);
+    return false;
+  }
   std::string error;
   if (!decode_object(body, *t.resource, object, error)) {
     const Json name =
@@ -246,6 +269,14 @@ void Api::patch(const http::Request& req, http::Response& res, const Target& t) 
   }
   Json body;
   if (!parse_json(this->body, body)) return reply_bad_request(res, "the patch is not JSON");
+  if (type == PatchType::kJson && body.is_array() && body.size() > kJsonPatchOpsMax) {
+    return reply(res, 413,
+                 status_document(413, "RequestEntityTooLarge",
+                                 "Request entity too large: The allowed maximum operations in a "
+                                 "JSON patch is " +
+                                     std::to_string(kJsonPatchOpsMax) + ", got " +
+                                     std::to_string(body.size())));
+  }
   if (type == PatchType::kApply) {
     if (t.status) return reply_bad_request(res, "server-side apply of status is not supported");
     kube::Object object;
@@ -262,8 +293,11 @@ void Api::patch(const http::Request& req, http::Response& res, const Target& t) 
       [&](kube::Object& object) {
         Json current = encode(object, t);
         std::string error;
-        if (!apply_patch(type, body, current, error) ||
-            !decode_object(current, *t.resource, object, error)) {
+        const Invalid invalid = apply_patch(type, body, current, error)
+                                    ? validate_object(current, *t.resource)
+                                    : Invalid{};
+        if (invalid.code != 0) return kube::Status::Error(kube::Code::kInvalid, invalid.message);
+        if (!error.empty() || !decode_object(current, *t.resource, object, error)) {
           return kube::Status::Error(kube::Code::kInvalid,
                                      t.resource->kind + " \"" + t.name + "\" is invalid: " + error);
         }
@@ -366,7 +400,7 @@ void describe(const http::Request& req, RequestTicket& ticket) {
                 : verb != kVerbs.end() ? verb->second
                                        : req.method;
   if (!parsed) {
-    ticket.object = req.path;
+    ticket.object = http::sanitize_utf8(req.path);
     return;
   }
   std::string name = t.name.empty() ? "*" : t.name;
@@ -383,6 +417,8 @@ void describe(const http::Request& req, RequestTicket& ticket) {
                   (t.status ? "/status" : "");
   const std::string selector = req.get_param_value("labelSelector");
   if (!selector.empty()) ticket.object += "?" + selector;
+  // The trace is JSON: names from a percent-encoded path may be any bytes.
+  ticket.object = http::sanitize_utf8(ticket.object);
 }
 
 // Lockstep: the request is served on the simulation thread at a virtual instant, after a
@@ -399,7 +435,15 @@ void through_simulation(World& world, const ServerOptions& options, const http::
   ticket.key = req.method + " " + req.path + "?" + query + "\n" + req.body;
   describe(req, ticket);
   ticket.execute = [&world, &options, &req, &res] {
-    dispatch(Api{world, options, ""}, req, res);
+    // On the simulation thread: an exception here would end the run without a bundle.
+    try {
+      dispatch(Api{world, options, ""}, req, res);
+    } catch (const std::exception& e) {
+      res = http::Response{};
+      reply(res, 500,
+            status_document(500, "InternalError",
+                            std::string("Internal error occurred: ") + e.what()));
+    }
     return res.status;
   };
   ticket.fail = [&res, &req](int code) {
@@ -510,6 +554,11 @@ void not_found(const http::Request& req, http::Response& res) {
 void Server::handle(const http::Request& req, http::Response& res) {
   requests_.fetch_add(1);
   try {
+    const bool protobuf = req.get_header_value("Content-Type").rfind(kProtobufMediaType, 0) == 0;
+    if (!protobuf && http::json_depth(req.body) > kJsonDepthMax) {
+      return reply_bad_request(res, "the request body could not be decoded: exceeded max depth " +
+                                        std::to_string(kJsonDepthMax));
+    }
     route(req, res);
   } catch (const std::exception& e) {
     res = http::Response{};
