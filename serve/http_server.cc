@@ -6,10 +6,12 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -68,6 +70,17 @@ HttpServer::~HttpServer() {
 }
 
 int HttpServer::bind(const std::string& host, int port, std::string& error) {
+  if (port < 0 || port > 65535) {
+    error = "cannot bind " + host + ":" + std::to_string(port) + ": the port must be 1..65535";
+    return -1;
+  }
+  // Room for connections_max connections: the soft descriptor limit up to the hard one.
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max &&
+      files.rlim_cur < options_.connections_max + 256) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, options_.connections_max + 256);
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   const int yes = 1;
   ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
