@@ -214,8 +214,9 @@ bool Api::decode_body(const http::Request& req, http::Response& res, const Targe
   }
   std::string error;
   if (!decode_object(body, *t.resource, object, error)) {
-    const Json name =
-        body.is_object() ? body.value("metadata", Json::object()).value("name", Json()) : Json();
+    const Json name = body.is_object() && body.value("metadata", Json::object()).is_object()
+                          ? body.value("metadata", Json::object()).value("name", Json())
+                          : Json();
     reply_invalid(res, t, name.is_string() ? name.get<std::string>() : t.name, error);
     return false;
   }
