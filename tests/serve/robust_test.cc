@@ -188,12 +188,16 @@ TEST_F(ServeRobust, DeeplyNestedJsonIsRefusedBeforeParsing) {
   expect_status(
       call("PATCH", std::string(kConfigMaps) + "/c", patch, "application/merge-patch+json"), 400,
       "BadRequest");
-  // Within the bound (Go's 10000) a body is served.
-  std::string ok_body =
-      "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"n\","
-      "\"annotations\":{\"a\":\"" +
-      std::string(10, 'x') + "\"}},\"data\":{}}";
-  EXPECT_EQ(call("POST", kConfigMaps, ok_body).status, 201);
+  // Within the bound (1000) a body is served: a pod template's spec 900 deep.
+  std::string nested;
+  for (int i = 0; i < 900; ++i) nested += "{\"a\":";
+  nested += "1" + std::string(900, '}');
+  const std::string ok_body =
+      "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"d\"},"
+      "\"spec\":{\"replicas\":0,\"template\":{\"spec\":{\"x\":" +
+      nested + "}}}}";
+  const Reply created = call("POST", "/apis/apps/v1/namespaces/default/deployments", ok_body);
+  EXPECT_EQ(created.status, 201) << created.body.substr(0, 300);
   expect_alive();
 }
 
