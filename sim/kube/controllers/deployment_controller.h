@@ -26,7 +26,8 @@
 //                NewReplicaSetAvailable).
 // Every status change is one write (status subresource); an unchanged status is not written.
 // A sync creates or deletes at most 500 pods (BurstReplicas); after a full burst the next pods
-// wait 25 s of virtual time (the real controller's 20 QPS client): see burst_allowance().
+// wait 25 s of virtual time (the real controller's 20 QPS client): see burst_allowance(),
+// docs/fidelity.md K15.
 //
 // Spec keys read: "replicas" (default 1), "progressDeadlineMs", "template.labels.<k>",
 // "template.spec.<k>" (copied to the pod spec as <k>, e.g. cpuMilli, nodeSelector,
