@@ -147,7 +147,9 @@ ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
   serve_ = app.add_subcommand("serve",
                               "a live fake Kubernetes cluster behind the Kubernetes REST "
                               "API on 127.0.0.1 (kubectl --server http://127.0.0.1:P)");
-  serve_->add_option("--port", settings_.port, "TCP port on 127.0.0.1 (default: any free port)");
+  // 1..65535: a port the kernel would truncate (65536 -> 0 = any) is refused, not rebound.
+  serve_->add_option("--port", settings_.port, "TCP port on 127.0.0.1 (default: any free port)")
+      ->check(CLI::Range(1, 65535));
   serve_->add_option("--nodes", settings_.nodes, "nodes of the cluster (default 2)");
   serve_->add_option("--seed", settings_.seed, "seed of the cluster's choices (default 0)");
   serve_->add_option("--scenario", settings_.scenario,
@@ -175,7 +177,8 @@ ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
   replay.add_option(
       "--at-event", settings_.at_event,
       "with --serve: serve the world right after trace event N (its \"i\" in trace.jsonl)");
-  replay.add_option("--port", settings_.port, "with --serve: TCP port (default: any free)");
+  replay.add_option("--port", settings_.port, "with --serve: TCP port (default: any free)")
+      ->check(CLI::Range(1, 65535));
 }
 
 bool ServeCli::selected() const { return *serve_ || settings_.replay_serve; }

@@ -203,6 +203,8 @@ bool protobuf_to_json(const std::string& body, Json& out, std::string& error) {
     error = "body: not a Kubernetes protobuf envelope";
     return false;
   }
+  // An envelope without typeMeta (serve_http_fuzz found one): value() on null would throw.
+  if (!envelope["typeMeta"].is_object()) envelope["typeMeta"] = Json::object();
   const std::string kind = envelope["typeMeta"].value("kind", std::string());
   const Schema* schema = schema_of(kind);
   if (schema == nullptr) {

@@ -1,7 +1,12 @@
 #include "serve/request.h"
 
+#include <limits>
+
 #include <sstream>
 #include <vector>
+
+#include "serve/json_patch.h"
+#include "serve/validation.h"
 
 namespace wsim::serve {
 namespace {
@@ -119,19 +124,35 @@ bool parse_delete_options(const std::string& body, const std::string& propagatio
       error = "preconditions.resourceVersion: must be a decimal string";
       return false;
     }
-    out.precondition_resource_version = std::stoull(rv);
+    // Kubernetes compares the precondition as a string: one no resourceVersion can equal (more
+    // than 19 digits) is a 409 Conflict, not an error. UINT64_MAX is never reached either.
+    out.precondition_resource_version =
+        rv.size() > 19 ? std::numeric_limits<std::uint64_t>::max() : std::stoull(rv);
   }
   std::int64_t grace_s = -1;
-  if (options.contains("gracePeriodSeconds") && options["gracePeriodSeconds"].is_number_integer()) {
-    grace_s = options["gracePeriodSeconds"].get<std::int64_t>();
+  if (options.contains("gracePeriodSeconds") && !options["gracePeriodSeconds"].is_null()) {
+    const Json& grace = options["gracePeriodSeconds"];
+    if (!grace.is_number_integer() ||
+        (grace.is_number_unsigned() &&
+         grace.get<std::uint64_t>() >
+             static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
+      error = "json: cannot unmarshal " + grace.dump() +
+              " into Go struct field DeleteOptions.gracePeriodSeconds of type int64";
+      return false;
+    }
+    grace_s = std::max<std::int64_t>(0, grace.get<std::int64_t>());
   } else if (!grace_query.empty()) {
-    if (grace_query.find_first_not_of("0123456789") != std::string::npos) {
-      error = "gracePeriodSeconds: must be a non-negative integer";
+    if (grace_query.find_first_not_of("0123456789") != std::string::npos ||
+        grace_query.size() > 19 ||
+        (grace_query.size() == 19 && grace_query > "9223372036854775807")) {
+      error = "gracePeriodSeconds: invalid value \"" + grace_query +
+              "\": must be a non-negative 64-bit integer";
       return false;
     }
     grace_s = std::stoll(grace_query);
   }
-  if (grace_s >= 0) out.grace_period_ms = grace_s * 1000;
+  // Clamped so that now + grace cannot overflow (validation.h kGraceSecondsMax).
+  if (grace_s >= 0) out.grace_period_ms = std::min(grace_s, kGraceSecondsMax) * 1000;
   return true;
 }
 
@@ -151,8 +172,7 @@ bool apply_patch(PatchType type, const Json& patch, Json& current, std::string& 
         error = "json patch: must be a list of operations";
         return false;
       }
-      current = current.patch(patch);
-      return true;
+      return apply_json_patch_bounded(patch, current, error);
     }
     if (!patch.is_object()) {
       error = "patch: must be a JSON object";

@@ -1,7 +1,5 @@
 #include "serve/server.h"
 
-#include <httplib.h>
-
 #include <cassert>
 #include <chrono>
 #include <map>
@@ -9,31 +7,36 @@
 #include <utility>
 
 #include "serve/discovery.h"
+#include "serve/http_server.h"
+#include "serve/json_patch.h"
 #include "serve/protobuf_body.h"
 #include "serve/request.h"
 #include "serve/selector.h"
 #include "serve/table.h"
+#include "serve/validation.h"
 #include "serve/watch_stream.h"
 
 namespace wsim::serve {
 namespace {
 
-void reply(httplib::Response& res, int code, const Json& body) {
+// Invalid UTF-8 (a name from a percent-encoded path, a selector) is replaced by U+FFFD, as
+// Go's encoding/json does, instead of throwing.
+void reply(http::Response& res, int code, const Json& body) {
   res.status = code;
-  res.set_content(body.dump(), "application/json");
+  res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
 
-void reply_status(httplib::Response& res, const kube::Status& status, const Resource* resource,
+void reply_status(http::Response& res, const kube::Status& status, const Resource* resource,
                   const std::string& name) {
   reply(res, http_code(status.code), status_document(status, resource, name));
 }
 
-void reply_bad_request(httplib::Response& res, const std::string& message) {
+void reply_bad_request(http::Response& res, const std::string& message) {
   reply(res, 400, status_document(400, "BadRequest", message));
 }
 
 // `message` is "field: what" (codec.h); kubectl prints the causes.
-void reply_invalid(httplib::Response& res, const Target& t, const std::string& name,
+void reply_invalid(http::Response& res, const Target& t, const std::string& name,
                    const std::string& message) {
   Json doc =
       status_document(422, "Invalid", t.resource->kind + " \"" + name + "\" is invalid: " + message,
@@ -44,11 +47,27 @@ void reply_invalid(httplib::Response& res, const Target& t, const std::string& n
   reply(res, 422, doc);
 }
 
+// A validation failure (validation.h): 400 for the decoder's type errors, else 422 Invalid with
+// the cause kubectl prints.
+void reply_validation(http::Response& res, const Target& t, const Json& body,
+                      const Invalid& invalid) {
+  if (invalid.code == 400) return reply_bad_request(res, invalid.message);
+  const Json meta = body.is_object() ? body.value("metadata", Json::object()) : Json::object();
+  const std::string name = meta.is_object() && meta.value("name", Json()).is_string()
+                               ? meta["name"].get<std::string>()
+                               : t.name;
+  Json doc =
+      status_document(422, "Invalid", invalid.message, t.resource->group, t.resource->plural, name);
+  doc["details"]["causes"] = {
+      {{"reason", "FieldValueInvalid"}, {"message", invalid.cause}, {"field", invalid.field}}};
+  reply(res, 422, doc);
+}
+
 // The client's name for traces: the User-Agent's product ("kubectl"), else "serve".
-std::string actor_of(const httplib::Request& req) {
+std::string actor_of(const http::Request& req) {
   const std::string agent = req.get_header_value("User-Agent");
   const std::string product = agent.substr(0, agent.find('/'));
-  return product.empty() ? "serve" : product;
+  return product.empty() ? "serve" : http::sanitize_utf8(product);
 }
 
 bool parse_json(const std::string& body, Json& out) {
@@ -66,19 +85,19 @@ struct Api {
     return encode_object(object, *t.resource, options.epoch_wall_ms);
   }
 
-  void list(const httplib::Request& req, httplib::Response& res, const Target& t) const;
-  void watch(const httplib::Request& req, httplib::Response& res, const Target& t) const;
-  void get(const httplib::Request& req, httplib::Response& res, const Target& t) const;
-  void create(const httplib::Request& req, httplib::Response& res, const Target& t) const;
-  void update(const httplib::Request& req, httplib::Response& res, const Target& t) const;
-  void patch(const httplib::Request& req, httplib::Response& res, const Target& t) const;
-  void remove(const httplib::Request& req, httplib::Response& res, const Target& t) const;
+  void list(const http::Request& req, http::Response& res, const Target& t) const;
+  void watch(const http::Request& req, http::Response& res, const Target& t) const;
+  void get(const http::Request& req, http::Response& res, const Target& t) const;
+  void create(const http::Request& req, http::Response& res, const Target& t) const;
+  void update(const http::Request& req, http::Response& res, const Target& t) const;
+  void patch(const http::Request& req, http::Response& res, const Target& t) const;
+  void remove(const http::Request& req, http::Response& res, const Target& t) const;
   // Decodes a create/update body and checks it against the path; false after replying.
-  bool decode_body(const httplib::Request& req, httplib::Response& res, const Target& t,
+  bool decode_body(const http::Request& req, http::Response& res, const Target& t,
                    kube::Object& object) const;
 };
 
-bool parse_selector_of(const httplib::Request& req, httplib::Response& res, Selector& selector) {
+bool parse_selector_of(const http::Request& req, http::Response& res, Selector& selector) {
   std::string error;
   if (parse_selector(req.get_param_value("labelSelector"), req.get_param_value("fieldSelector"),
                      selector, error)) {
@@ -97,7 +116,7 @@ bool parse_rv(const std::string& text, std::uint64_t& out) {
   return true;
 }
 
-void Api::list(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+void Api::list(const http::Request& req, http::Response& res, const Target& t) const {
   Selector selector;
   if (!parse_selector_of(req, res, selector)) return;
   std::uint64_t asked_rv = 0;
@@ -138,7 +157,7 @@ void Api::list(const httplib::Request& req, httplib::Response& res, const Target
          {"items", items}});
 }
 
-void Api::watch(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+void Api::watch(const http::Request& req, http::Response& res, const Target& t) const {
   WatchRequest request;
   request.resource = t.resource;
   request.namespace_ = t.namespace_;
@@ -160,7 +179,7 @@ void Api::watch(const httplib::Request& req, httplib::Response& res, const Targe
   // Not "application/json": httplib would gzip it (kubectl accepts gzip) and hold the events in
   // the compressor until the stream ends. Kubernetes' own watch media type parameter instead.
   res.set_chunked_content_provider("application/json;stream=watch",
-                                   [stream](std::size_t, httplib::DataSink& sink) {
+                                   [stream](std::size_t, http::DataSink& sink) {
                                      std::string lines;
                                      const bool more = stream->next(lines);
                                      if (!lines.empty() && !sink.write(lines.data(), lines.size()))
@@ -170,7 +189,7 @@ void Api::watch(const httplib::Request& req, httplib::Response& res, const Targe
                                    });
 }
 
-void Api::get(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+void Api::get(const http::Request& req, http::Response& res, const Target& t) const {
   const kube::Result<kube::Object> found = world.get(t.ref());
   if (!found.ok()) return reply_status(res, found.status, t.resource, t.name);
   if (wants_table(req.get_header_value("Accept")) && !t.status) {
@@ -181,17 +200,23 @@ void Api::get(const httplib::Request& req, httplib::Response& res, const Target&
   reply(res, 200, encode(found.value, t));
 }
 
-bool Api::decode_body(const httplib::Request& req, httplib::Response& res, const Target& t,
+bool Api::decode_body(const http::Request& req, http::Response& res, const Target& t,
                       kube::Object& object) const {
   Json body;
   if (!parse_json(this->body, body)) {
     reply_bad_request(res, "the request body is not JSON");
     return false;
   }
+  const Invalid invalid = validate_object(body, *t.resource);
+  if (invalid.code != 0) {
+    reply_validation(res, t, body, invalid);
+    return false;
+  }
   std::string error;
   if (!decode_object(body, *t.resource, object, error)) {
-    const Json name =
-        body.is_object() ? body.value("metadata", Json::object()).value("name", Json()) : Json();
+    const Json name = body.is_object() && body.value("metadata", Json::object()).is_object()
+                          ? body.value("metadata", Json::object()).value("name", Json())
+                          : Json();
     reply_invalid(res, t, name.is_string() ? name.get<std::string>() : t.name, error);
     return false;
   }
@@ -212,7 +237,7 @@ bool Api::decode_body(const httplib::Request& req, httplib::Response& res, const
   return true;
 }
 
-void Api::create(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+void Api::create(const http::Request& req, http::Response& res, const Target& t) const {
   kube::Object object;
   if (!decode_body(req, res, t, object)) return;
   const std::string name = object.meta.name;
@@ -221,7 +246,7 @@ void Api::create(const httplib::Request& req, httplib::Response& res, const Targ
   reply(res, 201, encode(created.value, t));
 }
 
-void Api::update(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+void Api::update(const http::Request& req, http::Response& res, const Target& t) const {
   kube::Object object;
   if (!decode_body(req, res, t, object)) return;
   const auto subresource = t.status ? kube::Subresource::kStatus : kube::Subresource::kMain;
@@ -231,7 +256,7 @@ void Api::update(const httplib::Request& req, httplib::Response& res, const Targ
   reply(res, 200, encode(updated.value, t));
 }
 
-void Api::patch(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+void Api::patch(const http::Request& req, http::Response& res, const Target& t) const {
   const PatchType type = patch_type(req.get_header_value("Content-Type"));
   if (type == PatchType::kUnsupported) {
     return reply(res, 415,
@@ -245,6 +270,14 @@ void Api::patch(const httplib::Request& req, httplib::Response& res, const Targe
   }
   Json body;
   if (!parse_json(this->body, body)) return reply_bad_request(res, "the patch is not JSON");
+  if (type == PatchType::kJson && body.is_array() && body.size() > kJsonPatchOpsMax) {
+    return reply(res, 413,
+                 status_document(413, "RequestEntityTooLarge",
+                                 "Request entity too large: The allowed maximum operations in a "
+                                 "JSON patch is " +
+                                     std::to_string(kJsonPatchOpsMax) + ", got " +
+                                     std::to_string(body.size())));
+  }
   if (type == PatchType::kApply) {
     if (t.status) return reply_bad_request(res, "server-side apply of status is not supported");
     kube::Object object;
@@ -261,8 +294,11 @@ void Api::patch(const httplib::Request& req, httplib::Response& res, const Targe
       [&](kube::Object& object) {
         Json current = encode(object, t);
         std::string error;
-        if (!apply_patch(type, body, current, error) ||
-            !decode_object(current, *t.resource, object, error)) {
+        const Invalid invalid = apply_patch(type, body, current, error)
+                                    ? validate_object(current, *t.resource)
+                                    : Invalid{};
+        if (invalid.code != 0) return kube::Status::Error(kube::Code::kInvalid, invalid.message);
+        if (!error.empty() || !decode_object(current, *t.resource, object, error)) {
           return kube::Status::Error(kube::Code::kInvalid,
                                      t.resource->kind + " \"" + t.name + "\" is invalid: " + error);
         }
@@ -273,7 +309,7 @@ void Api::patch(const httplib::Request& req, httplib::Response& res, const Targe
   reply(res, 200, encode(patched.value, t));
 }
 
-void Api::remove(const httplib::Request& req, httplib::Response& res, const Target& t) const {
+void Api::remove(const http::Request& req, http::Response& res, const Target& t) const {
   kube::DeleteOptions delete_options;
   std::string error;
   if (!parse_delete_options(req.body, req.get_param_value("propagationPolicy"),
@@ -301,7 +337,7 @@ void name_generated(Api& api) {
 }
 
 // Dispatches a resource request; false when the path is no resource (404 sent).
-void dispatch(Api api, const httplib::Request& req, httplib::Response& res) {
+void dispatch(Api api, const http::Request& req, http::Response& res) {
   Target t;
   int code = 404;
   std::string error;
@@ -346,13 +382,13 @@ void dispatch(Api api, const httplib::Request& req, httplib::Response& res) {
         status_document(405, "MethodNotAllowed", req.method + " is not supported on " + req.path));
 }
 
-bool is_watch(const httplib::Request& req) {
+bool is_watch(const http::Request& req) {
   return req.method == "GET" &&
          (req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1");
 }
 
 // The trace's verb and object of a request: "create", "Pod/ws-a/workspace".
-void describe(const httplib::Request& req, RequestTicket& ticket) {
+void describe(const http::Request& req, RequestTicket& ticket) {
   Target t;
   int code = 0;
   std::string error;
@@ -365,7 +401,7 @@ void describe(const httplib::Request& req, RequestTicket& ticket) {
                 : verb != kVerbs.end() ? verb->second
                                        : req.method;
   if (!parsed) {
-    ticket.object = req.path;
+    ticket.object = http::sanitize_utf8(req.path);
     return;
   }
   std::string name = t.name.empty() ? "*" : t.name;
@@ -382,12 +418,14 @@ void describe(const httplib::Request& req, RequestTicket& ticket) {
                   (t.status ? "/status" : "");
   const std::string selector = req.get_param_value("labelSelector");
   if (!selector.empty()) ticket.object += "?" + selector;
+  // The trace is JSON: names from a percent-encoded path may be any bytes.
+  ticket.object = http::sanitize_utf8(ticket.object);
 }
 
 // Lockstep: the request is served on the simulation thread at a virtual instant, after a
 // latency and through the fault points of the external system (serve/external_system.h).
-void through_simulation(World& world, const ServerOptions& options, const httplib::Request& req,
-                        httplib::Response& res) {
+void through_simulation(World& world, const ServerOptions& options, const http::Request& req,
+                        http::Response& res) {
   world.request_entered();
   RequestTicket ticket;
   ticket.method = req.method;
@@ -398,7 +436,15 @@ void through_simulation(World& world, const ServerOptions& options, const httpli
   ticket.key = req.method + " " + req.path + "?" + query + "\n" + req.body;
   describe(req, ticket);
   ticket.execute = [&world, &options, &req, &res] {
-    dispatch(Api{world, options, ""}, req, res);
+    // On the simulation thread: an exception here would end the run without a bundle.
+    try {
+      dispatch(Api{world, options, ""}, req, res);
+    } catch (const std::exception& e) {
+      res = http::Response{};
+      reply(res, 500,
+            status_document(500, "InternalError",
+                            std::string("Internal error occurred: ") + e.what()));
+    }
     return res.status;
   };
   ticket.fail = [&res, &req](int code) {
@@ -439,105 +485,115 @@ void through_simulation(World& world, const ServerOptions& options, const httpli
 
 }  // namespace
 
-Server::Server(World& world, ServerOptions options)
-    : world_(world), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
-  const std::size_t threads = options_.worker_threads;
-  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http_->set_payload_max_length(options_.body_bytes_max);
-  // Without it a response's header and body writes meet Nagle and the client's delayed ACK:
-  // ~27 ms per keep-alive request instead of well under 1 ms.
-  http_->set_tcp_nodelay(true);
-  // Bounds per connection: at most this many requests, idle at most this long.
-  http_->set_keep_alive_max_count(10000);
-  http_->set_keep_alive_timeout(5);
-  install_routes();
+Server::Server(World& world, ServerOptions options) : world_(world), options_(std::move(options)) {
+  http::HttpServerOptions http_options;
+  http_options.limits.body_bytes_max = options_.body_bytes_max;
+  http_options.worker_threads = options_.worker_threads;
+  http_options.streams_max = options_.streams_max;
+  http_options.connections_max = options_.connections_max;
+  http_ = std::make_unique<http::HttpServer>(
+      http_options, [this](const http::Request& req, http::Response& res) { handle(req, res); });
 }
 
 Server::~Server() { stop(); }
 
 int Server::bind(std::string& error) {
-  if (options_.port == 0) {
-    port_ = http_->bind_to_any_port(kLoopback);
-  } else {
-    port_ = http_->bind_to_port(kLoopback, options_.port) ? options_.port : -1;
-  }
-  if (port_ < 0) {
-    error = std::string("cannot bind ") + kLoopback + ":" + std::to_string(options_.port);
-  }
+  port_ = http_->bind(kLoopback, options_.port, error);
   return port_;
 }
 
 void Server::run() {
   assert(port_ >= 0);
-  run_called_ = true;
-  if (!stopped_) http_->listen_after_bind();
-  finished_ = true;
+  if (!stopped_) http_->run();
 }
 
-// httplib's stop() does nothing before its listen loop runs: wait (bounded) until it does.
 void Server::stop() {
   stopped_ = true;
   world_.close();
-  if (!http_) return;
-  for (int i = 0; i < 5000 && run_called_ && !finished_ && !http_->is_running(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  http_->stop();
+  if (http_) http_->stop();
 }
 
-}  // namespace wsim::serve
+std::size_t Server::open_connections() const { return http_->open_connections(); }
+std::size_t Server::open_streams() const { return http_->open_streams(); }
 
-namespace wsim::serve {
+namespace {
 
-void Server::install_routes() {
-  auto count = [this] { requests_.fetch_add(1); };
-  http_->Get("/version", [count](const httplib::Request&, httplib::Response& res) {
-    count();
-    reply(res, 200, version_document());
-  });
-  http_->Get("/api", [this, count](const httplib::Request&, httplib::Response& res) {
-    count();
-    reply(res, 200, core_versions_document(std::string(kLoopback) + ":" + std::to_string(port_)));
-  });
-  http_->Get("/apis", [count](const httplib::Request&, httplib::Response& res) {
-    count();
-    reply(res, 200, group_list_document());
-  });
-  auto discovery = [count](const std::string& group, const std::string& version,
-                           httplib::Response& res) {
-    count();
+// "/apis/G/V" -> {G, V}; false for any other shape.
+bool group_version_path(const std::string& path, std::string& group, std::string& version) {
+  if (path.rfind("/apis/", 0) != 0) return false;
+  const std::string rest = path.substr(6);
+  const std::size_t slash = rest.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 >= rest.size()) return false;
+  if (rest.find('/', slash + 1) != std::string::npos) return false;
+  group = rest.substr(0, slash);
+  version = rest.substr(slash + 1);
+  return true;
+}
+
+// /api/v1/X... and /apis/G/V/X...: a resource request.
+bool resource_path(const std::string& path) {
+  if (path.rfind("/api/v1/", 0) == 0) return path.size() > 8;
+  if (path.rfind("/apis/", 0) != 0) return false;
+  const std::size_t group_end = path.find('/', 6);
+  if (group_end == std::string::npos || group_end == 6) return false;
+  const std::size_t version_end = path.find('/', group_end + 1);
+  if (version_end == std::string::npos || version_end == group_end + 1) return false;
+  return path.size() > version_end + 1;
+}
+
+void not_found(const http::Request& req, http::Response& res) {
+  reply(res, 404,
+        status_document(404, "NotFound",
+                        "the server could not find the requested resource (" + req.path + ")"));
+}
+
+}  // namespace
+
+// The routes: discovery for GET, the resource handlers for every verb, 404 otherwise. Any
+// exception a handler throws becomes a 500 InternalError Status here (and again in the HTTP
+// layer, for what this misses): one request never ends the server.
+void Server::handle(const http::Request& req, http::Response& res) {
+  requests_.fetch_add(1);
+  try {
+    const bool protobuf = req.get_header_value("Content-Type").rfind(kProtobufMediaType, 0) == 0;
+    if (!protobuf && http::json_depth(req.body) > kJsonDepthMax) {
+      return reply_bad_request(res, "the request body could not be decoded: exceeded max depth " +
+                                        std::to_string(kJsonDepthMax));
+    }
+    route(req, res);
+  } catch (const std::exception& e) {
+    res = http::Response{};
+    reply(
+        res, 500,
+        status_document(500, "InternalError", std::string("Internal error occurred: ") + e.what()));
+  }
+}
+
+void Server::route(const http::Request& req, http::Response& res) {
+  const bool get = req.method == "GET" || req.method == "HEAD";
+  std::string group;
+  std::string version;
+  if (get && (req.path == "/version" || req.path == "/version/")) {
+    return reply(res, 200, version_document());
+  }
+  if (get && req.path == "/api") {
+    return reply(res, 200,
+                 core_versions_document(std::string(kLoopback) + ":" + std::to_string(port_)));
+  }
+  if (get && req.path == "/apis") return reply(res, 200, group_list_document());
+  const bool core = req.path == "/api/v1";
+  if (get && (core || group_version_path(req.path, group, version))) {
+    if (core) version = "v1";
     const Json doc = resource_list_document(group, version);
     if (doc.is_null()) {
       return reply(res, 404,
                    status_document(404, "NotFound", "no group version " + group + "/" + version));
     }
-    reply(res, 200, doc);
-  };
-  http_->Get("/api/v1", [discovery](const httplib::Request&, httplib::Response& res) {
-    discovery("", "v1", res);
-  });
-  http_->Get(R"(/apis/([^/]+)/([^/]+))",
-             [discovery](const httplib::Request& req, httplib::Response& res) {
-               discovery(req.matches[1], req.matches[2], res);
-             });
-  auto resource = [this, count](const httplib::Request& req, httplib::Response& res) {
-    count();
-    if (world_.lockstep() && !is_watch(req)) return through_simulation(world_, options_, req, res);
-    dispatch(Api{world_, options_, ""}, req, res);
-  };
-  for (const char* pattern : {R"(/api/v1/.+)", R"(/apis/[^/]+/[^/]+/.+)"}) {
-    http_->Get(pattern, resource);
-    http_->Post(pattern, resource);
-    http_->Put(pattern, resource);
-    http_->Patch(pattern, resource);
-    http_->Delete(pattern, resource);
+    return reply(res, 200, doc);
   }
-  http_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    reply(res, res.status,
-          status_document(res.status, "NotFound",
-                          "the server could not find the requested resource (" + req.path + ")"));
-  });
+  if (!resource_path(req.path)) return not_found(req, res);
+  if (world_.lockstep() && !is_watch(req)) return through_simulation(world_, options_, req, res);
+  dispatch(Api{world_, options_, ""}, req, res);
 }
 
 }  // namespace wsim::serve

@@ -7,10 +7,12 @@
 // delete with preconditions and propagationPolicy. Errors are metav1.Status documents.
 //
 // Bounds: every watch ends after ServerOptions::watch_max_ms (or its timeoutSeconds), waking at
-// least every second; request bodies are capped at body_bytes_max; worker threads are capped.
+// least every second; the HTTP layer's limits (http.h, http_server.h): request bodies at most
+// body_bytes_max before buffering, headers, open connections and watches (429 beyond).
+// No request ends the server: handle() turns any exception into a 500 InternalError Status.
 //
-// Threading: bind() and run() from one thread; stop() from any thread; handlers run on
-// httplib's worker threads and reach the simulation only through World.
+// Threading: bind() and run() from one thread; stop() from any thread; handlers run on the
+// HTTP server's worker and stream threads and reach the simulation only through World.
 #pragma once
 
 #include <atomic>
@@ -18,10 +20,11 @@
 #include <memory>
 #include <string>
 
+#include "serve/http.h"
 #include "serve/world.h"
 
-namespace httplib {
-class Server;
+namespace wsim::serve::http {
+class HttpServer;
 }
 
 namespace wsim::serve {
@@ -35,7 +38,9 @@ struct ServerOptions {
   std::int64_t watch_max_ms = 30 * 60 * 1000;
   std::int64_t bookmark_interval_ms = 5 * 1000;
   std::size_t worker_threads = 32;
-  std::size_t body_bytes_max = 4u << 20;
+  std::size_t body_bytes_max = 3u << 20;  // The apiserver's MaxRequestBodyBytes.
+  std::size_t streams_max = 1000;         // Open watches; then 429 TooManyRequests.
+  std::size_t connections_max = 4000;     // Open connections; then 429 and close.
 };
 
 class Server {
@@ -52,18 +57,22 @@ class Server {
   void stop();
   // Requests answered so far (for throughput figures).
   std::uint64_t requests_served() const { return requests_.load(); }
+  std::size_t open_connections() const;
+  std::size_t open_streams() const;
+
+  // Answers one parsed request as the server does (routes, handlers, errors); never throws.
+  // The HTTP layer calls it on its threads; the fuzz target (fuzz/serve_http_fuzz.cc) directly.
+  void handle(const http::Request& req, http::Response& res);
 
  private:
-  void install_routes();
+  void route(const http::Request& req, http::Response& res);
 
   World& world_;
   ServerOptions options_;
-  std::unique_ptr<httplib::Server> http_;
+  std::unique_ptr<http::HttpServer> http_;
   int port_ = -1;
   std::atomic<std::uint64_t> requests_{0};
-  std::atomic<bool> run_called_{false};
   std::atomic<bool> stopped_{false};
-  std::atomic<bool> finished_{false};
 };
 
 }  // namespace wsim::serve

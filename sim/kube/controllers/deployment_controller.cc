@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <system_error>
 #include <utility>
 
@@ -236,9 +237,10 @@ void DeploymentController::sync(const ObjectRef& ref) {
   if (std::optional<std::vector<const Object*>> current = retire_old_pods(deployment, hash)) {
     const auto have = static_cast<std::int64_t>(current->size());
     // Either creates (have < wanted) or scales down (have > wanted): `current` is read only
-    // when nothing was written since retire_old_pods() listed it.
-    create_pods(deployment, memory, hash, have, spec_replicas);
-    if (have > spec_replicas) scale_down(std::move(*current), have - spec_replicas);
+    // when nothing was written since retire_old_pods() listed it. At most a burst per sync.
+    const std::int64_t allowed = burst_allowance(ref, memory, std::abs(spec_replicas - have));
+    if (have < spec_replicas) create_pods(deployment, memory, hash, have, have + allowed);
+    if (have > spec_replicas && allowed > 0) scale_down(std::move(*current), allowed);
   }
 
   // Status from the pods as they are now.
@@ -287,6 +289,28 @@ std::optional<std::vector<const Object*>> DeploymentController::retire_old_pods(
   if (old_running) return std::nullopt;
   WSIM_ASSERT(retire.empty());  // Nothing written: `current` still points into the store.
   return current;
+}
+
+// kubernetes pkg/controller/replicaset/replica_set.go@c91999aea603 manageReplicas: a sync
+// creates or deletes at most BurstReplicas (500) pods; the rest waits for the next sync, which
+// the real controller reaches once its informer saw those 500 (expectations) through a client
+// limited to --kube-api-qps 20 (kube-controller-manager's default): 25 s for a burst. Here the
+// next pods wait kBurstReplicas / kClientQps seconds of virtual time, so `replicas: 1000000`
+// costs what it costs a real cluster (20 pods/s), not one sync creating a million objects.
+// Below a burst nothing changes (no delay, no extra wake-up): existing runs are unaffected.
+// slowStartBatch's batches (1, 2, 4, ... creates at once) are not modelled: the sim creates one
+// pod at a time and stops at the first refused create, where upstream finishes the failing
+// batch (its creates run concurrently); the two differ only after a failed create.
+std::int64_t DeploymentController::burst_allowance(const ObjectRef& ref, Memory& memory,
+                                                   std::int64_t diff) {
+  WSIM_ASSERT_GE(diff, 0);
+  const TimeMs now_ms = sim_.now_ms();
+  if (now_ms < memory.burst_resume_ms) return 0;  // A wake-up at burst_resume_ms is pending.
+  if (diff <= kBurstReplicas) return diff;
+  memory.burst_resume_ms = now_ms + kBurstReplicas * kSecondMs / kClientQps;
+  WSIM_ASSERT_GT(memory.burst_resume_ms, now_ms);
+  sim_.loop().schedule(memory.burst_resume_ms - now_ms, [this, ref] { enqueue(ref); });
+  return kBurstReplicas;
 }
 
 void DeploymentController::create_pods(const Object& deployment, Memory& memory,

@@ -25,6 +25,9 @@
 //                "progressDeadlineMs" (default 600 s) without progress (never after
 //                NewReplicaSetAvailable).
 // Every status change is one write (status subresource); an unchanged status is not written.
+// A sync creates or deletes at most 500 pods (BurstReplicas); after a full burst the next pods
+// wait 25 s of virtual time (the real controller's 20 QPS client): see burst_allowance(),
+// docs/fidelity.md K15.
 //
 // Spec keys read: "replicas" (default 1), "progressDeadlineMs", "template.labels.<k>",
 // "template.spec.<k>" (copied to the pod spec as <k>, e.g. cpuMilli, nodeSelector,
@@ -116,7 +119,12 @@ class DeploymentController {
     std::int64_t next_pod_index = 0;
     TimeMs last_progress_ms = 0;
     TimeMs deadline_timer_ms = -1;  // Due time of the latest progress-deadline wake-up.
+    TimeMs burst_resume_ms = 0;     // After a full burst: no pod is created or deleted before.
   };
+
+  // replica_set.go BurstReplicas; kube-controller-manager --kube-api-qps.
+  static constexpr std::int64_t kBurstReplicas = 500;
+  static constexpr std::int64_t kClientQps = 20;
 
   void on_deployment(const WatchEvent& event);
   void on_pod(const WatchEvent& event);
@@ -132,6 +140,9 @@ class DeploymentController {
   // or nullopt while an old pod still runs (terminating ones included).
   std::optional<std::vector<const Object*>> retire_old_pods(const Object& deployment,
                                                             const std::string& hash);
+  // How many of `diff` missing or excess pods this sync may create or delete: all of them up to
+  // kBurstReplicas; a full burst makes the next ones wait (see the .cc). Schedules the wake-up.
+  std::int64_t burst_allowance(const ObjectRef& ref, Memory& memory, std::int64_t diff);
   // Creates pods of the current template until `wanted` (stops at the first refused create).
   void create_pods(const Object& deployment, Memory& memory, const std::string& hash,
                    std::int64_t have, std::int64_t wanted);

@@ -1,0 +1,120 @@
+// HttpServer: the HTTP/1.1 server under `wsim serve` (replacing cpp-httplib's, whose compiled
+// Debian build accepts any number of headers, buffers a chunked body whole before its size cap,
+// and holds a pool thread for every open connection, idle or watching).
+//
+// Model (measured in serve/README.md "Connections"):
+//  - one event-loop thread (epoll) accepts connections and reads requests without blocking,
+//    through http::RequestParser and its limits, so an idle keep-alive connection or a client
+//    sending slowly costs a file descriptor and a buffer, never a thread;
+//  - a complete request goes to a fixed pool of worker threads, which run the handler and
+//    write the answer; the connection then returns to the loop;
+//  - a streamed answer (a watch) gets a thread of its own, outside the pool, for as long as it
+//    streams; at most streams_max at once, then 429 TooManyRequests (Retry-After: 1);
+//  - at most connections_max connections; the next is answered 429 and closed.
+//
+// Invariants:
+//  1. A connection is owned by exactly one of: the loop (registered in epoll), a worker, a
+//     stream thread. It is never read by two threads at once.
+//  2. Handler exceptions never leave a worker: the client gets a 500 InternalError Status.
+//  3. Every wait is bounded: idle_timeout_ms between requests, request_timeout_ms for one
+//     request to arrive, write_timeout_ms for a write to make progress.
+//
+// Threading: bind() and run() from one thread; stop() from any thread (run() returns soon
+// after, with every thread it started joined).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "serve/http.h"
+
+namespace wsim::serve::http {
+
+struct HttpServerOptions {
+  HttpLimits limits;
+  std::size_t worker_threads = 16;
+  std::size_t connections_max = 4000;       // Open connections; below the fd limit cli/ raises.
+  std::size_t streams_max = 1000;           // Open watches (one thread each).
+  std::int64_t idle_timeout_ms = 90000;     // Between requests (the apiserver's IdleTimeout).
+  std::int64_t request_timeout_ms = 60000;  // From a request's first byte to its last.
+  std::int64_t write_timeout_ms = 30000;    // Without progress on a write.
+};
+
+// Fills in the response of one request. May throw: the server answers 500.
+using Handler = std::function<void(const Request& request, Response& response)>;
+
+class HttpServer {
+ public:
+  HttpServer(HttpServerOptions options, Handler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds host:port (0 = any free port). Returns the port, or -1 with `error`.
+  int bind(const std::string& host, int port, std::string& error);
+  // Serves until stop(). REQUIRES bind() succeeded.
+  void run();
+  void stop();
+  bool running() const { return running_.load(); }
+
+  std::size_t open_connections() const { return connections_.load(); }
+  std::size_t open_streams() const { return streams_.load(); }
+
+ private:
+  struct Connection;
+  struct StreamThread {
+    std::thread thread;
+    std::atomic<bool> finished{false};
+  };
+
+  void accept_all();
+  void on_readable(std::unique_ptr<Connection> connection);
+  // Parses what `connection` has buffered; hands a complete request to the pool.
+  void process_input(std::unique_ptr<Connection> connection);
+  void refuse(std::unique_ptr<Connection> connection, const Response& response);
+  void register_connection(std::unique_ptr<Connection> connection);
+  void close_connection(std::unique_ptr<Connection> connection);
+  void take_returned();
+  void sweep();
+  void worker();
+  void serve(std::unique_ptr<Connection> connection);
+  void stream(std::unique_ptr<Connection> connection, Response response, bool keep_alive);
+  // The loop takes the connection back (keep-alive).
+  void give_back(std::unique_ptr<Connection> connection);
+  bool write_all(int fd, const std::string& data);
+  void wake();
+  void shutdown_threads();
+
+  HttpServerOptions options_;
+  Handler handler_;
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> running_{false};
+  std::atomic<std::size_t> connections_{0};
+  std::atomic<std::size_t> streams_{0};
+  std::int64_t accept_paused_until_ms_ = 0;  // EMFILE: accepting waits a moment.
+
+  // Loop thread only.
+  std::map<int, std::unique_ptr<Connection>> registered_;
+
+  std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::deque<std::unique_ptr<Connection>> work_;       // Guarded by mutex_.
+  std::vector<std::unique_ptr<Connection>> returned_;  // Guarded by mutex_.
+  std::list<StreamThread> stream_threads_;             // Guarded by mutex_.
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace wsim::serve::http
