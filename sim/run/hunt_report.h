@@ -14,8 +14,11 @@ namespace wsim::run {
 // "known: FILE#N", "NEW", or "-" (not compared with a corpus).
 std::string finding_label(const Finding& finding);
 
-// "findings: none", or a table (verdict, invariant, runs, first seed, known, bundle) and the
-// signature of each labelled finding.
+// "realistic", "needs NAME, ..." (realism.h realism_short), or "-" when not checked (issue #30).
+std::string finding_realism(const Finding& finding);
+
+// "findings: none", or a table (verdict, invariant, runs, first seed, known, realism, bundle),
+// the realism of each checked finding with its reason, and the signature of each labelled one.
 void print_findings(std::ostream& out, const HuntResult& result);
 
 // Runs per second of the hunt, "-" without a clock.
