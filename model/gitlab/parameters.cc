@@ -41,7 +41,8 @@ std::vector<run::ParameterInfo> GitlabSystem::parameters() const {
        "(amplifier)"},
       {"gitlab.rails_touch_gap_max_ms", std::to_string(kRailsTouchGapProductionMs) + "ms",
        "[reconstructed] finder SELECT → touch_all inside one Rails request (amplifier)"},
-      {"agent informer resync", "5m", "[invented] agentk's informer has no resync upstream; "
+      {"agent informer resync", "5m",
+       "[invented] agentk's informer has no resync upstream; "
        "a periodic re-delivery of unchanged Deployments only"},
       {"agent ⇄ Rails latency", "1ms..50ms", "[invented] one HTTPS round trip inside a region"},
       {"agent ⇄ Rails request timeout", "30s", "[invented] the agent's HTTP client deadline"},

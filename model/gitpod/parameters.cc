@@ -35,10 +35,12 @@ std::vector<run::ParameterInfo> GitpodSystem::parameters() const {
       {"mk1 housekeeping", "15s", "ws-manager monitor.go @724ed7a92a^ doHousekeeping interval"},
       {"mk1 dangling PLIS GC", "60m", "monitor.go deleteDanglingPodLifecycleIndependentState"},
       {"mk1 DisposeWorkspace retries", "24 x 5s", "monitor.go wsdaemonMaxAttempts = 120/5"},
-      {"gitpod.upgrade_gap_ms", "2m", "[invented] how long a naive upgrade keeps the "
+      {"gitpod.upgrade_gap_ms", "2m",
+       "[invented] how long a naive upgrade keeps the "
        "components away"},
       {"gitpod.user_action_interval_ms", "60s", "[invented] mean interval of user actions"},
-      {"ws-daemon disk operations", "drawn ms..s", "[invented] durations of upload, delete, "
+      {"ws-daemon disk operations", "drawn ms..s",
+       "[invented] durations of upload, delete, "
        "wipe (docs/fidelity.md D9)"},
   };
 }

@@ -112,10 +112,12 @@ std::string render_parameters_and_amplifiers(const System& system) {
   }
   const std::vector<Amplifier> amplifiers = system.amplifiers();
   if (amplifiers.empty()) return out;
-  out += "  amplifiers (off by default; `wsim hunt` draws them, a finding that needs one says so):\n";
+  out +=
+      "  amplifiers (off by default; `wsim hunt` draws them, a finding that needs one says so):\n";
   for (const Amplifier& a : amplifiers) {
     std::string amplified;
-    for (const std::string& value : a.amplified) amplified += (amplified.empty() ? "" : ", ") + value;
+    for (const std::string& value : a.amplified)
+      amplified += (amplified.empty() ? "" : ", ") + value;
     out += "    " + a.name + "  production " + a.production + ", amplified " + amplified + "\n";
     out += "        why: " + a.why + "\n";
     out += "        production value: " + a.source + "\n";

@@ -47,8 +47,10 @@ std::string realism_text(const Realism& realism) {
 }
 
 Realism realistic_at_production(std::uint64_t seed) {
-  return Realism{true, {}, "fails with every amplifier at its production value (seed " +
-                               std::to_string(seed) + ")"};
+  return Realism{
+      true,
+      {},
+      "fails with every amplifier at its production value (seed " + std::to_string(seed) + ")"};
 }
 
 Realism unchecked_realism(const proto::Scenario& scenario, const System& system) {
@@ -64,13 +66,16 @@ Realism check_realism(const proto::Scenario& scenario, const System& system,
   const std::vector<Amplifier> amplified = amplified_in(scenario, system);
   if (amplified.empty()) return realistic_at_production(scenario.seed());
   if (reproduces(at_production(scenario, system, amplified))) {
-    return Realism{true, {}, "seed " + std::to_string(scenario.seed()) +
-                                 " fails the same way with every amplifier at its production value"};
+    return Realism{true,
+                   {},
+                   "seed " + std::to_string(scenario.seed()) +
+                       " fails the same way with every amplifier at its production value"};
   }
   std::vector<Amplifier> needed;
   for (std::size_t i = 0; i < amplified.size(); ++i) {
     // Past the bound the remaining amplifiers are named untested: never fewer than needed.
-    if (i >= kRealismSingleChecksMax || !reproduces(at_production(scenario, system, {amplified[i]}))) {
+    if (i >= kRealismSingleChecksMax ||
+        !reproduces(at_production(scenario, system, {amplified[i]}))) {
       needed.push_back(amplified[i]);
     }
   }
