@@ -67,7 +67,8 @@ void print_findings(std::ostream& out, const HuntResult& result) {
   out << "findings:\n";
   out << "  " << std::left << std::setw(20) << "verdict" << std::setw(w) << "invariant"
       << std::setw(8) << "runs" << std::setw(12) << "first seed" << std::setw(wk) << "known"
-      << std::setw(wr) << "realism" << "bundle\n";
+      << std::setw(wr) << "realism"
+      << "bundle\n";
   for (const Finding& f : result.findings) {
     out << "  " << std::left << std::setw(20) << verdict_name(f.verdict) << std::setw(w)
         << f.invariant << std::setw(8) << f.count << std::setw(12) << f.seed << std::setw(wk)

@@ -119,8 +119,7 @@ class Reader {
 };
 
 // The optional members of issue #30 (older summaries have none of them).
-bool realism_from_json(const Json& in, const std::string& where, Reader& reader,
-                       Finding& finding) {
+bool realism_from_json(const Json& in, const std::string& where, Reader& reader, Finding& finding) {
   if (in.contains("production_runs") &&
       !reader.get(in, where, "production_runs", finding.production_runs)) {
     return false;

@@ -115,7 +115,7 @@ struct CustomKind {
 struct Amplifier {
   // The `--set` key: "<system>.<config field>", e.g. "gitlab.rails_clock_granularity_ms".
   std::string name;
-  std::string production;              // The production value (the default), as config_value spells it.
+  std::string production;  // The production value (the default), as config_value spells it.
   std::vector<std::string> amplified;  // The values a hunt draws instead (at least one).
   // Why it is an amplifier: how rare, or impossible, its schedules are in production.
   std::string why;
