@@ -67,6 +67,9 @@ struct HuntCommand {
   Shard shard;               // --shard I/N (hunt.h): this hunt's part of the run indices.
   std::string summary_path;  // --summary FILE.json (hunt_summary.h); empty: none.
   std::string junit_path;    // --junit FILE.xml (hunt_junit.h); empty: none.
+  // --amplifiers swarm | production (amplifiers.h): draw the amplifiers the scenario leaves at
+  // production (and the command line does not set), or draw none.
+  std::string amplifiers = "swarm";
 };
 inline constexpr DurationMs kDefaultHuntTimeMs = 20 * kSecondMs;
 // Implemented in hunt_command.cc.

@@ -7,12 +7,52 @@
 #include "sim/report/explain.h"
 #include "sim/report/timeline_html.h"
 #include "sim/run/bundle.h"
+#include "sim/run/amplifiers.h"
 #include "sim/run/duration.h"
+#include "sim/run/verdict_json.h"
 #include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// issue #30 item 3: the realism verdict.json of the bundle `dir` recorded, if any.
+std::optional<Realism> recorded_realism(const std::string& dir) {
+  std::string json;
+  std::string error;
+  proto::VerdictRecord record;
+  if (!read_file_capped(dir + "/verdict.json", kVerdictBytesMax, json, error) ||
+      !parse_verdict_json(json, dir + "/verdict.json", record, error) || !record.has_realism()) {
+    return std::nullopt;
+  }
+  Realism realism;
+  realism.realistic = record.realism().label() == "realistic";
+  realism.amplifiers.assign(record.realism().amplifiers().begin(),
+                            record.realism().amplifiers().end());
+  realism.why = record.realism().why();
+  return realism;
+}
+
+// The realism line of a failing run: as recorded in the bundle, else checked now (realism.h:
+// the same verdict and invariant with the amplifiers at production, at most a few re-runs).
+std::string realism_line(const std::string& dir, const System& system,
+                         const proto::Scenario& scenario, const RunResult& result) {
+  if (result.verdict != Verdict::kSafety && result.verdict != Verdict::kLiveness) return "";
+  std::optional<Realism> realism = recorded_realism(dir);
+  if (!realism) {
+    const std::string invariant = result.violation ? result.violation->invariant_id : "";
+    realism = check_realism(scenario, system, [&](const proto::Scenario& candidate) {
+      const RunResult again = execute_run(system, candidate, RunOptions{});
+      return again.verdict == result.verdict && again.violation &&
+             again.violation->invariant_id == invariant;
+    });
+  }
+  return "realism: " + realism_text(*realism) + "\n";
+}
+
+}  // namespace
 
 int cmd_explain(const ExplainCommand& command, std::ostream& out, std::ostream& err) {
   std::string dir = command.bundle;
@@ -56,6 +96,7 @@ int cmd_explain(const ExplainCommand& command, std::ostream& out, std::ostream& 
     out << "signature: " << result.signature->text() << "\n";
     if (result.labelled) out << (result.known.empty() ? "NEW" : "known: " + result.known) << "\n";
   }
+  out << realism_line(dir, system, bundle.scenario.scenario, result);
   if (!command.html.empty()) {
     std::ofstream file(command.html, std::ios::binary | std::ios::trunc);
     file << render_timeline_html(system, bundle.scenario.scenario, result);

@@ -69,6 +69,11 @@ void add_hunt_options(CLI::App& sub, HuntState& state) {
   sub.add_option("--known", state.command.known_dir,
                  "go past the known bugs of this corpus (e.g. corpus/regressions): a table of "
                  "them, exit non-zero only for NEW findings (default with no arguments)");
+  sub.add_option("--amplifiers", state.command.amplifiers,
+                 "swarm (default): each run draws every amplifier left at its production value "
+                 "(amplified in half the runs, written into its scenario); production: no draw, "
+                 "every amplifier keeps the scenario's value (`wsim list` names them)")
+      ->check(CLI::IsMember({"swarm", "production"}));
   add_report_options(sub, state);
 }
 

@@ -6,6 +6,8 @@
 
 #include "cli/commands/commands.h"
 #include "sim/core/assert.h"
+#include "sim/run/amplifiers.h"
+#include "sim/triage/corpus_bugs.h"
 #include "sim/run/duration.h"
 #include "sim/run/signature.h"
 #include "sim/search/hunt_junit.h"
@@ -75,6 +77,12 @@ HuntOptions options_for(const HuntCommand& command, const LoadedScenario& loaded
   options.progress_tty = command.progress_tty;
   options.events_max = flags.events_max;
   options.repro_command = repro_command(flags);
+  if (command.amplifiers == "swarm") {
+    // An amplifier set on the command line is pinned, even to its production value.
+    std::vector<std::string> pinned;
+    for (const auto& [key, flag] : loaded.overridden) pinned.push_back(key);
+    options.amplifiers = drawable_amplifiers(loaded.scenario, *loaded.system, pinned);
+  }
   return options;
 }
 
@@ -89,6 +97,12 @@ void print_banner(std::ostream& out, const HuntCommand& command, const LoadedSce
   }
   if (command.runs) out << ", " << *command.runs << " runs";
   if (command.guided) out << ", probe-guided swarm";
+  if (!options.amplifiers.empty()) {
+    out << ", amplifiers drawn:";
+    for (const std::string& name : options.amplifiers) out << " " << name;
+  } else if (!loaded.system->amplifiers().empty()) {
+    out << ", amplifiers as set";
+  }
   if (budget) out << ", " << format_duration_ms(*budget);
   const std::size_t known = options.known ? options.known->size() : 0;
   if (!options.until_labels.empty()) {

@@ -12,6 +12,7 @@
 #include "sim/core/assert.h"
 #include "sim/core/sim.h"
 #include "sim/report/bundle_write.h"
+#include "sim/run/amplifiers.h"
 #include "sim/run/bundle.h"
 #include "sim/run/duration.h"
 #include "sim/run/expect.h"
@@ -71,6 +72,27 @@ std::string ratio_text(Ratio ratio) {
 
 }  // namespace
 
+namespace {
+
+// issue #30 item 3: a failing run is checked with its amplifiers at production (realism.h; at most
+// a few quiet re-runs, none when it amplified nothing) and says which it needs.
+void check_run_realism(const LoadedScenario& loaded, std::uint64_t events_max, RunResult& result,
+                       std::ostream& out) {
+  if (result.verdict != Verdict::kSafety && result.verdict != Verdict::kLiveness) return;
+  const std::string invariant = result.violation ? result.violation->invariant_id : "";
+  const Verdict verdict = result.verdict;
+  RunOptions quiet;
+  quiet.events_max = events_max;
+  result.realism = check_realism(loaded.scenario, *loaded.system, [&](const proto::Scenario& s) {
+    const RunResult again = execute_run(*loaded.system, s, quiet);
+    return again.verdict == verdict && again.violation &&
+           again.violation->invariant_id == invariant;
+  });
+  out << "realism: " << realism_text(*result.realism) << "\n";
+}
+
+}  // namespace
+
 int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
   LoadedScenario loaded;
   std::string error;
@@ -84,6 +106,7 @@ int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
   options.log = &out;
   options.events_max = command.flags.events_max;
   RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  check_run_realism(loaded, options.events_max, result, out);
   if (!label_with_corpus(*loaded.system, loaded.scenario, command.known_dir, result, error)) {
     err << "wsim run: cannot label the finding: " << error << "\n";
   } else if (result.labelled) {
@@ -226,6 +249,7 @@ int cmd_list(std::ostream& out, std::ostream& err) {
             << axis.provenance[i] << "\n";
       }
     }
+    out << render_parameters_and_amplifiers(*system);
     out << "  invariants:\n";
     const std::vector<InvariantInfo> invariants = system->invariants();
     std::size_t id_width = 12;
@@ -250,7 +274,8 @@ int cmd_list(std::ostream& out, std::ostream& err) {
     }
     std::size_t width = 0;
     for (const auto& [name, id] : faults) width = std::max(width, name.size());
-    out << "  fault points (enabled per run with the first ratio, then fire per evaluation):\n";
+    out << "  fault points — amplifiers of possible events (enabled per run with the first ratio, "
+           "then fire per evaluation):\n";
     for (const auto& [name, id] : faults) {
       const FaultPoint& point = dummy.faults().point(id);
       out << "    " << std::left << std::setw(static_cast<int>(width)) << name << "  "

@@ -64,8 +64,11 @@ void fill_defaults(proto::GitlabConfig& c) {
   if (c.namespace_mode().empty()) c.set_namespace_mode("unique");
   if (c.partial_interval_ms() == 0) c.set_partial_interval_ms(10 * kSecondMs);
   if (c.full_interval_ms() == 0) c.set_full_interval_ms(kHourMs);
-  if (c.rails_clock_granularity_ms() == 0) c.set_rails_clock_granularity_ms(kSecondMs);
-  if (c.rails_touch_gap_max_ms() == 0) c.set_rails_touch_gap_max_ms(2 * kSecondMs);
+  // Production values (parameters.cc); 1000 and 2000 are their amplified values.
+  if (c.rails_clock_granularity_ms() == 0) {
+    c.set_rails_clock_granularity_ms(kRailsClockProductionMs);
+  }
+  if (c.rails_touch_gap_max_ms() == 0) c.set_rails_touch_gap_max_ms(kRailsTouchGapProductionMs);
   if (c.a2_synced_flag().empty()) c.set_a2_synced_flag("after_exchange");
   if (c.a3_termination().empty()) c.set_a3_termination("plan");
   if (c.a3_missing_inventory().empty()) c.set_a3_missing_inventory("terminated");

@@ -23,12 +23,18 @@
 
 namespace wsim::gitlab {
 
+// Production values of the two amplifiers (parameters.cc, docs/fidelity.md "Amplifiers"): Rails
+// stores microseconds (1 ms is the model's finest unit), and the finder's SELECT and its touch
+// run milliseconds apart in one request.
+inline constexpr DurationMs kRailsClockProductionMs = 1;
+inline constexpr DurationMs kRailsTouchGapProductionMs = 20;
+
 // Everything a run needs, decoded from a normalized proto::GitlabConfig.
 struct GitlabRunOptions {
   Versions versions;
   AgentTimers timers;
   RailsClock clock;
-  DurationMs touch_gap_max_ms = 2 * kSecondMs;
+  DurationMs touch_gap_max_ms = kRailsTouchGapProductionMs;
   WorkloadOptions workload;
 };
 
@@ -93,6 +99,9 @@ class GitlabSystem : public run::System {
   std::vector<std::string> counterfactual_fix_fields() const override {
     return {"rails_desired_finder_inclusive"};
   }
+  // Production values, their sources and the amplifiers (parameters.cc).
+  std::vector<run::Amplifier> amplifiers() const override;
+  std::vector<run::ParameterInfo> parameters() const override;
 };
 
 }  // namespace wsim::gitlab

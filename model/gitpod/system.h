@@ -35,6 +35,9 @@ class GitpodSystem : public run::System {
             "mk1_mark_retry_steps"};
   }
   std::vector<run::CustomKind> custom_kinds() const override;
+  // Production values, their sources and the amplifier (parameters.cc).
+  std::vector<run::Amplifier> amplifiers() const override;
+  std::vector<run::ParameterInfo> parameters() const override;
 };
 
 }  // namespace wsim::gitpod

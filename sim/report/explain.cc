@@ -15,6 +15,7 @@
 #include "sim/run/scenario.h"
 #include "sim/run/trace_view.h"
 #include "sim/triage/corpus_bugs.h"
+#include "sim/run/verdict_json.h"
 
 namespace wsim::run {
 

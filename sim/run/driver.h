@@ -31,6 +31,7 @@
 #include "sim/core/probe.h"
 #include "sim/core/trace.h"
 #include "sim/proto/scenario.pb.h"
+#include "sim/run/realism.h"
 #include "sim/run/signature.h"
 #include "sim/run/system.h"
 #include "sim/run/verdict.h"
@@ -112,6 +113,9 @@ struct RunResult {
   // whose only violations are these ends with the first of them as `violation` (kSafety), its
   // label in `known` and its culprit in `culprit_event`.
   std::vector<MaskedViolation> masked;
+  // Set by the caller that checked it (realism.h: a hunt's re-run, `wsim run`), for
+  // verdict.json; absent: verdict_record derives it without re-runs (unchecked_realism).
+  std::optional<Realism> realism;
 };
 
 // Runs `scenario` (validated and normalized: see validate_scenario) of `system`.

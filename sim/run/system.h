@@ -105,6 +105,31 @@ struct CustomKind {
   std::string group;  // "workspace.gitpod.io"
 };
 
+// A setting that makes a rare or impossible schedule common, like FoundationDB's BUGGIFY
+// (docs/fidelity.md "Amplifiers"). Its default is always `production`: a run amplifies only when
+// its scenario says so, and `wsim hunt` draws amplified values for some of its runs and writes
+// them into each run's scenario, so a seed replays exactly (sim/run/amplifiers.h). A finding of an
+// amplified run is checked again with the amplifiers at production (sim/run/realism.h) and labelled
+// `realistic` or `needs NAME`. Fault odds are amplifiers of possible events too; they are fault
+// points (sim/core/fault.h), listed apart, and not declared here.
+struct Amplifier {
+  // The `--set` key: "<system>.<config field>", e.g. "gitlab.rails_clock_granularity_ms".
+  std::string name;
+  std::string production;  // The production value (the default), as config_value spells it.
+  std::vector<std::string> amplified;  // The values a hunt draws instead (at least one).
+  // Why it is an amplifier: how rare, or impossible, its schedules are in production.
+  std::string why;
+  std::string source;  // Where the production value comes from.
+};
+
+// A model parameter with a production value, for `wsim list`: a config field's default (`name` is
+// its `--set` key) or a constant of the port (`name` describes it).
+struct ParameterInfo {
+  std::string name;
+  std::string value;   // The default, with its unit ("10s", "1ms", "3").
+  std::string source;  // Upstream file@commit, a document, or "[invented]" with why.
+};
+
 class SystemRun {
  public:
   virtual ~SystemRun() = default;
@@ -160,6 +185,10 @@ class System {
   // away a bug's precondition (docs/signatures.md "Counterfactual ground truth"): a violation
   // that persists under one of them refutes the bug as a version fix does.
   virtual std::vector<std::string> counterfactual_fix_fields() const { return {}; }
+  // The system's amplifiers (see Amplifier), in a stable order; none by default.
+  virtual std::vector<Amplifier> amplifiers() const { return {}; }
+  // The model parameters with a production value and its source (`wsim list`).
+  virtual std::vector<ParameterInfo> parameters() const { return {}; }
 };
 
 // Registry of systems linked into the binary, in name order. The binaries register every system

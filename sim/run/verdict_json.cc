@@ -46,6 +46,19 @@ void add_violations(const RunResult& result, proto::VerdictRecord& record) {
   WSIM_ASSERT_EQ(static_cast<std::size_t>(record.masked_size()), result.masked.size());
 }
 
+// issue #30 item 3: the realism of a violation, as checked by the caller or, unchecked, from the
+// scenario's amplifiers alone.
+void add_realism(const System& system, const proto::Scenario& scenario, const RunResult& result,
+                 proto::VerdictRecord& record) {
+  if (result.verdict != Verdict::kSafety && result.verdict != Verdict::kLiveness) return;
+  const Realism realism = result.realism ? *result.realism : unchecked_realism(scenario, system);
+  proto::RealismRecord* out = record.mutable_realism();
+  out->set_label(realism_label(realism));
+  for (const std::string& name : realism.amplifiers) out->add_amplifiers(name);
+  out->set_why(realism.why);
+  WSIM_ASSERT_EQ(out->label() == "realistic", out->amplifiers().empty());
+}
+
 }  // namespace
 
 proto::VerdictRecord verdict_record(const System& system, const proto::Scenario& scenario,
@@ -76,6 +89,7 @@ proto::VerdictRecord verdict_record(const System& system, const proto::Scenario&
   for (const auto& [name, value] : result.swarm) (*record.mutable_swarm())[name] = value;
   add_violations(result, record);
   record.set_state(result.state);
+  add_realism(system, scenario, result, record);
   return record;
 }
 

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "sim/core/assert.h"
+#include "sim/run/amplifiers.h"
 #include "sim/search/hunt_pool.h"
 #include "sim/search/hunt_progress.h"
 #include "sim/search/hunt_rerun.h"
@@ -116,6 +117,26 @@ std::string render_probe_coverage(const std::vector<Probe>& sorted, bool brief) 
   return out.str();
 }
 
+proto::Scenario hunt_run_scenario(const HuntOptions& options, std::uint64_t seed,
+                                  std::optional<std::uint64_t> swarm_seed) {
+  proto::Scenario scenario = options.scenario;
+  scenario.set_seed(seed);
+  if (swarm_seed) scenario.set_swarm_seed(*swarm_seed);
+  draw_amplifiers(scenario, *options.system, options.amplifiers, config_seed_of(scenario));
+  return scenario;
+}
+
+int realism_rank(const Finding& finding) {
+  if (!finding.realism) return finding.production_seed ? 0 : 1;
+  return finding.realism->realistic ? 0 : 2;
+}
+
+void order_by_realism(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    return realism_rank(a) < realism_rank(b);
+  });
+}
+
 HuntResult hunt(const HuntOptions& options) {
   WSIM_ASSERT(options.system != nullptr);
   WSIM_ASSERT_GE(options.jobs, 1);
@@ -126,6 +147,7 @@ HuntResult hunt(const HuntOptions& options) {
   run_workers(options, result, tally);
   tally.finish();
   rerun_findings(options, result);
+  order_by_realism(result.findings);
   return result;
 }
 

@@ -39,6 +39,7 @@
 #include "sim/core/probe.h"
 #include "sim/proto/scenario.pb.h"
 #include "sim/run/driver.h"
+#include "sim/run/realism.h"
 #include "sim/run/signature.h"
 #include "sim/run/system.h"
 #include "sim/run/verdict.h"
@@ -96,6 +97,10 @@ struct HuntOptions {
   // Probe-guided swarm (hunt_guide.h): every second run of a worker reuses the swarm seed of a
   // run that reached a rare probe. Ignored when the scenario pins swarm_seed.
   bool guided = false;
+  // The amplifiers the swarm draws (amplifiers.h drawable_amplifiers; system.h Amplifier): each
+  // run sets each of them to production or to an amplified value, drawn from its configuration
+  // seed, and written into its scenario. Empty: every run keeps the scenario's values.
+  std::vector<std::string> amplifiers;
 };
 
 struct Finding {
@@ -112,6 +117,15 @@ struct Finding {
   bool labelled = false;
   std::string known;
   std::string signature;  // Signature::text() of the re-run, when it has one.
+  // Failing runs of this kind that amplified nothing (every amplifier at production), and the
+  // smallest seed among them: evidence that the finding is realistic without a re-run.
+  std::uint64_t production_runs = 0;
+  std::optional<std::uint64_t> production_seed;
+  // The realism verdict (realism.h), once checked (re-run findings only); absent: not checked.
+  std::optional<Realism> realism;
+  // " --set NAME=VALUE" of the amplifiers the hunt drew amplified for `seed` (a repro command
+  // needs them after --seed); empty when none.
+  std::string amplifier_flags;
 };
 
 struct HuntResult {
@@ -135,6 +149,16 @@ struct HuntResult {
 };
 
 HuntResult hunt(const HuntOptions& options);
+
+// The scenario of one run of a hunt: options.scenario with `seed`, `swarm_seed` (when set) and
+// the amplifiers drawn for it (HuntOptions::amplifiers).
+proto::Scenario hunt_run_scenario(const HuntOptions& options, std::uint64_t seed,
+                                  std::optional<std::uint64_t> swarm_seed);
+
+// Realistic findings first (0), then those not checked (1), then those that need an amplifier
+// (2); order_by_realism keeps the order within each group (the table of `wsim hunt`, issue #30).
+int realism_rank(const Finding& finding);
+void order_by_realism(std::vector<Finding>& findings);
 
 // The order of HuntResult::findings (and of a merge's): smallest seed first, then verdict,
 // invariant and label.

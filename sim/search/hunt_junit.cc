@@ -19,8 +19,9 @@ bool fails(const HuntResult& result, const Finding& finding) {
 
 std::string finding_title(const Finding& finding) {
   return std::string(verdict_name(finding.verdict)) + " " + finding.invariant + " (" +
-         finding_label(finding) + "), first seed " + std::to_string(finding.seed) + ", " +
-         std::to_string(finding.count) + (finding.count == 1 ? " run" : " runs");
+         finding_label(finding) + ", " + finding_realism(finding) + "), first seed " +
+         std::to_string(finding.seed) + ", " + std::to_string(finding.count) +
+         (finding.count == 1 ? " run" : " runs");
 }
 
 std::string finding_text(const HuntTarget& target, const Finding& finding) {
@@ -29,9 +30,10 @@ std::string finding_text(const HuntTarget& target, const Finding& finding) {
   if (!finding.object.empty()) text << "object: " << finding.object << "\n";
   if (!finding.message.empty()) text << "message: " << finding.message << "\n";
   if (!finding.signature.empty()) text << "signature: " << finding.signature << "\n";
+  if (finding.realism) text << "realism: " << realism_text(*finding.realism) << "\n";
   text << "reproduce with:\n";
   if (!finding.bundle.empty()) text << "  scripts/wsim replay " << finding.bundle << "\n";
-  text << "  " << target.repro << " --seed " << finding.seed << "\n";
+  text << "  " << target.repro << " --seed " << finding.seed << finding.amplifier_flags << "\n";
   return text.str();
 }
 

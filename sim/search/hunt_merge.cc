@@ -91,6 +91,23 @@ void add_signatures(std::vector<std::string>& into, const std::vector<std::strin
   }
 }
 
+// One finding seen by two shards (issue #30): realistic when either shard showed it realistic;
+// the production runs add up.
+void merge_realism(Finding& into, const Finding& a, const Finding& b) {
+  into.production_runs = a.production_runs + b.production_runs;
+  into.production_seed = a.production_seed;
+  if (b.production_seed && (!into.production_seed || *b.production_seed < *into.production_seed)) {
+    into.production_seed = b.production_seed;
+  }
+  if (a.realism && a.realism->realistic) {
+    into.realism = a.realism;
+  } else if (b.realism && b.realism->realistic) {
+    into.realism = b.realism;
+  } else if (!into.realism) {
+    into.realism = a.realism ? a.realism : b.realism;
+  }
+}
+
 // Adds one shard's findings to `merged`, deduplicated as HuntTally does: by verdict, invariant
 // and (going past known bugs) label.
 void merge_findings(HuntTarget& merged, const HuntTarget& part,
@@ -113,18 +130,23 @@ void merge_findings(HuntTarget& merged, const HuntTarget& part,
     }
     Finding& into = merged.result.findings[it->second];
     const std::uint64_t count = into.count + finding.count;
+    const Finding before = into;
     if (finding.seed < into.seed) into = finding;
     into.count = count;
+    merge_realism(into, before, finding);
     add_signatures(merged.signatures[it->second], signatures);
   }
 }
 
-// Findings in finding_order (hunt.h), their signature lists alongside.
+// Findings realistic first, then in finding_order (hunt.h), their signature lists alongside.
 void sort_findings(HuntTarget& target) {
   std::vector<std::size_t> order(target.result.findings.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return finding_order(target.result.findings[a], target.result.findings[b]);
+    const Finding& fa = target.result.findings[a];
+    const Finding& fb = target.result.findings[b];
+    if (realism_rank(fa) != realism_rank(fb)) return realism_rank(fa) < realism_rank(fb);
+    return finding_order(fa, fb);
   });
   std::vector<Finding> findings;
   std::vector<std::vector<std::string>> signatures;

@@ -34,6 +34,11 @@ std::string summary_found(const HuntResult& result) {
 
 }  // namespace
 
+std::string finding_realism(const Finding& finding) {
+  if (finding.realism) return realism_short(*finding.realism);
+  return finding.production_seed ? "realistic" : "-";
+}
+
 std::string finding_label(const Finding& finding) {
   if (!finding.labelled) return "-";
   return finding.known.empty() ? "NEW" : "known: " + finding.known;
@@ -53,14 +58,28 @@ void print_findings(std::ostream& out, const HuntResult& result, bool verbose) {
   std::size_t w_known = 5;
   for (const Finding& f : result.findings) w_known = std::max(w_known, finding_label(f).size() + 2);
   const int wk = static_cast<int>(w_known);
+  std::size_t w_realism = 9;
+  for (const Finding& f : result.findings) {
+    w_realism = std::max(w_realism, finding_realism(f).size() + 2);
+  }
+  const int wr = static_cast<int>(w_realism);
+  // issue #30: realistic findings first (hunt.h order_by_realism), each with its realism.
   out << "findings:\n";
   out << "  " << std::left << std::setw(20) << "verdict" << std::setw(w) << "invariant"
       << std::setw(8) << "runs" << std::setw(12) << "first seed" << std::setw(wk) << "known"
+      << std::setw(wr) << "realism"
       << "bundle\n";
   for (const Finding& f : result.findings) {
     out << "  " << std::left << std::setw(20) << verdict_name(f.verdict) << std::setw(w)
         << f.invariant << std::setw(8) << f.count << std::setw(12) << f.seed << std::setw(wk)
-        << finding_label(f) << (f.bundle.empty() ? "-" : f.bundle) << "\n";
+        << finding_label(f) << std::setw(wr) << finding_realism(f)
+        << (f.bundle.empty() ? "-" : f.bundle) << "\n";
+  }
+  for (const Finding& f : result.findings) {
+    if (f.realism && !f.realism->why.empty()) {
+      out << "  realism of " << finding_label(f) << " " << f.invariant << ": "
+          << realism_text(*f.realism) << "\n";
+    }
   }
   for (const Finding& f : result.findings) {
     const bool known = f.labelled && !f.known.empty();

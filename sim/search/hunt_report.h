@@ -14,6 +14,9 @@ namespace wsim::run {
 // "known: FILE#N", "NEW", or "-" (not compared with a corpus).
 std::string finding_label(const Finding& finding);
 
+// "realistic", "needs NAME, ..." (realism.h realism_short), or "-" when not checked (issue #30).
+std::string finding_realism(const Finding& finding);
+
 // "findings: none", or a table (verdict, invariant, runs, first seed, known, bundle) and the
 // signature of each labelled finding.
 // verbose = false: the signature lines only of findings not labelled known.

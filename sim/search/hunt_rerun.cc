@@ -7,6 +7,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/report/bundle_write.h"
+#include "sim/run/amplifiers.h"
 #include "sim/run/bundle.h"
 #include "sim/search/hunt_worker.h"
 
@@ -115,6 +116,27 @@ void write_finding_bundle(const HuntOptions& options, Finding& finding, proto::S
   }
 }
 
+// A run of `scenario` without recording or trace (unless going past known bugs needs labels),
+// for the realism check.
+RunResult quiet_run(const HuntOptions& options, const proto::Scenario& scenario) {
+  RunOptions run_options;
+  run_options.events_max = options.events_max;
+  if (options.unmasked) {
+    return execute_run_with_known(*options.system, scenario, run_options, *options.known);
+  }
+  return execute_run(*options.system, scenario, run_options);
+}
+
+// issue #30 item 3: realistic when a run at production values failed the same way; otherwise
+// the re-runs of realism.h. Call before label_finding (found_again compares the workers' label).
+Realism finding_realism(const HuntOptions& options, const Finding& finding,
+                        const proto::Scenario& scenario) {
+  if (finding.production_seed) return realistic_at_production(*finding.production_seed);
+  return check_realism(scenario, *options.system, [&](const proto::Scenario& candidate) {
+    return found_again(finding, quiet_run(options, candidate), options.unmasked);
+  });
+}
+
 void print_repro(const HuntOptions& options, const Finding& finding) {
   std::ostream* log = options.log;
   if (!log) return;
@@ -123,7 +145,8 @@ void print_repro(const HuntOptions& options, const Finding& finding) {
   if (!finding.bundle.empty()) *log << "  scripts/wsim replay " << finding.bundle << "\n";
   *log << "  " << options.repro_command << " --seed " << finding.seed;
   if (finding.swarm_seed) *log << " --set swarm_seed=" << *finding.swarm_seed;
-  *log << "\n";
+  *log << finding.amplifier_flags << "\n";
+  if (finding.realism) *log << "realism: " << realism_text(*finding.realism) << "\n";
 }
 
 // The last re-run, kept for the next finding of the same run: findings are sorted by seed, and
@@ -172,14 +195,16 @@ void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last
     }
     return;
   }
-  proto::Scenario scenario = options.scenario;
-  scenario.set_seed(finding.seed);
-  if (finding.swarm_seed) scenario.set_swarm_seed(*finding.swarm_seed);
+  const proto::Scenario scenario = hunt_run_scenario(options, finding.seed, finding.swarm_seed);
   const RunResult& rerun = rerun_for(options, scenario, last);
   if (!found_again(finding, rerun, options.unmasked)) {
     mark_nondeterministic(finding, rerun, log);
     return;
   }
+  finding.amplifier_flags = amplifier_flags(scenario, *options.system, options.amplifiers);
+  finding.realism = finding_realism(options, finding, scenario);
+  // The bundle's verdict.json carries the verdict of its first finding.
+  if (last.bundle.empty()) last.result->realism = finding.realism;
   label_finding(finding, rerun, options);
   describe_finding(finding, rerun);
   if (last.bundle.empty()) {

@@ -39,6 +39,15 @@ Json finding_to_json(const Finding& finding, const std::vector<std::string>& sig
   out["object"] = finding.object;
   out["message"] = finding.message;
   out["bundle"] = finding.bundle;
+  // issue #30: as verdict.json's "realism"; absent when not checked.
+  out["production_runs"] = finding.production_runs;
+  if (!finding.amplifier_flags.empty()) out["amplifier_flags"] = finding.amplifier_flags;
+  if (finding.production_seed) out["production_seed"] = *finding.production_seed;
+  if (finding.realism) {
+    out["realism"] = Json{{"label", realism_label(*finding.realism)},
+                          {"amplifiers", finding.realism->amplifiers},
+                          {"why", finding.realism->why}};
+  }
   return out;
 }
 
@@ -109,6 +118,42 @@ class Reader {
   std::string& error_;
 };
 
+// The optional members of issue #30 (older summaries have none of them).
+bool realism_from_json(const Json& in, const std::string& where, Reader& reader, Finding& finding) {
+  if (in.contains("production_runs") &&
+      !reader.get(in, where, "production_runs", finding.production_runs)) {
+    return false;
+  }
+  if (in.contains("amplifier_flags") &&
+      !reader.get(in, where, "amplifier_flags", finding.amplifier_flags)) {
+    return false;
+  }
+  if (in.contains("production_seed")) {
+    std::uint64_t seed = 0;
+    if (!reader.get(in, where, "production_seed", seed)) return false;
+    finding.production_seed = seed;
+  }
+  if (!in.contains("realism")) return true;
+  const Json& realism = in["realism"];
+  const std::string at = where + ".realism";
+  std::string label;
+  Realism out;
+  if (!reader.get(realism, at, "label", label) ||
+      !reader.get(realism, at, "amplifiers", out.amplifiers) ||
+      !reader.get(realism, at, "why", out.why)) {
+    return false;
+  }
+  if (label != "realistic" && label != "needs") {
+    return reader.fail(at + ".label", "expected realistic or needs, got '" + label + "'");
+  }
+  out.realistic = label == "realistic";
+  if (out.realistic != out.amplifiers.empty()) {
+    return reader.fail(at + ".amplifiers", "must be empty exactly when the label is realistic");
+  }
+  finding.realism = std::move(out);
+  return true;
+}
+
 bool finding_from_json(const Json& in, const std::string& where, Reader& reader, Finding& finding,
                        std::vector<std::string>& signatures) {
   std::string verdict;
@@ -132,6 +177,7 @@ bool finding_from_json(const Json& in, const std::string& where, Reader& reader,
     if (!reader.get(in, where, "swarm_seed", swarm_seed)) return false;
     finding.swarm_seed = swarm_seed;
   }
+  if (!realism_from_json(in, where, reader, finding)) return false;
   return reader.get(in, where, "first_seed", finding.seed) &&
          reader.get(in, where, "runs", finding.count) &&
          reader.get(in, where, "signature", finding.signature) &&

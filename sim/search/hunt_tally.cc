@@ -5,6 +5,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/sim.h"
+#include "sim/run/amplifiers.h"
 
 namespace wsim::run {
 
@@ -89,6 +90,11 @@ bool HuntTally::record_failure(std::uint64_t seed, std::optional<std::uint64_t> 
   }
   Finding& found = result_.findings[it->second];
   ++found.count;
+  if (kind != "crash" &&
+      amplified_in(hunt_run_scenario(options_, seed, swarm_seed), *options_.system).empty()) {
+    ++found.production_runs;
+    if (!found.production_seed || seed < *found.production_seed) found.production_seed = seed;
+  }
   if (seed < found.seed) {
     found.seed = seed;
     found.swarm_seed = swarm_seed;

@@ -8,6 +8,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/probe.h"
+#include "sim/run/amplifiers.h"
 #include "sim/search/hunt_guide.h"
 
 namespace wsim::run {
@@ -131,6 +132,8 @@ void worker_main(const HuntOptions& options, int fd, std::uint64_t first_index,
         scenario.clear_swarm_seed();
       }
     }
+    // hunt_run_scenario's draw, in place (the scenario is reused from run to run).
+    draw_amplifiers(scenario, *options.system, options.amplifiers, config_seed_of(scenario));
     const RunResult result = options.unmasked ? execute_run_with_known(*options.system, scenario,
                                                                        run_options, *options.known)
                                               : execute_run(*options.system, scenario, run_options);

@@ -37,9 +37,11 @@ namespace wsim::gitlab {
 struct RailsOptions {
   Versions versions;
   RailsClock clock;
-  DurationMs touch_gap_max_ms = 2 * kSecondMs;  // Upper bound of the step-1 → touch gap.
-  RailsSettings settings;                       // Returned to the agent (R2+).
-  LifecycleLimits limits;                       // R2+ lifecycle manager.
+  // Upper bound of the step-1 → touch gap: production 20 ms (amplifier
+  // gitlab.rails_touch_gap_max_ms).
+  DurationMs touch_gap_max_ms = 20;
+  RailsSettings settings;  // Returned to the agent (R2+).
+  LifecycleLimits limits;  // R2+ lifecycle manager.
 };
 
 enum class UserActionResult { kOk, kNotFound, kAlreadyExists, kInvalid };

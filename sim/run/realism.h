@@ -1,0 +1,58 @@
+// The realism verdict of a finding (issue #30 item 3; docs/fidelity.md "Amplifiers"): can the
+// failure happen with every amplifier (system.h Amplifier) at its production value?
+//
+//   no amplifier amplified in the failing run          → realistic (nothing to check);
+//   the same seed, every amplifier at production, fails the same way → realistic;
+//   otherwise each amplified amplifier is put back to production alone (at most
+//   kRealismSingleChecksMax of them): those without which the failure goes are the ones it
+//   needs; when none does alone, it needs them all together → needs NAME... (why).
+//
+// "The same way" is the caller's predicate (Reproduces): the same verdict and invariant (and, in
+// a hunt going past known bugs, the same label). A changed amplifier changes what a seed's later
+// choices mean, so `needs` says "this seed does not fail without it", and the amplifier's own
+// `why` says how rare or impossible its schedule is in production. Cost: at most
+// 1 + kRealismSingleChecksMax runs, and only for failing runs of amplified scenarios.
+// Single-threaded; no global state.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/proto/scenario.pb.h"
+#include "sim/run/system.h"
+
+namespace wsim::run {
+
+inline constexpr std::size_t kRealismSingleChecksMax = 4;
+
+struct Realism {
+  bool realistic = true;
+  std::vector<std::string> amplifiers;  // Needed (Amplifier::name); empty when realistic.
+  std::string why;                      // One sentence; the amplifiers' `why` when needed.
+};
+
+// "realistic" or "needs" (verdict.json's realism.label).
+std::string realism_label(const Realism& realism);
+// "realistic" or "needs gitlab.rails_clock_granularity_ms" (tables).
+std::string realism_short(const Realism& realism);
+// realism_short and, when needed, " (why)" (explain, logs).
+std::string realism_text(const Realism& realism);
+
+// Whether a run of this scenario (its seed, swarm_seed) fails the way the finding did.
+using Reproduces = std::function<bool(const proto::Scenario&)>;
+
+// The verdict of a failing run of `scenario` (validated, normalized) by the procedure above.
+Realism check_realism(const proto::Scenario& scenario, const System& system,
+                      const Reproduces& reproduces);
+
+// Realistic, why "seen at production values (seed N)": a failure of a run that amplified nothing.
+Realism realistic_at_production(std::uint64_t seed);
+
+// Without re-runs: realistic when `scenario` amplifies nothing, else needs every amplifier it
+// amplifies ("not re-checked at production values"). For verdict.json of a run nobody checked.
+Realism unchecked_realism(const proto::Scenario& scenario, const System& system);
+
+}  // namespace wsim::run
