@@ -197,12 +197,9 @@ void write_entries(const std::vector<Entry>& entries, Json& object) {
   Json list = Json::array();
   for (const Entry& e : entries) {
     if (e.fields.empty()) continue;
-    Json j = {{"manager", e.manager},
-              {"operation", e.operation},
-              {"apiVersion", e.api_version},
-              {"time", e.time},
-              {"fieldsType", "FieldsV1"},
-              {"fieldsV1", to_fields_v1(e.fields)}};
+    Json j = {{"manager", e.manager},        {"operation", e.operation},
+              {"apiVersion", e.api_version}, {"time", e.time},
+              {"fieldsType", "FieldsV1"},    {"fieldsV1", to_fields_v1(e.fields)}};
     if (!e.subresource.empty()) j["subresource"] = e.subresource;
     list.push_back(j);
   }
@@ -234,7 +231,8 @@ std::string path_string(const Path& path) {
     } else {
       const Json key = Json::parse(body, nullptr, false);
       std::string inner;
-      for (const auto& [k, v] : key.items()) inner += (inner.empty() ? "" : ",") + k + "=" + v.dump();
+      for (const auto& [k, v] : key.items())
+        inner += (inner.empty() ? "" : ",") + k + "=" + v.dump();
       out += "[" + inner + "]";
     }
   }

@@ -42,7 +42,6 @@ bool server_side_apply(const FieldManagerInput& in, const nlohmann::json* live,
 // An ordinary write (create, update, patch) by `in.manager`: fields it changed from `before`
 // (null for a create) to `after` become its (operation Update) and leave every other manager;
 // fields gone from `after` leave every manager. Writes `after`'s metadata.managedFields.
-void track_update(const FieldManagerInput& in, const nlohmann::json* before,
-                  nlohmann::json& after);
+void track_update(const FieldManagerInput& in, const nlohmann::json* before, nlohmann::json& after);
 
 }  // namespace wsim::serve

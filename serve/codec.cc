@@ -282,10 +282,19 @@ Json encode_flat(const kube::Object& object, const Resource& resource, std::int6
 
 // metadata fields the server owns or sim/kube keeps (served from the stored object).
 bool stored_metadata(const std::string& key) {
-  static const std::set<std::string> keys = {
-      "name",        "namespace",   "uid",        "resourceVersion",   "generation",
-      "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-      "annotations", "finalizers", "ownerReferences", "selfLink"};
+  static const std::set<std::string> keys = {"name",
+                                             "namespace",
+                                             "uid",
+                                             "resourceVersion",
+                                             "generation",
+                                             "creationTimestamp",
+                                             "deletionTimestamp",
+                                             "deletionGracePeriodSeconds",
+                                             "labels",
+                                             "annotations",
+                                             "finalizers",
+                                             "ownerReferences",
+                                             "selfLink"};
   return keys.count(key) > 0;
 }
 
@@ -311,9 +320,8 @@ Json body_with_changes(const KeptDocument& kept, const Json& now) {
   std::set<std::string> fallback;
   for (const Json& op : ops) {
     const std::string path = op["path"].get<std::string>();
-    const std::string top = path.substr(1, path.find('/', 1) == std::string::npos
-                                               ? std::string::npos
-                                               : path.find('/', 1) - 1);
+    const std::string top = path.substr(
+        1, path.find('/', 1) == std::string::npos ? std::string::npos : path.find('/', 1) - 1);
     if (fallback.count(top)) continue;
     try {
       out = out.patch(Json::array({op}));
@@ -381,13 +389,13 @@ Json event_to_core(const Json& body) {
   return out;
 }
 
-Json encode_object(const kube::Object& object, const Resource& resource,
-                   std::int64_t epoch_wall_ms, const KeptDocument* kept) {
+Json encode_object(const kube::Object& object, const Resource& resource, std::int64_t epoch_wall_ms,
+                   const KeptDocument* kept) {
   assert(object.kind == resource.kind);
   Json out = encode_flat(object, resource, epoch_wall_ms);
   if (kept != nullptr && kept->uid == object.meta.uid) {
-    Json body = same_flat(kept->flat, object) ? body_of(kept->doc)
-                                              : body_with_changes(*kept, body_of(out));
+    Json body =
+        same_flat(kept->flat, object) ? body_of(kept->doc) : body_with_changes(*kept, body_of(out));
     const Json meta = kept->doc.value("metadata", Json::object());
     for (const auto& [key, value] : meta.items()) {
       if (!stored_metadata(key)) out["metadata"][key] = value;

@@ -31,8 +31,8 @@ std::string rfc3339(std::int64_t wall_ms);
 // front-end so that what a client writes it reads back exactly: types, keys with dots, lists,
 // fields sim/kube does not keep. sim/kube sees only `flat` (the document decoded, as before).
 struct KeptDocument {
-  std::string uid;  // The stored object's; a document of another uid is never used.
-  Json doc;         // apiVersion, kind, metadata (client fields), spec, status, other fields.
+  std::string uid;    // The stored object's; a document of another uid is never used.
+  Json doc;           // apiVersion, kind, metadata (client fields), spec, status, other fields.
   kube::Object flat;  // decode_object(doc): what sim/kube was given.
   Json rendered;      // The lossy rendering of `flat` (no apiVersion/kind/metadata).
 };
@@ -47,8 +47,8 @@ std::shared_ptr<const KeptDocument> keep_document(const Json& doc, const Resourc
 // With `kept` (of the same uid): the client's document, with every change sim/kube made since
 // (the difference between the flat object's rendering then and now) applied to it; metadata the
 // server owns always comes from `object`.
-Json encode_object(const kube::Object& object, const Resource& resource,
-                   std::int64_t epoch_wall_ms, const KeptDocument* kept = nullptr);
+Json encode_object(const kube::Object& object, const Resource& resource, std::int64_t epoch_wall_ms,
+                   const KeptDocument* kept = nullptr);
 
 // Standard base64 (RFC 4648, padded); unbase64_text of malformed text is "".
 std::string base64_text(const std::string& raw);

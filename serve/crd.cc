@@ -54,19 +54,22 @@ bool resources_of(const Json& crd, std::vector<Resource>& out, std::string& erro
   const std::string scope = spec.value("scope", "Namespaced");
   if (scope != "Namespaced" && scope != "Cluster") {
     return fail(error, "spec.scope",
-                "Unsupported value: \"" + scope + "\": supported values: \"Cluster\", "
-                "\"Namespaced\"");
+                "Unsupported value: \"" + scope +
+                    "\": supported values: \"Cluster\", "
+                    "\"Namespaced\"");
   }
   base.namespaced = scope == "Namespaced";
   const std::string expected = base.plural + "." + base.group;
   const Json name = crd.value("metadata", Json::object()).value("name", Json());
   if (name.is_string() && name.get<std::string>() != expected) {
     return fail(error, "metadata.name",
-                "Invalid value: \"" + name.get<std::string>() + "\": must be spec.names.plural+\".\"+spec.group");
+                "Invalid value: \"" + name.get<std::string>() +
+                    "\": must be spec.names.plural+\".\"+spec.group");
   }
   const Json versions = spec.value("versions", Json());
   if (!versions.is_array() || versions.empty()) {
-    return fail(error, "spec.versions", "Invalid value: must have exactly one version marked as storage version");
+    return fail(error, "spec.versions",
+                "Invalid value: must have exactly one version marked as storage version");
   }
   for (std::size_t i = 0; i < versions.size(); ++i) {
     const Json& v = versions[i];

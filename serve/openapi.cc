@@ -134,22 +134,26 @@ Json object_meta() {
             {"namespace", str("The namespace of the object.")},
             {"uid", str("Unique id assigned by the server.")},
             {"resourceVersion", str("The version of the object (optimistic concurrency).")},
-            {"generation", {{"type", "integer"}, {"format", "int64"},
-                            {"description", "Bumped on every change of the desired state."}}},
+            {"generation",
+             {{"type", "integer"},
+              {"format", "int64"},
+              {"description", "Bumped on every change of the desired state."}}},
             {"creationTimestamp", str("When the object was created.")},
             {"deletionTimestamp", str("When deletion was requested.")},
             {"labels", labels},
             {"annotations", annotations},
-            {"finalizers", {{"type", "array"}, {"items", {{"type", "string"}}},
-                            {"description", "What must happen before the object goes."}}},
-            {"ownerReferences", {{"type", "array"},
-                                 {"items", {{"type", "object"},
-                                            {"x-kubernetes-preserve-unknown-fields", true}}},
-                                 {"description", "Objects this one depends on."}}},
-            {"managedFields", {{"type", "array"},
-                               {"items", {{"type", "object"},
-                                          {"x-kubernetes-preserve-unknown-fields", true}}},
-                               {"description", "Which field manager owns which fields."}}}}}};
+            {"finalizers",
+             {{"type", "array"},
+              {"items", {{"type", "string"}}},
+              {"description", "What must happen before the object goes."}}},
+            {"ownerReferences",
+             {{"type", "array"},
+              {"items", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}},
+              {"description", "Objects this one depends on."}}},
+            {"managedFields",
+             {{"type", "array"},
+              {"items", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}},
+              {"description", "Which field manager owns which fields."}}}}}};
 }
 
 std::string schema_name(const Resource& r) {
@@ -159,9 +163,8 @@ std::string schema_name(const Resource& r) {
     std::size_t end = group.size();
     while (true) {
       const std::size_t dot = group.rfind('.', end - 1);
-      const std::string part =
-          group.substr(dot == std::string::npos ? 0 : dot + 1,
-                       dot == std::string::npos ? end : end - dot - 1);
+      const std::string part = group.substr(dot == std::string::npos ? 0 : dot + 1,
+                                            dot == std::string::npos ? end : end - dot - 1);
       reversed += (reversed.empty() ? "" : ".") + part;
       if (dot == std::string::npos || dot == 0) break;
       end = dot;
@@ -189,11 +192,14 @@ Json kind_schema(const Resource& r, const std::string& ref_prefix) {
     if (known.contains(r.kind)) {
       schema["properties"] = known[r.kind];
     } else {
-      schema["properties"] = {
-          {"spec", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true},
-                    {"description", "The desired state."}}},
-          {"status", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true},
-                      {"description", "The observed state."}}}};
+      schema["properties"] = {{"spec",
+                               {{"type", "object"},
+                                {"x-kubernetes-preserve-unknown-fields", true},
+                                {"description", "The desired state."}}},
+                              {"status",
+                               {{"type", "object"},
+                                {"x-kubernetes-preserve-unknown-fields", true},
+                                {"description", "The observed state."}}}};
     }
   }
   if (!schema.contains("properties")) schema["properties"] = Json::object();

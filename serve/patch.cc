@@ -19,9 +19,7 @@ bool fail(std::string& error, const std::vector<std::string>& path, const std::s
   return false;
 }
 
-bool starts_with(const std::string& text, const char* prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
+bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
 bool has(const std::vector<std::string>& path, const char* field) {
   return std::find(path.begin(), path.end(), field) != path.end();
@@ -57,8 +55,7 @@ bool same_key(const Json& a, const Json& b, const std::string& key) {
 }
 
 bool merge_keyed_list(const std::string& kind, const Json& patch, Json& target,
-                      const std::string& key, std::vector<std::string>& path,
-                      std::string& error) {
+                      const std::string& key, std::vector<std::string>& path, std::string& error) {
   for (const Json& element : patch) {
     if (element.is_object() && element.value("$patch", "") == "replace") {
       Json rest = Json::array();
@@ -116,8 +113,8 @@ void set_order(const std::string& kind, const Json& order, Json& list,
   std::vector<bool> used(list.size(), false);
   for (const Json& wanted : order) {
     for (std::size_t i = 0; i < list.size(); ++i) {
-      const bool match = strategy.key.empty() ? list[i] == wanted
-                                              : same_key(list[i], wanted, strategy.key);
+      const bool match =
+          strategy.key.empty() ? list[i] == wanted : same_key(list[i], wanted, strategy.key);
       if (!used[i] && match) {
         sorted.push_back(list[i]);
         used[i] = true;
@@ -207,10 +204,19 @@ bool merge_map(const std::string& kind, const Json& patch, Json& target,
 }
 
 bool is_custom_kind(const std::string& kind) {
-  static const std::set<std::string> built_in = {
-      "Namespace", "Node",       "Pod",   "ConfigMap",     "Secret",
-      "Service",   "PersistentVolumeClaim", "Event", "Deployment", "ReplicaSet",
-      "Lease",     "NetworkPolicy", "CustomResourceDefinition"};
+  static const std::set<std::string> built_in = {"Namespace",
+                                                 "Node",
+                                                 "Pod",
+                                                 "ConfigMap",
+                                                 "Secret",
+                                                 "Service",
+                                                 "PersistentVolumeClaim",
+                                                 "Event",
+                                                 "Deployment",
+                                                 "ReplicaSet",
+                                                 "Lease",
+                                                 "NetworkPolicy",
+                                                 "CustomResourceDefinition"};
   return built_in.count(kind) == 0;
 }
 
@@ -240,8 +246,7 @@ ListStrategy list_strategy(const std::string& kind, const std::vector<std::strin
   return {};
 }
 
-bool strategic_merge(const std::string& kind, const Json& patch, Json& target,
-                     std::string& error) {
+bool strategic_merge(const std::string& kind, const Json& patch, Json& target, std::string& error) {
   std::vector<std::string> path;
   if (!patch.is_object()) return fail(error, path, "must be a JSON object");
   return merge_map(kind, patch, target, path, error);

@@ -29,8 +29,8 @@ bool not_found(int& code, std::string& error, const std::string& path) {
 bool parse_rest(const std::vector<std::string>& rest, const std::string& group,
                 const std::string& version, Target& target) {
   std::size_t i = 0;
-  const bool namespace_status = rest.size() == 3 && rest[0] == "namespaces" &&
-                                (rest[2] == "status" || rest[2] == "finalize");
+  const bool namespace_status =
+      rest.size() == 3 && rest[0] == "namespaces" && (rest[2] == "status" || rest[2] == "finalize");
   if (!namespace_status && rest.size() >= 3 && rest[0] == "namespaces") {
     target.namespace_ = rest[1];
     i = 2;

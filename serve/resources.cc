@@ -8,8 +8,8 @@
 namespace wsim::serve {
 namespace {
 
-Resource make(std::string kind, std::string group, std::string plural, bool namespaced,
-              bool status, std::vector<std::string> short_names) {
+Resource make(std::string kind, std::string group, std::string plural, bool namespaced, bool status,
+              std::vector<std::string> short_names) {
   Resource r;
   r.kind = std::move(kind);
   r.group = std::move(group);
@@ -144,11 +144,10 @@ bool register_custom(const Resource& resource, std::string& error) {
 void unregister_custom(const std::string& group, const std::string& plural) {
   Custom& c = custom();
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.served.erase(std::remove_if(c.served.begin(), c.served.end(),
-                                [&](const Resource* r) {
-                                  return r->group == group && r->plural == plural;
-                                }),
-                 c.served.end());
+  c.served.erase(
+      std::remove_if(c.served.begin(), c.served.end(),
+                     [&](const Resource* r) { return r->group == group && r->plural == plural; }),
+      c.served.end());
 }
 
 }  // namespace wsim::serve

@@ -27,9 +27,9 @@ struct Resource {
   bool namespaced = true;
   bool has_status = true;  // Serves the `status` subresource.
   std::vector<std::string> short_names;
-  bool has_scale = false;     // Serves the `scale` subresource (spec.replicas).
-  bool top_level = false;     // No spec: every top-level field is kept (Event, Lease-like kinds).
-  bool custom = false;        // Defined by a CustomResourceDefinition.
+  bool has_scale = false;  // Serves the `scale` subresource (spec.replicas).
+  bool top_level = false;  // No spec: every top-level field is kept (Event, Lease-like kinds).
+  bool custom = false;     // Defined by a CustomResourceDefinition.
   // A custom kind's OpenAPI v3 schema (the CRD version's openAPIV3Schema), null otherwise.
   nlohmann::json schema;
   std::vector<std::string> categories;

@@ -43,8 +43,8 @@ bool parse_term(const std::string& term, bool allow_existence, Requirement& out)
 // Field labels: metadata.name and .namespace, spec.* and status.* (sim/kube's flat keys), and
 // the top-level fields of kinds without spec (Event: involvedObject.*, reason, type, source).
 bool field_supported(const std::string& key) {
-  static const std::vector<std::string> prefixes = {
-      "spec.", "status.", "involvedObject.", "regarding.", "source.", "reportingController"};
+  static const std::vector<std::string> prefixes = {"spec.",      "status.", "involvedObject.",
+                                                    "regarding.", "source.", "reportingController"};
   if (key == "metadata.name" || key == "metadata.namespace" || key == "reason" || key == "type" ||
       key == "reportingComponent") {
     return true;

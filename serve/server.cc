@@ -376,11 +376,11 @@ void Api::create(const httplib::Request& req, httplib::Response& res, const Targ
   if (dry_run) {
     const kube::Result<kube::Object> found = world.get(kube::ObjectRef::of(object));
     if (found.ok()) {
-      return reply_status(res,
-                          kube::Status::Error(kube::Code::kAlreadyExists,
-                                              t.resource->plural + " \"" + name +
-                                                  "\" already exists"),
-                          t.resource, name);
+      return reply_status(
+          res,
+          kube::Status::Error(kube::Code::kAlreadyExists,
+                              t.resource->plural + " \"" + name + "\" already exists"),
+          t.resource, name);
     }
     return reply(res, 201, dry_run_answer(doc, object, t, nullptr));
   }
@@ -508,7 +508,8 @@ void Api::patch(const httplib::Request& req, httplib::Response& res, const Targe
   if (t.scale) return scale(req, res, t, &body, type);
   // Applied to the object read; a write that meets a newer version is retried on it (as the API
   // server's patcher does), unless the patch names a resourceVersion (a precondition).
-  const bool precondition = body.is_object() && body.value("metadata", Json::object()).is_object() &&
+  const bool precondition = body.is_object() &&
+                            body.value("metadata", Json::object()).is_object() &&
                             body.value("metadata", Json::object()).contains("resourceVersion");
   for (int attempt = 0;; ++attempt) {
     const kube::Result<kube::Object> current = world.get(t.ref());
@@ -603,10 +604,12 @@ void Api::remove_collection(const httplib::Request& req, httplib::Response& res,
 Json Api::scale_document(const kube::Object& object, const Target& t) const {
   const Json served = encode(object, t);
   std::string selector;
-  for (const auto& [key, value] : served["spec"].value("selector", Json::object())
-                                      .value("matchLabels", Json::object())
-                                      .items()) {
-    selector += (selector.empty() ? "" : ",") + key + "=" + value.get<std::string>();
+  const Json match = served["spec"].value("selector", Json::object()).value("matchLabels", Json());
+  if (match.is_object()) {
+    for (const auto& [key, value] : match.items()) {
+      if (value.is_string())
+        selector += (selector.empty() ? "" : ",") + key + "=" + value.get<std::string>();
+    }
   }
   Json metadata = served["metadata"];
   metadata.erase("managedFields");
@@ -636,8 +639,9 @@ void Api::scale(const httplib::Request& req, httplib::Response& res, const Targe
   const Json replicas = scale.value("spec", Json::object()).value("replicas", Json());
   if (!replicas.is_number_integer() || replicas.get<std::int64_t>() < 0 ||
       replicas.get<std::int64_t>() > 2147483647) {
-    return reply_invalid(res, t, t.name, "spec.replicas: Invalid value: must be a non-negative "
-                                         "32-bit integer");
+    return reply_invalid(res, t, t.name,
+                         "spec.replicas: Invalid value: must be a non-negative "
+                         "32-bit integer");
   }
   Json doc = encode(current.value, t);
   doc["spec"]["replicas"] = replicas;
@@ -670,13 +674,13 @@ void Api::finalize(const httplib::Request& req, httplib::Response& res, const Ta
   kube::Object object;
   if (!decode_json(doc, res, main, object)) return;
   if (dry_run) return reply(res, 200, doc);
-  const kube::Result<kube::Object> written =
-      world.modify(t.ref(),
-                   [&](kube::Object& stored) {
-                     stored.spec = object.spec;
-                     return kube::Status::Ok();
-                   },
-                   kube::Subresource::kMain, actor_of(req));
+  const kube::Result<kube::Object> written = world.modify(
+      t.ref(),
+      [&](kube::Object& stored) {
+        stored.spec = object.spec;
+        return kube::Status::Ok();
+      },
+      kube::Subresource::kMain, actor_of(req));
   if (!written.ok()) return reply_status(res, written.status, t.resource, t.name);
   keep(doc, written.value, main);
   reply(res, 200, encode(written.value, t));
@@ -723,16 +727,16 @@ void dispatch(Api api, const httplib::Request& req, httplib::Response& res) {
   if (req.has_param("dryRun")) {
     const std::string dry = req.get_param_value("dryRun");
     if (dry != "All") {
-      return reply_bad_request(res, "dryRun: Unsupported value: \"" + dry +
-                                        "\": supported values: \"All\"");
+      return reply_bad_request(
+          res, "dryRun: Unsupported value: \"" + dry + "\": supported values: \"All\"");
     }
     api.dry_run = true;
   }
   const bool collection = t.name.empty();
   bool watch = false;
   if (!parse_bool(req.get_param_value("watch"), watch)) {
-    return reply_bad_request(res, "watch: invalid boolean \"" + req.get_param_value("watch") +
-                                      "\" (strconv.ParseBool)");
+    return reply_bad_request(
+        res, "watch: invalid boolean \"" + req.get_param_value("watch") + "\" (strconv.ParseBool)");
   }
   if (req.method == "GET") {
     if (collection && watch) return api.watch(req, res, t);
@@ -907,6 +911,16 @@ void Server::install_routes() {
                }
                res.set_content(text, "text/plain; charset=utf-8");
              });
+  // kubectl auth can-i: wsim serve has no authorization, so every review is allowed (honest).
+  http_->Post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+              [count](const httplib::Request& req, httplib::Response& res) {
+                count();
+                Json review = Json::parse(req.body, nullptr, false);
+                if (!review.is_object()) review = Json::object();
+                review["status"] = {{"allowed", true},
+                                    {"reason", "wsim serve authorizes every request (no RBAC)"}};
+                reply(res, 201, review);
+              });
   http_->Get("/openapi/v2", [count](const httplib::Request&, httplib::Response& res) {
     count();
     reply(res, 200, openapi_v2());

@@ -30,8 +30,8 @@ void WatchStream::send(const char* type, const kube::Object& object, std::string
   const auto kept = world_.document(object);
   Json encoded = encode_object(object, *request_.resource, request_.epoch_wall_ms, kept.get());
   if (request_.table) {
-    encoded = table_of({object}, *request_.resource, object.meta.resource_version,
-                       world_.now_ms(), request_.epoch_wall_ms);
+    encoded = table_of({object}, *request_.resource, object.meta.resource_version, world_.now_ms(),
+                       request_.epoch_wall_ms);
   }
   const Json line = {{"type", type}, {"object", encoded}};
   out += line.dump();
