@@ -91,7 +91,9 @@ TEST_F(ServeTest, DiscoveryListsCoreAppsAndTheWorkspaceGroup) {
   const Json groups = get("/apis")["groups"];
   std::vector<std::string> names;
   for (const Json& g : groups) names.push_back(g["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"apps", "workspace.gitpod.io"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"apps", "events.k8s.io", "coordination.k8s.io",
+                                             "networking.k8s.io", "apiextensions.k8s.io",
+                                             "workspace.gitpod.io"}));
   const Json apps = get("/apis/apps/v1");
   EXPECT_EQ(apps["resources"][0]["name"], "deployments");
   EXPECT_EQ(apps["resources"][0]["namespaced"], true);
