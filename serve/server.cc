@@ -97,8 +97,7 @@ struct Api {
   // The served JSON of `object` with `doc`'s status (`status` true) or everything but status.
   Json document_for_update(const Json& body, const Target& t) const;
   void finalize(const http::Request& req, http::Response& res, const Target& t) const;
-  void remove_collection(const http::Request& req, http::Response& res,
-                         const Target& t) const;
+  void remove_collection(const http::Request& req, http::Response& res, const Target& t) const;
   bool dry_run = false;  // ?dryRun=All: validated and answered, not written.
 
   void list(const http::Request& req, http::Response& res, const Target& t) const;
@@ -598,8 +597,7 @@ void Api::remove(const http::Request& req, http::Response& res, const Target& t)
 
 // deletecollection: every object of the collection the selectors match, deleted one by one;
 // answers the list of what was deleted (as the API server does).
-void Api::remove_collection(const http::Request& req, http::Response& res,
-                            const Target& t) const {
+void Api::remove_collection(const http::Request& req, http::Response& res, const Target& t) const {
   Selector selector;
   if (!parse_selector_of(req, res, selector)) return;
   kube::DeleteOptions delete_options;
@@ -649,8 +647,8 @@ Json Api::scale_document(const kube::Object& object, const Target& t) const {
 }
 
 // PUT or PATCH of the scale subresource: spec.replicas of the Scale becomes the object's.
-void Api::scale(const http::Request& req, http::Response& res, const Target& t,
-                const Json* patch, PatchType type) const {
+void Api::scale(const http::Request& req, http::Response& res, const Target& t, const Json* patch,
+                PatchType type) const {
   const kube::Result<kube::Object> current = world.get(t.ref());
   if (!current.ok()) return reply_status(res, current.status, t.resource, t.name);
   Json scale = scale_document(current.value, t);
@@ -779,9 +777,7 @@ void dispatch(Api api, const http::Request& req, http::Response& res) {
         status_document(405, "MethodNotAllowed", req.method + " is not supported on " + req.path));
 }
 
-bool is_watch(const http::Request& req) {
-  return req.method == "GET" && bool_param(req, "watch");
-}
+bool is_watch(const http::Request& req) { return req.method == "GET" && bool_param(req, "watch"); }
 
 // The trace's verb and object of a request: "create", "Pod/ws-a/workspace".
 void describe(const http::Request& req, RequestTicket& ticket) {
@@ -1027,7 +1023,8 @@ void Server::route(const http::Request& req, http::Response& res) {
   }
   if (get && req.path == "/apis") return reply(res, 200, group_list_document());
   if (get && health_path(req.path)) return reply_health(req, res);
-  if (req.method == "POST" && req.path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews") {
+  if (req.method == "POST" &&
+      req.path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews") {
     return reply_access_review(req, res);
   }
   if (get && req.path == "/openapi/v2") return reply(res, 200, openapi_v2());
