@@ -7,7 +7,6 @@
 #include "cli/commands/commands.h"
 #include "sim/core/assert.h"
 #include "sim/run/amplifiers.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/duration.h"
 #include "sim/run/signature.h"
 #include "sim/search/hunt_junit.h"

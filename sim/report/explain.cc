@@ -14,8 +14,8 @@
 #include "sim/run/lanes.h"
 #include "sim/run/scenario.h"
 #include "sim/run/trace_view.h"
-#include "sim/triage/corpus_bugs.h"
 #include "sim/run/verdict_json.h"
+#include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
 
