@@ -28,9 +28,13 @@ const std::set<std::string>& integer_keys(const std::string& kind) {
                                              "progressDeadlineSeconds",
                                              "fullyLabeledReplicas"};
   static const std::set<std::string> pod = {"terminationGracePeriodSeconds"};
+  static const std::set<std::string> lease = {"leaseDurationSeconds", "leaseTransitions"};
+  static const std::set<std::string> event = {"count"};
   static const std::set<std::string> none;
   if (kind == "Deployment" || kind == "ReplicaSet") return apps;
   if (kind == "Pod") return pod;
+  if (kind == "Lease") return lease;
+  if (kind == "Event") return event;
   return none;
 }
 
@@ -53,8 +57,16 @@ Json leaf_value(const std::string& kind, const std::string& key, const std::stri
   return Json(value);
 }
 
+// Fields of the built-in kinds that are maps of strings whose keys may hold dots
+// ("kubernetes.io/os"): what follows them in a flat key is one map key.
+bool is_string_map(const std::string& field) {
+  return field == "labels" || field == "annotations" || field == "nodeSelector" ||
+         field == "matchLabels" || field == "data";
+}
+
 // Nests "a.b.c" keys into objects. A key whose path runs into a leaf stays dotted at the level
-// where the clash happens (no information is dropped).
+// where the clash happens (no information is dropped); after a string-map field (labels,
+// annotations, nodeSelector, matchLabels) the rest of the key is one map key.
 Json nest(const std::string& kind, const Fields& fields) {
   Json out = Json::object();
   for (const auto& [key, value] : fields) {
@@ -66,7 +78,7 @@ Json nest(const std::string& kind, const Fields& fields) {
       if (node->contains(part) && !(*node)[part].is_object()) break;
       node = &(*node)[part];
       start = dot + 1;
-      dot = key.find('.', start);
+      dot = is_string_map(part) ? std::string::npos : key.find('.', start);
     }
     (*node)[key.substr(start)] = leaf_value(kind, key, value);
   }
@@ -240,10 +252,10 @@ std::string rfc3339(std::int64_t wall_ms) {
 }  // namespace wsim::serve
 
 namespace wsim::serve {
+namespace {
 
-Json encode_object(const kube::Object& object, const Resource& resource,
-                   std::int64_t epoch_wall_ms) {
-  assert(object.kind == resource.kind);
+// The lossy rendering of the flat object alone (no client document).
+Json encode_flat(const kube::Object& object, const Resource& resource, std::int64_t epoch_wall_ms) {
   Json out = Json::object();
   out["apiVersion"] = resource.api_version();
   out["kind"] = resource.kind;
@@ -257,9 +269,165 @@ Json encode_object(const kube::Object& object, const Resource& resource,
     if (object.kind == "Secret") out["type"] = "Opaque";
     return out;
   }
+  if (resource.top_level) {
+    for (auto& [key, value] : nest(object.kind, object.spec).items()) {
+      if (key != "apiVersion" && key != "kind" && key != "metadata") out[key] = value;
+    }
+    return out;
+  }
   out["spec"] = encode_spec(object);
   out["status"] = encode_status(object, epoch_wall_ms);
   return out;
+}
+
+// metadata fields the server owns or sim/kube keeps (served from the stored object).
+bool stored_metadata(const std::string& key) {
+  static const std::set<std::string> keys = {"name",
+                                             "namespace",
+                                             "uid",
+                                             "resourceVersion",
+                                             "generation",
+                                             "creationTimestamp",
+                                             "deletionTimestamp",
+                                             "deletionGracePeriodSeconds",
+                                             "labels",
+                                             "annotations",
+                                             "finalizers",
+                                             "ownerReferences",
+                                             "selfLink"};
+  return keys.count(key) > 0;
+}
+
+// Everything but apiVersion, kind and metadata.
+Json body_of(const Json& object) {
+  Json out = Json::object();
+  for (const auto& [key, value] : object.items()) {
+    if (key != "apiVersion" && key != "kind" && key != "metadata") out[key] = value;
+  }
+  return out;
+}
+
+// The client's document with what sim/kube changed since it was written: the difference between
+// the flat object's rendering then and now, applied as a JSON patch to the document. An
+// operation that does not apply (the change sits where the rendering and the document disagree)
+// gives that top-level field the rendering instead.
+Json body_with_changes(const KeptDocument& kept, const Json& now) {
+  Json out = body_of(kept.doc);
+  for (const auto& [key, value] : kept.rendered.items()) {
+    if (!out.contains(key)) out[key] = value;
+  }
+  const Json ops = Json::diff(kept.rendered, now);
+  std::set<std::string> fallback;
+  for (const Json& op : ops) {
+    const std::string path = op["path"].get<std::string>();
+    const std::string top = path.substr(
+        1, path.find('/', 1) == std::string::npos ? std::string::npos : path.find('/', 1) - 1);
+    if (fallback.count(top)) continue;
+    try {
+      out = out.patch(Json::array({op}));
+    } catch (const Json::exception&) {
+      fallback.insert(top);
+    }
+  }
+  for (const std::string& top : fallback) {
+    if (now.contains(top)) {
+      out[top] = now[top];
+    } else {
+      out.erase(top);
+    }
+  }
+  return out;
+}
+
+bool same_flat(const kube::Object& a, const kube::Object& b) {
+  return a.spec == b.spec && a.status == b.status && a.conditions == b.conditions &&
+         a.data == b.data;
+}
+
+// core/v1 Event field <-> events.k8s.io/v1 Event field (k8s.io/kubernetes
+// pkg/apis/events/v1/conversion.go@v1.32.0: the internal Event is core's) [reconstructed].
+const std::vector<std::pair<std::string, std::string>>& event_fields() {
+  static const std::vector<std::pair<std::string, std::string>> fields = {
+      {"involvedObject", "regarding"},
+      {"message", "note"},
+      {"source", "deprecatedSource"},
+      {"count", "deprecatedCount"},
+      {"firstTimestamp", "deprecatedFirstTimestamp"},
+      {"lastTimestamp", "deprecatedLastTimestamp"},
+      {"reportingComponent", "reportingController"}};
+  return fields;
+}
+
+Json rename_fields(const Json& in, bool to_events) {
+  Json out = in;
+  for (const auto& [core, events] : event_fields()) {
+    const std::string& from = to_events ? core : events;
+    const std::string& to = to_events ? events : core;
+    if (!out.contains(from)) continue;
+    out[to] = out[from];
+    out.erase(from);
+  }
+  return out;
+}
+
+bool is_events_group(const Resource& resource) {
+  return resource.kind == "Event" && resource.group == "events.k8s.io";
+}
+
+}  // namespace
+
+std::string base64_text(const std::string& raw) { return base64_encode(raw); }
+
+std::string unbase64_text(const std::string& text) {
+  std::string raw;
+  return base64_decode(text, raw) ? raw : std::string();
+}
+
+Json event_to_core(const Json& body) {
+  Json out = rename_fields(body, false);
+  out["apiVersion"] = "v1";
+  return out;
+}
+
+Json encode_object(const kube::Object& object, const Resource& resource, std::int64_t epoch_wall_ms,
+                   const KeptDocument* kept) {
+  assert(object.kind == resource.kind);
+  Json out = encode_flat(object, resource, epoch_wall_ms);
+  if (kept != nullptr && kept->uid == object.meta.uid) {
+    Json body =
+        same_flat(kept->flat, object) ? body_of(kept->doc) : body_with_changes(*kept, body_of(out));
+    const Json meta = kept->doc.value("metadata", Json::object());
+    for (const auto& [key, value] : meta.items()) {
+      if (!stored_metadata(key)) out["metadata"][key] = value;
+    }
+    if (meta.contains("ownerReferences") &&
+        kept->flat.meta.owner_references == object.meta.owner_references) {
+      out["metadata"]["ownerReferences"] = meta["ownerReferences"];
+    }
+    for (auto& [key, value] : body.items()) out[key] = value;
+  }
+  if (is_events_group(resource)) {
+    out = rename_fields(out, true);
+    out["apiVersion"] = resource.api_version();
+  }
+  return out;
+}
+
+std::shared_ptr<const KeptDocument> keep_document(const Json& doc, const Resource& resource,
+                                                  const std::string& uid,
+                                                  std::int64_t epoch_wall_ms) {
+  auto kept = std::make_shared<KeptDocument>();
+  kept->uid = uid;
+  kept->doc = is_events_group(resource) ? event_to_core(doc) : doc;
+  const Resource& stored = is_events_group(resource) ? *find_by_kind("Event") : resource;
+  kept->doc["apiVersion"] = stored.api_version();
+  kept->doc["kind"] = stored.kind;
+  if (resource.kind == "Secret") kept->doc.erase("stringData");
+  std::string error;
+  if (!decode_object(kept->doc, stored, kept->flat, error)) return nullptr;
+  kept->rendered = body_of(encode_flat(kept->flat, stored, epoch_wall_ms));
+  if (resource.kind == "Secret") kept->doc["data"] = kept->rendered["data"];
+  return kept;
 }
 
 }  // namespace wsim::serve
@@ -498,6 +666,11 @@ bool decode_object(const Json& body, const Resource& resource, kube::Object& out
   if (!decode_metadata(body.value("metadata", Json()), resource, out.meta, error)) return false;
   if (resource.kind == "ConfigMap" || resource.kind == "Secret")
     return decode_data(body, out, error);
+  if (resource.top_level) {
+    const Json core = is_events_group(resource) ? event_to_core(body) : body;
+    flatten(core, "", out.spec, {"apiVersion", "kind", "metadata"});
+    return true;
+  }
   return decode_spec(body.value("spec", Json()), out, error) &&
          decode_status(body.value("status", Json()), out, error);
 }

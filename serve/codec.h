@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,9 +27,35 @@ using Json = nlohmann::json;
 // "2026-11-23T21:00:00Z" (second precision, as Kubernetes' metav1.Time).
 std::string rfc3339(std::int64_t wall_ms);
 
+// The JSON document a client wrote for an object (create, update, patch, apply), kept by the
+// front-end so that what a client writes it reads back exactly: types, keys with dots, lists,
+// fields sim/kube does not keep. sim/kube sees only `flat` (the document decoded, as before).
+struct KeptDocument {
+  std::string uid;    // The stored object's; a document of another uid is never used.
+  Json doc;           // apiVersion, kind, metadata (client fields), spec, status, other fields.
+  kube::Object flat;  // decode_object(doc): what sim/kube was given.
+  Json rendered;      // The lossy rendering of `flat` (no apiVersion/kind/metadata).
+};
+
+// A KeptDocument for `doc` written to the object of `uid` (null if `doc` does not decode).
+// events.k8s.io Events are kept in their core/v1 form.
+std::shared_ptr<const KeptDocument> keep_document(const Json& doc, const Resource& resource,
+                                                  const std::string& uid,
+                                                  std::int64_t epoch_wall_ms);
+
 // The object as the Kubernetes API serves it (apiVersion, kind, metadata, spec, status, data).
-Json encode_object(const kube::Object& object, const Resource& resource,
-                   std::int64_t epoch_wall_ms);
+// With `kept` (of the same uid): the client's document, with every change sim/kube made since
+// (the difference between the flat object's rendering then and now) applied to it; metadata the
+// server owns always comes from `object`.
+Json encode_object(const kube::Object& object, const Resource& resource, std::int64_t epoch_wall_ms,
+                   const KeptDocument* kept = nullptr);
+
+// Standard base64 (RFC 4648, padded); unbase64_text of malformed text is "".
+std::string base64_text(const std::string& raw);
+std::string unbase64_text(const std::string& text);
+
+// An events.k8s.io/v1 Event body in core/v1 field names (regarding -> involvedObject, ...).
+Json event_to_core(const Json& body);
 
 // Decodes a request body into `out` (kind set from `resource`). Server-owned metadata (uid,
 // creationTimestamp, generation, deletionTimestamp) is ignored, as sim/kube ignores it; the

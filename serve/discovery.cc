@@ -1,5 +1,8 @@
 #include "serve/discovery.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace wsim::serve {
 namespace {
 
@@ -31,16 +34,25 @@ Json core_versions_document(const std::string& server_address) {
 
 Json group_list_document() {
   Json groups = Json::array();
+  const std::vector<const Resource*> all = resources();
   for (const std::string& group : api_groups()) {
-    const Json version = {{"groupVersion", group + "/v1"}, {"version", "v1"}};
-    groups.push_back({{"name", group}, {"versions", {version}}, {"preferredVersion", version}});
+    Json versions = Json::array();
+    for (const Resource* r : all) {
+      if (r->group != group) continue;
+      const Json version = {{"groupVersion", r->api_version()}, {"version", r->version}};
+      if (std::find(versions.begin(), versions.end(), version) == versions.end()) {
+        versions.push_back(version);
+      }
+    }
+    groups.push_back({{"name", group}, {"versions", versions}, {"preferredVersion", versions[0]}});
   }
   return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
 }
 
 Json resource_list_document(const std::string& group, const std::string& version) {
   Json list = Json::array();
-  for (const Resource& r : resources()) {
+  for (const Resource* resource : resources()) {
+    const Resource& r = *resource;
     if (r.group != group || r.version != version) continue;
     Json entry = {{"name", r.plural},
                   {"singularName", r.singular},
@@ -48,9 +60,25 @@ Json resource_list_document(const std::string& group, const std::string& version
                   {"kind", r.kind},
                   {"verbs", verbs_of(false)}};
     if (!r.short_names.empty()) entry["shortNames"] = r.short_names;
-    if (r.group == "apps") entry["categories"] = {"all"};
-    if (r.kind == "Pod") entry["categories"] = {"all"};
+    if (!r.categories.empty()) entry["categories"] = r.categories;
+    entry["verbs"].push_back("deletecollection");
     list.push_back(entry);
+    if (r.has_scale) {
+      list.push_back({{"name", r.plural + "/scale"},
+                      {"singularName", ""},
+                      {"namespaced", r.namespaced},
+                      {"group", "autoscaling"},
+                      {"version", "v1"},
+                      {"kind", "Scale"},
+                      {"verbs", verbs_of(true)}});
+    }
+    if (r.kind == "Namespace") {
+      list.push_back({{"name", "namespaces/finalize"},
+                      {"singularName", ""},
+                      {"namespaced", false},
+                      {"kind", "Namespace"},
+                      {"verbs", {"update"}}});
+    }
     if (r.has_status) {
       list.push_back({{"name", r.plural + "/status"},
                       {"singularName", ""},

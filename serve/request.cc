@@ -1,5 +1,7 @@
 #include "serve/request.h"
 
+#include "serve/patch.h"
+
 #include <limits>
 
 #include <sstream>
@@ -32,7 +34,8 @@ bool not_found(int& code, std::string& error, const std::string& path) {
 bool parse_rest(const std::vector<std::string>& rest, const std::string& group,
                 const std::string& version, Target& target) {
   std::size_t i = 0;
-  const bool namespace_status = rest.size() == 3 && rest[0] == "namespaces" && rest[2] == "status";
+  const bool namespace_status =
+      rest.size() == 3 && rest[0] == "namespaces" && (rest[2] == "status" || rest[2] == "finalize");
   if (!namespace_status && rest.size() >= 3 && rest[0] == "namespaces") {
     target.namespace_ = rest[1];
     i = 2;
@@ -43,24 +46,19 @@ bool parse_rest(const std::vector<std::string>& rest, const std::string& group,
   if (!target.resource->namespaced && i == 2) return false;
   if (i + 1 < rest.size()) target.name = rest[i + 1];
   if (i + 2 < rest.size()) {
-    if (rest[i + 2] != "status" || i + 3 != rest.size() || !target.resource->has_status) {
+    const std::string& sub = rest[i + 2];
+    if (i + 3 != rest.size()) return false;
+    if (sub == "status" && target.resource->has_status) {
+      target.status = true;
+    } else if (sub == "scale" && target.resource->has_scale) {
+      target.scale = true;
+    } else if (sub == "finalize" && target.resource->kind == "Namespace") {
+      target.finalize = true;
+    } else {
       return false;
     }
-    target.status = true;
   }
   return true;
-}
-
-void drop_directives(Json& node) {
-  if (!node.is_object()) return;
-  for (auto it = node.begin(); it != node.end();) {
-    if (!it.key().empty() && it.key()[0] == '$') {
-      it = node.erase(it);
-    } else {
-      drop_directives(*it);
-      ++it;
-    }
-  }
 }
 
 }  // namespace
@@ -165,7 +163,8 @@ PatchType patch_type(const std::string& content_type) {
   return PatchType::kUnsupported;
 }
 
-bool apply_patch(PatchType type, const Json& patch, Json& current, std::string& error) {
+bool apply_patch(PatchType type, const Json& patch, Json& current, std::string& error,
+                 const std::string& kind) {
   try {
     if (type == PatchType::kJson) {
       if (!patch.is_array()) {
@@ -178,9 +177,8 @@ bool apply_patch(PatchType type, const Json& patch, Json& current, std::string& 
       error = "patch: must be a JSON object";
       return false;
     }
-    Json cleaned = patch;
-    if (type == PatchType::kStrategicMerge) drop_directives(cleaned);
-    current.merge_patch(cleaned);
+    if (type == PatchType::kStrategicMerge) return strategic_merge(kind, patch, current, error);
+    current.merge_patch(patch);
     return true;
   } catch (const nlohmann::json::exception& e) {
     error = std::string("json patch: ") + e.what();

@@ -17,6 +17,8 @@ struct Target {
   std::string namespace_;  // From the path; empty = all namespaces / cluster-scoped.
   std::string name;        // Empty = the collection.
   bool status = false;     // The status subresource.
+  bool scale = false;      // The scale subresource (autoscaling/v1 Scale).
+  bool finalize = false;   // namespaces/NAME/finalize.
 
   kube::ObjectRef ref() const {
     return kube::ObjectRef{resource->kind, resource->namespaced ? namespace_ : "", name};
@@ -36,9 +38,9 @@ bool parse_delete_options(const std::string& body, const std::string& propagatio
 enum class PatchType { kMerge, kJson, kStrategicMerge, kApply, kUnsupported };
 PatchType patch_type(const std::string& content_type);
 
-// Applies a merge, JSON or strategic-merge patch to `current` (the served JSON of an object).
-// Strategic merge patches are applied as merge patches after dropping their `$` directives
-// (lists are replaced, not merged by key). False with `error` on a malformed patch.
-bool apply_patch(PatchType type, const Json& patch, Json& current, std::string& error);
+// Applies a merge, JSON or strategic-merge patch (patch.h: the merge keys of `kind`) to
+// `current` (the served JSON of an object). False with `error` on a malformed patch.
+bool apply_patch(PatchType type, const Json& patch, Json& current, std::string& error,
+                 const std::string& kind = "");
 
 }  // namespace wsim::serve

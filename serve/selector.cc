@@ -1,6 +1,7 @@
 #include "serve/selector.h"
 
 #include <sstream>
+#include <vector>
 
 namespace wsim::serve {
 namespace {
@@ -39,6 +40,21 @@ bool parse_term(const std::string& term, bool allow_existence, Requirement& out)
   return !out.key.empty();
 }
 
+// Field labels: metadata.name and .namespace, spec.* and status.* (sim/kube's flat keys), and
+// the top-level fields of kinds without spec (Event: involvedObject.*, reason, type, source).
+bool field_supported(const std::string& key) {
+  static const std::vector<std::string> prefixes = {"spec.",      "status.", "involvedObject.",
+                                                    "regarding.", "source.", "reportingController"};
+  if (key == "metadata.name" || key == "metadata.namespace" || key == "reason" || key == "type" ||
+      key == "reportingComponent") {
+    return true;
+  }
+  for (const std::string& prefix : prefixes) {
+    if (key.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 bool parse_terms(const std::string& text, const std::string& parameter, bool labels,
                  std::vector<Requirement>& out, std::string& error) {
   std::stringstream stream(text);
@@ -52,8 +68,7 @@ bool parse_terms(const std::string& text, const std::string& parameter, bool lab
               (labels ? ", k, !k" : "") + ")";
       return false;
     }
-    if (!labels && requirement.key != "metadata.name" && requirement.key != "metadata.namespace" &&
-        requirement.key != "status.phase" && requirement.key != "spec.nodeName") {
+    if (!labels && !field_supported(requirement.key)) {
       error = parameter + ": field label not supported: " + requirement.key;
       return false;
     }
@@ -65,8 +80,13 @@ bool parse_terms(const std::string& text, const std::string& parameter, bool lab
 std::string field_value(const kube::Object& object, const std::string& key) {
   if (key == "metadata.name") return object.meta.name;
   if (key == "metadata.namespace") return object.meta.namespace_;
-  if (key == "status.phase") return object.status_or("phase", "");
-  return object.spec_or("nodeName", "");  // spec.nodeName, the only other field accepted.
+  if (key.rfind("status.", 0) == 0) return object.status_or(key.substr(7), "");
+  if (key.rfind("spec.", 0) == 0) return object.spec_or(key.substr(5), "");
+  if (key.rfind("regarding.", 0) == 0) {  // events.k8s.io names of core's involvedObject.
+    return object.spec_or("involvedObject." + key.substr(10), "");
+  }
+  if (key == "reportingController") return object.spec_or("reportingComponent", "");
+  return object.spec_or(key, "");  // Top-level fields of Events (flat, see codec.h).
 }
 
 bool holds(const Requirement& r, bool present, const std::string& value) {

@@ -119,6 +119,8 @@ Json table_of(const std::vector<kube::Object>& objects, const Resource& resource
                      {"resourceVersion", std::to_string(object.meta.resource_version)},
                      {"creationTimestamp", rfc3339(epoch_wall_ms + object.meta.creation_ms)}};
     if (resource.namespaced) metadata["namespace"] = object.meta.namespace_;
+    // kubectl prints --show-labels and -L columns from the row's metadata.
+    if (!object.meta.labels.empty()) metadata["labels"] = object.meta.labels.map();
     rows.push_back({{"cells", cells},
                     {"object",
                      {{"kind", "PartialObjectMetadata"},

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "serve/codec.h"
+#include "serve/table.h"
 
 namespace wsim::serve {
 namespace {
@@ -26,8 +27,13 @@ WatchStream::~WatchStream() {
 }
 
 void WatchStream::send(const char* type, const kube::Object& object, std::string& out) {
-  const Json line = {{"type", type},
-                     {"object", encode_object(object, *request_.resource, request_.epoch_wall_ms)}};
+  const auto kept = world_.document(object);
+  Json encoded = encode_object(object, *request_.resource, request_.epoch_wall_ms, kept.get());
+  if (request_.table) {
+    encoded = table_of({object}, *request_.resource, object.meta.resource_version, world_.now_ms(),
+                       request_.epoch_wall_ms);
+  }
+  const Json line = {{"type", type}, {"object", encoded}};
   out += line.dump();
   out += '\n';
 }

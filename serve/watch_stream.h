@@ -33,6 +33,7 @@ struct WatchRequest {
   std::int64_t duration_ms = 0;  // Wall-clock lifetime of the stream.
   std::int64_t bookmark_interval_ms = 5000;
   std::int64_t epoch_wall_ms = 0;
+  bool table = false;  // Accept: as=Table: every object as a one-row meta.k8s.io/v1 Table.
 };
 
 class WatchStream {

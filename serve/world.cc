@@ -48,7 +48,23 @@ std::string World::generated_suffix() {
   return out;
 }
 
+std::shared_ptr<const KeptDocument> World::document(const kube::Object& object) {
+  std::lock_guard<std::mutex> lock(documents_mutex_);
+  auto it = documents_.find(object.meta.uid);
+  return it == documents_.end() ? nullptr : it->second;
+}
+
+void World::keep(std::shared_ptr<const KeptDocument> kept) {
+  if (kept == nullptr || kept->uid.empty()) return;
+  std::lock_guard<std::mutex> lock(documents_mutex_);
+  documents_[kept->uid] = std::move(kept);
+}
+
 void World::record(const kube::WatchEvent& event) {
+  if (event.type == kube::WatchEventType::kDeleted) {
+    std::lock_guard<std::mutex> lock(documents_mutex_);
+    documents_.erase(event.object.meta.uid);
+  }
   LoggedEvent logged{event.object.meta.resource_version, event.type, event.object, 0};
   if (lockstep_) {
     const TimeMs now = sim_->now_ms();

@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "serve/codec.h"
 #include "sim/core/sim.h"
 #include "sim/kube/api_server.h"
 #include "sim/kube/object.h"
@@ -141,6 +142,11 @@ class World {
   // Wakes every waiting watch and makes later waits return `closed`.
   void close();
 
+  // The client document kept for `object` (same uid), or null (codec.h KeptDocument). Documents
+  // are forgotten when their object is deleted.
+  std::shared_ptr<const KeptDocument> document(const kube::Object& object);
+  void keep(std::shared_ptr<const KeptDocument> kept);
+
   // A deterministic suffix for metadata.generateName: 5 characters of [a-z0-9], from a counter.
   std::string generated_suffix();
 
@@ -200,6 +206,9 @@ class World {
 
   std::mutex mutex_;
   std::condition_variable changed_;
+  // By uid. Its own mutex, never held while taking mutex_ (record() takes it under mutex_).
+  std::mutex documents_mutex_;
+  std::map<std::string, std::shared_ptr<const KeptDocument>> documents_;
   Sim* sim_ = nullptr;
   kube::ApiServer* api_ = nullptr;
   std::map<kube::ObjectRef, kube::Object> snapshot_;

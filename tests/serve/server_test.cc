@@ -91,7 +91,9 @@ TEST_F(ServeTest, DiscoveryListsCoreAppsAndTheWorkspaceGroup) {
   const Json groups = get("/apis")["groups"];
   std::vector<std::string> names;
   for (const Json& g : groups) names.push_back(g["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"apps", "workspace.gitpod.io"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"apps", "events.k8s.io", "coordination.k8s.io",
+                                             "networking.k8s.io", "apiextensions.k8s.io",
+                                             "workspace.gitpod.io"}));
   const Json apps = get("/apis/apps/v1");
   EXPECT_EQ(apps["resources"][0]["name"], "deployments");
   EXPECT_EQ(apps["resources"][0]["namespaced"], true);
@@ -354,6 +356,29 @@ TEST(ServeReadOnly, ASnapshotWorldRefusesWritesWithForbidden) {
   EXPECT_NE(created->body.find("read-only"), std::string::npos);
   server.stop();
   thread.join();
+}
+
+// The routes serve-objects registered with cpp-httplib, ported to Server::route (serve-merge):
+// health checks, OpenAPI v3 per group version, SelfSubjectAccessReview, and Go's ParseBool for
+// ?watch= (True is a watch, not a list).
+TEST_F(ServeTest, HealthOpenApiAccessReviewAndParseBoolWatchAreRouted) {
+  for (const char* path : {"/healthz", "/readyz", "/livez", "/readyz/ping"}) {
+    auto res = client_->Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 200) << path;
+    EXPECT_EQ(res->body, "ok") << path;
+  }
+  auto verbose = client_->Get("/readyz?verbose");
+  ASSERT_TRUE(verbose);
+  EXPECT_NE(verbose->body.find("readyz check passed"), std::string::npos) << verbose->body;
+  EXPECT_EQ(get("/healthz/nope", 404)["reason"], "NotFound");
+  EXPECT_TRUE(get("/openapi/v3/api/v1").is_object());
+  EXPECT_TRUE(get("/openapi/v3/apis/apps/v1").is_object());
+  EXPECT_EQ(get("/openapi/v3/apis/nope/v1", 404)["reason"], "NotFound");
+  const Json review = send("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                           {{"kind", "SelfSubjectAccessReview"}}, 201);
+  EXPECT_EQ(review["status"]["allowed"], true);
+  EXPECT_EQ(get(std::string(kConfigMaps) + "?watch=maybe", 400)["reason"], "BadRequest");
 }
 
 }  // namespace
