@@ -170,9 +170,11 @@ bool merge_map(const std::string& kind, const Json& patch, Json& target,
       const std::string field = key.substr(std::strlen(kDeleteFrom));
       if (target.contains(field) && target[field].is_array() && value.is_array()) {
         Json& list = target[field];
+        const Json& removed = value;  // clang 14 cannot capture a structured binding.
         list.erase(std::remove_if(list.begin(), list.end(),
                                   [&](const Json& v) {
-                                    return std::find(value.begin(), value.end(), v) != value.end();
+                                    return std::find(removed.begin(), removed.end(), v) !=
+                                           removed.end();
                                   }),
                    list.end());
       }
