@@ -39,4 +39,9 @@ std::string field_names(const google::protobuf::Descriptor* descriptor, bool sca
 const google::protobuf::OneofDescriptor* system_oneof();
 std::string system_names();
 
+// The evidence of a corpus file, `upstream` and `needs` (scenario_evidence.cc): false with an
+// error naming the field's line when a step or a need is incomplete or names an undeclared
+// amplifier.
+bool validate_evidence(const LoadedScenario& loaded, const System& system, std::string& error);
+
 }  // namespace wsim::run::scenario_internal

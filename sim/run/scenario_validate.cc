@@ -134,13 +134,14 @@ enum class ValidationPhase {
   kSystemChecks,    // System::normalize, the defaults, events inside the fault phase
   kExpectations,    // known invariants of the right kind, `when` keys naming config fields
   kGoPast,          // go_past entries
+  kEvidence,        // upstream, needs (scenario_evidence.cc)
   kDryRun,          // a throwaway world: fault names declared, scripted events understood
 };
 constexpr ValidationPhase kValidationPhases[] = {
     ValidationPhase::kHeader,         ValidationPhase::kFaultOverrides,
     ValidationPhase::kScriptedEvents, ValidationPhase::kSystemChecks,
     ValidationPhase::kExpectations,   ValidationPhase::kGoPast,
-    ValidationPhase::kDryRun};
+    ValidationPhase::kEvidence,       ValidationPhase::kDryRun};
 
 // Name, description and phase lengths.
 bool validate_header(LoadedScenario& loaded, const System& system, std::string& error) {
@@ -398,6 +399,8 @@ bool validate_phase(ValidationPhase phase, LoadedScenario& loaded, const System&
       return validate_expectations(loaded, system, error);
     case ValidationPhase::kGoPast:
       return validate_go_past(loaded, system.invariants(), error);
+    case ValidationPhase::kEvidence:
+      return validate_evidence(loaded, system, error);
     case ValidationPhase::kDryRun:
       return validate_dry_run(loaded, system, error);
   }
