@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
       cli::add_corpus_command(app),      cli::add_hunt_command(app),
       cli::add_merge_command(app),       cli::add_explain_command(app),
       cli::add_list_command(app),        cli::add_bench_signatures_command(app),
-      cli::add_fingerprint_command(app),
+      cli::add_fingerprint_command(app), cli::add_report_command(app),
   };
   subcommands.push_back(cli::add_serve_command(app, subcommands[1]));  // After replay.
 

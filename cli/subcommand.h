@@ -26,6 +26,7 @@ Subcommand add_corpus_command(CLI::App& app);
 Subcommand add_hunt_command(CLI::App& app);
 Subcommand add_merge_command(CLI::App& app);
 Subcommand add_explain_command(CLI::App& app);
+Subcommand add_report_command(CLI::App& app);
 Subcommand add_list_command(CLI::App& app);
 Subcommand add_bench_signatures_command(CLI::App& app);
 Subcommand add_fingerprint_command(CLI::App& app);

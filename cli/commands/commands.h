@@ -132,4 +132,13 @@ struct ExplainCommand {
 };
 int cmd_explain(const ExplainCommand& command, std::ostream& out, std::ostream& err);
 
+// `wsim report BUNDLE`: an issue-ready Markdown report of a finding (sim/report/issue_report.h).
+struct ReportCommand {
+  std::string bundle;
+  std::string out;                               // --out FILE; empty = stdout
+  bool original = false;                         // --original: ignore BUNDLE-shrunk
+  std::string known_dir = "corpus/regressions";  // --known: labels and upstream evidence
+};
+int cmd_report(const ReportCommand& command, std::ostream& out, std::ostream& err);
+
 }  // namespace wsim::run

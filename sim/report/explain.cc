@@ -48,13 +48,9 @@ std::set<std::string, std::less<>> external_actors(const System& system) {
   return actors;
 }
 
-struct Group {
-  std::size_t first = 0;
-  std::vector<std::size_t> members;
-};
-
-std::string group_line(const RunResult& result, const Group& group, const std::string& violates,
-                       std::size_t violating, std::size_t actor_width) {
+std::string group_line(const RunResult& result, const EventGroup& group,
+                       const std::string& violates, std::size_t violating,
+                       std::size_t actor_width) {
   const TraceEvent& e = result.trace[group.first];
   const bool marked =
       std::find(group.members.begin(), group.members.end(), violating) != group.members.end();
@@ -249,33 +245,19 @@ void explain_events(std::ostream& out, const RunResult& result,
                     const std::vector<std::size_t>& keys, const std::string& object,
                     const std::string& invariant) {
   const std::vector<TraceEvent>& trace = result.trace;
-  std::vector<Group> groups;
-  for (std::size_t i : keys) {
-    const TraceEvent& e = trace[i];
-    if (!groups.empty()) {
-      Group& last = groups.back();
-      const TraceEvent& head = trace[last.first];
-      const TraceEvent& tail = trace[last.members.back()];
-      if (head.actor == e.actor && head.verb == e.verb && head.result == e.result &&
-          !is_violation(e) && e.time_ms - tail.time_ms <= 10'000) {
-        last.members.push_back(i);
-        continue;
-      }
-    }
-    groups.push_back(Group{i, {i}});
-  }
+  const std::vector<EventGroup> groups = fold_key_events(result, keys);
   const std::size_t violating = result.culprit_event     ? *result.culprit_event
                                 : result.violation_event ? *result.violation_event
                                                          : trace.size();
   std::size_t actor_width = 5;
-  for (const Group& g : groups) {
+  for (const EventGroup& g : groups) {
     actor_width = std::max(actor_width, std::min<std::size_t>(trace[g.first].actor.size(), 22));
   }
   out << "what happened";
   if (!object.empty()) out << " to " << object;
   out << " (" << keys.size() << " of " << trace.size() << " events; all in trace.txt):\n";
   std::vector<std::string> lines;
-  for (const Group& g : groups) {
+  for (const EventGroup& g : groups) {
     lines.push_back(group_line(result, g, invariant, violating, actor_width));
   }
   if (lines.size() > kExplainEventLinesMax) {
@@ -292,6 +274,28 @@ void explain_events(std::ostream& out, const RunResult& result,
 }
 
 }  // namespace
+
+std::vector<EventGroup> fold_key_events(const RunResult& result,
+                                        const std::vector<std::size_t>& keys) {
+  const std::vector<TraceEvent>& trace = result.trace;
+  std::vector<EventGroup> groups;
+  for (std::size_t i : keys) {
+    WSIM_ASSERT(i < trace.size());
+    const TraceEvent& e = trace[i];
+    if (!groups.empty()) {
+      EventGroup& last = groups.back();
+      const TraceEvent& head = trace[last.first];
+      const TraceEvent& tail = trace[last.members.back()];
+      if (head.actor == e.actor && head.verb == e.verb && head.result == e.result &&
+          !is_violation(e) && e.time_ms - tail.time_ms <= kFoldGapMs) {
+        last.members.push_back(i);
+        continue;
+      }
+    }
+    groups.push_back(EventGroup{i, {i}});
+  }
+  return groups;
+}
 
 std::string explain_run(const System& system, const proto::Scenario& scenario,
                         const std::vector<std::uint64_t>& tape, const RunResult& result,

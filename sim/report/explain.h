@@ -40,6 +40,16 @@ inline constexpr std::size_t kExplainEventLinesMax = 14;
 std::vector<std::size_t> key_events(const System& system, const RunResult& result,
                                     const std::string& object);
 
+// Key events folded for reading: consecutive events (of `keys`) of one actor, verb and result at
+// most kFoldGapMs apart form one group; a violation is never folded. Groups in trace order.
+inline constexpr TimeMs kFoldGapMs = 10'000;
+struct EventGroup {
+  std::size_t first = 0;             // The group's first trace index.
+  std::vector<std::size_t> members;  // Every trace index of the group, `first` included.
+};
+std::vector<EventGroup> fold_key_events(const RunResult& result,
+                                        const std::vector<std::size_t>& keys);
+
 // The first disturbing event among `keys` (key_events): the first fault, or the first external
 // action after an earlier one (the first creates, the next disturbs), else the culprit. The
 // event `wsim explain` shows the state before, and the timeline marks "first culprit".

@@ -53,10 +53,14 @@ Realism realistic_at_production(std::uint64_t seed) {
       "fails with every amplifier at its production value (seed " + std::to_string(seed) + ")"};
 }
 
+bool is_unchecked(const Realism& realism) {
+  return !realism.realistic && realism.why.rfind(kUncheckedRealism, 0) == 0;
+}
+
 Realism unchecked_realism(const proto::Scenario& scenario, const System& system) {
   const std::vector<Amplifier> amplified = amplified_in(scenario, system);
   if (amplified.empty()) return realistic_at_production(scenario.seed());
-  Realism realism{false, {}, "not re-checked at production values; " + why_needed(amplified)};
+  Realism realism{false, {}, kUncheckedRealism + why_needed(amplified)};
   for (const Amplifier& amplifier : amplified) realism.amplifiers.push_back(amplifier.name);
   return realism;
 }

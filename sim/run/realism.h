@@ -51,6 +51,11 @@ Realism check_realism(const proto::Scenario& scenario, const System& system,
 // Realistic, why "seen at production values (seed N)": a failure of a run that amplified nothing.
 Realism realistic_at_production(std::uint64_t seed);
 
+// The start of unchecked_realism's `why`: a reader of a recorded verdict (verdict.json) that finds
+// it checks the realism itself.
+inline constexpr char kUncheckedRealism[] = "not re-checked at production values; ";
+bool is_unchecked(const Realism& realism);
+
 // Without re-runs: realistic when `scenario` amplifies nothing, else needs every amplifier it
 // amplifies ("not re-checked at production values"). For verdict.json of a run nobody checked.
 Realism unchecked_realism(const proto::Scenario& scenario, const System& system);

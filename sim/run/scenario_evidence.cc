@@ -101,7 +101,8 @@ bool validate_step(const LoadedScenario& loaded, const FieldPath& step_path,
   }
   if (!is_line_range(step.lines())) {
     error = locate(loaded, at("lines"),
-                   "'" + step.lines().substr(0, 60) + "' is not a line or a range (\"530\", "
+                   "'" + step.lines().substr(0, 60) +
+                       "' is not a line or a range (\"530\", "
                        "\"524-531\")");
     return false;
   }
@@ -119,8 +120,8 @@ bool validate_upstream(const LoadedScenario& loaded, std::string& error) {
                    "is required: REAL (released code) or DESIGN (a design document)");
     return false;
   }
-  if (!check_text(loaded, {{upstream_field, -1}, {field_of(d, "read_on"), -1}},
-                  upstream.read_on(), error)) {
+  if (!check_text(loaded, {{upstream_field, -1}, {field_of(d, "read_on"), -1}}, upstream.read_on(),
+                  error)) {
     return false;
   }
   const pb::FieldDescriptor* steps_field = field_of(d, "steps");

@@ -11,6 +11,7 @@
 #include "sim/core/prng.h"
 #include "sim/run/driver.h"
 #include "sim/run/verdict.h"
+#include "sim/triage/corpus_evidence.h"
 
 namespace wsim::run {
 
@@ -581,6 +582,11 @@ int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostre
     err << "wsim corpus bugs: " << error << "\n";
     return kExitUsage;
   }
+  std::map<std::string, BugEvidence> evidence;
+  if (!corpus_evidence(corpus_dir, evidence, error)) {
+    err << "wsim corpus bugs: " << error << "\n";
+    return kExitUsage;
+  }
   for (const CorpusBug& bug : bugs) {
     LoadedScenario loaded;
     if (!corpus_bug_scenario(bug, loaded, error)) {
@@ -590,6 +596,7 @@ int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostre
     out << bug.name << " " << bug.invariant << " " << bug.path << "#" << bug.expect_index << " "
         << hunting_key(loaded.scenario) << " " << (bug.when.empty() ? "-" : bug.when) << "\n";
     if (bug.bug != bug.name.substr(0, bug.name.rfind('#'))) out << "  bug: " << bug.bug << "\n";
+    out << "  evidence: " << evidence[bug.bug].summary() << "\n";  // docs/evidence.md
     Signature signature;
     if (!corpus_bug_signature(bug, signature, error)) {
       err << "wsim corpus bugs: " << bug.name << ": " << error << "\n";

@@ -1,0 +1,93 @@
+#include "sim/report/bundle_finding.h"
+
+#include <filesystem>
+#include <optional>
+
+#include "sim/core/assert.h"
+#include "sim/run/duration.h"
+#include "sim/run/scenario.h"
+#include "sim/run/verdict_json.h"
+#include "sim/triage/corpus_bugs.h"
+
+namespace wsim::run {
+
+namespace {
+
+// The realism verdict.json of the bundle `dir` recorded, if any.
+std::optional<Realism> recorded_realism(const std::string& dir) {
+  std::string json;
+  std::string error;
+  proto::VerdictRecord record;
+  if (!read_file_capped(dir + "/verdict.json", kVerdictBytesMax, json, error) ||
+      !parse_verdict_json(json, dir + "/verdict.json", record, error) || !record.has_realism()) {
+    return std::nullopt;
+  }
+  Realism realism;
+  realism.realistic = record.realism().label() == "realistic";
+  realism.amplifiers.assign(record.realism().amplifiers().begin(),
+                            record.realism().amplifiers().end());
+  realism.why = record.realism().why();
+  return realism;
+}
+
+}  // namespace
+
+bool replay_finding(const std::string& dir_given, bool original, const std::string& known_dir,
+                    BundleFinding& out, std::string& error) {
+  std::string dir = dir_given;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  out.dir = dir;
+  std::error_code ec;
+  bool loaded = false;
+  if (!original && std::filesystem::is_directory(dir + "-shrunk", ec)) {
+    if (read_bundle(dir + "-shrunk", out.bundle, error) &&
+        validate_scenario(out.bundle.scenario, error)) {
+      loaded = true;
+      out.shrunk = true;
+      out.source = dir + "-shrunk (the shrunk run; --original for the bundle itself)";
+    } else {
+      out.source = dir + " (its shrunk run " + dir + "-shrunk could not be read: " + error + ")";
+    }
+  }
+  if (!loaded) {
+    out.bundle = Bundle{};
+    if (!read_bundle(dir, out.bundle, error) || !validate_scenario(out.bundle.scenario, error)) {
+      return false;
+    }
+    if (out.source.empty()) out.source = dir;
+  }
+  const System& system = *out.bundle.scenario.system;
+  out.tape = tape_of(out.bundle.record);
+  RunOptions options;
+  options.tape = out.tape;
+  options.keep_trace = true;
+  out.result = execute_run(system, out.bundle.scenario.scenario, options);
+  if (!label_with_corpus(system, out.bundle.scenario.scenario, known_dir, out.result,
+                         out.label_error)) {
+    WSIM_ASSERT(!out.label_error.empty());
+  }
+  if (out.bundle.has_hashes && out.result.trace_hash != out.bundle.trace_hash) {
+    out.source += "\n       note: the replay differs from the recorded run (trace hash " +
+                  format_hash(out.result.trace_hash) + ", recorded " +
+                  format_hash(out.bundle.trace_hash) + "): the code changed since the bundle " +
+                  "was written";
+  }
+  return true;
+}
+
+Realism finding_realism(const BundleFinding& finding) {
+  const RunResult& result = finding.result;
+  WSIM_ASSERT(result.verdict == Verdict::kSafety || result.verdict == Verdict::kLiveness);
+  std::optional<Realism> recorded = recorded_realism(finding.dir);
+  if (recorded && !is_unchecked(*recorded)) return *recorded;
+  const System& system = *finding.bundle.scenario.system;
+  const std::string invariant = result.violation ? result.violation->invariant_id : "";
+  return check_realism(finding.bundle.scenario.scenario, system,
+                       [&](const proto::Scenario& candidate) {
+                         const RunResult again = execute_run(system, candidate, RunOptions{});
+                         return again.verdict == result.verdict && again.violation &&
+                                again.violation->invariant_id == invariant;
+                       });
+}
+
+}  // namespace wsim::run
