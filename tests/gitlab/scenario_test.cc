@@ -102,3 +102,39 @@ TEST(GitlabScenario, RandomWorkloadRunsAreDeterministic) {
 
 }  // namespace
 }  // namespace wsim::gitlab::testing
+
+namespace wsim::gitlab::testing {
+namespace {
+
+// Agent k8s/client.go@9743dcf6 Apply :122-147 starts one cli-utils applier per inventory group
+// before it reads any event (docs/fidelity.md, GitLab "Apply"): the groups of one config apply
+// concurrently. A3's config has two groups (secrets, workspace): the workspace group's first
+// apply comes before the secrets group has patched its inventory (it ends with that patch).
+// Sequential groups (the port before issue #30) fail this.
+TEST(GitlabApply, InventoryGroupsOfOneConfigApplyConcurrently) {
+  proto::Scenario scenario = scripted("A3", "R3");
+  add_event(scenario, 1000, "user", "create", "ws-0");
+  TestRun run(scenario);
+  run.run();
+  std::optional<std::size_t> workspace_first_apply;
+  std::optional<std::size_t> secrets_inventory_patch;
+  const std::vector<TraceEvent>& events = run.sim().trace().events();
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const TraceEvent& e = events[i];
+    if (e.actor != "agentk") continue;
+    if (!workspace_first_apply && e.verb == "apply" &&
+        e.object.find("ws-0-workspace-inventory") != std::string::npos) {
+      workspace_first_apply = i;
+    }
+    if (!secrets_inventory_patch && e.verb == "patch" &&
+        e.object.find("ws-0-secrets-inventory") != std::string::npos) {
+      secrets_inventory_patch = i;
+    }
+  }
+  ASSERT_TRUE(workspace_first_apply.has_value());
+  ASSERT_TRUE(secrets_inventory_patch.has_value());
+  EXPECT_LT(*workspace_first_apply, *secrets_inventory_patch);
+}
+
+}  // namespace
+}  // namespace wsim::gitlab::testing

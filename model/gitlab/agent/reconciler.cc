@@ -30,25 +30,39 @@ std::string joined(const std::vector<std::string>& errors) {
   return out;
 }
 
-// The asynchronous half of Apply: runs every inventory group, then reports like
-// watchForLatestErrors (save the joined error, or delete the entry, if the version still
-// matches). Holds the state alive: it may outlive its reconciler.
-Task<void> apply_and_report(AgentContext& ctx, std::shared_ptr<ReconcilerState> state,
-                            WorkspaceKey key, std::uint64_t version,
-                            std::vector<InventoryGroup> groups) {
-  std::vector<std::string> errors;
-  for (InventoryGroup& group : groups) {
-    std::vector<std::string> group_errors =
-        co_await apply_group(ctx.k8s.client(), std::move(group));
-    errors.insert(errors.end(), group_errors.begin(), group_errors.end());
-  }
-  if (!ctx.versions.agent_reports_errors()) co_return;  // A0a: logged only.
+// The errors of one Apply's inventory groups, gathered until the last group's applier ends.
+struct ApplyJoin {
+  std::size_t pending = 0;          // Groups whose applier has not ended.
+  std::vector<std::string> errors;  // In the order the appliers reported them.
+};
+
+// watchForLatestErrors' end (error_tracker.go@9743dcf6 :90-105): once every channel is drained,
+// save the joined error or delete the entry, if the version still matches. A0a only logs.
+void report_apply_errors(AgentContext& ctx, ReconcilerState& state, const WorkspaceKey& key,
+                         std::uint64_t version, const std::vector<std::string>& errors) {
+  if (!ctx.versions.agent_reports_errors()) return;  // A0a: logged only.
   if (errors.empty()) {
-    state->errors.delete_error_if_version(key, version);
+    state.errors.delete_error_if_version(key, version);
   } else {
-    state->errors.save_error_if_version(key, version, joined(errors));
+    state.errors.save_error_if_version(key, version, joined(errors));
   }
-  ctx.observe().on_operation_done(state->generation, key, version, errors.empty());
+  ctx.observe().on_operation_done(state.generation, key, version, errors.empty());
+}
+
+// The asynchronous half of Apply for one inventory group. Agent k8s/client.go@9743dcf6 Apply
+// :122-147 starts one cli-utils applier.Run per group (each runs on its own goroutine) before any
+// event is read, and combines their event channels; so the groups of one config apply
+// concurrently, and the error channel closes when the last applier ends. Each group is its own
+// actor here; the one that ends last reports. Holds the state alive: it may outlive its
+// reconciler.
+Task<void> apply_group_and_join(AgentContext& ctx, std::shared_ptr<ReconcilerState> state,
+                                std::shared_ptr<ApplyJoin> join, WorkspaceKey key,
+                                std::uint64_t version, InventoryGroup group) {
+  std::vector<std::string> errors = co_await apply_group(ctx.k8s.client(), std::move(group));
+  join->errors.insert(join->errors.end(), errors.begin(), errors.end());
+  WSIM_ASSERT(join->pending > 0);
+  if (--join->pending > 0) co_return;
+  report_apply_errors(ctx, *state, key, version, join->errors);
 }
 
 }  // namespace
@@ -151,9 +165,17 @@ Task<std::vector<std::string>> Reconciler::ensure_namespace_and_apply(
   Grouping grouping = group_config(info.config_to_apply);
   if (!grouping.errors.empty()) co_return grouping.errors;
   ctx_.observe().on_apply(info.name, info.config_to_apply, /*termination=*/false);
-  ctx_.apply_actors.push_back(ctx_.sim.loop().spawn(
-      "agentk/apply/" + info.name,
-      apply_and_report(ctx_, state_, key, version, std::move(grouping.groups))));
+  if (grouping.groups.empty()) {  // Nothing to apply: the combined channel closes at once.
+    report_apply_errors(ctx_, *state_, key, version, {});
+    co_return std::vector<std::string>{};
+  }
+  auto join = std::make_shared<ApplyJoin>();
+  join->pending = grouping.groups.size();
+  for (InventoryGroup& group : grouping.groups) {
+    ctx_.apply_actors.push_back(ctx_.sim.loop().spawn(
+        "agentk/apply/" + info.name,
+        apply_group_and_join(ctx_, state_, join, key, version, std::move(group))));
+  }
   co_return std::vector<std::string>{};
 }
 
