@@ -120,6 +120,7 @@ std::string config_summary(const System& system, const proto::Scenario& scenario
 std::vector<std::size_t> key_events(const System& system, const RunResult& result,
                                     const std::string& object) {
   const auto externals = external_actors(system);
+  const LaneMap lanes(system);
   const std::vector<TraceEvent>& trace = result.trace;
   std::vector<std::size_t> keys;
   for (std::size_t i = 0; i < trace.size(); ++i) {
@@ -129,7 +130,7 @@ std::vector<std::size_t> key_events(const System& system, const RunResult& resul
       keys.push_back(i);
       continue;
     }
-    const Lane lane = lane_of(e.actor);
+    const Lane lane = lanes.of(e.actor);
     const bool fault = is_fault_event(e);
     const bool touches =
         object.empty() || names_object(e.object, object) || names_object(e.actor, object);

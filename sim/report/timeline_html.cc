@@ -66,17 +66,15 @@ bool is_watch_notification(const TraceEvent& e) {
 }
 
 // The message an event carries, as (from, to) lanes, when it clearly is one.
-std::optional<std::pair<Lane, Lane>> message_of(const TraceEvent& e) {
-  const Lane lane = lane_of(e.actor);
+std::optional<std::pair<Lane, Lane>> message_of(const LaneMap& lanes, const TraceEvent& e) {
+  const Lane lane = lanes.of(e.actor);
   if (is_scripted_marker(e)) return std::nullopt;
   if (is_watch_notification(e)) return std::make_pair(Lane::kApiServer, lane);
   if (lane != Lane::kApiServer && is_api_verb(e.verb) && is_kube_object(e.object)) {
     return std::make_pair(lane, Lane::kApiServer);
   }
-  if (prefix(e.actor) == "rails" && e.verb == "reconcile") {
-    return std::make_pair(Lane::kAgent, Lane::kControlPlane);
-  }
-  if (prefix(e.actor) == "agentk" && e.verb == "reconcile") {
+  // An agent's exchange with its control plane, recorded by either side.
+  if ((lane == Lane::kControlPlane || lane == Lane::kAgent) && e.verb == "reconcile") {
     return std::make_pair(Lane::kAgent, Lane::kControlPlane);
   }
   if (lane == Lane::kUser && !is_kube_object(e.object) && !e.object.empty()) {
@@ -204,7 +202,7 @@ bool same_signature(const TraceEvent& a, const TraceEvent& b) {
 }
 
 // One row per event, runs of >= kRepeatMin identical unmarked events folded into one.
-std::vector<Row> event_rows(const RunResult& result) {
+std::vector<Row> event_rows(const LaneMap& lanes, const RunResult& result) {
   const std::vector<TraceEvent>& trace = result.trace;
   auto marked = [&](std::size_t i) {
     return (result.culprit_event && *result.culprit_event == i) ||
@@ -217,7 +215,7 @@ std::vector<Row> event_rows(const RunResult& result) {
     row.first = row.last = i;
     row.marked = marked(i);
     row.fault = is_fault_event(trace[i]);
-    row.external = lane_of(trace[i].actor) == Lane::kUser;
+    row.external = lanes.of(trace[i].actor) == Lane::kUser;
     if (!row.marked) {
       std::size_t j = i + 1;
       while (j < trace.size() && same_signature(trace[j], trace[i]) && !marked(j)) ++j;
@@ -304,8 +302,9 @@ std::vector<Row> with_gaps(const std::vector<TraceEvent>& trace, const std::vect
   return out;
 }
 
-std::vector<Row> build_rows(const RunResult& result, std::size_t& elided_events) {
-  std::vector<Row> rows = event_rows(result);
+std::vector<Row> build_rows(const LaneMap& lanes, const RunResult& result,
+                            std::size_t& elided_events) {
+  std::vector<Row> rows = event_rows(lanes, result);
   elided_events = cap_rows(result.trace, rows);
   return with_gaps(result.trace, rows);
 }
@@ -333,6 +332,7 @@ void arrow(std::string& out, Lane from, Lane to, int y, bool fault, bool lost) {
 
 struct Page {
   const System& system;
+  const LaneMap& lanes;
   const proto::Scenario& scenario;
   const RunResult& result;
   const Bands& bands;
@@ -429,12 +429,12 @@ void draw_row(std::string& out, const Page& page, const Row& row, int y) {
   }
   out += "<text class=\"t\" x=\"" + num(kTimeRight) + "\" y=\"" + num(base) + "\">" +
          format_trace_time(e.time_ms) + "</text>";
-  const Lane lane = lane_of(e.actor);
+  const Lane lane = page.lanes.of(e.actor);
   if (violation) {
     out += "<line class=\"vl\" x1=\"" + num(kLaneLeft) + "\" y1=\"" + num(mid) + "\" x2=\"" +
            num(kTextLeft - 10) + "\" y2=\"" + num(mid) + "\"/>";
   }
-  if (auto message = message_of(e))
+  if (auto message = message_of(page.lanes, e))
     arrow(out, message->first, message->second, mid, row.fault, lost);
   const int x = lane_x(lane);
   if (row.first == page.violating && !page.violates.empty()) {
@@ -511,13 +511,13 @@ std::vector<Row> story_rows(const Page& page, const std::vector<std::size_t>& ke
 }
 
 // The lanes the story's events are on or send messages to.
-std::vector<bool> story_lanes(const RunResult& result, const std::vector<Row>& rows) {
+std::vector<bool> story_lanes(const Page& page, const std::vector<Row>& rows) {
   std::vector<bool> lanes(kLaneCount, false);
   for (const Row& row : rows) {
     if (row.kind != RowKind::kEvent) continue;
-    const TraceEvent& e = result.trace[row.first];
-    lanes[static_cast<std::size_t>(lane_of(e.actor))] = true;
-    if (auto message = message_of(e)) {
+    const TraceEvent& e = page.result.trace[row.first];
+    lanes[static_cast<std::size_t>(page.lanes.of(e.actor))] = true;
+    if (auto message = message_of(page.lanes, e)) {
       lanes[static_cast<std::size_t>(message->first)] = true;
       lanes[static_cast<std::size_t>(message->second)] = true;
     }
@@ -528,7 +528,7 @@ std::vector<bool> story_lanes(const RunResult& result, const std::vector<Row>& r
 // The open section at the top: the failing object's lanes and the events that touched it.
 void draw_story(std::string& out, const Page& page, const std::string& object,
                 const std::vector<Row>& rows, std::size_t keys_count) {
-  const std::vector<bool> lanes = story_lanes(page.result, rows);
+  const std::vector<bool> lanes = story_lanes(page, rows);
   std::string lane_names;
   for (int l = 0; l < kLaneCount; ++l) {
     if (!lanes[static_cast<std::size_t>(l)]) continue;
@@ -711,8 +711,9 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
   const std::vector<TraceEvent>& trace = result.trace;
   const Bands bands = derive_bands(result);
   std::size_t elided = 0;
-  const std::vector<Row> rows = build_rows(result, elided);
-  Page page{system, scenario, result, bands, {}, SIZE_MAX};
+  const LaneMap lanes(system);
+  const std::vector<Row> rows = build_rows(lanes, result, elided);
+  Page page{system, lanes, scenario, result, bands, {}, SIZE_MAX};
   if (result.violation) {
     page.violates = result.violation->invariant_id;
     page.violating = result.culprit_event     ? *result.culprit_event

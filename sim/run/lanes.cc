@@ -1,6 +1,7 @@
 // lanes.h: actor name prefixes to lanes.
 #include "sim/run/lanes.h"
 
+#include "sim/core/assert.h"
 #include "sim/run/trace_view.h"
 
 namespace wsim::run {
@@ -9,10 +10,6 @@ namespace {
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-bool starts_with(std::string_view text, std::string_view head) {
-  return text.substr(0, head.size()) == head;
 }
 
 std::string_view prefix(std::string_view actor) { return actor_prefix(actor); }
@@ -45,26 +42,50 @@ std::string_view lane_name(Lane lane) {
   return "other";
 }
 
-Lane lane_of(std::string_view actor) {
+Lane generic_lane(std::string_view actor) {
   const std::string_view p = prefix(actor);
   if (p == "user" || p == "kubectl" || p == "admin") return Lane::kUser;
-  if (p == "rails" || p == "ws-manager" || p == "server" || p == "gitlab" || p == "gitpod" ||
-      p == "breaker") {
-    return Lane::kControlPlane;
-  }
-  if (starts_with(p, "agent")) return Lane::kAgent;
   if (p == "apiserver" || p == "kube-apiserver" || p == "etcd") return Lane::kApiServer;
   if (p == "scheduler" || ends_with(p, "-controller") || p == "garbage-collector" ||
       p == "node-labeler" || p == "node-lifecycle" || p == "controller-manager") {
     return Lane::kKubeControllers;
   }
   if (p == "kubelet") return Lane::kKubelet;
-  if (p == "ws-daemon") return Lane::kWsDaemon;
-  if (p == "storage" || p == "s3" || p == "minio" || p == "gcs" || p == "blobstore") {
-    return Lane::kStorage;
-  }
   if (p == "wsim" || p == "monitor") return Lane::kHarness;
   return Lane::kOther;
+}
+
+Lane lane_of_role(ActorRole role) {
+  switch (role) {
+    case ActorRole::kUser:
+      return Lane::kUser;
+    case ActorRole::kControlPlane:
+      return Lane::kControlPlane;
+    case ActorRole::kAgent:
+      return Lane::kAgent;
+    case ActorRole::kNodeDaemon:
+      return Lane::kWsDaemon;
+    case ActorRole::kStorage:
+      return Lane::kStorage;
+  }
+  WSIM_ASSERT(false);
+  return Lane::kOther;
+}
+
+LaneMap::LaneMap(const System& system) {
+  for (const ActorLane& lane : system.actor_lanes()) {
+    WSIM_ASSERT_MSG(!lane.actor_prefix.empty() && lane.actor_prefix.find('/') == std::string::npos,
+                    system.name() << " declares the actor prefix '" << lane.actor_prefix << "'");
+    declared_.emplace_back(lane.actor_prefix, lane_of_role(lane.role));
+  }
+}
+
+Lane LaneMap::of(std::string_view actor) const {
+  const std::string_view p = prefix(actor);
+  for (const auto& [declared, lane] : declared_) {
+    if (p == declared) return lane;
+  }
+  return generic_lane(actor);
 }
 
 }  // namespace wsim::run

@@ -31,7 +31,7 @@ std::string_view result_class(std::string_view result) {
   return "fail";
 }
 
-bool is_harness(const TraceEvent& event) { return lane_of(event.actor) == Lane::kHarness; }
+bool is_harness(const TraceEvent& event) { return generic_lane(event.actor) == Lane::kHarness; }
 
 // On the object's path: naming it, or naming no object at all (a channel fault such as a lost
 // response concerns every object, as `wsim explain` also shows).
@@ -467,7 +467,7 @@ std::set<std::string, std::less<>> external_actors_of(const System& system) {
   // A system's scripted fault actors (kubelet, link, api) are not external actions: their
   // faults are on the path as faults, their ordinary work is not.
   for (const ActionInfo& action : system.actions()) {
-    if (lane_of(action.actor) == Lane::kUser) actors.insert(action.actor);
+    if (generic_lane(action.actor) == Lane::kUser) actors.insert(action.actor);
   }
   return actors;
 }

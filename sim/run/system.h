@@ -204,8 +204,7 @@ const std::vector<FuzzTarget>& registered_fuzz_targets();
 
 // The role `system` declares for `actor` (matched by the part of its name before the first '/'),
 // or nullopt for an actor it does not declare (a Kubernetes or harness actor).
-// TODO(timeline): sim/report/timeline_html.cc lane_of() still matches Gitpod and GitLab actor names
-// itself; it should ask actor_role(system, actor) first and keep only the generic actors.
+// The report's lanes (sim/run/lanes.h LaneMap) are built from the same declarations.
 std::optional<ActorRole> actor_role(const System& system, std::string_view actor);
 
 }  // namespace wsim::run
