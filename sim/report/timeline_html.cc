@@ -704,6 +704,16 @@ constexpr const char* kScript = R"(
 function setAll(open){for(const d of document.querySelectorAll('details')){d.open=open;}}
 )";
 
+// The invariant and the event the page marks "violates" (the culprit, else the violation).
+void mark_violation(Page& page) {
+  const RunResult& result = page.result;
+  if (!result.violation) return;
+  page.violates = result.violation->invariant_id;
+  page.violating = result.culprit_event     ? *result.culprit_event
+                   : result.violation_event ? *result.violation_event
+                                            : SIZE_MAX;
+}
+
 }  // namespace
 
 std::string render_timeline_html(const System& system, const proto::Scenario& scenario,
@@ -714,12 +724,7 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
   const LaneMap lanes(system);
   const std::vector<Row> rows = build_rows(lanes, result, elided);
   Page page{system, lanes, scenario, result, bands, {}, SIZE_MAX};
-  if (result.violation) {
-    page.violates = result.violation->invariant_id;
-    page.violating = result.culprit_event     ? *result.culprit_event
-                     : result.violation_event ? *result.violation_event
-                                              : SIZE_MAX;
-  }
+  mark_violation(page);
   const std::string object = result.violation ? result.violation->object : "";
   std::vector<std::size_t> keys;
   std::vector<Row> story;
