@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "serve/http.h"
+
 #ifdef WSIM_SERVE_YAML
 #include <yaml-cpp/yaml.h>
 #endif
@@ -65,6 +67,12 @@ bool parse_apply_body(const std::string& body, Json& out, std::string& error) {
   out = Json::parse(body, nullptr, false);
   if (!out.is_discarded()) return true;
 #ifdef WSIM_SERVE_YAML
+  // YAML text is UTF-8 (sigs.k8s.io/yaml → go-yaml refuses other bytes: "yaml: invalid leading
+  // UTF-8 octet"); yaml-cpp passes them through into strings nothing can print as JSON.
+  if (!http::valid_utf8(body)) {
+    error = "body: yaml: invalid UTF-8 (a YAML body must be UTF-8 text)";
+    return false;
+  }
   // Flow collections nest by brackets: bounded before yaml-cpp's recursive parser sees them.
   int depth = 0;
   for (char c : body) {

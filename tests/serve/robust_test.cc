@@ -178,6 +178,23 @@ TEST_F(ServeRobust, InvalidUtf8InThePathIsNotFoundNotACrash) {
   expect_alive();
 }
 
+// Found by serve_http_fuzz (2026-11-29, 56 k executions): a server-side apply with a YAML body
+// holding a byte that is not UTF-8 made a handler throw (500) when the object was printed.
+TEST_F(ServeRobust, ApplyYamlWithInvalidUtf8IsABadRequest) {
+  const std::string path = std::string(kConfigMaps) + "/cm1?fieldManager=kubectl&force=false";
+  const std::string yaml =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\ndata:\n  k: \"a\xfd\"\n";
+  const Reply reply = call("PATCH", path, yaml, "application/apply-patch+yaml");
+  expect_status(reply, 400, "BadRequest");
+  EXPECT_NE(reply.body.find("invalid UTF-8"), std::string::npos) << reply.body;
+  EXPECT_TRUE(http::valid_utf8(reply.body));
+  // The same document in valid UTF-8 is applied.
+  const std::string ok =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\ndata:\n  k: \"caf\xc3\xa9\"\n";
+  EXPECT_EQ(call("PATCH", path, ok, "application/apply-patch+yaml").status, 201);
+  expect_alive();
+}
+
 TEST_F(ServeRobust, DeeplyNestedJsonIsRefusedBeforeParsing) {
   const std::string deep = "{\"x\":" + std::string(20000, '[') + std::string(20000, ']') + "}";
   expect_status(call("POST", kConfigMaps, deep), 400, "BadRequest");
