@@ -171,10 +171,20 @@ bool GitpodRun::user_write(const std::string& workspace_id) {
   // ws-manager wrote it, nobody reaches the IDE [reconstructed]. Until 2026-11-26 the user wrote
   // as soon as the pod was ready, which let a delayed status write (no EverReady yet) turn a
   // rejection after ready into a wipe of content no real user could have written.
+  // And the IDE page keeps its loading frame until the instance's phase is "running"
+  // (components/supervisor/frontend/src/index.ts @ 4f45d02eac95 nextFrame :124-164, the check at
+  // :137); ws-manager publishes the phase stored in the CR (controllers/subscriber_controller.go
+  // Reconcile :51-72, service/manager.go extractWorkspaceStatus :1044-1045), and the CR is Running
+  // only with ContentReady (controllers/status.go :224-243). The bridge's delay is not modelled.
+  // Until 2026-11-29 (issue #30, docs/fidelity.md U2) the mk2 user wrote while the CR was still
+  // Initializing, which made N8, N9 and N10 (corpus/gitpod-findings.md) reachable.
   if (versions_.mk2()) {
     const kube::Object* ws =
         world_->api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance});
-    if (ws == nullptr || status_str(*ws, kStatusPodIp).empty()) return false;
+    if (ws == nullptr || status_str(*ws, kStatusPodIp).empty() ||
+        status_str(*ws, kStatusPhase) != kPhaseRunning) {
+      return false;
+    }
   } else if (pod->meta.annotations.count(kAnnNeverReady) != 0) {
     // mk1: the IDE page keeps its loading frame until the instance's phase is "running"
     // (components/supervisor/frontend/src/index.ts @ 724ed7a92a^ and @ 08774bd177^ :73-93,

@@ -133,6 +133,11 @@ void write_upstream(std::ostream& out, const IssueReportInput& input) {
       << "Read on " << cell(upstream.read_on()) << ".\n\n";
   for (int i = 0; i < upstream.steps_size(); ++i) {
     const proto::UpstreamStep& step = upstream.steps(i);
+    if (!step.url().empty()) {  // A design document's section.
+      out << i + 1 << ". " << cell(step.says()) << " — [" << cell(step.function()) << "]("
+          << step_url(step) << ")\n";
+      continue;
+    }
     out << i + 1 << ". " << cell(step.says()) << " — [`" << cell(step.file()) << ":" << step.lines()
         << "`](" << step_url(step) << ") `" << cell(step.function()) << "` @"
         << step.commit().substr(0, 12) << "\n";

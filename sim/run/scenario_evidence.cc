@@ -2,7 +2,8 @@
 // Upstream, Need; docs/evidence.md). Called by scenario_validate.cc as one validation phase.
 //
 // A step names its repository, file, commit (7..40 lower-case hex digits), function and lines
-// ("530" or "524-531", first <= last) and says what happens; a block has a claim and at least one
+// ("530" or "524-531", first <= last) and says what happens — or, in a DESIGN claim only, the
+// https URL of a public design document and its section; a block has a claim and at least one
 // step. A need names an amplifier the system declares (system.h Amplifier) and says why.
 #include <cstddef>
 #include <cstdint>
@@ -74,13 +75,26 @@ bool check_text(const LoadedScenario& loaded, const FieldPath& path, const std::
 }
 
 bool validate_step(const LoadedScenario& loaded, const FieldPath& step_path,
-                   const proto::UpstreamStep& step, std::string& error) {
+                   const proto::UpstreamStep& step, bool design, std::string& error) {
   const pb::Descriptor* d = proto::UpstreamStep::descriptor();
   auto at = [&](const char* name) {
     FieldPath path = step_path;
     path.emplace_back(field_of(d, name), -1);
     return path;
   };
+  if (!step.url().empty()) {  // A design document: only in a DESIGN claim.
+    if (!design) {
+      error = locate(loaded, at("url"),
+                     "a REAL claim cites code (repo, file, commit, lines), not a document");
+      return false;
+    }
+    if (step.url().rfind("https://", 0) != 0 || step.url().size() > kEvidenceTextBytesMax) {
+      error = locate(loaded, at("url"), "'" + step.url().substr(0, 80) + "' is not an https URL");
+      return false;
+    }
+    return check_text(loaded, at("says"), step.says(), error) &&
+           check_text(loaded, at("function"), step.function(), error);
+  }
   if (!check_text(loaded, at("says"), step.says(), error) ||
       !check_text(loaded, at("repo"), step.repo(), error) ||
       !check_text(loaded, at("file"), step.file(), error) ||
@@ -133,7 +147,7 @@ bool validate_upstream(const LoadedScenario& loaded, std::string& error) {
   }
   for (int i = 0; i < upstream.steps_size(); ++i) {
     if (!validate_step(loaded, {{upstream_field, -1}, {steps_field, i}}, upstream.steps(i),
-                       error)) {
+                       upstream.claim() == proto::Upstream::DESIGN, error)) {
       return false;
     }
   }

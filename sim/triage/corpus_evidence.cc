@@ -80,6 +80,7 @@ std::optional<BugEvidence> evidence_of_known(const std::string& corpus_dir,
 }
 
 std::string step_url(const proto::UpstreamStep& step) {
+  if (!step.url().empty()) return step.url();
   std::string lines = step.lines();
   const std::size_t dash = lines.find('-');
   std::string anchor = dash == std::string::npos

@@ -540,7 +540,7 @@ TEST(GitpodFidelity, Pre16823ContentInitOfAKnownSessionReturnsWithoutContentRead
   bool already = false;
   for (const TraceEvent& e : o.trace) {
     if (e.actor == kDaemon && e.verb == "init" &&
-        e.detail.find("already initialized, version 1") != std::string::npos) {
+        e.detail.find("already initialized, version 0") != std::string::npos) {
       already = true;
     }
   }

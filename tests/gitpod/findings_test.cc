@@ -124,34 +124,32 @@ TEST(GitpodFindings, B15StartInTheRejectionWindowPassesTheDuplicateCheck) {
   EXPECT_NE(o.state.find("alice-2 phase=Running"), std::string::npos) << o.describe();
 }
 
-// N10, a real upstream bug (re-opened 2026-11-28, issue #30; seed 222 of the guard hunt had been
-// triaged as a port bug on mk1's Store.NewWorkspace → ErrAlreadyExists). ws-daemon
-// handleWorkspaceInit (pkg/controller/workspace_controller.go @ 4f45d02eac95 :169) runs
-// InitWorkspace whenever ContentReady is absent; InitWorkspace (workspace_operations.go :133-197)
-// has no existence check (WorkspaceProvider.NewWorkspace) and calls ensureCleanSlate (:178)
-// before RunInitializer (:183). A restart between the init and the ContentReady write therefore
-// wipes what the user wrote since the first init.
-TEST(GitpodFindings, N10DaemonRestartAfterInitWipesTheUsersWrite) {
+// N10 re-examined (2026-11-29, docs/fidelity.md U2): ws-daemon's re-init after a restart between
+// the init and the ContentReady write is real — handleWorkspaceInit
+// (pkg/controller/workspace_controller.go @ 4f45d02eac95 :169) runs InitWorkspace whenever
+// ContentReady is absent, and InitWorkspace (workspace_operations.go :133-197) cleans the slate
+// (:178) — but it destroys nothing a user wrote: the IDE opens only once the phase is "running"
+// (components/supervisor/frontend/src/index.ts :137), which needs ContentReady. The user's write
+// is refused, the re-init runs over version 0, nothing is lost.
+TEST(GitpodFindings, N10ReinitAfterDaemonRestartLosesNoUserWrite) {
   const Outcome o = run_gitpod(load_scenario(corpus("daemon-crash-after-init")));
-  ASSERT_TRUE(o.violation.has_value()) << o.describe();
-  EXPECT_EQ(o.violation->invariant_id, "gitpod.no_silent_loss") << o.describe();
-  EXPECT_NE(o.violation->message.find("content re-initialized"), std::string::npos) << o.describe();
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
   bool crashed = false;
-  bool wrote_after_crash = false;
-  bool reinit_over_the_write = false;
+  bool write_refused = false;
+  bool reinit_over_nothing = false;
   for (const TraceEvent& e : o.trace) {
     if (e.actor == "ws-daemon/node-1" && e.verb == "crash") crashed = true;
-    if (crashed && e.verb == "write" && e.result == "ok") wrote_after_crash = true;
-    if (wrote_after_crash && e.verb == "init" &&
-        e.detail.find("clean slate over version 1") != std::string::npos) {
-      reinit_over_the_write = true;
+    if (e.verb == "write" && e.result == "refused" && e.detail == "not running") {
+      write_refused = true;
+    }
+    if (crashed && e.verb == "init" &&
+        e.detail.find("clean slate over version 0") != std::string::npos) {
+      reinit_over_nothing = true;
     }
   }
   EXPECT_TRUE(crashed) << o.describe();
-  EXPECT_TRUE(wrote_after_crash) << o.describe();
-  EXPECT_TRUE(reinit_over_the_write) << o.describe();
-  // mk1's content service knows the session (Store.NewWorkspace → AlreadyExists, taken as
-  // success by ws-manager): no re-init there.
+  EXPECT_TRUE(write_refused) << o.describe();
+  EXPECT_TRUE(reinit_over_nothing) << o.describe();
   proto::Scenario mk1 = load_scenario(corpus("daemon-crash-after-init"));
   mk1.mutable_gitpod()->set_manager("mk1-plis");
   const Outcome m = run_gitpod(mk1);

@@ -112,6 +112,30 @@ TEST_F(EvidenceTest, ABlockNeedsAClaimAndASayingPerStep) {
   EXPECT_THAT(error, HasSubstr("upstream.steps[0].says: is required"));
 }
 
+TEST_F(EvidenceTest, ADesignDocumentIsCitedOnlyByADesignClaim) {
+  const std::string dir = testing::scratch_dir("evidence-design");
+  const std::string doc =
+      "  steps {\n    says: \"the plan deletes by the inventories\"\n"
+      "    url: \"https://gitlab.com/gitlab-org/cluster-integration/gitlab-agent/-/merge_requests/"
+      "2351\"\n    function: \"Implementation plan\"\n  }\n";
+  std::string real = kStep;
+  real.insert(real.rfind('}'), doc);
+  testing::write_text(dir + "/real.textproto", limbo_with("x", real));
+  LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(load_scenario_file(dir + "/real.textproto", loaded, error)) << error;
+  EXPECT_FALSE(validate_scenario(loaded, error));
+  EXPECT_THAT(error, HasSubstr("upstream.steps[1].url: a REAL claim cites code"));
+  std::string design = real;
+  design.replace(design.find("claim: REAL"), 11, "claim: DESIGN");
+  testing::write_text(dir + "/design.textproto", limbo_with("x", design));
+  LoadedScenario again;
+  ASSERT_TRUE(load_scenario_file(dir + "/design.textproto", again, error)) << error;
+  EXPECT_TRUE(validate_scenario(again, error)) << error;
+  EXPECT_EQ(step_url(again.scenario.upstream().steps(1)),
+            "https://gitlab.com/gitlab-org/cluster-integration/gitlab-agent/-/merge_requests/2351");
+}
+
 TEST_F(EvidenceTest, ANeedNamesADeclaredAmplifier) {
   const std::string dir = testing::scratch_dir("evidence-needs");
   testing::write_text(dir + "/a.textproto",
