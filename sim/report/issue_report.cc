@@ -119,6 +119,11 @@ void write_upstream(std::ostream& out, const IssueReportInput& input) {
     return;
   }
   const BugEvidence& evidence = *input.evidence;
+  if (!evidence.invented.empty()) {
+    out << "**Not an upstream bug**: `" << evidence.bug << "` lives only in a version no release "
+        << "has (" << cell(evidence.invented) << ").\n";
+    if (!evidence.has_upstream()) return;
+  }
   if (!evidence.has_upstream()) {
     out << "No upstream chain is recorded for `" << evidence.bug << "`"
         << (evidence.needs.empty() ? " yet (docs/evidence.md).\n"

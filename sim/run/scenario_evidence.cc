@@ -188,6 +188,13 @@ bool validate_needs(const LoadedScenario& loaded, const System& system, std::str
 }  // namespace
 
 bool validate_evidence(const LoadedScenario& loaded, const System& system, std::string& error) {
+  const std::string& invented = loaded.scenario.invented();
+  if (invented.size() > kEvidenceTextBytesMax) {
+    error = locate(loaded, {{field_of(proto::Scenario::descriptor(), "invented"), -1}},
+                   "value is " + std::to_string(invented.size()) + " bytes; the limit is " +
+                       std::to_string(kEvidenceTextBytesMax));
+    return false;
+  }
   return validate_upstream(loaded, error) && validate_needs(loaded, system, error);
 }
 

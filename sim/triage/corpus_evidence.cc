@@ -21,6 +21,7 @@ void add_file_evidence(const std::string& path, const LoadedScenario& loaded,
     evidence.upstream = scenario.upstream();
     evidence.upstream_file = path;
   }
+  if (evidence.invented.empty()) evidence.invented = scenario.invented();
   for (const proto::Need& need : scenario.needs()) {
     const bool known =
         std::any_of(evidence.needs.begin(), evidence.needs.end(),
@@ -41,6 +42,7 @@ std::string BugEvidence::summary() const {
     text +=
         std::string(i == 0 ? (text.empty() ? "needs " : " + needs ") : ", ") + needs[i].amplifier();
   }
+  if (!invented.empty()) text += text.empty() ? "invented" : " + invented";
   return text.empty() ? "none" : text;
 }
 

@@ -21,11 +21,12 @@ struct BugEvidence {
   std::string upstream_file;       // The file whose `upstream` block is kept ("" when none).
   proto::Upstream upstream;        // The first block in path order; empty when none.
   std::vector<proto::Need> needs;  // Every file's needs, one per amplifier (first `why` kept).
+  std::string invented;            // The first file's `invented` (a version no release has).
 
   bool has_upstream() const { return upstream.steps_size() > 0; }
-  bool has_evidence() const { return has_upstream() || !needs.empty(); }
+  bool has_evidence() const { return has_upstream() || !needs.empty() || !invented.empty(); }
   // "upstream REAL (4 steps)", "upstream DESIGN (3 steps) + needs gitlab.x", "needs gitlab.x",
-  // "none": for `wsim corpus bugs`.
+  // "invented", "none": for `wsim corpus bugs`.
   std::string summary() const;
 };
 
