@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,8 @@ std::string describe_status(int status) {
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::string& server_url,
                              const std::string& log_path) {
   setpgid(0, 0);
+  // Dies with wsim (a hunt worker killed at its stop's grace period must not leave it running).
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   const int fd = open(log_path.empty() ? "/dev/null" : log_path.c_str(),
                       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {

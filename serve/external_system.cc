@@ -317,6 +317,12 @@ class ExternalSystem : public run::System {
   DurationMs default_fault_phase_ms() const override { return 2 * kMinuteMs; }
   DurationMs default_settle_ms() const override { return 2 * kMinuteMs; }
   bool normalize(proto::Scenario& scenario, std::string& error) const override;
+  bool executable() const override { return !settings().command.empty() || settings().connect; }
+  std::string executable_error() const override {
+    return "the external system's runs need their process: give it after `--`, e.g. wsim replay "
+           "BUNDLE -- COMMAND, wsim hunt --scenario FILE -- COMMAND (wsim explain shows the "
+           "COMMAND recorded)";
+  }
   std::unique_ptr<run::SystemRun> create(Sim& sim, const proto::Scenario& scenario) const override {
     std::vector<ApiInvariant> invariants;
     std::string error;

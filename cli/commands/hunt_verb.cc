@@ -34,6 +34,7 @@ std::vector<ScenarioFlags> hunt_targets(const HuntCommand& command) {
   if (command.flags.selects_something()) return {command.flags};
   std::vector<ScenarioFlags> targets;
   for (const System* system : systems()) {
+    if (!system->executable()) continue;  // The external system without its COMMAND.
     ScenarioFlags flags = command.flags;
     flags.system = system->name();
     targets.push_back(flags);

@@ -131,6 +131,11 @@ int cmd_replay(const ReplayCommand& command, std::ostream& out, std::ostream& er
       err << "wsim replay: " << error << "\n";
       return kExitUsage;
     }
+    if (!bundle.scenario.system->executable()) {
+      err << "wsim replay: " << command.path << ": " << bundle.scenario.system->executable_error()
+          << "\n";
+      return kExitUsage;
+    }
     RunOptions options;
     options.tape = tape_of(bundle.record);
     options.log = &out;

@@ -168,6 +168,10 @@ int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& er
     return kExitUsage;
   }
   const System& system = *bundle.scenario.system;
+  if (!system.executable()) {
+    err << "wsim shrink: " << command.bundle << ": " << system.executable_error() << "\n";
+    return kExitUsage;
+  }
   std::vector<KnownBug> known;
   if (!command.known.empty()) {
     std::vector<KnownBug> all;

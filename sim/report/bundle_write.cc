@@ -11,6 +11,7 @@
 #include "sim/report/timeline_html.h"
 #include "sim/run/atomic_write.h"
 #include "sim/run/duration.h"
+#include "sim/run/shell_quote.h"
 #include "sim/run/verdict_json.h"
 
 namespace wsim::run {
@@ -39,9 +40,21 @@ bool write_bundle(const std::string& out_dir, const System& system, const proto:
   std::string scenario_text = "# wsim failure bundle: " + std::string(verdict_name(result.verdict));
   if (result.violation) scenario_text += " " + result.violation->invariant_id;
   scenario_text += ", seed " + std::to_string(result.seed) + "\n";
-  scenario_text += "# replay exactly (choices.bin): scripts/wsim replay " + final_dir.string() +
-                   "\n# run from the seed:            scripts/wsim run --scenario " +
-                   (final_dir / "scenario.textproto").string() + "\n";
+  if (scenario.has_external()) {
+    // The external system's reconciler is a process: replays and runs take it after `--`.
+    std::string process = " --";
+    for (const std::string& arg : scenario.external().command()) process += " " + shell_quote(arg);
+    if (scenario.external().command().empty()) process += " COMMAND";
+    scenario_text += "# replay exactly (choices.bin): scripts/wsim replay " + final_dir.string() +
+                     process + "\n# run from the seed:            scripts/wsim serve --scenario " +
+                     (final_dir / "scenario.textproto").string() + process +
+                     "\n# the recorded run's story:     scripts/wsim explain " +
+                     final_dir.string() + "\n";
+  } else {
+    scenario_text += "# replay exactly (choices.bin): scripts/wsim replay " + final_dir.string() +
+                     "\n# run from the seed:            scripts/wsim run --scenario " +
+                     (final_dir / "scenario.textproto").string() + "\n";
+  }
   scenario_text += scenario_to_text(scenario);
 
   const std::pair<const char*, std::string> files[] = {
