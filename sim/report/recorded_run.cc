@@ -105,6 +105,10 @@ bool read_verdict(const std::string& path, RunResult& result, std::string& error
   result.choices = record.choices();
   result.end_ms = record.virtual_time_ms();
   result.state = record.state();
+  if (!record.known().empty()) {
+    result.labelled = true;
+    result.known = record.known() == "NEW" ? "" : record.known();
+  }
   for (const auto& [name, value] : record.swarm()) result.swarm.emplace_back(name, value);
   std::sort(result.swarm.begin(), result.swarm.end());
   if (record.phase() == "settle") result.phase = RunPhase::kSettle;
