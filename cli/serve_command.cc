@@ -188,6 +188,14 @@ ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
                      "(default 30)");
   serve_->add_option("command", settings_.command, "the external process (after --)");
   for (CLI::App* command : {serve_, &replay}) {
+    command
+        ->add_option("--lockstep", settings_.lockstep,
+                     "with COMMAND: ready (default): virtual time moves as soon as the process "
+                     "and the front-end are idle (/proc), the quiet period as fallback; quiet: "
+                     "the quiet period only")
+        ->check(CLI::IsMember({"ready", "quiet"}));
+  }
+  for (CLI::App* command : {serve_, &replay}) {
     command->add_option("--port-file", settings_.port_file, "write the bound port to FILE");
     command->add_option("--exit-after", settings_.exit_after,
                         "stop serving after this wall-clock time, e.g. 30s");
@@ -224,6 +232,7 @@ int ServeCli::run(const std::string& bundle, std::ostream& out, std::ostream& er
     command.settings.command = replay_command_;
     command.settings.log_path = settings_.external_log;
     command.settings.quiet_ms = settings_.quiet_ms;
+    command.settings.ready_test = settings_.lockstep == "ready";
     command.settings.log = &out;
     return serve::run_external(command, out, err);
   }
@@ -240,6 +249,7 @@ int ServeCli::run(const std::string& bundle, std::ostream& out, std::ostream& er
     command.settings.port = settings_.port;
     command.settings.port_file = settings_.port_file;
     command.settings.quiet_ms = settings_.quiet_ms;
+    command.settings.ready_test = settings_.lockstep == "ready";
     command.settings.log = &out;
     return serve::run_external(command, out, err);
   }

@@ -42,6 +42,7 @@ struct ServeSettings {
   std::vector<std::string> command;
   std::string external_log;
   std::int64_t quiet_ms = 30;
+  std::string lockstep = "ready";  // ready: readiness test, quiet period as fallback; quiet.
 };
 
 // `wsim replay BUNDLE` without `-- COMMAND` of an external run's bundle: says on `err` how to

@@ -1,5 +1,7 @@
 #include "serve/external_process.h"
 
+#include "serve/readiness.h"
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -69,6 +71,11 @@ bool ExternalProcess::busy() const {
     if (state_of(it->path() / "stat") == 'R') return true;
   }
   return false;
+}
+
+std::optional<std::uint64_t> ExternalProcess::sleep_mark() const {
+  if (pid_ < 0 || exited_) return std::nullopt;
+  return process_tree_sleep_mark(pid_);
 }
 
 bool ExternalProcess::start(const std::vector<std::string>& argv, const std::string& server_url,

@@ -43,6 +43,9 @@ struct ExternalSettings {
   int port = 0;                      // 0 = any free port.
   std::string port_file;             // Written with the port once bound; empty = none.
   std::int64_t quiet_ms = 30;        // Lockstep quiet period (world.h LockstepOptions).
+  // Fast lockstep: end a wait as soon as the process and the front-end are idle (readiness.h),
+  // the quiet period as the fallback. False: the quiet period only (`--lockstep quiet`).
+  bool ready_test = true;
   std::ostream* log = nullptr;       // Where to say what it serves; null = quiet.
 };
 

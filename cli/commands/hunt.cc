@@ -23,6 +23,7 @@ struct HuntState {
   ScenarioOptions scenario;
   std::vector<std::string> process;  // An external reconciler (after --).
   std::int64_t quiet_ms = 30;
+  std::string lockstep = "ready";
   run::HuntCommand command;
   std::string time;
   std::uint64_t runs = 0;
@@ -82,6 +83,10 @@ void add_hunt_options(CLI::App& sub, HuntState& state) {
   add_report_options(sub, state);
   sub.add_option("--quiet-ms", state.quiet_ms,
                  "with -- COMMAND: the lockstep quiet period in ms (default 30; serve/README.md)");
+  sub.add_option("--lockstep", state.lockstep,
+                 "with -- COMMAND: ready (default; the readiness test, the quiet period as "
+                 "fallback) or quiet (the quiet period only)")
+      ->check(CLI::IsMember({"ready", "quiet"}));
   sub.add_option("command", state.process,
                  "with --scenario of an `external { ... }` scenario: the reconciler to hunt, "
                  "after -- (one process per run; docs/external.md)");
@@ -94,6 +99,7 @@ void set_external_hunt(HuntState& state) {
   serve::ExternalSettings settings;
   settings.command = state.process;
   settings.quiet_ms = state.quiet_ms;
+  settings.ready_test = state.lockstep == "ready";
   serve::register_external_system(settings);
   const std::vector<std::string> process = state.process;
   state.command.prepare_scenario = [process](proto::Scenario& scenario) {

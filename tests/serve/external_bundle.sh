@@ -6,6 +6,7 @@
 #   - refused by a plain `wsim replay` with the command to use (`-- COMMAND`, exit 1);
 #   - replayed by `wsim replay BUNDLE -- COMMAND` (the bundle's verdict, or exit 4 when the
 #     process did not repeat its requests; never "not linked").
+# The run that wrote it must have ended lockstep waits by the readiness test (issue #33 item 2).
 # Exits 77 (SKIP) without node/npm or when npm cannot install.
 # Usage: tests/serve/external_bundle.sh PATH/TO/wsim
 set -uo pipefail
@@ -33,6 +34,10 @@ for seed in 2 5 6 1 3 4 7 8 9 10; do
 done
 [[ -n "${bundle}" ]] || { echo "FAIL no failing run of the racy variant in 10 seeds"; exit 1; }
 echo "bundle ${bundle}"
+grep '^external: [0-9]' "${work}/run.txt"
+check "the readiness test ended lockstep waits (fast lockstep)" \
+  grep -Eq 'lockstep waits \([0-9]+ ms of wall time, [1-9][0-9]* ended by the readiness test' \
+  "${work}/run.txt"
 
 "${wsim}" explain "${bundle}" >"${work}/explain.txt" 2>&1
 code=$?
