@@ -73,9 +73,9 @@ bool ExternalProcess::busy() const {
   return false;
 }
 
-std::optional<std::uint64_t> ExternalProcess::sleep_mark() const {
+std::optional<std::uint64_t> ExternalProcess::sleep_mark(std::int64_t timer_horizon_ms) const {
   if (pid_ < 0 || exited_) return std::nullopt;
-  return process_tree_sleep_mark(pid_);
+  return process_tree_sleep_mark(pid_, timer_horizon_ms);
 }
 
 bool ExternalProcess::start(const std::vector<std::string>& argv, const std::string& server_url,

@@ -30,7 +30,7 @@ class ExternalProcess {
   // /proc/PID/task/*/stat): it is still reacting, whatever the sockets show. False elsewhere.
   bool busy() const;
   // readiness.h process_tree_sleep_mark of the process (nullopt when not running).
-  std::optional<std::uint64_t> sleep_mark() const;
+  std::optional<std::uint64_t> sleep_mark(std::int64_t timer_horizon_ms) const;
   // SIGTERM to its process group, up to 2 s, then SIGKILL. Idempotent.
   void stop();
 

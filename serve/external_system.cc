@@ -183,7 +183,7 @@ void ExternalRun::attach() {
       if (!server_->http_idle(parked, rounds) || !loopback_queues_empty(port_)) {
         return std::nullopt;
       }
-      const std::optional<std::uint64_t> sleeping = process_.sleep_mark();
+      const std::optional<std::uint64_t> sleeping = process_.sleep_mark(settings().quiet_ms);
       if (!sleeping) return std::nullopt;
       return *sleeping * 1000003u + rounds;
     };

@@ -50,9 +50,34 @@ bool switches_of(const std::string& status_path, std::uint64_t& switches) {
   return found == 2;
 }
 
+constexpr long kSysEpollWait = 232;   // x86-64
+constexpr long kSysEpollPwait = 281;  // x86-64
+
+// True when the thread sleeps in epoll_wait/epoll_pwait with a timeout of 1..horizon ms
+// (/proc/.../syscall: the number, then the arguments in hex; the timeout is the fourth).
+bool timer_due_soon(const std::string& syscall_path, std::int64_t horizon_ms) {
+#if defined(__x86_64__)
+  std::ifstream in(syscall_path);
+  std::string number;
+  if (!(in >> number) || number.empty() || number[0] < '0' || number[0] > '9') return false;
+  const long nr = std::stol(number);
+  if (nr != kSysEpollWait && nr != kSysEpollPwait) return false;
+  std::string args[4];
+  for (std::string& arg : args) {
+    if (!(in >> arg)) return false;
+  }
+  const auto timeout = static_cast<std::int32_t>(std::stoull(args[3], nullptr, 16));
+  return timeout > 0 && timeout <= horizon_ms;
+#else
+  (void)syscall_path;
+  (void)horizon_ms;
+  return false;
+#endif
+}
+
 }  // namespace
 
-std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root) {
+std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root, std::int64_t timer_horizon_ms) {
   std::uint64_t mark = 0;
   std::uint64_t threads = 0;
   std::vector<pid_t> pending = {root};
@@ -66,6 +91,7 @@ std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root) {
     for (const std::string& tid : tasks) {
       const std::string base = "/proc/" + std::to_string(pid) + "/task/" + tid;
       if (state_of(base + "/stat") != 'S') return std::nullopt;
+      if (timer_due_soon(base + "/syscall", timer_horizon_ms)) return std::nullopt;
       std::uint64_t switches = 0;
       if (!switches_of(base + "/status", switches)) return std::nullopt;
       mark += switches;

@@ -37,7 +37,7 @@ void reap(pid_t pid) {
 // The mark after up to 2 s of polling for one (the child needs a moment to exec and sleep).
 std::optional<std::uint64_t> settled_mark(pid_t pid) {
   for (int i = 0; i < 200; ++i) {
-    if (auto mark = process_tree_sleep_mark(pid)) return mark;
+    if (auto mark = process_tree_sleep_mark(pid, 30)) return mark;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return std::nullopt;
@@ -49,7 +49,7 @@ TEST(Readiness, SleepingTreeGivesAStableMark) {
   const std::optional<std::uint64_t> first = settled_mark(pid);
   ASSERT_TRUE(first.has_value());
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_EQ(process_tree_sleep_mark(pid), first);
+  EXPECT_EQ(process_tree_sleep_mark(pid, 30), first);
   EXPECT_GE(*first >> 32, 2u) << "the shell and its sleeping child";
   reap(pid);
 }
@@ -58,12 +58,30 @@ TEST(Readiness, SpinningChildHasNoMark) {
   const pid_t pid = spawn("while :; do :; done");
   int marks = 0;
   for (int i = 0; i < 50; ++i) {
-    if (process_tree_sleep_mark(pid)) ++marks;
+    if (process_tree_sleep_mark(pid, 30)) ++marks;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   EXPECT_LT(marks, 5) << "a spinning process is running or runnable, not asleep";
   reap(pid);
-  EXPECT_FALSE(process_tree_sleep_mark(pid).has_value()) << "gone";
+  EXPECT_FALSE(process_tree_sleep_mark(pid, 30).has_value()) << "gone";
+}
+
+// An event loop with a timer due within the horizon (python3's epoll with a 20 ms timeout,
+// re-armed): no mark within a 30 ms horizon (the quiet period decides), a mark within 10 ms.
+TEST(Readiness, EventLoopTimerWithinTheHorizonHasNoMark) {
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
+  const pid_t pid = spawn(
+      "exec /usr/bin/python3 -c 'import select\ne = select.epoll()\nwhile True: e.poll(0.02)'");
+  int within = 0;
+  int beyond = 0;
+  for (int i = 0; i < 100 && beyond == 0; ++i) {
+    if (process_tree_sleep_mark(pid, 30)) ++within;
+    if (process_tree_sleep_mark(pid, 10)) ++beyond;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(within, 0) << "a 20 ms timer is due within a 30 ms horizon";
+  EXPECT_GT(beyond, 0) << "a 20 ms timer is beyond a 10 ms horizon";
+  reap(pid);
 }
 
 TEST(Readiness, UnreadBytesOnTheConnection) {
