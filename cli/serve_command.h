@@ -64,7 +64,7 @@ class ServeCli {
   CLI::App* serve_ = nullptr;
   ServeSettings settings_;
   std::vector<std::string> replay_command_;  // `wsim replay BUNDLE -- COMMAND`.
-  CLI::App* replay_ = nullptr;  // Owned by the parent CLI::App.
+  CLI::App* replay_ = nullptr;               // Owned by the parent CLI::App.
 };
 
 }  // namespace wsim::cli

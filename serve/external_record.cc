@@ -38,8 +38,8 @@ void mix_file(std::uint64_t& hash, const std::filesystem::path& path) {
   std::size_t total = 0;
   mix_text(hash, "file");
   while (in && total < kDigestFileBytesMax) {
-    in.read(buffer, static_cast<std::streamsize>(
-                        std::min(sizeof buffer, kDigestFileBytesMax - total)));
+    in.read(buffer,
+            static_cast<std::streamsize>(std::min(sizeof buffer, kDigestFileBytesMax - total)));
     const std::size_t n = static_cast<std::size_t>(in.gcount());
     if (n == 0) break;
     mix(hash, buffer, n);

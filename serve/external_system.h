@@ -39,14 +39,14 @@ struct ExternalSettings {
   // COMMAND). Neither a command nor connect: the system is not executable (System::executable):
   // its bundles are read as recorded (`wsim explain`), `wsim replay` asks for `-- COMMAND`.
   bool connect = false;
-  std::string log_path;              // Its stdout/stderr; empty = /dev/null.
-  int port = 0;                      // 0 = any free port.
-  std::string port_file;             // Written with the port once bound; empty = none.
-  std::int64_t quiet_ms = 30;        // Lockstep quiet period (world.h LockstepOptions).
+  std::string log_path;        // Its stdout/stderr; empty = /dev/null.
+  int port = 0;                // 0 = any free port.
+  std::string port_file;       // Written with the port once bound; empty = none.
+  std::int64_t quiet_ms = 30;  // Lockstep quiet period (world.h LockstepOptions).
   // Fast lockstep: end a wait as soon as the process and the front-end are idle (readiness.h),
   // the quiet period as the fallback. False: the quiet period only (`--lockstep quiet`).
   bool ready_test = true;
-  std::ostream* log = nullptr;       // Where to say what it serves; null = quiet.
+  std::ostream* log = nullptr;  // Where to say what it serves; null = quiet.
 };
 
 // Registers the "external" system with `settings` (once per process; later calls replace the

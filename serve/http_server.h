@@ -111,9 +111,9 @@ class HttpServer {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> running_{false};
   std::atomic<std::size_t> connections_{0};
-  std::atomic<int> loop_busy_{0};            // The loop handles events (not in epoll_wait).
+  std::atomic<int> loop_busy_{0};  // The loop handles events (not in epoll_wait).
   std::atomic<std::uint64_t> loop_rounds_{0};
-  std::atomic<std::int64_t> in_flight_{0};   // Requests handed to the pool, not yet written.
+  std::atomic<std::int64_t> in_flight_{0};  // Requests handed to the pool, not yet written.
   std::atomic<std::size_t> streams_{0};
   std::int64_t accept_paused_until_ms_ = 0;  // EMFILE: accepting waits a moment.
 

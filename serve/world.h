@@ -24,9 +24,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <optional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -91,10 +91,10 @@ inline constexpr std::int64_t kReadyPollMs = 1;
 struct LockstepStats {
   std::uint64_t syncs = 0;     // sync() calls that waited.
   std::uint64_t timeouts = 0;  // Waits that hit wait_max_ms.
-  std::uint64_t ready = 0;     // Waits ended by the readiness test (ready_mark), not the quiet period.
+  std::uint64_t ready = 0;  // Waits ended by the readiness test (ready_mark), not the quiet period.
   std::uint64_t requests = 0;  // Requests submitted.
   std::uint64_t watches_opened = 0;
-  std::int64_t wait_ms = 0;  // Wall time spent waiting in sync().
+  std::int64_t wait_ms = 0;        // Wall time spent waiting in sync().
   std::int64_t start_wait_ms = 0;  // Of which before the process was ready (ready_watches).
 };
 

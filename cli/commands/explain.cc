@@ -31,8 +31,7 @@ Subcommand add_explain_command(CLI::App& app) {
             run::LoadedScenario loaded;
             std::string ignored;
             if (code == run::kExitPass &&
-                run::load_scenario_file(command->bundle + "/scenario.textproto", loaded,
-                                        ignored) &&
+                run::load_scenario_file(command->bundle + "/scenario.textproto", loaded, ignored) &&
                 loaded.scenario.has_external()) {
               std::cout << serve::describe_recorded_command(loaded.scenario.external());
             }

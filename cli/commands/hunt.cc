@@ -12,8 +12,8 @@
 #include "cli/wallclock.h"
 #include "serve/external_record.h"
 #include "serve/external_system.h"
-#include "sim/run/shell_quote.h"
 #include "sim/run/duration.h"
+#include "sim/run/shell_quote.h"
 
 namespace wsim::cli {
 

@@ -76,8 +76,8 @@ HuntOptions options_for(const HuntCommand& command, const LoadedScenario& loaded
   if (command.make_clock) options.clock = command.make_clock(budget);
   options.progress_tty = command.progress_tty;
   options.events_max = flags.events_max;
-  options.repro_command = command.repro_command.empty() ? repro_command(flags)
-                                                        : command.repro_command;
+  options.repro_command =
+      command.repro_command.empty() ? repro_command(flags) : command.repro_command;
   options.record_in_workers = command.record_in_workers;
   options.repro_suffix = command.repro_suffix;
   if (command.amplifiers == "swarm") {

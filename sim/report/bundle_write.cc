@@ -18,25 +18,11 @@ namespace wsim::run {
 
 namespace fs = std::filesystem;
 
-bool write_bundle(const std::string& out_dir, const System& system, const proto::Scenario& scenario,
-                  const RunResult& result, std::string& path, std::string& error) {
-  std::error_code ec;
-  const fs::path out(out_dir.empty() ? "." : out_dir);
-  fs::create_directories(out, ec);
-  if (ec) {
-    error = out.string() + ": cannot create the output directory: " + ec.message();
-    return false;
-  }
-  const std::string name = bundle_name(system, scenario, result);
-  const fs::path final_dir = out / name;
-  const fs::path tmp_dir = out / (".tmp-" + name);
-  const fs::path old_dir = out / (".old-" + name);
-  fs::remove_all(tmp_dir, ec);  // A stale one from an interrupted write.
-  if (!fs::create_directory(tmp_dir, ec) || ec) {
-    error = tmp_dir.string() + ": cannot create: " + (ec ? ec.message() : "exists");
-    return false;
-  }
+namespace {
 
+// scenario.textproto: a header naming the run and how to replay it, then the scenario.
+std::string scenario_file_text(const proto::Scenario& scenario, const RunResult& result,
+                               const fs::path& final_dir) {
   std::string scenario_text = "# wsim failure bundle: " + std::string(verdict_name(result.verdict));
   if (result.violation) scenario_text += " " + result.violation->invariant_id;
   scenario_text += ", seed " + std::to_string(result.seed) + "\n";
@@ -56,6 +42,31 @@ bool write_bundle(const std::string& out_dir, const System& system, const proto:
                      (final_dir / "scenario.textproto").string() + "\n";
   }
   scenario_text += scenario_to_text(scenario);
+  return scenario_text;
+}
+
+}  // namespace
+
+bool write_bundle(const std::string& out_dir, const System& system, const proto::Scenario& scenario,
+                  const RunResult& result, std::string& path, std::string& error) {
+  std::error_code ec;
+  const fs::path out(out_dir.empty() ? "." : out_dir);
+  fs::create_directories(out, ec);
+  if (ec) {
+    error = out.string() + ": cannot create the output directory: " + ec.message();
+    return false;
+  }
+  const std::string name = bundle_name(system, scenario, result);
+  const fs::path final_dir = out / name;
+  const fs::path tmp_dir = out / (".tmp-" + name);
+  const fs::path old_dir = out / (".old-" + name);
+  fs::remove_all(tmp_dir, ec);  // A stale one from an interrupted write.
+  if (!fs::create_directory(tmp_dir, ec) || ec) {
+    error = tmp_dir.string() + ": cannot create: " + (ec ? ec.message() : "exists");
+    return false;
+  }
+
+  const std::string scenario_text = scenario_file_text(scenario, result, final_dir);
 
   const std::pair<const char*, std::string> files[] = {
       {"scenario.textproto", std::move(scenario_text)},

@@ -130,9 +130,9 @@ bool read_recorded_run(const Bundle& bundle, const System& system, RunResult& re
   }
   if (result.violation) {
     const bool liveness = result.verdict == Verdict::kLiveness;
-    result.signature = compute_signature(external_actors_of(system), result.trace,
-                                         result.culprit_event, *result.violation,
-                                         liveness ? std::string_view(result.state) : "");
+    result.signature =
+        compute_signature(external_actors_of(system), result.trace, result.culprit_event,
+                          *result.violation, liveness ? std::string_view(result.state) : "");
   }
   return true;
 }

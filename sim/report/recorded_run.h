@@ -18,7 +18,8 @@ inline constexpr std::size_t kRecordedTraceBytesMax = 512u << 20;
 // culprit and violation events from the trace's marks), liveness violations, seed, hashes,
 // counts, virtual end time, swarm, final state, the label verdict.json recorded (labelled and
 // known), and the violation's signature recomputed from the recorded trace (as the run computed
-// it). Masked (gone-past) violations are not read back. False with an error naming the file (and line).
+// it). Masked (gone-past) violations are not read back. False with an error naming the file (and
+// line).
 bool read_recorded_run(const Bundle& bundle, const System& system, RunResult& result,
                        std::string& error);
 

@@ -160,11 +160,11 @@ void worker_main(const HuntOptions& options, int fd, std::uint64_t first_index,
     }
     // hunt_run_scenario's draw, in place (the scenario is reused from run to run).
     draw_amplifiers(scenario, *options.system, options.amplifiers, config_seed_of(scenario));
-    const RunResult result = options.record_in_workers ? recorded_run(options, scenario)
-                             : options.unmasked
-                                 ? execute_run_with_known(*options.system, scenario, run_options,
-                                                          *options.known)
-                                 : execute_run(*options.system, scenario, run_options);
+    const RunResult result =
+        options.record_in_workers ? recorded_run(options, scenario)
+        : options.unmasked
+            ? execute_run_with_known(*options.system, scenario, run_options, *options.known)
+            : execute_run(*options.system, scenario, run_options);
     if (guided) {
       guide.observe(scenario.has_swarm_seed() ? scenario.swarm_seed() : seed,
                     result.probes.sorted());

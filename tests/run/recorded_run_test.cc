@@ -40,8 +40,8 @@ Written limbo(const std::string& name) {
   options.record_choices = true;
   out.result = execute_run(*loaded.system, loaded.scenario, options);
   std::string path;
-  EXPECT_TRUE(write_bundle(testing::scratch_dir(name), *loaded.system, loaded.scenario,
-                           out.result, path, error))
+  EXPECT_TRUE(write_bundle(testing::scratch_dir(name), *loaded.system, loaded.scenario, out.result,
+                           path, error))
       << error;
   EXPECT_TRUE(read_bundle(path, out.bundle, error)) << error;
   EXPECT_TRUE(validate_scenario(out.bundle.scenario, error)) << error;
@@ -92,8 +92,7 @@ TEST(RecordedRun, BadTraceLineNamesFileAndLine) {
   }
   RunResult recorded;
   std::string error;
-  EXPECT_FALSE(
-      read_recorded_run(written.bundle, *written.bundle.scenario.system, recorded, error));
+  EXPECT_FALSE(read_recorded_run(written.bundle, *written.bundle.scenario.system, recorded, error));
   EXPECT_NE(error.find("trace.jsonl:" + std::to_string(written.result.trace.size() + 1)),
             std::string::npos)
       << error;
