@@ -1,6 +1,7 @@
 #include "serve/readiness.h"
 
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -75,9 +76,7 @@ bool timer_due_soon(const std::string& syscall_path, std::int64_t horizon_ms) {
 #endif
 }
 
-}  // namespace
-
-std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root, std::int64_t timer_horizon_ms) {
+std::optional<std::uint64_t> sleep_mark_of_tree(pid_t root, std::int64_t timer_horizon_ms) {
   std::uint64_t mark = 0;
   std::uint64_t threads = 0;
   std::vector<pid_t> pending = {root};
@@ -101,6 +100,17 @@ std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root, std::int64_t ti
     }
   }
   return mark + (threads << 32);
+}
+
+}  // namespace
+
+// /proc is the kernel's, but a number that does not parse must not end the run: no mark then.
+std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root, std::int64_t timer_horizon_ms) {
+  try {
+    return sleep_mark_of_tree(root, timer_horizon_ms);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 bool loopback_queues_empty(int port) {
