@@ -21,6 +21,7 @@
 #include "sim/run/verdict.h"
 
 #include "model/all_systems/all_systems.h"
+#include "serve/external_system.h"
 #include "sim/core/log.h"
 
 int main(int argc, char** argv) {
@@ -57,6 +58,15 @@ int main(int argc, char** argv) {
     std::cerr << "wsim: --log-level: unknown level '" << log_level
               << "' (off, error, warn, info, debug, trace)\n";
     return wsim::run::kExitUsage;
+  }
+  // The external system (serve/external_system.h) after the parse, so it adds no flags: every
+  // verb can read its bundles and scenarios; `wsim serve` and `wsim hunt ... -- COMMAND` give
+  // it the process to run. Not for `list`/`fingerprint`: they enumerate the systems that run
+  // alone.
+  const std::string selected = app.get_subcommands().front()->get_name();
+  if (selected != "list" && selected != "fingerprint" && selected != "bench-signatures" &&
+      selected != "fuzz-seeds") {
+    wsim::serve::register_external_system({});
   }
   for (const cli::Subcommand& subcommand : subcommands) {
     if (*subcommand.app) return subcommand.run();

@@ -18,6 +18,8 @@
 #include "sim/core/sim.h"
 #include "sim/kube/cluster.h"
 #include "sim/run/duration.h"
+#include "sim/run/scenario.h"
+#include "sim/run/shell_quote.h"
 #include "sim/run/verdict.h"
 
 namespace wsim::cli {
@@ -143,6 +145,25 @@ int serve_live(const ServeSettings& settings, std::ostream& out, std::ostream& e
 
 }  // namespace
 
+bool refuses_external_replay(const std::string& path, std::ostream& err) {
+  run::LoadedScenario loaded;
+  std::string ignored;
+  if (!run::load_scenario_file(path + "/scenario.textproto", loaded, ignored) ||
+      !loaded.scenario.has_external()) {
+    return false;
+  }
+  const proto::ExternalConfig& config = loaded.scenario.external();
+  err << "wsim replay: " << path << " is the run of an external process: the replay re-drives "
+      << "it with the bundle's choices and needs that process again, after --:\n  wsim replay "
+      << run::shell_quote(path) << " --";
+  for (const std::string& arg : config.command()) err << " " << run::shell_quote(arg);
+  if (config.command().empty()) err << " COMMAND...";
+  err << "\n";
+  if (!config.workdir().empty()) err << "(recorded in " << config.workdir() << ")\n";
+  err << "wsim explain " << run::shell_quote(path) << " tells the recorded run without it\n";
+  return true;
+}
+
 ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
   serve_ = app.add_subcommand("serve",
                               "a live fake Kubernetes cluster behind the Kubernetes REST "
@@ -167,6 +188,14 @@ ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
                      "(default 30)");
   serve_->add_option("command", settings_.command, "the external process (after --)");
   for (CLI::App* command : {serve_, &replay}) {
+    command
+        ->add_option("--lockstep", settings_.lockstep,
+                     "with COMMAND: ready (default): virtual time moves as soon as the process "
+                     "and the front-end are idle (/proc), the quiet period as fallback; quiet: "
+                     "the quiet period only")
+        ->check(CLI::IsMember({"ready", "quiet"}));
+  }
+  for (CLI::App* command : {serve_, &replay}) {
     command->add_option("--port-file", settings_.port_file, "write the bound port to FILE");
     command->add_option("--exit-after", settings_.exit_after,
                         "stop serving after this wall-clock time, e.g. 30s");
@@ -179,12 +208,34 @@ ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
       "with --serve: serve the world right after trace event N (its \"i\" in trace.jsonl)");
   replay.add_option("--port", settings_.port, "with --serve: TCP port (default: any free)")
       ->check(CLI::Range(1, 65535));
+  replay.add_option("--external-log", settings_.external_log,
+                    "with -- COMMAND: COMMAND's output (default: discarded)");
+  replay.add_option("--quiet-ms", settings_.quiet_ms,
+                    "with -- COMMAND: the lockstep quiet period (default 30)");
+  replay_ = &replay;
+  replay.add_option("command", replay_command_,
+                    "an external run's bundle: its process again (after --), re-driven by the "
+                    "bundle's choices; exit 4 if the trace differs");
 }
 
-bool ServeCli::selected() const { return *serve_ || settings_.replay_serve; }
+bool ServeCli::selected() const {
+  return *serve_ || settings_.replay_serve || !replay_command_.empty();
+}
 
 int ServeCli::run(const std::string& bundle, std::ostream& out, std::ostream& err) {
   if (settings_.replay_serve) return serve_replay(bundle, settings_, out, err);
+  if (!*serve_ && !replay_command_.empty()) {
+    serve::ExternalCommand command;
+    command.replay_bundle = bundle;
+    CLI::Option* out_option = replay_->get_option("--out");
+    if (out_option->count() > 0) command.out_dir = out_option->as<std::string>();
+    command.settings.command = replay_command_;
+    command.settings.log_path = settings_.external_log;
+    command.settings.quiet_ms = settings_.quiet_ms;
+    command.settings.ready_test = settings_.lockstep == "ready";
+    command.settings.log = &out;
+    return serve::run_external(command, out, err);
+  }
   if (!settings_.scenario.empty() || !settings_.replay_bundle.empty()) {
     serve::ExternalCommand command;
     command.scenario_file = settings_.scenario;
@@ -193,10 +244,12 @@ int ServeCli::run(const std::string& bundle, std::ostream& out, std::ostream& er
     command.out_dir = settings_.out_dir;
     command.out_dir_given = serve_->count("--out") > 0;
     command.settings.command = settings_.command;
+    command.settings.connect = settings_.command.empty();
     command.settings.log_path = settings_.external_log;
     command.settings.port = settings_.port;
     command.settings.port_file = settings_.port_file;
     command.settings.quiet_ms = settings_.quiet_ms;
+    command.settings.ready_test = settings_.lockstep == "ready";
     command.settings.log = &out;
     return serve::run_external(command, out, err);
   }
@@ -212,7 +265,11 @@ Subcommand add_serve_command(CLI::App& app, Subcommand& replay) {
   std::function<int()> replay_run = std::move(replay.run);
   CLI::App* replay_app = replay.app;
   replay.run = [serve, replay_run, replay_app] {
-    if (!serve->selected()) return replay_run();
+    if (!serve->selected()) {
+      const std::string path = replay_app->get_option("path")->as<std::string>();
+      if (refuses_external_replay(path, std::cerr)) return run::kExitUsage;
+      return replay_run();
+    }
     return serve->run(replay_app->get_option("path")->as<std::string>(), std::cout, std::cerr);
   };
   return {serve->serve_app(), [serve] { return serve->run("", std::cout, std::cerr); }};

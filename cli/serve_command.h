@@ -8,7 +8,7 @@
 //   wsim replay BUNDLE --serve [--at 1h29m47s | --at-event N] [--port P]
 //       the bundle's run replayed to that moment, served read-only;
 //   wsim serve --scenario FILE [--seed N] [--out DIR] [-- COMMAND...]
-//   wsim serve --replay BUNDLE [-- COMMAND...]
+//   wsim serve --replay BUNDLE [-- COMMAND...]   (also: wsim replay BUNDLE -- COMMAND...)
 //       a scenario's world with COMMAND as the reconciler in lockstep (serve/external_command.h).
 //
 // Both print the kubectl command to use and serve until SIGINT/SIGTERM (or --exit-after).
@@ -42,7 +42,12 @@ struct ServeSettings {
   std::vector<std::string> command;
   std::string external_log;
   std::int64_t quiet_ms = 30;
+  std::string lockstep = "ready";  // ready: readiness test, quiet period as fallback; quiet.
 };
+
+// `wsim replay BUNDLE` without `-- COMMAND` of an external run's bundle: says on `err` how to
+// replay it (the COMMAND recorded) and returns true; false for any other path.
+bool refuses_external_replay(const std::string& path, std::ostream& err);
 
 class ServeCli {
  public:
@@ -58,6 +63,8 @@ class ServeCli {
  private:
   CLI::App* serve_ = nullptr;
   ServeSettings settings_;
+  std::vector<std::string> replay_command_;  // `wsim replay BUNDLE -- COMMAND`.
+  CLI::App* replay_ = nullptr;               // Owned by the parent CLI::App.
 };
 
 }  // namespace wsim::cli

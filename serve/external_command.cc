@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "serve/external_record.h"
 #include "sim/report/bundle_write.h"
 #include "sim/run/bundle.h"
 #include "sim/run/duration.h"
@@ -34,6 +35,7 @@ int run_scenario(const ExternalCommand& command, std::ostream& out, std::ostream
            "the others)\n";
     return run::kExitUsage;
   }
+  if (!command.settings.command.empty()) record_command(loaded.scenario, command.settings.command);
   run::RunOptions options;
   options.record_choices = true;
   options.keep_trace = true;
@@ -45,7 +47,7 @@ int run_scenario(const ExternalCommand& command, std::ostream& out, std::ostream
     std::string path;
     if (run::write_bundle(command.out_dir, *loaded.system, loaded.scenario, result, path, error)) {
       out << "bundle " << path << "\n"
-          << "replay: wsim serve --replay " << run::shell_quote(path)
+          << "replay: wsim replay " << run::shell_quote(path)
           << (command.settings.command.empty() ? "" : " --")
           << command_text(command.settings.command) << "\n";
     } else {
@@ -91,8 +93,17 @@ int replay_bundle(const ExternalCommand& command, std::ostream& out, std::ostrea
   std::string error;
   if (!run::read_bundle(command.replay_bundle, bundle, error) ||
       !run::validate_scenario(bundle.scenario, error)) {
-    err << "wsim serve --replay: " << error << "\n";
+    err << "wsim replay: " << error << "\n";
     return run::kExitUsage;
+  }
+  if (!bundle.scenario.scenario.has_external()) {
+    err << "wsim replay: " << command.replay_bundle << " is a " << bundle.scenario.system->name()
+        << " bundle; `-- COMMAND` is for bundles of external runs\n";
+    return run::kExitUsage;
+  }
+  out << compare_with_recorded(bundle.scenario.scenario.external(), command.settings.command);
+  if (!command.settings.command.empty()) {
+    record_command(bundle.scenario.scenario, command.settings.command);
   }
   run::RunOptions options;
   options.tape = run::tape_of(bundle.record);

@@ -1,5 +1,7 @@
 #include "serve/external_process.h"
 
+#include "serve/readiness.h"
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -10,6 +12,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +29,8 @@ std::string describe_status(int status) {
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::string& server_url,
                              const std::string& log_path) {
   setpgid(0, 0);
+  // Dies with wsim (a hunt worker killed at its stop's grace period must not leave it running).
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   const int fd = open(log_path.empty() ? "/dev/null" : log_path.c_str(),
                       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
@@ -66,6 +71,11 @@ bool ExternalProcess::busy() const {
     if (state_of(it->path() / "stat") == 'R') return true;
   }
   return false;
+}
+
+std::optional<std::uint64_t> ExternalProcess::sleep_mark(std::int64_t timer_horizon_ms) const {
+  if (pid_ < 0 || exited_) return std::nullopt;
+  return process_tree_sleep_mark(pid_, timer_horizon_ms);
 }
 
 bool ExternalProcess::start(const std::vector<std::string>& argv, const std::string& server_url,

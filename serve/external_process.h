@@ -5,6 +5,8 @@
 // Threading: one thread.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,8 @@ class ExternalProcess {
   // True when a thread of the process is running or runnable (Linux: state R in
   // /proc/PID/task/*/stat): it is still reacting, whatever the sockets show. False elsewhere.
   bool busy() const;
+  // readiness.h process_tree_sleep_mark of the process (nullopt when not running).
+  std::optional<std::uint64_t> sleep_mark(std::int64_t timer_horizon_ms) const;
   // SIGTERM to its process group, up to 2 s, then SIGKILL. Idempotent.
   void stop();
 

@@ -8,6 +8,7 @@
 
 #include "serve/api_invariants.h"
 #include "serve/external_process.h"
+#include "serve/readiness.h"
 #include "serve/server.h"
 #include "serve/world.h"
 #include "sim/core/assert.h"
@@ -67,6 +68,7 @@ class ExternalRun : public run::SystemRun {
   bool process_failed_ = false;
   std::string process_exit_;
   std::uint64_t checked_rv_ = 0;
+  int port_ = 0;
   std::unique_ptr<World> world_;
   std::unique_ptr<Server> server_;
   std::thread http_;
@@ -175,6 +177,17 @@ void ExternalRun::attach() {
     return !settings().command.empty() && !process_.running(process_exit_);
   };
   options.busy = [this] { return process_.busy(); };
+  if (settings().ready_test && !settings().command.empty()) {
+    options.ready_mark = [this](std::size_t parked) -> std::optional<std::uint64_t> {
+      std::uint64_t rounds = 0;
+      if (!server_->http_idle(parked, rounds) || !loopback_queues_empty(port_)) {
+        return std::nullopt;
+      }
+      const std::optional<std::uint64_t> sleeping = process_.sleep_mark(settings().quiet_ms);
+      if (!sleeping) return std::nullopt;
+      return *sleeping * 1000003u + rounds;
+    };
+  }
   ServerOptions server_options;
   server_options.port = settings().port;
   server_options.epoch_wall_ms = 0;
@@ -182,6 +195,7 @@ void ExternalRun::attach() {
   std::string error;
   const int port = server_->bind(error);
   WSIM_ASSERT_MSG(port > 0, "wsim serve: " + error);
+  port_ = port;
   world_->enter_lockstep(std::move(options));
   http_ = std::thread([this] { server_->run(); });
   const std::string url = "http://" + std::string(kLoopback) + ":" + std::to_string(port);
@@ -205,7 +219,9 @@ void ExternalRun::detach() {
     const LockstepStats& stats = world_->stats();
     *settings().log << "external: " << stats.requests << " requests, " << stats.watches_opened
                     << " watches, " << stats.syncs << " lockstep waits (" << stats.wait_ms
-                    << " ms of wall time, " << stats.timeouts << " hit the bound)\n";
+                    << " ms of wall time, " << stats.ready << " ended by the readiness test, "
+                    << stats.timeouts << " hit the bound; " << stats.start_wait_ms
+                    << " ms until the process was ready)\n";
   }
   server_.reset();
   world_.reset();
@@ -317,6 +333,12 @@ class ExternalSystem : public run::System {
   DurationMs default_fault_phase_ms() const override { return 2 * kMinuteMs; }
   DurationMs default_settle_ms() const override { return 2 * kMinuteMs; }
   bool normalize(proto::Scenario& scenario, std::string& error) const override;
+  bool executable() const override { return !settings().command.empty() || settings().connect; }
+  std::string executable_error() const override {
+    return "the external system's runs need their process: give it after `--`, e.g. wsim replay "
+           "BUNDLE -- COMMAND, wsim hunt --scenario FILE -- COMMAND (wsim explain shows the "
+           "COMMAND recorded)";
+  }
   std::unique_ptr<run::SystemRun> create(Sim& sim, const proto::Scenario& scenario) const override {
     std::vector<ApiInvariant> invariants;
     std::string error;

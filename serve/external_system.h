@@ -19,6 +19,10 @@
 //
 // The HTTP server and the process start at the run's first safety check (never for the
 // validation dry run), and stop when the run is destroyed. [invented]
+//
+// Without a COMMAND (and not waiting for a process started by hand) the system is registered
+// but not executable: `wsim explain BUNDLE` and `wsim report BUNDLE` read its bundles as
+// recorded, `wsim replay BUNDLE` says it needs `-- COMMAND`.
 #pragma once
 
 #include <memory>
@@ -30,16 +34,24 @@
 namespace wsim::serve {
 
 struct ExternalSettings {
-  std::vector<std::string> command;  // The external process; empty = start none (connect to it).
-  std::string log_path;              // Its stdout/stderr; empty = /dev/null.
-  int port = 0;                      // 0 = any free port.
-  std::string port_file;             // Written with the port once bound; empty = none.
-  std::int64_t quiet_ms = 30;        // Lockstep quiet period (world.h LockstepOptions).
-  std::ostream* log = nullptr;       // Where to say what it serves; null = quiet.
+  std::vector<std::string> command;  // The external process; empty = start none (see connect).
+  // Without a command: wait for a process started by hand (`wsim serve --scenario` without
+  // COMMAND). Neither a command nor connect: the system is not executable (System::executable):
+  // its bundles are read as recorded (`wsim explain`), `wsim replay` asks for `-- COMMAND`.
+  bool connect = false;
+  std::string log_path;        // Its stdout/stderr; empty = /dev/null.
+  int port = 0;                // 0 = any free port.
+  std::string port_file;       // Written with the port once bound; empty = none.
+  std::int64_t quiet_ms = 30;  // Lockstep quiet period (world.h LockstepOptions).
+  // Fast lockstep: end a wait as soon as the process and the front-end are idle (readiness.h),
+  // the quiet period as the fallback. False: the quiet period only (`--lockstep quiet`).
+  bool ready_test = true;
+  std::ostream* log = nullptr;  // Where to say what it serves; null = quiet.
 };
 
 // Registers the "external" system with `settings` (once per process; later calls replace the
-// settings of the registered one).
+// settings of the registered one). The `wsim` CLI registers it with no command for every verb
+// that reads bundles or scenarios; `wsim serve` and `wsim hunt ... -- COMMAND` set the command.
 void register_external_system(const ExternalSettings& settings);
 
 }  // namespace wsim::serve

@@ -127,6 +127,10 @@ void HttpServer::run() {
   while (!stopping_) {
     const int n =
         ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), kEpollWaitMs);
+    if (n > 0) {
+      loop_busy_.store(1);
+      loop_rounds_.fetch_add(1);
+    }
     for (int i = 0; i < n && !stopping_; ++i) {
       const int fd = events[i].data.fd;
       if (fd == listen_fd_) {
@@ -145,6 +149,7 @@ void HttpServer::run() {
       sweep();
       next_sweep_ms = steady_ms() + kEpollWaitMs;
     }
+    loop_busy_.store(0);
   }
   shutdown_threads();
   for (auto& [fd, connection] : registered_) {
@@ -280,6 +285,7 @@ void HttpServer::process_input(std::unique_ptr<Connection> connection) {
     return register_connection(std::move(connection));
   }
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection->fd, nullptr);
+  in_flight_.fetch_add(1);  // Until serve() has written the response (or handed it a stream).
   {
     std::lock_guard<std::mutex> lock(mutex_);
     work_.push_back(std::move(connection));
@@ -358,6 +364,11 @@ void HttpServer::worker() {
 }
 
 void HttpServer::serve(std::unique_ptr<Connection> connection) {
+  // The request leaves in_flight_ when this returns: its response written, or a stream begun.
+  struct Done {
+    std::atomic<std::int64_t>& count;
+    ~Done() { count.fetch_sub(1); }
+  } done{in_flight_};
   const Request& request = connection->parser.request();
   Response response;
   try {

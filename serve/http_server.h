@@ -69,6 +69,14 @@ class HttpServer {
 
   std::size_t open_connections() const { return connections_.load(); }
   std::size_t open_streams() const { return streams_.load(); }
+  // Lockstep readiness (serve/README.md "Fast lockstep"): true when the event loop is blocked
+  // in epoll_wait and the requests between their parse and the end of their response's write
+  // are exactly the `parked` ones (a handler waiting for the simulation's answer); `rounds`
+  // counts the loop's wake-ups with events (a change between two polls = it woke).
+  bool idle(std::size_t parked, std::uint64_t& rounds) const {
+    rounds = loop_rounds_.load();
+    return loop_busy_.load() == 0 && in_flight_.load() == static_cast<std::int64_t>(parked);
+  }
 
  private:
   struct Connection;
@@ -103,6 +111,9 @@ class HttpServer {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> running_{false};
   std::atomic<std::size_t> connections_{0};
+  std::atomic<int> loop_busy_{0};  // The loop handles events (not in epoll_wait).
+  std::atomic<std::uint64_t> loop_rounds_{0};
+  std::atomic<std::int64_t> in_flight_{0};  // Requests handed to the pool, not yet written.
   std::atomic<std::size_t> streams_{0};
   std::int64_t accept_paused_until_ms_ = 0;  // EMFILE: accepting waits a moment.
 

@@ -889,6 +889,10 @@ Server::Server(World& world, ServerOptions options) : world_(world), options_(st
 
 Server::~Server() { stop(); }
 
+bool Server::http_idle(std::size_t parked, std::uint64_t& rounds) const {
+  return http_->idle(parked, rounds);
+}
+
 int Server::bind(std::string& error) {
   port_ = http_->bind(kLoopback, options_.port, error);
   return port_;

@@ -59,6 +59,9 @@ class Server {
   std::uint64_t requests_served() const { return requests_.load(); }
   std::size_t open_connections() const;
   std::size_t open_streams() const;
+  // http::HttpServer::idle: no request in the HTTP layer but the `parked` ones (waiting for the
+  // simulation), its loop asleep; `rounds` its wake-ups.
+  bool http_idle(std::size_t parked, std::uint64_t& rounds) const;
 
   // Answers one parsed request as the server does (routes, handlers, errors); never throws.
   // The HTTP layer calls it on its threads; the fuzz target (fuzz/serve_http_fuzz.cc) directly.

@@ -26,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,14 +76,26 @@ struct LockstepOptions {
   // Polled likewise: true (the process is on a CPU or waiting for one) restarts the quiet
   // period, so a slow or loaded process is not taken for a quiet one. Empty = never busy.
   std::function<bool()> busy;
+  // Fast lockstep (issue #33 item 2): polled likewise once the world is settled and nothing
+  // changed, with the number of requests parked in the world (queued or in the simulation: their
+  // HTTP threads wait for the answer); a mark of the process and the front-end when both are
+  // idle (every thread of the process asleep, nothing queued on its connections, no request in
+  // the HTTP layer but the parked ones), nullopt when not. Two equal marks on consecutive polls
+  // (kReadyPollMs apart, no activity between) end the wait at once; otherwise the quiet period
+  // still does. Empty = quiet period only.
+  std::function<std::optional<std::uint64_t>(std::size_t parked)> ready_mark;
 };
+
+inline constexpr std::int64_t kReadyPollMs = 1;
 
 struct LockstepStats {
   std::uint64_t syncs = 0;     // sync() calls that waited.
   std::uint64_t timeouts = 0;  // Waits that hit wait_max_ms.
+  std::uint64_t ready = 0;  // Waits ended by the readiness test (ready_mark), not the quiet period.
   std::uint64_t requests = 0;  // Requests submitted.
   std::uint64_t watches_opened = 0;
-  std::int64_t wait_ms = 0;  // Wall time spent waiting in sync().
+  std::int64_t wait_ms = 0;        // Wall time spent waiting in sync().
+  std::int64_t start_wait_ms = 0;  // Of which before the process was ready (ready_watches).
 };
 
 // What wait_events() hands a watch.

@@ -3,6 +3,7 @@
 // the external process is quiet. See serve/README.md "Lockstep".
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include "sim/core/assert.h"
 
 #include "serve/world.h"
@@ -108,18 +109,30 @@ std::vector<RequestTicket*> World::sync() {
   ++stats_.syncs;
   changed_.notify_all();
   const std::int64_t start = steady_ms();
+  const bool was_ready = ready_;
   const std::int64_t bound =
       ready_ ? lockstep_options_.wait_max_ms : lockstep_options_.start_wait_max_ms;
   std::int64_t quiet_since = start;
   std::uint64_t seen = activity_;
+  std::optional<std::uint64_t> last_mark;  // The previous poll's readiness mark.
+  const auto poll = std::chrono::milliseconds(lockstep_options_.ready_mark ? kReadyPollMs : 2);
   while (true) {
-    changed_.wait_for(sim_lock_, std::chrono::milliseconds(2));
+    changed_.wait_for(sim_lock_, poll);
     const std::int64_t now = steady_ms();
     if (watches_.size() >= lockstep_options_.ready_watches) ready_ = true;
     const bool busy = lockstep_options_.busy && lockstep_options_.busy();
     if (activity_ != seen || busy || !settled()) {
       seen = activity_;
       quiet_since = now;
+      last_mark.reset();
+    } else if (lockstep_options_.ready_mark && ready_ && can_start()) {
+      const std::optional<std::uint64_t> mark =
+          lockstep_options_.ready_mark(queue_.size() + in_simulation_);
+      if (mark && last_mark && *mark == *last_mark) {
+        ++stats_.ready;
+        break;
+      }
+      last_mark = mark;
     }
     if (now - quiet_since >= lockstep_options_.quiet_ms && can_start()) break;
     if (lockstep_options_.stop_waiting && lockstep_options_.stop_waiting()) break;
@@ -129,6 +142,7 @@ std::vector<RequestTicket*> World::sync() {
     }
   }
   stats_.wait_ms += steady_ms() - start;
+  if (!was_ready) stats_.start_wait_ms += steady_ms() - start;
   dirty_ = false;
   synced_activity_ = activity_;
   std::vector<RequestTicket*> batch;

@@ -70,6 +70,14 @@ struct HuntCommand {
   // --amplifiers swarm | production (amplifiers.h): draw the amplifiers the scenario leaves at
   // production (and the command line does not set), or draw none.
   std::string amplifiers = "swarm";
+  // An external reconciler's hunt (`wsim hunt --scenario EXT -- COMMAND`, cli/commands/hunt.cc):
+  // `prepare_scenario` (may be empty) edits the loaded scenario before the hunt (records the
+  // COMMAND); record_in_workers and repro_suffix go to HuntOptions; a non-empty repro_command
+  // replaces the `scripts/wsim run ...` of the repro lines.
+  std::function<void(proto::Scenario&)> prepare_scenario;
+  bool record_in_workers = false;
+  std::string repro_command;
+  std::string repro_suffix;
 };
 inline constexpr DurationMs kDefaultHuntTimeMs = 20 * kSecondMs;
 // Implemented in hunt_command.cc.

@@ -4,7 +4,10 @@
 
 #include "cli/commands/commands.h"
 #include "cli/subcommand.h"
+#include "serve/external_record.h"
 #include "sim/report/explain.h"
+#include "sim/run/scenario.h"
+#include "sim/run/verdict.h"
 
 namespace wsim::cli {
 
@@ -22,7 +25,18 @@ Subcommand add_explain_command(CLI::App& app) {
                   "label the failure known/NEW against this corpus (default corpus/regressions)");
   sub->add_flag("--original", command->original,
                 "explain the bundle itself even when BUNDLE-shrunk exists");
-  return {sub, [command] { return run::cmd_explain(*command, std::cout, std::cerr); }};
+  return {sub, [command] {
+            const int code = run::cmd_explain(*command, std::cout, std::cerr);
+            // An external run's bundle: what ran as its reconciler (serve/external_record.h).
+            run::LoadedScenario loaded;
+            std::string ignored;
+            if (code == run::kExitPass &&
+                run::load_scenario_file(command->bundle + "/scenario.textproto", loaded, ignored) &&
+                loaded.scenario.has_external()) {
+              std::cout << serve::describe_recorded_command(loaded.scenario.external());
+            }
+            return code;
+          }};
 }
 
 }  // namespace wsim::cli

@@ -10,7 +10,10 @@
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
 #include "cli/wallclock.h"
+#include "serve/external_record.h"
+#include "serve/external_system.h"
 #include "sim/run/duration.h"
+#include "sim/run/shell_quote.h"
 
 namespace wsim::cli {
 
@@ -18,6 +21,9 @@ namespace {
 
 struct HuntState {
   ScenarioOptions scenario;
+  std::vector<std::string> process;  // An external reconciler (after --).
+  std::int64_t quiet_ms = 30;
+  std::string lockstep = "ready";
   run::HuntCommand command;
   std::string time;
   std::uint64_t runs = 0;
@@ -75,6 +81,36 @@ void add_hunt_options(CLI::App& sub, HuntState& state) {
                  "every amplifier keeps the scenario's value (`wsim list` names them)")
       ->check(CLI::IsMember({"swarm", "production"}));
   add_report_options(sub, state);
+  sub.add_option("--quiet-ms", state.quiet_ms,
+                 "with -- COMMAND: the lockstep quiet period in ms (default 30; serve/README.md)");
+  sub.add_option("--lockstep", state.lockstep,
+                 "with -- COMMAND: ready (default; the readiness test, the quiet period as "
+                 "fallback) or quiet (the quiet period only)")
+      ->check(CLI::IsMember({"ready", "quiet"}));
+  sub.add_option("command", state.process,
+                 "with --scenario of an `external { ... }` scenario: the reconciler to hunt, "
+                 "after -- (one process per run; docs/external.md)");
+}
+
+// `wsim hunt --scenario EXT -- COMMAND`: the external system runs COMMAND (one process per
+// run, in each worker), records it in every run's scenario, writes bundles in the workers (a
+// re-run of a process outside wsim may differ), and prints repro lines that give COMMAND again.
+void set_external_hunt(HuntState& state) {
+  serve::ExternalSettings settings;
+  settings.command = state.process;
+  settings.quiet_ms = state.quiet_ms;
+  settings.ready_test = state.lockstep == "ready";
+  serve::register_external_system(settings);
+  const std::vector<std::string> process = state.process;
+  state.command.prepare_scenario = [process](proto::Scenario& scenario) {
+    if (scenario.has_external()) serve::record_command(scenario, process);
+  };
+  state.command.record_in_workers = true;
+  std::string suffix = " --";
+  for (const std::string& arg : process) suffix += " " + run::shell_quote(arg);
+  state.command.repro_suffix = suffix;
+  state.command.repro_command =
+      "scripts/wsim serve --scenario " + run::shell_quote(state.command.flags.scenario_file);
 }
 
 int run_hunt(HuntState& state) {
@@ -96,6 +132,14 @@ int run_hunt(HuntState& state) {
     return run::kExitUsage;
   }
   if (state.runs_option->count() > 0) state.command.runs = state.runs;
+  if (!state.process.empty()) {
+    if (state.command.flags.scenario_file.empty()) {
+      std::cerr << "wsim hunt: -- COMMAND hunts an external reconciler: give --scenario FILE (an "
+                   "`external { ... }` scenario)\n";
+      return run::kExitUsage;
+    }
+    set_external_hunt(state);
+  }
   state.command.make_clock = make_hunt_clock;
   state.command.progress_tty = ::isatty(2) != 0;
   return run::cmd_hunt(state.command, std::cout, std::cerr);

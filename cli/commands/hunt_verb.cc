@@ -34,6 +34,7 @@ std::vector<ScenarioFlags> hunt_targets(const HuntCommand& command) {
   if (command.flags.selects_something()) return {command.flags};
   std::vector<ScenarioFlags> targets;
   for (const System* system : systems()) {
+    if (!system->executable()) continue;  // The external system without its COMMAND.
     ScenarioFlags flags = command.flags;
     flags.system = system->name();
     targets.push_back(flags);
@@ -75,7 +76,10 @@ HuntOptions options_for(const HuntCommand& command, const LoadedScenario& loaded
   if (command.make_clock) options.clock = command.make_clock(budget);
   options.progress_tty = command.progress_tty;
   options.events_max = flags.events_max;
-  options.repro_command = repro_command(flags);
+  options.repro_command =
+      command.repro_command.empty() ? repro_command(flags) : command.repro_command;
+  options.record_in_workers = command.record_in_workers;
+  options.repro_suffix = command.repro_suffix;
   if (command.amplifiers == "swarm") {
     // An amplifier set on the command line is pinned, even to its production value.
     std::vector<std::string> pinned;
@@ -175,6 +179,7 @@ bool hunt_one(const HuntCommand& command, const ScenarioFlags& flags,
     err << "wsim hunt: " << error << "\n";
     return false;
   }
+  if (command.prepare_scenario) command.prepare_scenario(loaded.scenario);
   HuntOptions options = options_for(command, loaded, flags, budget);
   options.progress = &err;
   options.log = &out;

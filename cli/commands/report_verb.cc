@@ -21,7 +21,16 @@ std::vector<std::string> repro_commands(const BundleFinding& finding) {
     commands.push_back("wsim run --scenario " + shell_quote(scripted) +
                        "   # the readable script (see its header: does it reproduce?)");
   }
-  commands.push_back("wsim replay " + shell_quote(replayed) + "   # the exact run");
+  // An external run's bundle replays with its process again (serve/README.md).
+  std::string process;
+  if (finding.bundle.scenario.scenario.has_external()) {
+    process = " --";
+    for (const std::string& arg : finding.bundle.scenario.scenario.external().command()) {
+      process += " " + shell_quote(arg);
+    }
+    if (finding.bundle.scenario.scenario.external().command().empty()) process += " COMMAND";
+  }
+  commands.push_back("wsim replay " + shell_quote(replayed) + process + "   # the exact run");
   commands.push_back("wsim explain " + shell_quote(finding.dir) + " --html timeline.html");
   return commands;
 }

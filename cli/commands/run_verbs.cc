@@ -122,42 +122,53 @@ int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
   return code;
 }
 
+namespace {
+
+// `wsim replay BUNDLE_DIR`: the bundle re-executed from its choice record, compared.
+int replay_bundle_dir(const ReplayCommand& command, std::ostream& out, std::ostream& err) {
+  Bundle bundle;
+  std::string error;
+  if (!read_bundle(command.path, bundle, error) || !validate_scenario(bundle.scenario, error)) {
+    err << "wsim replay: " << error << "\n";
+    return kExitUsage;
+  }
+  if (!bundle.scenario.system->executable()) {
+    err << "wsim replay: " << command.path << ": " << bundle.scenario.system->executable_error()
+        << "\n";
+    return kExitUsage;
+  }
+  RunOptions options;
+  options.tape = tape_of(bundle.record);
+  options.log = &out;
+  options.events_max = command.events_max;
+  const RunResult result = execute_run(*bundle.scenario.system, bundle.scenario.scenario, options);
+  if (result.fingerprint != bundle.fingerprint || result.trace_hash != bundle.trace_hash) {
+    out << "NONDETERMINISM: the replay's fingerprint " << format_hash(result.fingerprint)
+        << " (trace hash " << format_hash(result.trace_hash) << ") differs from the bundle's "
+        << format_hash(bundle.fingerprint) << " (trace hash " << format_hash(bundle.trace_hash)
+        << ").\n"
+        << "Either the simulation is nondeterministic, or the code changed since the bundle "
+           "was written (then run its scenario instead:\n  scripts/wsim run --scenario "
+        << shell_quote((std::filesystem::path(command.path) / "scenario.textproto").string())
+        << ")\n";
+    return kExitNondeterminism;
+  }
+  out << "replayed exactly: fingerprint " << format_hash(result.fingerprint) << ", "
+      << verdict_name(result.verdict);
+  if (result.violation) out << " " << result.violation->invariant_id;
+  if (!bundle.verdict.empty() && bundle.verdict != verdict_name(result.verdict)) {
+    out << " (the bundle recorded " << bundle.verdict
+        << ": the invariants changed since it was written)";
+  }
+  out << "\n";
+  return exit_code(result.verdict);
+}
+
+}  // namespace
+
 int cmd_replay(const ReplayCommand& command, std::ostream& out, std::ostream& err) {
   std::error_code ec;
-  if (std::filesystem::is_directory(command.path, ec)) {
-    Bundle bundle;
-    std::string error;
-    if (!read_bundle(command.path, bundle, error) || !validate_scenario(bundle.scenario, error)) {
-      err << "wsim replay: " << error << "\n";
-      return kExitUsage;
-    }
-    RunOptions options;
-    options.tape = tape_of(bundle.record);
-    options.log = &out;
-    options.events_max = command.events_max;
-    const RunResult result =
-        execute_run(*bundle.scenario.system, bundle.scenario.scenario, options);
-    if (result.fingerprint != bundle.fingerprint || result.trace_hash != bundle.trace_hash) {
-      out << "NONDETERMINISM: the replay's fingerprint " << format_hash(result.fingerprint)
-          << " (trace hash " << format_hash(result.trace_hash) << ") differs from the bundle's "
-          << format_hash(bundle.fingerprint) << " (trace hash " << format_hash(bundle.trace_hash)
-          << ").\n"
-          << "Either the simulation is nondeterministic, or the code changed since the bundle "
-             "was written (then run its scenario instead:\n  scripts/wsim run --scenario "
-          << shell_quote((std::filesystem::path(command.path) / "scenario.textproto").string())
-          << ")\n";
-      return kExitNondeterminism;
-    }
-    out << "replayed exactly: fingerprint " << format_hash(result.fingerprint) << ", "
-        << verdict_name(result.verdict);
-    if (result.violation) out << " " << result.violation->invariant_id;
-    if (!bundle.verdict.empty() && bundle.verdict != verdict_name(result.verdict)) {
-      out << " (the bundle recorded " << bundle.verdict
-          << ": the invariants changed since it was written)";
-    }
-    out << "\n";
-    return exit_code(result.verdict);
-  }
+  if (std::filesystem::is_directory(command.path, ec)) return replay_bundle_dir(command, out, err);
 
   // A scenario file: run it from its seed with recording, replay the record, compare.
   ScenarioFlags flags;

@@ -4,6 +4,7 @@
 
 #include "cli/commands/commands.h"
 #include "cli/subcommand.h"
+#include "serve/external_system.h"
 #include "sim/search/shrink.h"
 
 namespace wsim::cli {
@@ -22,7 +23,19 @@ Subcommand add_shrink_command(CLI::App& app) {
   sub->add_option("--scripted-max-runs", command->scripted_max_runs,
                   "runs to verify and shrink the readable scripted form (default 300; 0 = "
                   "no scripted.textproto)");
-  return {sub, [command] { return run::cmd_shrink(*command, std::cout, std::cerr); }};
+  // An external run's bundle: its process after --, one process per candidate run.
+  auto process = std::make_shared<std::vector<std::string>>();
+  sub->add_option("command", *process,
+                  "an external run's bundle: its process (after --), started for every "
+                  "candidate run (docs/external.md)");
+  return {sub, [command, process] {
+            if (!process->empty()) {
+              serve::ExternalSettings settings;
+              settings.command = *process;
+              serve::register_external_system(settings);
+            }
+            return run::cmd_shrink(*command, std::cout, std::cerr);
+          }};
 }
 
 }  // namespace wsim::cli

@@ -168,6 +168,10 @@ int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& er
     return kExitUsage;
   }
   const System& system = *bundle.scenario.system;
+  if (!system.executable()) {
+    err << "wsim shrink: " << command.bundle << ": " << system.executable_error() << "\n";
+    return kExitUsage;
+  }
   std::vector<KnownBug> known;
   if (!command.known.empty()) {
     std::vector<KnownBug> all;
@@ -215,7 +219,14 @@ int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& er
     return kExitUsage;
   }
   out << "bundle " << target << "\n"
-      << "reproduce with:\n  scripts/wsim replay " << shell_quote(target) << "\n";
+      << "reproduce with:\n  scripts/wsim replay " << shell_quote(target);
+  if (bundle.scenario.scenario.has_external()) {  // Its process again, after -- (external.md).
+    out << " --";
+    for (const std::string& arg : bundle.scenario.scenario.external().command()) {
+      out << " " << shell_quote(arg);
+    }
+  }
+  out << "\n";
   if (!scripted_text.empty()) out << "\n" << target << "/scripted.textproto:\n" << scripted_text;
   return exit_code(result.verdict);
 }

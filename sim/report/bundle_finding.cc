@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "sim/core/assert.h"
+#include "sim/report/recorded_run.h"
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
 #include "sim/run/verdict_json.h"
@@ -57,6 +58,17 @@ bool replay_finding(const std::string& dir_given, bool original, const std::stri
     if (out.source.empty()) out.source = dir;
   }
   const System& system = *out.bundle.scenario.system;
+  if (!system.executable()) {
+    // A run of a process outside wsim (the external system): told as recorded, not re-executed.
+    if (!read_recorded_run(out.bundle, system, out.result, error)) return false;
+    out.source += "\n       (as recorded: " + system.executable_error() + ")";
+    out.result.realism = recorded_realism(out.dir);
+    if (!label_with_corpus(system, out.bundle.scenario.scenario, known_dir, out.result,
+                           out.label_error)) {
+      WSIM_ASSERT(!out.label_error.empty());
+    }
+    return true;
+  }
   out.tape = tape_of(out.bundle.record);
   RunOptions options;
   options.tape = out.tape;
@@ -81,6 +93,9 @@ Realism finding_realism(const BundleFinding& finding) {
   std::optional<Realism> recorded = recorded_realism(finding.dir);
   if (recorded && !is_unchecked(*recorded)) return *recorded;
   const System& system = *finding.bundle.scenario.system;
+  if (!system.executable()) {
+    return recorded ? *recorded : unchecked_realism(finding.bundle.scenario.scenario, system);
+  }
   const std::string invariant = result.violation ? result.violation->invariant_id : "";
   return check_realism(finding.bundle.scenario.scenario, system,
                        [&](const proto::Scenario& candidate) {

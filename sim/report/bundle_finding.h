@@ -1,6 +1,9 @@
 // A failure bundle read back as a finding (`wsim explain`, `wsim report`): the bundle — or its
 // shrunk run BUNDLE-shrunk/ (written by `wsim shrink`) when there is one — validated, re-executed
 // from its choice record with the trace kept, labelled against the corpus, with its realism.
+// A bundle of a system that cannot execute here (System::executable(): the external system
+// without its COMMAND) is read as recorded instead (recorded_run.h): `tape` stays empty, so
+// the story has no "state before", and its realism is verdict.json's or unchecked.
 #pragma once
 
 #include <cstdint>

@@ -11,11 +11,41 @@
 #include "sim/report/timeline_html.h"
 #include "sim/run/atomic_write.h"
 #include "sim/run/duration.h"
+#include "sim/run/shell_quote.h"
 #include "sim/run/verdict_json.h"
 
 namespace wsim::run {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// scenario.textproto: a header naming the run and how to replay it, then the scenario.
+std::string scenario_file_text(const proto::Scenario& scenario, const RunResult& result,
+                               const fs::path& final_dir) {
+  std::string scenario_text = "# wsim failure bundle: " + std::string(verdict_name(result.verdict));
+  if (result.violation) scenario_text += " " + result.violation->invariant_id;
+  scenario_text += ", seed " + std::to_string(result.seed) + "\n";
+  if (scenario.has_external()) {
+    // The external system's reconciler is a process: replays and runs take it after `--`.
+    std::string process = " --";
+    for (const std::string& arg : scenario.external().command()) process += " " + shell_quote(arg);
+    if (scenario.external().command().empty()) process += " COMMAND";
+    scenario_text += "# replay exactly (choices.bin): scripts/wsim replay " + final_dir.string() +
+                     process + "\n# run from the seed:            scripts/wsim serve --scenario " +
+                     (final_dir / "scenario.textproto").string() + process +
+                     "\n# the recorded run's story:     scripts/wsim explain " +
+                     final_dir.string() + "\n";
+  } else {
+    scenario_text += "# replay exactly (choices.bin): scripts/wsim replay " + final_dir.string() +
+                     "\n# run from the seed:            scripts/wsim run --scenario " +
+                     (final_dir / "scenario.textproto").string() + "\n";
+  }
+  scenario_text += scenario_to_text(scenario);
+  return scenario_text;
+}
+
+}  // namespace
 
 bool write_bundle(const std::string& out_dir, const System& system, const proto::Scenario& scenario,
                   const RunResult& result, std::string& path, std::string& error) {
@@ -36,13 +66,7 @@ bool write_bundle(const std::string& out_dir, const System& system, const proto:
     return false;
   }
 
-  std::string scenario_text = "# wsim failure bundle: " + std::string(verdict_name(result.verdict));
-  if (result.violation) scenario_text += " " + result.violation->invariant_id;
-  scenario_text += ", seed " + std::to_string(result.seed) + "\n";
-  scenario_text += "# replay exactly (choices.bin): scripts/wsim replay " + final_dir.string() +
-                   "\n# run from the seed:            scripts/wsim run --scenario " +
-                   (final_dir / "scenario.textproto").string() + "\n";
-  scenario_text += scenario_to_text(scenario);
+  const std::string scenario_text = scenario_file_text(scenario, result, final_dir);
 
   const std::pair<const char*, std::string> files[] = {
       {"scenario.textproto", std::move(scenario_text)},

@@ -189,6 +189,12 @@ class System {
   virtual std::vector<Amplifier> amplifiers() const { return {}; }
   // The model parameters with a production value and its source (`wsim list`).
   virtual std::vector<ParameterInfo> parameters() const { return {}; }
+  // False when a run needs something outside this binary that is not there: the `external`
+  // system (serve/external_system.h) without its COMMAND. Its bundles are then read as recorded
+  // (sim/report/recorded_run.h), never re-executed; run, replay, hunt and shrink refuse them
+  // with an error naming what is missing (executable_error()).
+  virtual bool executable() const { return true; }
+  virtual std::string executable_error() const { return ""; }
 };
 
 // Registry of systems linked into the binary, in name order. The binaries register every system

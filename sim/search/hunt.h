@@ -101,6 +101,15 @@ struct HuntOptions {
   // run sets each of them to production or to an amplified value, drawn from its configuration
   // seed, and written into its scenario. Empty: every run keeps the scenario's values.
   std::vector<std::string> amplifiers;
+  // Runs whose re-run may differ (the external system: a process outside wsim is the
+  // reconciler, serve/README.md): each worker runs with recording and trace on and writes the
+  // bundle of a failing run itself (into out_dir, under bundle_name); the parent reads that
+  // bundle back as recorded (sim/report/recorded_run.h) instead of re-running the seed, and
+  // checks no realism by re-runs (a finding at production values is realistic as usual).
+  bool record_in_workers = false;
+  // Appended to the repro lines (the replay of the bundle and the run of the seed): " -- COMMAND"
+  // for an external hunt.
+  std::string repro_suffix;
 };
 
 struct Finding {

@@ -7,6 +7,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/report/bundle_write.h"
+#include "sim/report/recorded_run.h"
 #include "sim/run/amplifiers.h"
 #include "sim/run/bundle.h"
 #include "sim/search/hunt_worker.h"
@@ -142,10 +143,12 @@ void print_repro(const HuntOptions& options, const Finding& finding) {
   if (!log) return;
   if (!finding.bundle.empty()) *log << "bundle " << finding.bundle << "\n";
   *log << "reproduce with:\n";
-  if (!finding.bundle.empty()) *log << "  scripts/wsim replay " << finding.bundle << "\n";
+  if (!finding.bundle.empty()) {
+    *log << "  scripts/wsim replay " << finding.bundle << options.repro_suffix << "\n";
+  }
   *log << "  " << options.repro_command << " --seed " << finding.seed;
   if (finding.swarm_seed) *log << " --set swarm_seed=" << *finding.swarm_seed;
-  *log << finding.amplifier_flags << "\n";
+  *log << finding.amplifier_flags << options.repro_suffix << "\n";
   if (finding.realism) *log << "realism: " << realism_text(*finding.realism) << "\n";
 }
 
@@ -184,6 +187,58 @@ const RunResult& rerun_for(const HuntOptions& options, const proto::Scenario& sc
   return *last.result;
 }
 
+// HuntOptions::record_in_workers: the bundle the worker wrote for `scenario`'s run, read back
+// as recorded into `last` (false when there is none: the worker could not write it).
+bool read_worker_bundle(const HuntOptions& options, const Finding& finding,
+                        const proto::Scenario& scenario, LastRerun& last) {
+  if (last.result && last.seed == scenario.seed() && !last.bundle.empty()) return true;
+  RunResult named;
+  named.seed = scenario.seed();
+  named.verdict = finding.verdict;
+  if (finding.verdict == Verdict::kSafety || finding.verdict == Verdict::kLiveness) {
+    named.violation = Violation{finding.invariant, "", "", {}};
+  }
+  const std::string path = options.out_dir + "/" + bundle_name(*options.system, scenario, named);
+  Bundle bundle;
+  RunResult recorded;
+  std::string error;
+  if (!read_bundle(path, bundle, error) ||
+      !read_recorded_run(bundle, *options.system, recorded, error)) {
+    if (options.log) *options.log << "cannot read the worker's bundle: " << error << "\n";
+    return false;
+  }
+  last.result.emplace(std::move(recorded));
+  last.seed = scenario.seed();
+  last.swarm_seed.reset();
+  last.bundle = path;
+  last.log_text.clear();
+  last.log_printed = true;
+  return true;
+}
+
+// A finding of a hunt with record_in_workers: completed from the worker's bundle, not re-run.
+void recorded_finding(const HuntOptions& options, Finding& finding, LastRerun& last) {
+  std::ostream* log = options.log;
+  const proto::Scenario scenario = hunt_run_scenario(options, finding.seed, finding.swarm_seed);
+  if (!read_worker_bundle(options, finding, scenario, last)) {
+    finding.message = "no bundle: the worker could not write it";
+    return;
+  }
+  const RunResult& recorded = *last.result;
+  finding.amplifier_flags = amplifier_flags(scenario, *options.system, options.amplifiers);
+  if (finding.production_seed) finding.realism = realistic_at_production(*finding.production_seed);
+  label_finding(finding, recorded, options);
+  describe_finding(finding, recorded);
+  finding.bundle = last.bundle;
+  if (!options.verbose && finding.labelled && !finding.known.empty()) return;
+  if (log) {
+    *log << verdict_name(finding.verdict) << " " << finding.invariant << " at seed " << finding.seed
+         << " on " << finding.object << ": " << finding.message << "\n";
+    if (!finding.signature.empty()) *log << "signature " << finding.signature << "\n";
+  }
+  print_repro(options, finding);
+}
+
 void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last) {
   std::ostream* log = options.log;
   const bool brief = !options.verbose && finding.labelled && !finding.known.empty();
@@ -193,6 +248,10 @@ void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last
       *log << "HARNESS CRASH at seed " << finding.seed << ": " << finding.message << "\n"
            << "reproduce with:\n  " << options.repro_command << " --seed " << finding.seed << "\n";
     }
+    return;
+  }
+  if (options.record_in_workers) {
+    recorded_finding(options, finding, last);
     return;
   }
   const proto::Scenario scenario = hunt_run_scenario(options, finding.seed, finding.swarm_seed);

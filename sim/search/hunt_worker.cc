@@ -8,6 +8,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/probe.h"
+#include "sim/report/bundle_write.h"
 #include "sim/run/amplifiers.h"
 #include "sim/search/hunt_guide.h"
 
@@ -54,6 +55,31 @@ std::string probe_lines(const Probes& probes) {
     lines += "P " + std::to_string(probe.hits) + " " + wire_token(probe.name) + "\n";
   }
   return lines;
+}
+
+// HuntOptions::record_in_workers: the run with recording and trace, its bundle written here
+// when it failed (the parent reads it back: hunt_rerun.cc).
+RunResult recorded_run(const HuntOptions& options, const proto::Scenario& scenario) {
+  RunOptions run_options;
+  run_options.events_max = options.events_max;
+  run_options.record_choices = true;
+  run_options.keep_trace = true;
+  run_options.known = options.known;
+  run_options.go_past_known = options.unmasked;
+  RunResult result = execute_run(*options.system, scenario, run_options);
+  if (result.verdict == Verdict::kPass || !options.write_bundles) return result;
+  proto::Scenario bundled = scenario;
+  for (const MaskedViolation& masked : result.masked) {
+    proto::KnownViolation* entry = bundled.add_go_past();
+    entry->set_invariant(masked.violation.invariant_id);
+    entry->set_object(masked.violation.object);
+    entry->set_known(masked.known);
+  }
+  std::string path;
+  std::string error;
+  // A bundle that cannot be written shows as "no bundle" in the parent's report.
+  (void)write_bundle(options.out_dir, *options.system, bundled, result, path, error);
+  return result;
 }
 
 }  // namespace
@@ -134,9 +160,11 @@ void worker_main(const HuntOptions& options, int fd, std::uint64_t first_index,
     }
     // hunt_run_scenario's draw, in place (the scenario is reused from run to run).
     draw_amplifiers(scenario, *options.system, options.amplifiers, config_seed_of(scenario));
-    const RunResult result = options.unmasked ? execute_run_with_known(*options.system, scenario,
-                                                                       run_options, *options.known)
-                                              : execute_run(*options.system, scenario, run_options);
+    const RunResult result =
+        options.record_in_workers ? recorded_run(options, scenario)
+        : options.unmasked
+            ? execute_run_with_known(*options.system, scenario, run_options, *options.known)
+            : execute_run(*options.system, scenario, run_options);
     if (guided) {
       guide.observe(scenario.has_swarm_seed() ? scenario.swarm_seed() : seed,
                     result.probes.sorted());

@@ -111,7 +111,12 @@ bool build_scenario(const ScenarioFlags& flags, LoadedScenario& loaded, std::str
     loaded.scenario.set_settle_ms(*flags.settle_ms);
     loaded.overridden["settle_ms"] = "--settle " + format_duration_ms(*flags.settle_ms);
   }
-  return validate_scenario(loaded, error);
+  if (!validate_scenario(loaded, error)) return false;
+  if (!loaded.system->executable()) {
+    error = loaded.system->executable_error();
+    return false;
+  }
+  return true;
 }
 
 std::string repro_command(const ScenarioFlags& flags) {

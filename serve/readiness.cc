@@ -1,0 +1,139 @@
+#include "serve/readiness.h"
+
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <dirent.h>
+
+namespace wsim::serve {
+namespace {
+
+// The thread ids of /proc/PID/task, or empty when it cannot be read.
+std::vector<std::string> tasks_of(pid_t pid) {
+  std::vector<std::string> out;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* handle = ::opendir(dir.c_str());
+  if (handle == nullptr) return out;
+  while (const dirent* entry = ::readdir(handle)) {
+    if (entry->d_name[0] >= '0' && entry->d_name[0] <= '9') out.emplace_back(entry->d_name);
+    if (static_cast<int>(out.size()) > kReadinessThreadsMax) break;
+  }
+  ::closedir(handle);
+  return out;
+}
+
+// The state letter of a /proc stat file (after the command name in parentheses), or 0.
+char state_of(const std::string& stat_path) {
+  std::ifstream in(stat_path);
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  const std::size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() ? 0 : line[paren + 2];
+}
+
+// voluntary_ctxt_switches + nonvoluntary_ctxt_switches of a /proc status file; false if absent.
+bool switches_of(const std::string& status_path, std::uint64_t& switches) {
+  std::ifstream in(status_path);
+  int found = 0;
+  switches = 0;
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, colon);
+    if (key != "voluntary_ctxt_switches" && key != "nonvoluntary_ctxt_switches") continue;
+    switches += std::stoull(line.substr(colon + 1));
+    ++found;
+  }
+  return found == 2;
+}
+
+constexpr long kSysEpollWait = 232;   // x86-64
+constexpr long kSysEpollPwait = 281;  // x86-64
+
+// True when the thread sleeps in epoll_wait/epoll_pwait with a timeout of 1..horizon ms
+// (/proc/.../syscall: the number, then the arguments in hex; the timeout is the fourth).
+bool timer_due_soon(const std::string& syscall_path, std::int64_t horizon_ms) {
+#if defined(__x86_64__)
+  std::ifstream in(syscall_path);
+  std::string number;
+  if (!(in >> number) || number.empty() || number[0] < '0' || number[0] > '9') return false;
+  const long nr = std::stol(number);
+  if (nr != kSysEpollWait && nr != kSysEpollPwait) return false;
+  std::string args[4];
+  for (std::string& arg : args) {
+    if (!(in >> arg)) return false;
+  }
+  const auto timeout = static_cast<std::int32_t>(std::stoull(args[3], nullptr, 16));
+  return timeout > 0 && timeout <= horizon_ms;
+#else
+  (void)syscall_path;
+  (void)horizon_ms;
+  return false;
+#endif
+}
+
+std::optional<std::uint64_t> sleep_mark_of_tree(pid_t root, std::int64_t timer_horizon_ms) {
+  std::uint64_t mark = 0;
+  std::uint64_t threads = 0;
+  std::vector<pid_t> pending = {root};
+  int processes = 0;
+  while (!pending.empty()) {
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    if (++processes > kReadinessProcessesMax) return std::nullopt;
+    const std::vector<std::string> tasks = tasks_of(pid);
+    if (tasks.empty() || static_cast<int>(tasks.size()) > kReadinessThreadsMax) return std::nullopt;
+    for (const std::string& tid : tasks) {
+      const std::string base = "/proc/" + std::to_string(pid) + "/task/" + tid;
+      if (state_of(base + "/stat") != 'S') return std::nullopt;
+      if (timer_due_soon(base + "/syscall", timer_horizon_ms)) return std::nullopt;
+      std::uint64_t switches = 0;
+      if (!switches_of(base + "/status", switches)) return std::nullopt;
+      mark += switches;
+      ++threads;
+      std::ifstream children(base + "/children");
+      for (pid_t child = 0; children >> child;) pending.push_back(child);
+    }
+  }
+  return mark + (threads << 32);
+}
+
+}  // namespace
+
+// /proc is the kernel's, but a number that does not parse must not end the run: no mark then.
+std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root, std::int64_t timer_horizon_ms) {
+  try {
+    return sleep_mark_of_tree(root, timer_horizon_ms);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool loopback_queues_empty(int port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  if (!std::getline(in, line)) return false;  // The header.
+  char wanted[8];
+  std::snprintf(wanted, sizeof wanted, ":%04X", static_cast<unsigned>(port) & 0xffffu);
+  while (std::getline(in, line)) {
+    // "  sl  local_address rem_address   st tx_queue:rx_queue ..."
+    std::istringstream fields(line);
+    std::string slot, local, remote, state, queues;
+    if (!(fields >> slot >> local >> remote >> state >> queues)) continue;
+    const bool ours = local.size() > 5 && remote.size() > 5 &&
+                      (local.compare(local.size() - 5, 5, wanted) == 0 ||
+                       remote.compare(remote.size() - 5, 5, wanted) == 0);
+    if (!ours) continue;
+    // rx_queue only: tx_queue counts bytes not yet acknowledged, which a delayed ACK keeps
+    // above 0 after the peer has read them; a listening socket's rx_queue is its accept backlog.
+    const std::size_t colon = queues.find(':');
+    if (colon == std::string::npos || queues.substr(colon + 1) != "00000000") return false;
+  }
+  return true;
+}
+
+}  // namespace wsim::serve
