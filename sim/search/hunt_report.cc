@@ -55,7 +55,7 @@ void print_findings(std::ostream& out, const HuntResult& result, bool verbose) {
     w_invariant = std::max(w_invariant, f.invariant.size() + 2);
   }
   const int w = static_cast<int>(w_invariant);
-  std::size_t w_known = 5;
+  std::size_t w_known = 7;  // "known" and two spaces, also when every label is empty.
   for (const Finding& f : result.findings) w_known = std::max(w_known, finding_label(f).size() + 2);
   const int wk = static_cast<int>(w_known);
   std::size_t w_realism = 9;
