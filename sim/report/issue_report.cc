@@ -6,6 +6,7 @@
 #include "sim/core/assert.h"
 #include "sim/report/explain.h"
 #include "sim/report/report.h"
+#include "sim/run/amplifiers.h"
 #include "sim/run/scenario.h"
 #include "sim/run/trace_view.h"
 #include "sim/run/verdict.h"
@@ -168,8 +169,8 @@ void write_needs(std::ostream& out, const IssueReportInput& input) {
   for (const auto& [name, why] : needs) {
     std::string text = why;
     if (text.empty()) {
-      for (const Amplifier& amplifier : input.system->amplifiers()) {
-        if (amplifier.name == name) text = amplifier.why;
+      if (const std::optional<Amplifier> amplifier = find_amplifier(*input.system, name)) {
+        text = amplifier->why;
       }
     }
     out << "- `" << name << "`" << (text.empty() ? "" : ": " + cell(text)) << "\n";
