@@ -44,8 +44,13 @@ std::string shrink_summary(const ShrinkCommand& command, const System& system,
           << ", choices " << result.choices_before << " -> " << result.choices_after
           << " (non-zero " << result.nonzero_before << " -> " << result.nonzero_after << "), "
           << result.runs << " runs" << (result.budget_exhausted ? " (run budget spent)" : "")
-          << "\n"
-          << "external events of the shrunk run (" << events.size() << "):\n"
+          << "\n";
+  if (!result.muted.empty()) {
+    summary << "  muted actors (they never act in the shrunk run):";
+    for (const std::string& actor : result.muted) summary << " " << actor;
+    summary << "\n";
+  }
+  summary << "external events of the shrunk run (" << events.size() << "):\n"
           << render_events(events);
   return summary.str();
 }

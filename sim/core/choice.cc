@@ -45,6 +45,13 @@ ChoiceSource ChoiceSource::from_tape(std::vector<std::uint64_t> values) {
   return source;
 }
 
+ChoiceSource ChoiceSource::from_keyed_tape(KeyedTape values) {
+  ChoiceSource source(Backend::kKeyedTape);
+  source.keyed_tape_ = std::move(values);
+  WSIM_ASSERT(source.keyed_cursor_.empty());
+  return source;
+}
+
 ChoiceSource ChoiceSource::from_bytes(std::span<const std::uint8_t> bytes, BytesTail tail) {
   ChoiceSource source(Backend::kBytes);
   source.bytes_.assign(bytes.begin(), bytes.end());
@@ -73,7 +80,63 @@ ChoiceStream ChoiceSource::stream(std::string_view name) {
 
 std::uint64_t ChoiceSource::draw_replayed(std::uint64_t bound) {
   WSIM_ASSERT(backend_ != Backend::kSeed);
-  return backend_ == Backend::kTape ? next_from_tape(bound) : next_from_bytes(bound);
+  switch (backend_) {
+    case Backend::kTape:
+      return next_from_tape(bound);
+    case Backend::kKeyedTape:
+      return next_from_keyed_tape(bound);
+    case Backend::kBytes:
+      return next_from_bytes(bound);
+    case Backend::kSeed:
+      break;
+  }
+  WSIM_ASSERT_MSG(false, "draw_replayed: the seed backend draws from its generators");
+  return 0;
+}
+
+std::string_view ChoiceSource::current_key() const {
+  if (scoped_) return scope_key_;
+  return key_source_ ? key_source_() : std::string_view("-");
+}
+
+std::uint32_t ChoiceSource::current_key_index() {
+  const std::string_view key = current_key();
+  // Consecutive draws are mostly by one actor: compare with the last key before the map.
+  if (!key_names_.empty() && key_names_[last_key_index_] == key) return last_key_index_;
+  auto it = key_index_by_name_.find(key);
+  if (it == key_index_by_name_.end()) {
+    it = key_index_by_name_.emplace(std::string(key), static_cast<std::uint32_t>(key_names_.size()))
+             .first;
+    key_names_.emplace_back(key);
+  }
+  WSIM_ASSERT_EQ(key_names_.size(), key_index_by_name_.size());
+  last_key_index_ = it->second;
+  return last_key_index_;
+}
+
+std::uint64_t ChoiceSource::next_from_keyed_tape(std::uint64_t bound) {
+  WSIM_ASSERT_GT(bound, 0u);
+  const std::string_view key = current_key();
+  const auto values = keyed_tape_.find(key);
+  std::size_t& cursor = keyed_cursor_[std::string(key)];
+  if (values == keyed_tape_.end() || cursor >= values->second.size()) {
+    exhausted_ = true;
+    return 0;
+  }
+  const std::uint64_t raw = values->second[cursor++];
+  return raw < bound ? raw : raw % bound;
+}
+
+ChoiceSource::KeyedTape keyed_tape_of(const std::vector<Choice>& record,
+                                      const std::vector<std::uint32_t>& keys,
+                                      const std::vector<std::string>& names) {
+  WSIM_ASSERT_EQ(keys.size(), record.size());
+  ChoiceSource::KeyedTape tape;
+  for (std::size_t i = 0; i < record.size(); ++i) {
+    WSIM_ASSERT_LT(keys[i], names.size());
+    tape[names[keys[i]]].push_back(record[i].value);
+  }
+  return tape;
 }
 
 std::uint64_t ChoiceSource::next_from_tape(std::uint64_t bound) {

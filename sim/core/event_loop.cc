@@ -112,10 +112,38 @@ EventLoop::~EventLoop() {
   actors_.clear();
 }
 
+void EventLoop::set_numbered_keys(bool on) {
+  WSIM_ASSERT_EQ(actors_.size(), 1u);  // Only the unused slot 0: nothing spawned yet.
+  numbered_keys_ = on;
+}
+
+const std::string& EventLoop::actor_key(ActorId id) const {
+  if (id == kNoActor || id >= actors_.size() || !actors_[id]) return actor_name(id);
+  return actors_[id]->key.empty() ? actors_[id]->name : actors_[id]->key;
+}
+
+void EventLoop::set_muted(std::set<std::string, std::less<>> names) {
+  WSIM_ASSERT_EQ(actors_.size(), 1u);  // Only the unused slot 0: nothing spawned yet.
+  muted_ = std::move(names);
+}
+
 ActorId EventLoop::spawn(std::string name, Task<void> task) {
   WSIM_ASSERT(task.handle());
   const auto id = static_cast<ActorId>(actors_.size());
+  if (!muted_.empty() && muted_.contains(name)) {
+    // Finished before it started: a null slot, like an actor that ran to its end. No rank is
+    // drawn, so a muted actor consumes no choice. The task dies unstarted with `task`.
+    actors_.push_back(nullptr);
+    ranks_.push_back(0);
+    ++muted_spawns_;
+    WSIM_ASSERT_EQ(ranks_.size(), actors_.size());
+    return id;
+  }
   auto actor = std::make_unique<Actor>();
+  if (numbered_keys_) {
+    std::uint32_t& spawned = spawns_by_name_[name];
+    actor->key = name + "#" + std::to_string(spawned++);
+  }
   actor->name = std::move(name);
   actor->root = std::move(task);
   const std::coroutine_handle<> start = actor->root.handle();

@@ -28,7 +28,9 @@
 #include <coroutine>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -65,12 +67,23 @@ class EventLoop {
 
   // Starts `task` as an actor at the current time, after events already due now (FIFO).
   ActorId spawn(std::string name, Task<void> task);
+  // Actors spawned under one of `names` never run: spawn destroys their task unstarted and returns
+  // the id of an actor that already finished (alive() false). Shrinking mutes an external actor
+  // this way (a scenario's muted_actors, docs/shrinking.md "Muting actors"). Before any spawn.
+  void set_muted(std::set<std::string, std::less<>> names);
+  std::uint64_t muted_spawns() const { return muted_spawns_; }
   // The actor throws Cancelled at its current (if suspended) or next interleaving point.
   // No-op for actors that already finished.
   void cancel(ActorId actor);
   bool alive(ActorId actor) const;
   // "-" for kNoActor and for an actor that finished (its slot is freed).
   const std::string& actor_name(ActorId actor) const;
+  // With numbered keys on: "NAME#N", the N-th actor spawned under its name (from 0), so the calls
+  // a user's loop spawns under the user's name are told apart in spawn order; else the name.
+  // Choice keys (ChoiceSource::set_key_source): each actor's draws stay its own when shrinking
+  // mutes another actor. Off by default (a map lookup per spawn); before any spawn.
+  const std::string& actor_key(ActorId actor) const;
+  void set_numbered_keys(bool on);
   // The actor being resumed right now, or kNoActor inside a callback.
   ActorId current_actor() const { return current_; }
 
@@ -129,6 +142,7 @@ class EventLoop {
  private:
   struct Actor {
     std::string name;
+    std::string key;  // "NAME#N" with numbered keys, else empty (actor_key gives the name).
     Task<void> root;
     bool cancelled = false;
     bool done = false;
@@ -210,6 +224,10 @@ class EventLoop {
   ChoiceStream rank_stream_;
   std::vector<TimeMs> change_points_ms_;
   std::size_t change_points_passed_ = 0;
+  std::set<std::string, std::less<>> muted_;
+  bool numbered_keys_ = false;
+  std::map<std::string, std::uint32_t, std::less<>> spawns_by_name_;
+  std::uint64_t muted_spawns_ = 0;
 };
 
 // The per-event helpers below run several times per event; they are defined here so that every

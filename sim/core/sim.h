@@ -20,6 +20,9 @@ class Sim {
   explicit Sim(ChoiceSource choices) : choices_(std::move(choices)) {
     faults_.set_step_counter([this] { return loop_.events_processed(); });
     faults_.set_clock(loop_.now_ms_clock());
+    // A choice's key is the actor that draws it ("-" in callbacks): keyed tapes and key records.
+    choices_.set_key_source(
+        [this]() -> std::string_view { return loop_.actor_key(loop_.current_actor()); });
     assert_context().seed = choices_.seed();
     assert_context().now_ms = 0;
   }

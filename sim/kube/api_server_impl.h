@@ -271,6 +271,9 @@ struct ApiServer::Impl {
   // --- Client request path (client.cc) ---
   ChoiceStream api_latency;
   DurationMs draw_latency();
+  // The choice key of a request's draws (ChoiceSource KeyScope): "api KIND/NAMESPACE/NAME", or
+  // empty when no key is needed.
+  std::string choice_key(const Request& request) const;
   std::string object_text;  // request_object()'s buffer for arrive()'s trace record.
   // Sends `request` now; the returned Delivery resolves with the response after the round trip.
   Delivery<Response> send(const std::string& identity, std::shared_ptr<Request> request);

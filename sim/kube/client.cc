@@ -28,6 +28,13 @@ std::string_view request_object(const Request& request, std::string& out) {
   return out;
 }
 
+std::string ApiServer::Impl::choice_key(const Request& request) const {
+  if (!sim.choices().keys_needed()) return {};
+  std::string object;
+  request_object(request, object);
+  return "api " + object;
+}
+
 DurationMs ApiServer::Impl::draw_latency() {
   const DurationMs latency_ms = api_latency.range(options.min_latency_ms, options.max_latency_ms);
   WSIM_ASSERT_GE(latency_ms, 0);
@@ -39,9 +46,10 @@ Delivery<Response> ApiServer::Impl::send(const std::string& identity,
   WSIM_ASSERT(request != nullptr);
   Delivery<Response> reply(sim.loop());
   const TimeMs sent_ms = sim.now_ms();
-  const DurationMs latency = draw_latency();
   // normalize() in place (no ObjectRef moved out and back).
   if (is_cluster_scoped(request->ref.kind)) request->ref.namespace_.clear();
+  const KeyScope scope(sim.choices(), choice_key(*request));
+  const DurationMs latency = draw_latency();
   // std::function needs a copyable callable: the (large) request is shared, not copied.
   sim.loop().schedule(latency, [this, identity, request, reply, sent_ms]() {
     arrive(identity, *request, reply, sent_ms);
@@ -54,6 +62,7 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
   const TimeMs now = sim.now_ms();
   WSIM_ASSERT_GE(now, sent_ms);  // A request never arrives before it was sent.
   const TimeMs timeout_at = std::max(now, sent_ms + options.client_timeout_ms);
+  const KeyScope scope(sim.choices(), choice_key(request));
   auto timeout = [&]() {
     Response response;
     response.status =

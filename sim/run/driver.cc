@@ -99,11 +99,13 @@ namespace {
 
 ChoiceSource make_choices(const proto::Scenario& scenario, const RunOptions& options) {
   ChoiceSource choices =
-      options.tape                ? ChoiceSource::from_tape(*options.tape)
+      options.keyed_tape          ? ChoiceSource::from_keyed_tape(*options.keyed_tape)
+      : options.tape              ? ChoiceSource::from_tape(*options.tape)
       : options.bytes             ? ChoiceSource::from_bytes(*options.bytes, options.bytes_tail)
       : scenario.has_swarm_seed() ? ChoiceSource::from_seed(scenario.seed(), scenario.swarm_seed())
                                   : ChoiceSource::from_seed(scenario.seed());
   choices.set_recording(options.record_choices);
+  choices.set_recording_keys(options.record_choices && options.record_choice_actors);
   return choices;
 }
 
@@ -190,6 +192,11 @@ void RunDriver::set_up() {
   assert_context().seed = scenario_.seed();
   assert_context().scenario = system_.name() + " " + describe_config(scenario_, system_);
   sim_.trace().set_keep_events(options_.keep_trace);
+  // Choice keys per spawned actor, for a keyed replay or record (shrinking's muting).
+  if (sim_.choices().keys_needed()) sim_.loop().set_numbered_keys(true);
+  if (scenario_.muted_actors_size() > 0) {
+    sim_.loop().set_muted({scenario_.muted_actors().begin(), scenario_.muted_actors().end()});
+  }
   const std::string scheduler = draw_scheduler(sim_, scenario_);
   run_ = system_.create(sim_, scenario_);
   WSIM_ASSERT(run_ != nullptr);
@@ -214,9 +221,9 @@ void RunDriver::print_banner() {
   if (log == nullptr) return;
   *log << "SEED=" << scenario_.seed();
   if (scenario_.has_swarm_seed()) *log << " (swarm from seed " << scenario_.swarm_seed() << ")";
-  *log << (options_.tape    ? " (replaying a choice record)"
-           : options_.bytes ? " (choices from a fuzzer input)"
-                            : "")
+  *log << (options_.tape || options_.keyed_tape ? " (replaying a choice record)"
+           : options_.bytes                     ? " (choices from a fuzzer input)"
+                                                : "")
        << "\n";
   *log << "system " << system_.name() << ": " << describe_config(scenario_, system_) << "\n";
   *log << "phases: fault " << format_duration_ms(scenario_.fault_phase_ms()) << ", settle "
@@ -370,6 +377,10 @@ void RunDriver::collect() {
   result_.state = run_->describe_state();
   result_.probes = sim_.probes();
   if (options_.record_choices) result_.record = sim_.choices().record();
+  if (options_.record_choices && options_.record_choice_actors) {
+    result_.record_actors = sim_.choices().record_keys();
+    result_.record_actor_names = sim_.choices().key_names();
+  }
   if (options_.keep_trace) result_.trace = sim_.trace().events();
 }
 

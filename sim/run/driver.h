@@ -43,11 +43,16 @@ inline constexpr std::uint64_t kDefaultEventsMax = 50'000'000;
 struct RunOptions {
   // Replays these choices (a recorded run) instead of drawing from the scenario's seed.
   std::optional<std::vector<std::uint64_t>> tape;
+  // Or replays each actor's own recorded choices (ChoiceSource::from_keyed_tape; shrinking, to
+  // drop a muted actor's choices without shifting the others'). Takes precedence over `tape`.
+  std::optional<ChoiceSource::KeyedTape> keyed_tape;
   // Or draws every choice from these bytes (a libFuzzer input: ChoiceSource::from_bytes; past
   // the end every choice is 0, or random with BytesTail::kRandom). Ignored when `tape` is set.
   std::optional<std::vector<std::uint8_t>> bytes;
   ChoiceSource::BytesTail bytes_tail = ChoiceSource::BytesTail::kZeros;
   bool record_choices = false;  // Keep the choice record (choices.bin of a bundle).
+  // With record_choices: also which actor drew each choice (RunResult::record_actors).
+  bool record_choice_actors = false;
   bool keep_trace = false;      // Keep the trace events (not only their hash).
   std::ostream* log = nullptr;  // Banner (seed, swarm), phases and verdict; null = quiet.
   std::uint64_t events_max = kDefaultEventsMax;
@@ -72,33 +77,37 @@ std::string_view run_phase_name(RunPhase phase);
 struct MaskedViolation {
   Violation violation;
   Signature signature;
-  std::string known;                    // KnownBug::name.
+  std::string known;                         // KnownBug::name.
   std::optional<std::size_t> culprit_event;  // Index in RunResult::trace.
 };
 
 struct RunResult {
   Verdict verdict = Verdict::kPass;
-  std::optional<Violation> violation;   // The violation that decided the verdict.
-  std::vector<Violation> liveness;      // Every liveness violation (the first is `violation`).
-  std::string harness_error;            // For Verdict::kHarnessError.
-  RunPhase phase = RunPhase::kFault;    // Where the run ended.
+  std::optional<Violation> violation;  // The violation that decided the verdict.
+  std::vector<Violation> liveness;     // Every liveness violation (the first is `violation`).
+  std::string harness_error;           // For Verdict::kHarnessError.
+  RunPhase phase = RunPhase::kFault;   // Where the run ended.
 
   std::uint64_t seed = 0;
-  std::uint64_t fingerprint = 0;        // Sim::fingerprint(): trace hash ⊕ schedule hash.
+  std::uint64_t fingerprint = 0;  // Sim::fingerprint(): trace hash ⊕ schedule hash.
   std::uint64_t trace_hash = 0;
-  std::uint64_t events = 0;             // Event-loop events run.
+  std::uint64_t events = 0;  // Event-loop events run.
   std::uint64_t trace_events = 0;
-  std::uint64_t choices = 0;            // Choices consumed.
-  bool tape_exhausted = false;          // A replay ran past the end of its tape.
+  std::uint64_t choices = 0;    // Choices consumed.
+  bool tape_exhausted = false;  // A replay ran past the end of its tape.
   TimeMs end_ms = 0;
 
   // The swarm: every fault point ("on"/"off", "forced on"...) then the system's own parameters.
   std::vector<std::pair<std::string, std::string>> swarm;
-  std::string state;                    // SystemRun::describe_state() at the end.
+  std::string state;  // SystemRun::describe_state() at the end.
   Probes probes;
 
-  std::vector<Choice> record;           // With record_choices.
-  std::vector<TraceEvent> trace;        // With keep_trace.
+  std::vector<Choice> record;  // With record_choices.
+  // With record_choice_actors: record_actor_names[record_actors[i]] drew record[i] ("-" outside
+  // any actor); keyed_tape_of(record, record_actors, record_actor_names) replays it per actor.
+  std::vector<std::uint32_t> record_actors;
+  std::vector<std::string> record_actor_names;
+  std::vector<TraceEvent> trace;  // With keep_trace.
   // Index in `trace` of the event after which the violation was seen (the culprit), if any, and
   // of the harness's own "violation" marker event.
   std::optional<std::size_t> culprit_event;

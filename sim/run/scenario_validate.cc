@@ -17,6 +17,7 @@
 #include "sim/core/sim.h"
 #include "sim/run/duration.h"
 #include "sim/run/scenario_internal.h"
+#include "sim/run/signature.h"
 
 namespace wsim::run {
 
@@ -143,6 +144,32 @@ constexpr ValidationPhase kValidationPhases[] = {
     ValidationPhase::kExpectations,   ValidationPhase::kGoPast,
     ValidationPhase::kEvidence,       ValidationPhase::kDryRun};
 
+// muted_actors: at most kMutedActorsMax exact names of the system's external actors.
+bool validate_muted_actors(const LoadedScenario& loaded, const System& system, std::string& error) {
+  constexpr int kMutedActorsMax = 256;
+  const proto::Scenario& scenario = loaded.scenario;
+  const pb::FieldDescriptor* field = scenario_field("muted_actors");
+  if (scenario.muted_actors_size() > kMutedActorsMax) {
+    error = locate(loaded, {{field, kMutedActorsMax}},
+                   "more than " + std::to_string(kMutedActorsMax) + " muted actors");
+    return false;
+  }
+  const std::set<std::string, std::less<>> external = external_actors_of(system);
+  for (int i = 0; i < scenario.muted_actors_size(); ++i) {
+    const std::string& name = scenario.muted_actors(i);
+    if (!check_string(loaded, {{field, i}}, name, 200, error)) return false;
+    if (external.contains(name.substr(0, name.find('/')))) continue;
+    std::string names;
+    for (const std::string& actor : external) names += (names.empty() ? "" : ", ") + actor;
+    error = locate(loaded, {{field, i}},
+                   "'" + name.substr(0, 64) +
+                       "' is not an external actor of this system (an actor name starting with " +
+                       names + ", e.g. \"user/ws1\")");
+    return false;
+  }
+  return true;
+}
+
 // Name, description and phase lengths.
 bool validate_header(LoadedScenario& loaded, const System& system, std::string& error) {
   proto::Scenario& scenario = loaded.scenario;
@@ -164,7 +191,7 @@ bool validate_header(LoadedScenario& loaded, const System& system, std::string& 
         "'" + bug.substr(0, 60) + "' is not a bug id (letters, digits, '-', '_'; at most 40)");
     return false;
   }
-  return true;
+  return validate_muted_actors(loaded, system, error);
 }
 
 // Fault overrides: counts and ratios (names are checked against the declared points in

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iomanip>
 #include <memory>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -57,6 +59,7 @@ RunOptions replay_options(const std::vector<std::uint64_t>& tape, std::uint64_t 
 // (scripted events, external events), the latest on ties (shrink.h).
 struct RunSize {
   int scripted = 0;
+  int muted = 0;  // Muted actors (more is smaller: the world has fewer actors).
   std::size_t external = 0;
   std::vector<std::uint64_t> tape;
   std::int64_t phase_ms = 0;
@@ -64,6 +67,7 @@ struct RunSize {
 
 bool smaller(const RunSize& a, const RunSize& b) {
   if (a.scripted != b.scripted) return a.scripted < b.scripted;
+  if (a.muted != b.muted) return a.muted > b.muted;
   if (a.tape != b.tape) return simpler(a.tape, b.tape);
   return a.phase_ms < b.phase_ms;
 }
@@ -75,7 +79,7 @@ bool no_more_events(const RunSize& a, const RunSize& b) {
 class Shrinker {
  public:
   Shrinker(const System& system, const ShrinkOptions& options)
-      : system_(system), options_(options) {}
+      : system_(system), options_(options), externals_(external_actors_of(system)) {}
 
   // The fault phase a scenario runs (0 = the system's default).
   std::int64_t phase_of(const proto::Scenario& scenario) const {
@@ -86,6 +90,7 @@ class Shrinker {
   RunSize size_of(const proto::Scenario& scenario, const RunResult& result) const {
     RunSize size;
     size.scripted = scenario.events_size();
+    size.muted = scenario.muted_actors_size();
     size.external = external_events(system_, result.trace).size();
     size.tape = normalized(tape_of(result.record));
     size.phase_ms = phase_of(scenario);
@@ -94,14 +99,22 @@ class Shrinker {
 
   // Runs the candidate; keeps it when it fails the same way and is smaller (RunSize).
   bool try_candidate(const proto::Scenario& scenario, const std::vector<std::uint64_t>& tape) {
+    return try_run(scenario, replay_options(tape, options_.events_max, options_.known));
+  }
+
+  // Runs `scenario` with `options` (a replay that records its choices and keeps its trace); keeps
+  // it as try_candidate does. The kept tape is the run's own record, so a keyed replay is kept as
+  // the plain tape that replays it. `kept` receives the run when it is kept.
+  bool try_run(const proto::Scenario& scenario, const RunOptions& options,
+               RunResult* kept = nullptr) {
+    WSIM_ASSERT(options.record_choices && options.keep_trace);
     if (runs_ >= options_.max_runs) {
       exhausted_ = true;
       return false;
     }
     ++runs_;
     // The trace is kept to count external events (and to label, with known bugs).
-    const RunResult result =
-        execute_run(system_, scenario, replay_options(tape, options_.events_max, options_.known));
+    RunResult result = execute_run(system_, scenario, options);
     if (!same_failure(result)) return false;
     RunSize next = size_of(scenario, result);
     if (!smaller(next, size_)) return false;
@@ -111,7 +124,132 @@ class Shrinker {
       best_scenario_ = scenario_;
       best_size_ = size_;
     }
+    if (kept != nullptr) *kept = std::move(result);
     return true;
+  }
+
+  // Mutes whole external actors (docs/shrinking.md "Muting actors"): each candidate is the kept
+  // scenario with one more of them muted, replayed from the kept run's choices per actor minus
+  // the muted actor's, so every other actor draws what it drew before. Candidates are the
+  // external actors that drew choices in the kept run (so muting one changes the run), the most
+  // choices first, ties by name.
+  bool pass_mute() {
+    std::optional<RunResult> first = kept_with_actors();
+    if (!first) return false;
+    RunResult kept = std::move(*first);
+    bool any = false;
+    for (const std::string& actor : mute_candidates(kept)) {
+      if (!budget_left()) break;
+      proto::Scenario candidate = scenario_;
+      candidate.add_muted_actors(actor);
+      RunOptions keyed = replay_options({}, options_.events_max, options_.known);
+      keyed.tape.reset();
+      keyed.keyed_tape = keyed_tape_of(kept.record, kept.record_actors, kept.record_actor_names);
+      std::erase_if(*keyed.keyed_tape,
+                    [&](const auto& entry) { return name_of_key(entry.first) == actor; });
+      keyed.record_choice_actors = true;
+      if (try_run(candidate, keyed, &kept)) any = true;
+    }
+    return any;
+  }
+
+  // The kept run again, recording which actor drew each choice (one run).
+  std::optional<RunResult> kept_with_actors() {
+    if (!budget_left()) return std::nullopt;
+    ++runs_;
+    RunOptions options = replay_options(tape(), options_.events_max, options_.known);
+    options.record_choice_actors = true;
+    RunResult kept = execute_run(system_, scenario_, options);
+    if (!same_failure(kept)) return std::nullopt;  // Cannot happen for a kept run (determinism).
+    return kept;
+  }
+
+  // Deletes spans of ONE external actor's own choices (halves, quarters, ... single choices),
+  // each actor in mute_candidates order: the candidate replays every other actor's choices as
+  // they were (a keyed tape), so a workspace's user loses a few of its actions while the faults,
+  // the controllers' timings and the other users stay put. (A plain tape's delete pass shifts
+  // everything after the span; zeroing a user's choices makes it busier, not quieter.)
+  // Coarse first, as the plain span passes: spans no shorter than 1/granularity of the actor's
+  // choices.
+  bool pass_actor_spans(std::size_t granularity) {
+    std::optional<RunResult> kept = kept_with_actors();
+    if (!kept) return false;
+    bool any = false;
+    for (const std::string& actor : external_keys(*kept)) {
+      const std::size_t smallest =
+          std::max<std::size_t>(1, actor_draws(*kept, actor) / granularity);
+      for (std::size_t block = std::max<std::size_t>(1, actor_draws(*kept, actor) / 2);
+           block >= smallest && budget_left(); block /= 2) {
+        for (std::size_t start = 0; start < actor_draws(*kept, actor) && budget_left();) {
+          RunOptions keyed = replay_options({}, options_.events_max, options_.known);
+          keyed.tape.reset();
+          keyed.keyed_tape =
+              keyed_tape_of(kept->record, kept->record_actors, kept->record_actor_names);
+          std::vector<std::uint64_t>& own = (*keyed.keyed_tape)[actor];
+          const std::size_t end = std::min(own.size(), start + block);
+          own.erase(own.begin() + static_cast<std::ptrdiff_t>(start),
+                    own.begin() + static_cast<std::ptrdiff_t>(end));
+          keyed.record_choice_actors = true;
+          if (try_run(scenario_, keyed, &*kept)) {
+            any = true;  // The same start now holds what followed the span.
+          } else {
+            start = end;
+          }
+        }
+        if (block == 1) break;
+      }
+    }
+    return any;
+  }
+
+  // The choices drawn under `key` in `run`.
+  static std::size_t actor_draws(const RunResult& run, const std::string& key) {
+    const auto name = std::find(run.record_actor_names.begin(), run.record_actor_names.end(), key);
+    if (name == run.record_actor_names.end()) return 0;
+    const auto index = static_cast<std::uint32_t>(name - run.record_actor_names.begin());
+    return static_cast<std::size_t>(
+        std::count(run.record_actors.begin(), run.record_actors.end(), index));
+  }
+
+  // The actor name of a choice key ("user/ws1#3" → "user/ws1"; EventLoop::actor_key).
+  static std::string name_of_key(const std::string& key) {
+    const std::size_t hash = key.rfind('#');
+    return hash == std::string::npos ? key : key.substr(0, hash);
+  }
+
+  // The keys of the kept run's external, unmuted actors that drew choices, the most choices
+  // first, ties by key.
+  std::vector<std::string> external_keys(const RunResult& kept) const {
+    WSIM_ASSERT_EQ(kept.record_actors.size(), kept.record.size());
+    std::vector<std::size_t> draws(kept.record_actor_names.size(), 0);
+    for (std::uint32_t key : kept.record_actors) ++draws[key];
+    std::vector<std::pair<std::size_t, std::string>> order;
+    for (std::size_t key = 0; key < draws.size(); ++key) {
+      const std::string name = name_of_key(kept.record_actor_names[key]);
+      const bool muted = std::find(scenario_.muted_actors().begin(), scenario_.muted_actors().end(),
+                                   name) != scenario_.muted_actors().end();
+      if (!muted && externals_.contains(name.substr(0, name.find('/')))) {
+        order.emplace_back(draws[key], kept.record_actor_names[key]);
+      }
+    }
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    std::vector<std::string> keys;
+    for (auto& entry : order) keys.push_back(std::move(entry.second));
+    return keys;
+  }
+
+  // The actor names of external_keys, each once, in that order.
+  std::vector<std::string> mute_candidates(const RunResult& kept) const {
+    std::vector<std::string> names;
+    for (const std::string& key : external_keys(kept)) {
+      std::string name = name_of_key(key);
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(std::move(name));
+      }
+    }
+    return names;
   }
 
   bool same_failure(const RunResult& result) const {
@@ -256,6 +394,7 @@ class Shrinker {
 
   const System& system_;
   const ShrinkOptions& options_;
+  const std::set<std::string, std::less<>> externals_;  // External actor prefixes (mutable ones).
   proto::Scenario scenario_;
   RunSize size_;
   // The kept run with the fewest (scripted, external) events: the result.
@@ -289,6 +428,14 @@ void run_passes(Shrinker& shrinker) {
     if (shrinker.pass_phase()) {
       progress = true;
       shrinker.report("phase");
+    }
+    if (shrinker.pass_mute()) {
+      progress = true;
+      shrinker.report("mute");
+    }
+    if (shrinker.pass_actor_spans(granularity)) {
+      progress = true;
+      shrinker.report("actor");
     }
     if (shrinker.pass_truncate()) {
       progress = true;
@@ -409,6 +556,7 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
   out.choices_after = best_tape.size();
   out.nonzero_after = nonzero(best_tape);
   out.scripted_after = best.events_size();
+  out.muted.assign(best.muted_actors().begin(), best.muted_actors().end());
   out.external_after = external_events(system, out.run.trace).size();
   return out;
 }

@@ -16,6 +16,11 @@
 //   groups   drop whole groups of scripted events (event_groups: all events of one workspace,
 //            node or object, then all events of one actor), one group at a time, largest first;
 //   events   drop scripted events (halves, quarters, ... single events);
+//   mute     mute one external actor of the random workload (a workspace's user, an admin) for
+//            good (Scenario.muted_actors), the one that drew the most choices first; the candidate
+//            replays every other actor's own choices (a keyed tape), so they act as before;
+//   actor    delete spans of one external actor's own choices (halves ... single), the others'
+//            kept in place by the keyed tape: a user loses actions, nobody else moves;
 //   phase    shorten the fault phase (binary search in seconds): the workload stops earlier;
 //   truncate keep only a prefix of the tape (binary search; the rest becomes 0);
 //   zero     zero spans of choices, coarse to fine (no fault, shortest delay, no action);
@@ -66,6 +71,7 @@ struct ShrinkResult {
   std::size_t choices_before = 0, choices_after = 0;  // Normalized tape length.
   std::size_t nonzero_before = 0, nonzero_after = 0;  // Non-zero choices.
   int scripted_before = 0, scripted_after = 0;
+  std::vector<std::string> muted;  // The shrunk scenario's muted actors.
   std::size_t external_before = 0, external_after = 0;
 };
 

@@ -569,6 +569,7 @@ proto::Scenario scripted_base(const System& system, const proto::Scenario& sourc
   base.clear_events();
   base.clear_faults();
   base.clear_expect();
+  base.clear_muted_actors();  // Scripted actions run as the muted actors would (user/ws1, ...).
   base.set_scripted_only(true);
   base.set_name((source.name().empty() ? std::string("run") : source.name()) + "-scripted");
   for (const proto::ScriptedEvent& event : scripted_events_of(system, shrunk.trace, target_from)) {

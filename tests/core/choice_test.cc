@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace wsim {
@@ -188,6 +190,61 @@ TEST(SwarmSeed, SwarmStreamsComeFromTheSwarmSeedAndTheOthersFromTheSeed) {
     EXPECT_EQ(first8(ChoiceSource::from_seed(5, 9), stream),
               first8(ChoiceSource::from_seed(5), stream));
   }
+}
+
+}  // namespace
+}  // namespace wsim
+
+namespace wsim {
+namespace {
+
+// The keyed tape (shrinking's muting, docs/shrinking.md "Muting actors"): a record made with keys
+// replays per key; dropping one key's values changes nothing for the other keys' draws, where a
+// plain tape would shift them.
+TEST(Choice, KeyedTapeServesEachKeyItsOwnValues) {
+  std::string key;
+  ChoiceSource original = ChoiceSource::from_seed(7);
+  original.set_key_source([&key]() -> std::string_view { return key; });
+  original.set_recording(true);
+  original.set_recording_keys(true);
+  ChoiceStream stream = original.stream("workload");
+  std::vector<std::uint64_t> a_draws;
+  std::vector<std::uint64_t> b_draws;
+  for (int i = 0; i < 30; ++i) {
+    key = i % 3 == 0 ? "user/b" : "user/a";
+    (key == "user/a" ? a_draws : b_draws).push_back(stream.below(1000));
+  }
+  ASSERT_EQ(original.record_keys().size(), original.record().size());
+  ASSERT_EQ(original.key_names().size(), 2u);
+  ChoiceSource::KeyedTape tape =
+      keyed_tape_of(original.record(), original.record_keys(), original.key_names());
+  EXPECT_EQ(tape["user/a"], a_draws);
+  EXPECT_EQ(tape["user/b"], b_draws);
+
+  // Without user/b: user/a draws exactly what it drew before; user/b gets 0s (exhausted).
+  tape.erase("user/b");
+  ChoiceSource replay = ChoiceSource::from_keyed_tape(tape);
+  replay.set_key_source([&key]() -> std::string_view { return key; });
+  ChoiceStream again = replay.stream("workload");
+  key = "user/a";
+  std::vector<std::uint64_t> a_again;
+  for (std::size_t i = 0; i < a_draws.size(); ++i) a_again.push_back(again.below(1000));
+  EXPECT_EQ(a_again, a_draws);
+  EXPECT_FALSE(replay.exhausted());
+  key = "user/b";
+  EXPECT_EQ(again.below(1000), 0u);
+  EXPECT_TRUE(replay.exhausted());
+}
+
+// Recording keys is off unless asked: a plain record has no keys.
+TEST(Choice, KeysAreRecordedOnlyWhenAsked) {
+  ChoiceSource source = ChoiceSource::from_seed(3);
+  source.set_key_source([]() -> std::string_view { return "x"; });
+  source.set_recording(true);
+  ChoiceStream stream = source.stream("s");
+  for (int i = 0; i < 5; ++i) stream.below(10);
+  EXPECT_EQ(source.record().size(), 5u);
+  EXPECT_TRUE(source.record_keys().empty());
 }
 
 }  // namespace

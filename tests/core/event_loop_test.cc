@@ -35,6 +35,22 @@ TEST(EventLoop, TwoActorsInterleaveAtEveryCoAwait) {
   EXPECT_EQ(loop.now_ms(), 30);
 }
 
+// A muted actor (a shrunk scenario's muted_actors) never runs; it is not alive, cancelling it is
+// a no-op, and the other actors run as before.
+TEST(EventLoop, AMutedActorNeverRuns) {
+  EventLoop loop;
+  loop.set_muted({"b"});
+  std::vector<std::string> log;
+  loop.spawn("a", counter(loop, "a", log));
+  const ActorId muted = loop.spawn("b", counter(loop, "b", log));
+  EXPECT_FALSE(loop.alive(muted));
+  loop.cancel(muted);
+  loop.run_until_idle(1000);
+  EXPECT_EQ(log, (std::vector<std::string>{"a1@10", "a2@20", "a3@30"}));
+  EXPECT_EQ(loop.muted_spawns(), 1u);
+  EXPECT_EQ(loop.live_actors(), 0u);
+}
+
 Task<void> appender(EventLoop& loop, std::vector<int>& log, int id, DurationMs delay_ms) {
   co_await loop.sleep(delay_ms);
   log.push_back(id);

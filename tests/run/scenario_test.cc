@@ -11,8 +11,8 @@ namespace wsim::run {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::register_test_systems;
+using ::testing::StartsWith;
 
 // Parses and validates `text` as file "s.textproto"; returns the error ("" when it is valid).
 std::string error_of(const std::string& text) {
@@ -53,9 +53,18 @@ TEST(ScenarioTest, UnknownFieldIsNamed) {
             "field named \"verzion\".");
 }
 
+// muted_actors (docs/shrinking.md "Muting actors") names external actors only: muting a
+// controller would make a world that cannot exist.
+TEST(ScenarioTest, MutedActorsMustBeExternalActors) {
+  EXPECT_EQ(error_of("toy { }\nmuted_actors: \"user/ws1\"\nmuted_actors: \"kubectl\"\n"), "");
+  EXPECT_THAT(error_of("toy { }\nmuted_actors: \"user/ws1\"\nmuted_actors: \"ws-manager\"\n"),
+              StartsWith("s.textproto:3:"));
+  EXPECT_THAT(error_of("toy { }\nmuted_actors: \"ws-manager\"\n"),
+              HasSubstr("field muted_actors[0]: 'ws-manager' is not an external actor"));
+}
+
 TEST(ScenarioTest, BadEnumIsNamed) {
-  EXPECT_THAT(error_of("toy { }\nexpect { verdict: PAS }\n"),
-              StartsWith("s.textproto:2:"));
+  EXPECT_THAT(error_of("toy { }\nexpect { verdict: PAS }\n"), StartsWith("s.textproto:2:"));
   EXPECT_THAT(error_of("toy { }\nexpect { verdict: PAS }\n"),
               HasSubstr("field expect.verdict: Unknown enumeration value of \"PAS\""));
 }
@@ -136,8 +145,9 @@ TEST(ScenarioTest, ExpectationsAreChecked) {
                         "verdict is SAFETY_VIOLATION"));
   EXPECT_THAT(error_of("toy { }\nexpect { verdict: SAFETY_VIOLATION invariant: \"toy.S9\" }\n"),
               HasSubstr("unknown invariant 'toy.S9'"));
-  EXPECT_THAT(error_of("toy { }\nexpect { when { key: \"agent\" value: \"A0a\" } verdict: PASS }\n"),
-              HasSubstr("field expect[0].when: 'agent' is not a field of toy"));
+  EXPECT_THAT(
+      error_of("toy { }\nexpect { when { key: \"agent\" value: \"A0a\" } verdict: PASS }\n"),
+      HasSubstr("field expect[0].when: 'agent' is not a field of toy"));
   EXPECT_THAT(error_of("toy { }\nexpect { verdict: PASS invariant: \"toy.S1\" }\n"),
               HasSubstr("a PASS expectation names no invariant"));
   EXPECT_THAT(error_of("toy { }\nexpect { }\n"), HasSubstr("an expectation needs a verdict"));
@@ -213,7 +223,8 @@ TEST(ScenarioTest, TextRoundTrip) {
 
 TEST(ScenarioTest, HostileBytesNeverCrash) {
   register_test_systems();
-  // (input, accepted): every rejected input must say why (docs/architecture.md §10: file, line, field).
+  // (input, accepted): every rejected input must say why (docs/architecture.md §10: file, line,
+  // field).
   const std::pair<std::string, bool> inputs[] = {
       {std::string("\0\0\0", 3), false},
       {"toy {{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{", false},
@@ -226,8 +237,8 @@ TEST(ScenarioTest, HostileBytesNeverCrash) {
   for (const auto& [input, accepted] : inputs) {
     LoadedScenario loaded;
     std::string error;
-    const bool ok =
-        parse_scenario(input, "hostile.textproto", loaded, error) && validate_scenario(loaded, error);
+    const bool ok = parse_scenario(input, "hostile.textproto", loaded, error) &&
+                    validate_scenario(loaded, error);
     EXPECT_EQ(ok, accepted) << input;
     if (!ok) {
       EXPECT_FALSE(error.empty()) << "rejected without an error: " << input;

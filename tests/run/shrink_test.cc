@@ -416,6 +416,51 @@ TEST(Shrink, MapsDetailNamedActionsAndObjectTargets) {
   EXPECT_EQ(object_first[4].target(), "ws0") << object_first[4].ShortDebugString();
 }
 
+// A hunted Gitpod run of three workspaces (mk2, seed 9: ws2's pod created after a successful
+// StopWorkspace, corpus stop-before-first-pod) needs one workspace's user: the mute pass
+// (docs/shrinking.md "Muting actors") silences the other users whole, their choices taken out of
+// a keyed tape so the rest of the run stays put; the result replays exactly from its own flat
+// tape with the muted actors in its scenario.
+TEST(Shrink, MutesTheUsersTheFailureDoesNotNeed) {
+  LoadedScenario loaded = load(R"(
+    seed: 9 fault_phase_ms: 7200000 settle_ms: 7200000
+    gitpod { manager: "mk2" fixes: "all" workspaces: 3 nodes: 2 user_action_interval_ms: 60000 }
+  )");
+  RunOptions record;
+  record.record_choices = true;
+  record.keep_trace = true;
+  const RunResult recorded = execute_run(*loaded.system, loaded.scenario, record);
+  ASSERT_EQ(recorded.verdict, Verdict::kLiveness);
+  ASSERT_TRUE(recorded.violation);
+  ASSERT_EQ(recorded.violation->invariant_id, "gitpod.L5");
+  ShrinkOptions options;
+  options.max_runs = 400;
+  const ShrinkResult result =
+      shrink_run(*loaded.system, loaded.scenario, tape_of(recorded.record), options);
+  ASSERT_TRUE(result.ok) << result.error;
+  ASSERT_EQ(result.muted.size(), 2u);
+  ASSERT_TRUE(result.run.violation);
+  const std::string& object = result.run.violation->object;  // "ws2-2": workspace ws2.
+  const std::string culprit = "user/" + object.substr(0, object.find('-'));
+  for (const std::string& actor : result.muted) {
+    EXPECT_EQ(actor.rfind("user/ws", 0), 0u) << actor;
+    EXPECT_NE(actor, culprit);
+  }
+  EXPECT_LE(result.external_after, 20u);
+  EXPECT_LT(result.external_after * 5, result.external_before);
+  // The shrunk run replays from its flat tape and scenario (what the shrunk bundle holds).
+  RunOptions replay;
+  replay.tape = result.tape;
+  const RunResult again = execute_run(*loaded.system, result.scenario, replay);
+  EXPECT_EQ(again.fingerprint, result.run.fingerprint);
+  ASSERT_TRUE(again.violation);
+  EXPECT_EQ(again.violation->invariant_id, "gitpod.L5");
+  // Without the muted actors the same tape is another run.
+  proto::Scenario unmuted = result.scenario;
+  unmuted.clear_muted_actors();
+  EXPECT_NE(execute_run(*loaded.system, unmuted, replay).fingerprint, again.fingerprint);
+}
+
 TEST(Shrink, RefusesAPassingRun) {
   LoadedScenario loaded = load(R"(seed: 3 toy { version: "T1" })");
   const ShrinkResult result = shrink_run(*loaded.system, loaded.scenario, {}, ShrinkOptions{});
