@@ -8,11 +8,12 @@
 //              events skipped), normalised (below): "ws-manager create Pod ok"; empty for
 //              liveness (judged at the end, no culprit);
 //   path       the mechanism on the failing object's causal path: every fault event
-//              (trace_view.h is_fault_symptom) but Conflicts (routine optimistic concurrency,
-//              there or not by seed), and every external action (user, kubectl, admin: the user
-//              lane; as "actor verb", without its result), that touches the object (explain.h
-//              names_object) or names no object (a lost response concerns every workspace),
-//              normalised, sorted and deduplicated.
+//              (trace_view.h is_fault_symptom) but an API request's Conflict (routine optimistic
+//              concurrency, there or not by seed; a reconciler step that ends in Conflict, its
+//              retries spent, counts as "fail"), and every external action (user, kubectl,
+//              admin: the user lane; as "actor verb", without its result), that touches the
+//              object (explain.h names_object) or names no object (a lost response concerns
+//              every workspace), normalised, sorted and deduplicated.
 // Normalising an event keeps what names the mechanism and drops what names the seed: the actor
 // up to its first '/' ("ws-daemon/node-2" → "ws-daemon"), the verb, the object's kind when it is
 // a Kubernetes object ("Pod/gitpod/ws-ws0-1" → "Pod"; a bare workspace name → nothing) and the
@@ -44,10 +45,11 @@
 //     user's actions every run has).
 // The floors were chosen by scripts/bench-signatures, which also measures how often a bug left
 // out of the corpus is still called NEW (docs/signatures.md "Leave one bug out").
-// Among several, the highest mechanism + state similarity wins, then the highest coverage, then
+// Among several, the highest mechanism + state similarity wins, then the highest context
+// similarity × coverage (MatchOptions::context_times_coverage), then the highest coverage, then
 // the larger shared path, then the earlier bug (corpus order). MatchOptions also has the
-// alternatives scripts/bench-signatures measured and docs/signatures.md reports (equal
-// templates, relaxed templates, equal states, rarity-weighted features, faults only).
+// alternatives scripts/bench-signatures measures (docs/signatures.md "Variants of the rule",
+// docs/signatures-bench.md: equal or relaxed templates, equal states, rarity weights, ...).
 // A finding that matches no known bug is NEW. Nothing here knows a system or a bug: the known
 // signatures come from running the corpus's own scripts (corpus_bugs.h known_bugs).
 //

@@ -1,7 +1,8 @@
 // Finding signatures against the real regression corpus (sim/run/signature.h, issue #12 item 1):
 // two hunted seeds of the same corpus bug carry its signature, and two corpus bugs with the same
 // invariant id have different signatures that each match themselves. docs/signatures.md has the
-// recall/precision table over every corpus bug (scripts/bench-signatures).
+// recall/precision figures over every corpus bug (the table: docs/signatures-bench.md,
+// scripts/bench-signatures).
 #include <algorithm>
 
 #include <gmock/gmock.h>
