@@ -548,5 +548,38 @@ TEST(GitpodFidelity, Pre16823ContentInitOfAKnownSessionReturnsWithoutContentRead
   EXPECT_EQ(o.state.find("ContentReady=True"), std::string::npos) << o.describe();
 }
 
+// U1 (docs/fidelity.md): the Gitpod server answers a start with the current instance, and starts
+// nothing, unless that instance's phase — as ws-manager last reported it to the server — is
+// "stopped": components/server/src/workspace/workspace-service.ts @ 4f45d02eac95 startWorkspace
+// :822-831 and :840-846 (gitpod-db typeorm/workspace-db-impl.ts findRunningInstance :138-144);
+// the PLIS era the same (gitpod-server-impl.ts @ 724ed7a92a^ startWorkspace :402-413, gitpod-db
+// workspace-db.ts findRunningInstance :159-165). A start one second after a stop finds alice-1
+// stopping: no alice-2. A start once alice-1 is stopped makes alice-2. Before issue #30 the port
+// started alice-2 at the first start, while alice-1 was still stopping.
+TEST(GitpodFidelity, U1NoStartWhileTheServerSeesTheCurrentInstanceNotStopped) {
+  for (const char* manager : {"mk2", "mk1-plis", "mk1-finalizer"}) {
+    SCOPED_TRACE(manager);
+    proto::Scenario s = parse_scenario_text(backup_scenario(R"(
+      events { at_ms: 121000 actor: "user" action: "start" target: "alice" }
+      events { at_ms: 900000 actor: "user" action: "start" target: "alice" }
+    )"));
+    s.mutable_gitpod()->set_manager(manager);
+    const Outcome o = run_gitpod(s);
+    EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+    bool answered_current = false;
+    for (const TraceEvent& e : o.trace) {
+      if (e.actor == "server" && e.verb == "start" && e.result == "current" &&
+          e.time_ms == 121000) {
+        answered_current = e.detail == "current instance alice-1 not stopped (stopping)";
+      }
+    }
+    EXPECT_TRUE(answered_current) << o.describe();
+    const std::optional<TimeMs> second = first(o, "user/alice", "start-reply", "alice-2");
+    ASSERT_TRUE(second.has_value()) << o.describe();
+    EXPECT_GE(*second, 900000) << o.describe();
+    EXPECT_FALSE(first(o, "user/alice", "start-reply", "alice-3").has_value()) << o.describe();
+  }
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing
