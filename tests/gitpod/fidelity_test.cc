@@ -581,5 +581,36 @@ TEST(GitpodFidelity, U1NoStartWhileTheServerSeesTheCurrentInstanceNotStopped) {
   }
 }
 
+// U1, the other side: a start ws-manager refuses ends the server's instance (workspace-starter.ts
+// @ 4f45d02eac95 failInstanceStart :887-903 stores it "stopped"), so the next start makes a new
+// instance; and the server's record follows ws-manager's stream, not the cluster: alice-2 runs, and
+// a start while it runs is answered with it.
+TEST(GitpodFidelity, U1ARefusedStartEndsTheInstanceAndTheRecordFollowsTheStream) {
+  const Outcome o = run_gitpod(parse_scenario_text(R"(
+    seed: 21 scripted_only: true fault_phase_ms: 600000 settle_ms: 1800000
+    gitpod { manager: "mk2" nodes: 1 }
+    events { at_ms: 0 actor: "manager" action: "down" target: "" }
+    events { at_ms: 1000 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 5000 actor: "manager" action: "up" target: "" }
+    events { at_ms: 10000 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 120000 actor: "user" action: "start" target: "alice" }
+  )"));
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+  bool refused = false;
+  bool second_ok = false;
+  bool answered_running = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.verb == "start-reply" && e.object == "alice-1" && e.result != "OK") refused = true;
+    if (e.verb == "start-reply" && e.object == "alice-2" && e.result == "OK") second_ok = true;
+    if (e.actor == "server" && e.verb == "start" && e.time_ms == 120000) {
+      answered_running = e.detail == "current instance alice-2 not stopped (running)";
+    }
+  }
+  EXPECT_TRUE(refused) << o.describe();
+  EXPECT_TRUE(second_ok) << o.describe();
+  EXPECT_TRUE(answered_running) << o.describe();
+  EXPECT_FALSE(first(o, "user/alice", "start-reply", "alice-3").has_value()) << o.describe();
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing
