@@ -166,11 +166,10 @@ void GitpodRun::control_instance(const std::string& instance) {
   const ServerInstance& record = it->second;
   constexpr DurationMs kPhaseTimeoutMs = kHourMs;
   const TimeMs now_ms = sim_.now_ms();
-  const bool stale =
-      record.phase == "running" ||
-      (record.phase == "pending" && now_ms - record.created_ms > kPhaseTimeoutMs) ||
-      (record.phase == "stopping" && record.stopping_ms.has_value() &&
-       now_ms - *record.stopping_ms > kPhaseTimeoutMs);
+  const bool stale = record.phase == "running" ||
+                     (record.phase == "pending" && now_ms - record.created_ms > kPhaseTimeoutMs) ||
+                     (record.phase == "stopping" && record.stopping_ms.has_value() &&
+                      now_ms - *record.stopping_ms > kPhaseTimeoutMs);
   if (stale) set_server_phase(instance, "stopped");
 }
 

@@ -1,8 +1,8 @@
 // Not a port: the ws-manager seam [invented]; each era cites its upstream files.
 //
 // The ws-manager seam: what users, the Gitpod server and the upgrade actor call, implemented
-// by every era (mk2/manager.h, mk1/manager.h). The gRPC API of docs/systems/gitpod.md §4.1–§4.3 (mk2) and
-// §7, §8 (mk1), reduced to what the lifecycle depends on.
+// by every era (mk2/manager.h, mk1/manager.h). The gRPC API of docs/systems/gitpod.md §4.1–§4.3
+// (mk2) and §7, §8 (mk1), reduced to what the lifecycle depends on.
 //
 // Contract: the API calls are coroutines run by the caller's actor (the gRPC handler); each API
 // request inside them is an interleaving point. stop() models a crash / redeploy: every actor of
