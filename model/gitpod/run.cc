@@ -76,6 +76,9 @@ GitpodRun::GitpodRun(Sim& sim, const proto::Scenario& scenario)
   } else {
     manager_ = std::make_unique<mk1::Mk1Manager>(*world_);
   }
+  manager_->set_status_listener([this](const std::string& instance, const std::string& phase) {
+    on_manager_status(instance, phase);
+  });
   checker_ = std::make_unique<Checker>(*world_);
   if (versions_.mk2()) checker_->set_inactivity_timeout_ms(mk2_options.regular_ms);
   workload_ = std::make_unique<Workload>(*this, settings_);
@@ -113,13 +116,94 @@ std::string GitpodRun::current_instance(const std::string& workspace_id) const {
   return workspace_id + "-" + std::to_string(it->second);
 }
 
+std::string GitpodRun::server_phase(const std::string& instance) const {
+  auto it = server_.find(instance);
+  return it == server_.end() ? std::string() : it->second.phase;
+}
+
+void GitpodRun::set_server_phase(const std::string& instance, const std::string& phase) {
+  ServerInstance& record = server_[instance];
+  record.phase = phase;
+  if ((phase == "stopping" || phase == "stopped") && !record.stopping_ms.has_value()) {
+    record.stopping_ms = sim_.now_ms();
+  }
+}
+
+// ws-manager-bridge, components/ws-manager-bridge/src/bridge.ts @ 4f45d02eac95: the subscriber's
+// updates are queued per instance and applied in order (queueMessagesByInstanceId :168-190);
+// statusUpdate (:245-443) writes the phase onto the server's instance record. Simplified: no
+// delay between ws-manager's publication and the record (no queue, no DB write latency), and the
+// stream never drops while ws-manager is up (the subscriber's reconnect re-lists, :158-161, which
+// the informer relist of each era stands for).
+void GitpodRun::on_manager_status(const std::string& instance, const std::string& api_phase) {
+  auto it = server_.find(instance);
+  // No record: not an instance this server created (:268-278), ignored.
+  if (it == server_.end()) return;
+  // The switch of :349-410 has no case for UNKNOWN: the phase stays.
+  if (api_phase == "UNKNOWN" || api_phase.empty()) return;
+  // A stopping event for an instance already stopped is ignored (:386-397).
+  if (api_phase == "STOPPING" && it->second.phase == "stopped") return;
+  // RUNNING resets stoppingTime (:372-381).
+  if (api_phase == "RUNNING") it->second.stopping_ms.reset();
+  std::string phase = api_phase;
+  for (char& c : phase) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  set_server_phase(instance, phase);
+}
+
+// ws-manager-bridge components/ws-manager-bridge/src/workspace-instance-controller.ts
+// @ 4f45d02eac95 controlNonStoppedWSManagerManagedInstances :128-186: a record that is not
+// stopped but that ws-manager's GetWorkspaces does not list is marked stopped when it is
+// "running", "pending" for longer than pendingPhaseSeconds since its creation, or "stopping" for
+// longer than stoppingPhaseSeconds (both 3600: install/installer/pkg/components/ws-manager-bridge/
+// configmap.go :28-34); nothing when ws-manager does not answer. Simplified: evaluated when the
+// server reads the record (a start), not on the controller's 60 s tick (configmap.go :22).
+void GitpodRun::control_instance(const std::string& instance) {
+  auto it = server_.find(instance);
+  if (it == server_.end() || it->second.phase == "stopped") return;
+  if (!manager_->up() || manager_->lists(instance)) return;
+  const ServerInstance& record = it->second;
+  constexpr DurationMs kPhaseTimeoutMs = kHourMs;
+  const TimeMs now_ms = sim_.now_ms();
+  const bool stale = record.phase == "running" ||
+                     (record.phase == "pending" && now_ms - record.created_ms > kPhaseTimeoutMs) ||
+                     (record.phase == "stopping" && record.stopping_ms.has_value() &&
+                      now_ms - *record.stopping_ms > kPhaseTimeoutMs);
+  if (stale) set_server_phase(instance, "stopped");
+}
+
 Task<void> GitpodRun::user_start_actor(StartRequest request) {
   const ApiReply reply = co_await manager_->start_workspace(request);
   sim_.record("user/" + request.workspace_id, "start-reply", request.instance,
               api_code_name(reply.code), reply.message);
+  // components/server/src/workspace/workspace-starter.ts @ 4f45d02eac95 failInstanceStart
+  // :887-903: a start ws-manager refused marks the instance stopped. Simplified: upstream leaves
+  // the instance pending on ALREADY_EXISTS and UNAVAILABLE (:742-756) for the
+  // workspace-start-controller to try again; the port's server does not retry a start, so every
+  // refused start ends the instance.
+  if (!reply.ok()) set_server_phase(request.instance, "stopped");
 }
 
 void GitpodRun::user_start(const std::string& workspace_id) {
+  // The server answers with the current instance and starts nothing unless that instance's
+  // phase, as the server last recorded it, is "stopped": components/server/src/workspace/
+  // workspace-service.ts @ 4f45d02eac95 startWorkspace :822-831 (latestInstance) and :840-846
+  // (gitpod-db typeorm/workspace-db-impl.ts findRunningInstance :138-144: the current instance
+  // unless stopped); the PLIS era the same (gitpod-server-impl.ts @ 724ed7a92a^ startWorkspace
+  // :402-413, gitpod-db workspace-db.ts findRunningInstance :159-165). Until issue #30
+  // (docs/fidelity.md U1) the port started a new instance whatever the current one's phase.
+  auto started = starts_.find(workspace_id);
+  if (started != starts_.end()) {
+    const std::string latest = workspace_id + "-" + std::to_string(started->second);
+    control_instance(latest);
+    const std::string phase = server_phase(latest);
+    if (!phase.empty() && phase != "stopped") {
+      sim_.record("server", "start", workspace_id, "current",
+                  "current instance " + latest + " not stopped (" + phase + ")");
+      return;
+    }
+  }
   // The Gitpod server picks a workspace cluster: score > 0 and state available (§9.3.5).
   if (!world_->gate().admits()) {
     sim_.record("server", "start", workspace_id, "refused", "no available workspace cluster");
@@ -128,6 +212,10 @@ void GitpodRun::user_start(const std::string& workspace_id) {
   StartRequest request;
   request.workspace_id = workspace_id;
   request.instance = workspace_id + "-" + std::to_string(++starts_[workspace_id]);
+  // The instance record is "pending" when the server calls ws-manager's StartWorkspace
+  // (workspace-starter.ts @ 4f45d02eac95 tryStartOnCluster :844-846; "preparing" before, while
+  // the image is built, which the port does not model).
+  server_[request.instance] = ServerInstance{"pending", sim_.now_ms(), std::nullopt};
   checker_->user_started(request.instance);
   sim_.loop().spawn("user/" + workspace_id, user_start_actor(request));
 }

@@ -13,13 +13,16 @@
 //   api       conflict                 target: kind/name, e.g. "Workspace/alice-1"; args times
 //   breaker   on | off
 //
-// A user's workspace id names the content; every start makes a new instance "<id>-<n>" (the CR,
-// the pod is ws-<instance>). Actions that need the current instance use the latest one.
-// Single-threaded.
+// A user's workspace id names the content; every start the server accepts makes a new instance
+// "<id>-<n>" (the CR, the pod is ws-<instance>). Actions that need the current instance use the
+// latest one. The server keeps its own record of each instance's phase, written from ws-manager's
+// status stream (ServerInstance below), and starts nothing while the latest one is not `stopped`
+// (docs/fidelity.md U1). Single-threaded.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +61,9 @@ class GitpodRun : public run::SystemRun {
   const Versions& versions() const { return versions_; }
   // The latest instance of a workspace id ("" if never started).
   std::string current_instance(const std::string& workspace_id) const;
+  // The Gitpod server's phase of an instance, as ws-manager-bridge last wrote it ("pending" ...
+  // "stopped"; "" if the server never created the instance).
+  std::string server_phase(const std::string& instance) const;
 
   // User actions (also used by the workload). Each spawns the user's gRPC call as an actor.
   void user_start(const std::string& workspace_id);
@@ -77,6 +83,11 @@ class GitpodRun : public run::SystemRun {
   Task<void> user_start_actor(StartRequest request);
   Task<void> user_stop_actor(std::string instance, StopPolicy policy);
   Task<void> user_mark_active_actor(std::string instance);
+  // ws-manager-bridge: one status of ws-manager's stream (API phase name) onto the server's record.
+  void on_manager_status(const std::string& instance, const std::string& api_phase);
+  // ws-manager-bridge's controller for one record ws-manager may no longer list.
+  void control_instance(const std::string& instance);
+  void set_server_phase(const std::string& instance, const std::string& phase);
 
   Sim& sim_;
   proto::Scenario scenario_;
@@ -87,6 +98,14 @@ class GitpodRun : public run::SystemRun {
   std::unique_ptr<Checker> checker_;
   std::unique_ptr<Workload> workload_;
   std::map<std::string, int> starts_;  // Workspace id → instances started.
+  // The server's record of a workspace instance (the DB's d_b_workspace_instance), reduced to
+  // what startWorkspace and the bridge's controller read.
+  struct ServerInstance {
+    std::string phase;  // The server's names: "pending", "creating", ..., "stopped".
+    TimeMs created_ms = 0;
+    std::optional<TimeMs> stopping_ms;  // stoppingTime.
+  };
+  std::map<std::string, ServerInstance> server_;  // Instance → record.
   bool started_ = false;
 };
 

@@ -548,5 +548,69 @@ TEST(GitpodFidelity, Pre16823ContentInitOfAKnownSessionReturnsWithoutContentRead
   EXPECT_EQ(o.state.find("ContentReady=True"), std::string::npos) << o.describe();
 }
 
+// U1 (docs/fidelity.md): the Gitpod server answers a start with the current instance, and starts
+// nothing, unless that instance's phase — as ws-manager last reported it to the server — is
+// "stopped": components/server/src/workspace/workspace-service.ts @ 4f45d02eac95 startWorkspace
+// :822-831 and :840-846 (gitpod-db typeorm/workspace-db-impl.ts findRunningInstance :138-144);
+// the PLIS era the same (gitpod-server-impl.ts @ 724ed7a92a^ startWorkspace :402-413, gitpod-db
+// workspace-db.ts findRunningInstance :159-165). A start one second after a stop finds alice-1
+// stopping: no alice-2. A start once alice-1 is stopped makes alice-2. Before issue #30 the port
+// started alice-2 at the first start, while alice-1 was still stopping.
+TEST(GitpodFidelity, U1NoStartWhileTheServerSeesTheCurrentInstanceNotStopped) {
+  for (const char* manager : {"mk2", "mk1-plis", "mk1-finalizer"}) {
+    SCOPED_TRACE(manager);
+    proto::Scenario s = parse_scenario_text(backup_scenario(R"(
+      events { at_ms: 121000 actor: "user" action: "start" target: "alice" }
+      events { at_ms: 900000 actor: "user" action: "start" target: "alice" }
+    )"));
+    s.mutable_gitpod()->set_manager(manager);
+    const Outcome o = run_gitpod(s);
+    EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+    bool answered_current = false;
+    for (const TraceEvent& e : o.trace) {
+      if (e.actor == "server" && e.verb == "start" && e.result == "current" &&
+          e.time_ms == 121000) {
+        answered_current = e.detail == "current instance alice-1 not stopped (stopping)";
+      }
+    }
+    EXPECT_TRUE(answered_current) << o.describe();
+    const std::optional<TimeMs> second = first(o, "user/alice", "start-reply", "alice-2");
+    ASSERT_TRUE(second.has_value()) << o.describe();
+    EXPECT_GE(*second, 900000) << o.describe();
+    EXPECT_FALSE(first(o, "user/alice", "start-reply", "alice-3").has_value()) << o.describe();
+  }
+}
+
+// U1, the other side: a start ws-manager refuses ends the server's instance (workspace-starter.ts
+// @ 4f45d02eac95 failInstanceStart :887-903 stores it "stopped"), so the next start makes a new
+// instance; and the server's record follows ws-manager's stream, not the cluster: alice-2 runs, and
+// a start while it runs is answered with it.
+TEST(GitpodFidelity, U1ARefusedStartEndsTheInstanceAndTheRecordFollowsTheStream) {
+  const Outcome o = run_gitpod(parse_scenario_text(R"(
+    seed: 21 scripted_only: true fault_phase_ms: 600000 settle_ms: 1800000
+    gitpod { manager: "mk2" nodes: 1 }
+    events { at_ms: 0 actor: "manager" action: "down" target: "" }
+    events { at_ms: 1000 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 5000 actor: "manager" action: "up" target: "" }
+    events { at_ms: 10000 actor: "user" action: "start" target: "alice" }
+    events { at_ms: 120000 actor: "user" action: "start" target: "alice" }
+  )"));
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+  bool refused = false;
+  bool second_ok = false;
+  bool answered_running = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.verb == "start-reply" && e.object == "alice-1" && e.result != "OK") refused = true;
+    if (e.verb == "start-reply" && e.object == "alice-2" && e.result == "OK") second_ok = true;
+    if (e.actor == "server" && e.verb == "start" && e.time_ms == 120000) {
+      answered_running = e.detail == "current instance alice-2 not stopped (running)";
+    }
+  }
+  EXPECT_TRUE(refused) << o.describe();
+  EXPECT_TRUE(second_ok) << o.describe();
+  EXPECT_TRUE(answered_running) << o.describe();
+  EXPECT_FALSE(first(o, "user/alice", "start-reply", "alice-3").has_value()) << o.describe();
+}
+
 }  // namespace
 }  // namespace wsim::gitpod::testing

@@ -62,9 +62,10 @@ TEST_F(EvidenceTest, EveryGitlabAndGitpodCorpusBugHasUpstreamLinesOrNeeds) {
       EXPECT_NE(bug.upstream.claim(), proto::Upstream::CLAIM_UNSPECIFIED) << id;
     }
   }
-  // 8 GitLab and 20 Gitpod ids on 2026-11-29 (N8, N9, N10 left as port artifacts,
-  // corpus/README.md).
-  EXPECT_GE(checked, 28u);
+  // 8 GitLab and 19 Gitpod ids on 2026-11-29 (N8, N9, N10 left as port artifacts; by the
+  // server's start rule concurrent-start too, and B15 carried by its failed-start file instead of
+  // start-during-rejection-window: corpus/README.md, docs/fidelity.md U1).
+  EXPECT_GE(checked, 27u);
 }
 
 TEST_F(EvidenceTest, AStepWithoutACommitIsRefusedWithItsLineAndField) {

@@ -162,7 +162,10 @@ TEST_F(SignatureCorpusTest, ABugItsFileExpectsToPassOnTheRunsVersionsIsNotALabel
 // answered the stop from a cache that had the CR), and at least as many as the rule without
 // contexts (more, until 2026-11-26: since the operator-action rule of docs/signatures.md and the
 // mk2 Delete(CR) requeue fix, which changed some of these runs, the rule without contexts also
-// gets 8 of 10).
+// gets 8 of 10). Re-triaged 2026-11-29 after the server's start rule (docs/fidelity.md U1)
+// changed every Gitpod run: seeds 110 and 288 no longer end at L5 and 489 is now B3 (its stop
+// lands between a rejection and the re-creation); 96 (B3) and 504 (N7, the stop acknowledged at
+// 53 s, the pod created at 1m01) take the two places; the other seven kept their bug.
 TEST_F(SignatureCorpusTest, ContextsTellTheStoppedByTheUserBugsApart) {
   CorpusBug bug;
   LoadedScenario loaded;
@@ -182,8 +185,8 @@ TEST_F(SignatureCorpusTest, ContextsTellTheStoppedByTheUserBugsApart) {
   const std::vector<KnownBug> applicable =
       applicable_known_bugs(known_, loaded.scenario, *loaded.system);
   const std::vector<std::pair<std::uint64_t, std::string>> triaged = {
-      {61, "N6"},  {73, "N6"},  {110, "N7"}, {171, "N6"}, {489, "N7"},
-      {238, "B6"}, {250, "B6"}, {258, "B3"}, {288, "B3"}, {335, "N7"}};
+      {61, "N6"},  {73, "N6"},  {96, "B3"},  {171, "N6"}, {489, "B3"},
+      {238, "B6"}, {250, "B6"}, {258, "B3"}, {504, "N7"}, {335, "N7"}};
   MatchOptions off;
   off.context = MatchOptions::Context::kOff;
   std::size_t right = 0;

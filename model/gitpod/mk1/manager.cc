@@ -61,6 +61,13 @@ Mk1Manager::~Mk1Manager() { stop(); }
 
 bool Mk1Manager::plis_era() const { return versions_.plis(); }
 
+bool Mk1Manager::lists(const std::string& instance) const {
+  kube::ApiServer& api = world_.api();
+  if (api.peek(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)}) != nullptr) return true;
+  return plis_era() &&
+         api.peek(kube::ObjectRef{"ConfigMap", kNamespace, plis_name(instance)}) != nullptr;
+}
+
 bool Mk1Manager::direct_reads() const { return versions_.era == ManagerEra::kMk1PlisDirect; }
 
 Task<kube::Result<kube::Object>> Mk1Manager::read(kube::ObjectRef ref) {

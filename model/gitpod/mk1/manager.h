@@ -116,6 +116,8 @@ class Mk1Manager : public Manager {
   Task<ApiReply> stop_workspace(std::string instance, StopPolicy policy) override;
   Task<ApiReply> mark_active(std::string instance) override;
   void set_maintenance(bool on) override { maintenance_ = on; }
+  // manager.go getAllWorkspaceObjects (@ 724ed7a92a^ :1015-1080): the pods and the PLIS.
+  bool lists(const std::string& instance) const override;
 
  private:
   bool plis_era() const;

@@ -187,6 +187,9 @@ Task<void> Mk1Manager::handle_config_map_event(const std::string& instance,
 Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const kube::Object& pod,
                                              bool deleted) {
   const PodStatus status = status_from_pod(pod, !plis_era());
+  // onPodEvent tells the subscribers before acting (monitor.go @ 724ed7a92a^ :219-230,
+  // m.manager.OnChange; the same @ c8c4c3bda92c): the status computed from this event's pod.
+  publish_status(instance, phase_name(status.phase));
   const bool deleting = pod_deleting(pod);
   const bool timed_out = has_ann(pod, kAnnTimedOut);
   if (plis_era()) {
@@ -339,6 +342,11 @@ Task<ReconcileResult> Mk1Manager::handle_plis_only(const std::string& instance,
   if (!plis.has_value() || plis->last_pod_phase.empty()) {
     co_return ReconcileResult::done();  // errNoPLIS: the status cannot be computed.
   }
+  // onConfigMapEvent tells the subscribers before acting (monitor.go @ 724ed7a92a^ :554-571): the
+  // PLIS's last pod status, STOPPED once the final backup is complete and the pod gone
+  // (status.go extractStatusFromPLIS :901-914).
+  publish_status(instance,
+                 plis->final_backup_complete ? phase_name(Phase::kStopped) : plis->last_pod_phase);
   if (plis->final_backup_complete || has_ann(cm, kAnnTimedOut)) {
     // STOPPED (pod gone ∧ finalBackupComplete), or a Stopping timeout: delete the PLIS.
     co_await delete_plis(instance);

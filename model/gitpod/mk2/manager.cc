@@ -96,8 +96,36 @@ Task<void> Mk2Manager::wait_for_caches() {
   if (nodes_) co_await nodes_->wait_synced();
 }
 
+namespace {
+
+// service/manager.go extractWorkspaceStatus (@ 4f45d02eac95 :1035-1054): the CR phase as the API's
+// WorkspacePhase; ImageBuild is PENDING, an unset phase the zero value UNKNOWN.
+std::string api_phase(const std::string& cr_phase) {
+  if (cr_phase == kPhasePending || cr_phase == "ImageBuild") return "PENDING";
+  if (cr_phase == kPhaseCreating) return "CREATING";
+  if (cr_phase == kPhaseInitializing) return "INITIALIZING";
+  if (cr_phase == kPhaseRunning) return "RUNNING";
+  if (cr_phase == kPhaseStopping) return "STOPPING";
+  if (cr_phase == kPhaseStopped) return "STOPPED";
+  return "UNKNOWN";
+}
+
+}  // namespace
+
+bool Mk2Manager::lists(const std::string& instance) const {
+  return world_.api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance}) != nullptr;
+}
+
 void Mk2Manager::on_workspace(const kube::Object& ws, bool deleted) {
   timeout_checks_.erase(ws.meta.name);  // The cached object changed: its deadlines may have.
+  // The subscriber controller (controllers/subscriber_controller.go @ 4f45d02eac95 Reconcile
+  // :48-75): on a change of the cached CR, publish its status — nothing for a deleted CR
+  // (NotFound), nothing while PodRejected is True (the re-creation chatter is hidden, :64-68).
+  // Simplified: every cache change publishes at once (upstream: a coalescing work queue whose
+  // predicate drops updates that change neither the status nor the ports, :104-133).
+  if (!deleted && !cond_true(ws, kCondPodRejected)) {
+    publish_status(ws.meta.name, api_phase(phase(ws)));
+  }
   if (!queue_) return;
   queue_->add(ws.meta.name);
   if (!deleted) timeout_queue_->add(ws.meta.name);

@@ -96,6 +96,8 @@ class Mk2Manager : public Manager {
   Task<ApiReply> mark_active(std::string instance) override;
   void set_maintenance(bool on) override { maintenance_ = on; }
   bool maintenance() const { return maintenance_; }
+  // service/manager.go GetWorkspaces (:442-459): the Workspace CRs.
+  bool lists(const std::string& instance) const override;
 
  private:
   // workspace_controller.cc
