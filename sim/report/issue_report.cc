@@ -1,6 +1,7 @@
 #include "sim/report/issue_report.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "sim/core/assert.h"
@@ -8,6 +9,7 @@
 #include "sim/report/report.h"
 #include "sim/run/amplifiers.h"
 #include "sim/run/scenario.h"
+#include "sim/run/signature.h"
 #include "sim/run/trace_view.h"
 #include "sim/run/verdict.h"
 
@@ -86,6 +88,36 @@ std::string story_line(const RunResult& result, const EventGroup& group) {
   return line;
 }
 
+// A turning point of the story: an external action (a user's, kubectl's), a step that failed or
+// had a fault injected, or the violation.
+bool turning_point(const std::set<std::string, std::less<>>& externals, const TraceEvent& e) {
+  if (is_violation(e) || !e.faults.empty()) return true;
+  if (externals.contains(e.actor.substr(0, e.actor.find('/')))) return true;
+  return !e.result.empty() && e.result.rfind("ok", 0) != 0 && e.result.rfind("OK", 0) != 0;
+}
+
+// The indices of the groups to show, in order: all when they fit; else the turning points
+// (the last ones, when even they do not fit), then the latest other groups in the room left.
+std::vector<std::size_t> story_groups(const System& system, const RunResult& result,
+                                      const std::vector<EventGroup>& groups) {
+  std::vector<std::size_t> shown;
+  for (std::size_t i = 0; i < groups.size(); ++i) shown.push_back(i);
+  if (groups.size() <= kIssueStoryLinesMax) return shown;
+  const std::size_t room = kIssueStoryLinesMax - 1;  // One line says what was left out.
+  const std::set<std::string, std::less<>> externals = external_actors_of(system);
+  std::vector<std::size_t> turning;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (turning_point(externals, result.trace[groups[i].first])) turning.push_back(i);
+  }
+  if (turning.size() > room) turning.erase(turning.begin(), turning.end() - room);
+  for (std::size_t i = groups.size(); i-- > 0 && turning.size() < room;) {
+    if (std::find(turning.begin(), turning.end(), i) == turning.end()) turning.push_back(i);
+  }
+  std::sort(turning.begin(), turning.end());
+  WSIM_ASSERT_LE(turning.size(), room);
+  return turning;
+}
+
 void write_story(std::ostream& out, const IssueReportInput& input) {
   const RunResult& result = *input.result;
   const std::string object = result.violation ? result.violation->object : "";
@@ -97,19 +129,13 @@ void write_story(std::ostream& out, const IssueReportInput& input) {
         << "; see the bundle's trace.txt.\n";
     return;
   }
-  std::size_t skipped = 0;
-  std::size_t first = 0;
-  if (groups.size() > kIssueStoryLinesMax) {  // Keep the end, nearest the violation.
-    first = groups.size() - (kIssueStoryLinesMax - 1);
-    skipped = first;
-  }
+  const std::vector<std::size_t> shown = story_groups(*input.system, result, groups);
   int number = 1;
-  if (skipped > 0) {
-    out << number++ << ". … " << skipped << " earlier steps (in the bundle's trace.txt)\n";
+  if (shown.size() < groups.size()) {
+    out << number++ << ". … " << groups.size() - shown.size()
+        << " other steps (in the bundle's trace.txt)\n";
   }
-  for (std::size_t i = first; i < groups.size(); ++i) {
-    out << number++ << ". " << story_line(result, groups[i]) << "\n";
-  }
+  for (std::size_t i : shown) out << number++ << ". " << story_line(result, groups[i]) << "\n";
 }
 
 void write_upstream(std::ostream& out, const IssueReportInput& input) {

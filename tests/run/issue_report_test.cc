@@ -7,12 +7,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
 
 #include "cli/commands/commands.h"
 #include "model/gitlab/register.h"
+#include "model/gitpod/register.h"
 #include "sim/report/bundle_write.h"
 #include "sim/run/driver.h"
 #include "sim/run/scenario.h"
@@ -131,6 +133,43 @@ TEST(IssueReport, AnAmplifiedFindingNamesTheAmplifierItNeeds) {
   EXPECT_THAT(md, HasSubstr("| realism | **needs "));
   EXPECT_THAT(md, HasSubstr("## Needs\n\n- `gitlab.rails_clock_granularity_ms`: "));
   EXPECT_THAT(md, HasSubstr("gitlab.S14"));
+}
+
+// A long story (a hunted Gitpod run: three users over 18 minutes, then the clean-up) keeps its
+// turning points — the users' calls, the failed and faulted steps — rather than only the last
+// steps before the violation, which are the clean-up.
+TEST(IssueReport, ALongStoryKeepsItsTurningPoints) {
+  gitpod::register_gitpod_system();
+  LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(parse_scenario(R"(
+    seed: 9 fault_phase_ms: 7200000 settle_ms: 7200000
+    gitpod { manager: "mk2" fixes: "all" workspaces: 3 nodes: 2 user_action_interval_ms: 60000 }
+  )", "report-long", loaded, error)) << error;
+  ASSERT_TRUE(validate_scenario(loaded, error)) << error;
+  RunOptions options;
+  options.keep_trace = true;
+  options.record_choices = true;
+  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  ASSERT_TRUE(result.violation);
+  std::string path;
+  ASSERT_TRUE(write_bundle(testing::scratch_dir("report-long"), *loaded.system, loaded.scenario,
+                           result, path, error))
+      << error;
+  ReportCommand command;
+  command.bundle = path;
+  command.known_dir = testing::scratch_dir("report-empty-corpus-3");
+  const std::string md = report(command);
+  const std::size_t begin = md.find("## What happens");
+  const std::size_t end = md.find("## Upstream code");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  const std::string story = md.substr(begin, end - begin);
+  EXPECT_THAT(story, HasSubstr("other steps (in the bundle's trace.txt)"));
+  EXPECT_THAT(story, HasSubstr("user"));
+  EXPECT_THAT(story, HasSubstr("**violation**"));
+  EXPECT_LE(static_cast<std::size_t>(std::count(story.begin(), story.end(), '\n')),
+            kIssueStoryLinesMax + 3);  // The heading, its blank lines and the numbered lines.
 }
 
 TEST(IssueReport, APassingBundleIsNotReported) {
