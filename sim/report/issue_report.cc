@@ -88,12 +88,12 @@ std::string story_line(const RunResult& result, const EventGroup& group) {
   return line;
 }
 
-// A turning point of the story: an external action (a user's, kubectl's), a step that failed or
-// had a fault injected, or the violation.
+// A turning point of the story: an external action (a user's, kubectl's), a step a fault was
+// injected into, or the violation. (Failed steps without a fault are mostly the reconcilers'
+// Conflicts and retries: consequences, not causes.)
 bool turning_point(const std::set<std::string, std::less<>>& externals, const TraceEvent& e) {
   if (is_violation(e) || !e.faults.empty()) return true;
-  if (externals.contains(e.actor.substr(0, e.actor.find('/')))) return true;
-  return !e.result.empty() && e.result.rfind("ok", 0) != 0 && e.result.rfind("OK", 0) != 0;
+  return externals.contains(e.actor.substr(0, e.actor.find('/')));
 }
 
 // The indices of the groups to show, in order: all when they fit; else the turning points

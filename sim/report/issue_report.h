@@ -6,7 +6,7 @@
 //     kind, the invariant broken (meaning and reference) and what was seen
 //   ## What happens: the minimal scenario as a numbered story (the key events of explain.h,
 //     folded; at most kIssueStoryLinesMax lines: when there are more, the turning points —
-//     external actions, failed or faulted steps, the violation — then the latest others)
+//     external actions, faulted steps, the violation — then the latest others)
 //   ## Upstream code: each step of the known bug's `upstream` block (docs/evidence.md) with a
 //     link to its lines at the commit they were read at; "not in the corpus" for a NEW finding
 //   ## Needs: the amplifiers it needs and why (from the realism check and the corpus `needs`)

@@ -136,7 +136,7 @@ TEST(IssueReport, AnAmplifiedFindingNamesTheAmplifierItNeeds) {
 }
 
 // A long story (a hunted Gitpod run: three users over 18 minutes, then the clean-up) keeps its
-// turning points — the users' calls, the failed and faulted steps — rather than only the last
+// turning points — the users' calls, the faulted steps — rather than only the last
 // steps before the violation, which are the clean-up.
 TEST(IssueReport, ALongStoryKeepsItsTurningPoints) {
   gitpod::register_gitpod_system();
