@@ -145,7 +145,9 @@ TEST(IssueReport, ALongStoryKeepsItsTurningPoints) {
   ASSERT_TRUE(parse_scenario(R"(
     seed: 9 fault_phase_ms: 7200000 settle_ms: 7200000
     gitpod { manager: "mk2" fixes: "all" workspaces: 3 nodes: 2 user_action_interval_ms: 60000 }
-  )", "report-long", loaded, error)) << error;
+  )",
+                             "report-long", loaded, error))
+      << error;
   ASSERT_TRUE(validate_scenario(loaded, error)) << error;
   RunOptions options;
   options.keep_trace = true;
