@@ -357,9 +357,13 @@ check('patch with a stale metadata.resourceVersion: 409 Conflict', async () => {
   assert.equal(JSON.parse(e.body).reason, 'Conflict');
 });
 
-check('delete: the object answered, then 404', async () => {
+check('delete: a Success Status naming the object (V1Status), then 404', async () => {
+  const uid = (await apps.readNamespacedDeployment({ name: 'web', namespace })).metadata.uid;
   const status = await apps.deleteNamespacedDeployment({ name: 'web', namespace });
-  assert.ok(status);
+  assert.equal(status.kind, 'Status');
+  assert.equal(status.status, 'Success');
+  assert.deepEqual({ ...status.details },
+    { name: 'web', group: 'apps', kind: 'deployments', uid });
   const e = await failure(apps.readNamespacedDeployment({ name: 'web', namespace }));
   assert.equal(e.code, 404);
 });

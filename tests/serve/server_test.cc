@@ -235,6 +235,45 @@ TEST_F(ServeTest, DeletePreconditionsPropagationAndTerminatingNamespaces) {
   EXPECT_EQ(get("/api/v1/namespaces/team", 404)["reason"], "NotFound");
 }
 
+// issue #32 item 4 (client-node's deleteNamespacedDeployment returns a V1Status): an object
+// deleted at once is answered with a Success Status naming it (Store.finalizeDelete), a Pod with
+// itself (its registry's ReturnDeletedObject).
+TEST_F(ServeTest, AnImmediateDeleteAnswersASuccessStatusAndAPodItself) {
+  const Json created = send("POST", kConfigMaps, configmap("a"), 201);
+  const Json status = send("DELETE", std::string(kConfigMaps) + "/a", Json::object(), 200);
+  EXPECT_EQ(status["kind"], "Status");
+  EXPECT_EQ(status["status"], "Success");
+  EXPECT_EQ(status["details"]["name"], "a");
+  EXPECT_EQ(status["details"]["group"], "");
+  EXPECT_EQ(status["details"]["kind"], "configmaps");
+  EXPECT_EQ(status["details"]["uid"], created["metadata"]["uid"]);
+  const Json deployment = {{"apiVersion", "apps/v1"},
+                           {"kind", "Deployment"},
+                           {"metadata", {{"name", "d"}}},
+                           {"spec",
+                            {{"replicas", 0},
+                             {"selector", {{"matchLabels", {{"app", "d"}}}}},
+                             {"template",
+                              {{"metadata", {{"labels", {{"app", "d"}}}}},
+                               {"spec", {{"containers", {{{"name", "c"}, {"image", "i"}}}}}}}}}}};
+  send("POST", "/apis/apps/v1/namespaces/default/deployments", deployment, 201);
+  const Json apps =
+      send("DELETE", "/apis/apps/v1/namespaces/default/deployments/d", Json::object(), 200);
+  EXPECT_EQ(apps["kind"], "Status");
+  EXPECT_EQ(apps["details"]["group"], "apps");
+  EXPECT_EQ(apps["details"]["kind"], "deployments");
+  send("POST", "/api/v1/namespaces/default/pods",
+       {{"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", {{"name", "p"}}},
+        {"spec", {{"containers", {{{"name", "c"}, {"image", "i"}}}}}}},
+       201);
+  const Json pod =
+      send("DELETE", "/api/v1/namespaces/default/pods/p", {{"gracePeriodSeconds", 0}}, 200);
+  EXPECT_EQ(pod["kind"], "Pod");
+  EXPECT_EQ(pod["metadata"]["name"], "p");
+}
+
 std::vector<Json> watch_lines(const std::string& body) {
   std::vector<Json> out;
   std::size_t start = 0;
