@@ -207,7 +207,7 @@ check('read a missing object: 404 NotFound', async () => {
 
 const names = (list) => list.items.map((o) => o.metadata.name).sort();
 
-check('list with labelSelector (=, !=, exists, !exists, in, notin, several terms)', async () => {
+check('list with labelSelector (=, !=, exists, !exists, in, notin, several terms); limit/continue pages', async () => {
   const labelled = [['l1', { tier: 'a', 'example.com/team': 'x' }], ['l2', { tier: 'b' }],
     ['l3', { tier: 'c', 'example.com/team': 'y' }], ['l4', {}]];
   for (const [name, labels] of labelled) {
@@ -225,6 +225,14 @@ check('list with labelSelector (=, !=, exists, !exists, in, notin, several terms
   assert.deepEqual(await list('tier in (a,b),example.com/team=x'), ['l1']);
   const all = await core.listNamespacedConfigMap({ namespace });
   assert.ok(Number(all.metadata.resourceVersion) > 0);
+  // Pages: limit, then continue until the token is gone.
+  const first = await core.listNamespacedConfigMap({ namespace, limit: 3 });
+  assert.equal(first.items.length, 3);
+  assert.ok(first.metadata._continue, JSON.stringify(first.metadata));
+  assert.equal(first.metadata.remainingItemCount, 1);
+  const second = await core.listNamespacedConfigMap({ namespace, limit: 3, _continue: first.metadata._continue });
+  assert.deepEqual([...names(first), ...names(second)], ['l1', 'l2', 'l3', 'l4']);
+  assert.equal(second.metadata._continue, undefined);
 });
 
 check('deleteCollection with a labelSelector, then without', async () => {
