@@ -1,6 +1,7 @@
 #include "serve/replay_world.h"
 
 #include <map>
+#include <memory>
 #include <utility>
 
 #include "sim/kube/api_server.h"
@@ -27,14 +28,27 @@ bool record_replay(const std::string& bundle_dir, ReplayRecording& recording, st
     return false;
   }
   recording = ReplayRecording{};
-  kube::set_api_server_observer([&recording](kube::ApiServer& api) {
+  // The previous states by resourceVersion (as World keeps them, world.cc), until the change's
+  // listener call takes them.
+  std::map<std::uint64_t, std::shared_ptr<const kube::Object>> previous;
+  kube::set_api_server_observer([&recording, &previous](kube::ApiServer& api) {
     const bool first = recording.api_servers++ == 0;
     if (!first) return;
     Sim& sim = api.sim();
-    api.subscribe("", [&recording, &sim](const kube::WatchEvent& event) {
-      recording.changes.push_back(RecordedChange{
-          sim.now_ms(), sim.trace().count(),
-          LoggedEvent{event.object.meta.resource_version, event.type, event.object}});
+    api.observe_changes(
+        [&previous](kube::WatchEventType, const kube::Object& object, const kube::Object* before) {
+          if (before != nullptr) {
+            previous[object.meta.resource_version] = std::make_shared<const kube::Object>(*before);
+          }
+        });
+    api.subscribe("", [&recording, &sim, &previous](const kube::WatchEvent& event) {
+      const std::uint64_t rv = event.object.meta.resource_version;
+      LoggedEvent logged{rv, event.type, event.object, 0, nullptr};
+      const auto found = previous.find(rv);
+      if (found != previous.end()) logged.previous = found->second;
+      previous.erase(previous.begin(), previous.upper_bound(rv));
+      recording.changes.push_back(
+          RecordedChange{sim.now_ms(), sim.trace().count(), std::move(logged)});
     });
   });
   run::RunOptions options;

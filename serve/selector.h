@@ -1,6 +1,8 @@
 // Label and field selectors of list and watch requests (`?labelSelector=`, `?fieldSelector=`).
-// Label selectors: comma-separated `k=v`, `k==v`, `k!=v`, `k` (exists) and `!k` (absent) — the
-// equality-based form plus existence; set-based `in`/`notin` are refused with an error. Field
+// Label selectors: comma-separated `k=v`, `k==v`, `k!=v`, `k` (exists), `!k` (absent) and the
+// set-based `k in (v1, v2)` (present, one of the values) and `k notin (v1, v2)` (absent, or none
+// of them), parsed as apimachinery's labels.Parse does (commas inside the parentheses belong to
+// the set; `()` is the set holding the empty value). `>`/`<` are refused with an error. Field
 // selectors: `metadata.name`, `metadata.namespace`, `status.phase`, `spec.nodeName` with `=`,
 // `==` or `!=`; other fields are refused (Kubernetes answers 400 for unsupported fields too).
 //
@@ -16,8 +18,9 @@ namespace wsim::serve {
 
 struct Requirement {
   std::string key;
-  enum class Op { kEquals, kNotEquals, kExists, kNotExists } op = Op::kEquals;
+  enum class Op { kEquals, kNotEquals, kExists, kNotExists, kIn, kNotIn } op = Op::kEquals;
   std::string value;
+  std::vector<std::string> values;  // kIn, kNotIn.
 };
 
 struct Selector {

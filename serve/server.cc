@@ -571,6 +571,29 @@ void Api::patch(const http::Request& req, http::Response& res, const Target& t) 
   }
 }
 
+// k8s.io/apiserver pkg/registry/generic/registry/store.go@017bebad01ef Store.finalizeDelete: an
+// object deleted at once is answered with a Success Status naming it (details: name, group, the
+// resource's plural as "kind", uid), unless its registry sets ReturnDeletedObject — Pods
+// (pkg/registry/core/pod/storage) and [reconstructed] Services and PersistentVolumeClaims; a
+// Namespace is always held by its finalizer first. Custom resources get the Status.
+bool returns_deleted_object(const Resource& resource) {
+  return !resource.custom && resource.group.empty() &&
+         (resource.kind == "Pod" || resource.kind == "Service" ||
+          resource.kind == "PersistentVolumeClaim" || resource.kind == "Namespace");
+}
+
+Json success_document(const kube::Object& deleted, const Resource& resource) {
+  return {{"kind", "Status"},
+          {"apiVersion", "v1"},
+          {"metadata", Json::object()},
+          {"status", "Success"},
+          {"details",
+           {{"name", deleted.meta.name},
+            {"group", resource.group},
+            {"kind", resource.plural},
+            {"uid", deleted.meta.uid}}}};
+}
+
 void Api::remove(const http::Request& req, http::Response& res, const Target& t) const {
   kube::DeleteOptions delete_options;
   std::string error;
@@ -592,7 +615,8 @@ void Api::remove(const http::Request& req, http::Response& res, const Target& t)
     unregister_crd(before_json);
   }
   if (!before.ok()) return reply(res, 200, status_document(200, "", "deleted"));
-  reply(res, 200, before_json);
+  if (returns_deleted_object(*t.resource)) return reply(res, 200, before_json);
+  reply(res, 200, success_document(before.value, *t.resource));
 }
 
 // deletecollection: every object of the collection the selectors match, deleted one by one;

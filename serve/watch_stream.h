@@ -4,10 +4,12 @@
 //
 // A watch without resourceVersion (or "0") starts with an ADDED event per matching object; one
 // from resourceVersion N sends the changes after N, or a single ERROR event with a 410 Expired
-// Status when N is below the world's history floor. Objects that move out of the selector are
-// sent as DELETED, into it as ADDED (the in-scope set starts from the objects matching when the
-// watch starts — an approximation for watches from an old resourceVersion). Bounded: the stream
-// ends at its deadline, when the world closes or the client goes away.
+// Status when N is below the world's history floor. As the API server's watch cache does, each
+// change is judged by the object's state before and after it (LoggedEvent::previous): ADDED when
+// it enters the selector (or is created), MODIFIED while it stays, DELETED when it leaves (with
+// its previous content) or is deleted. With allowWatchBookmarks, a BOOKMARK every
+// bookmark_interval_ms and one 2 s before the deadline. Bounded: the stream ends at its
+// deadline, when the world closes or the client goes away.
 //
 // Threading: next() is called by one httplib worker thread at a time.
 #pragma once
@@ -50,14 +52,17 @@ class WatchStream {
  private:
   void start(std::string& out);
   void send(const char* type, const kube::Object& object, std::string& out);
+  void schedule_bookmark();
+  bool in_scope_before(const LoggedEvent& event) const;
 
   World& world_;
   WatchRequest request_;
   bool started_ = false;
   bool ended_ = false;
   std::uint64_t after_rv_ = 0;
-  std::uint64_t watch_id_ = 0;  // World::open_watch() in lockstep, else 0.
-  std::set<kube::ObjectRef> in_scope_;
+  std::uint64_t watch_id_ = 0;          // World::open_watch() in lockstep, else 0.
+  std::set<kube::ObjectRef> in_scope_;  // Stands in for unknown previous states.
+  bool bookmark_due_ = false;           // A bookmark is scheduled at next_bookmark_.
   std::chrono::steady_clock::time_point deadline_;
   std::chrono::steady_clock::time_point next_bookmark_;
 };

@@ -12,6 +12,13 @@ World::World(Sim& sim, kube::ApiServer& api, std::size_t history_events)
   assert(history_events > 0);
   Guard lock(*this);
   floor_rv_ = api.current_resource_version();
+  // Called inside the write, before the listener below gets the same change (in order).
+  api.observe_changes(
+      [this](kube::WatchEventType, const kube::Object& object, const kube::Object* previous) {
+        if (previous != nullptr) {
+          previous_[object.meta.resource_version] = std::make_shared<const kube::Object>(*previous);
+        }
+      });
   api.subscribe("", [this](const kube::WatchEvent& event) { record(event); });
 }
 
@@ -65,7 +72,10 @@ void World::record(const kube::WatchEvent& event) {
     std::lock_guard<std::mutex> lock(documents_mutex_);
     documents_.erase(event.object.meta.uid);
   }
-  LoggedEvent logged{event.object.meta.resource_version, event.type, event.object, 0};
+  LoggedEvent logged{event.object.meta.resource_version, event.type, event.object, 0, nullptr};
+  const auto previous = previous_.find(logged.resource_version);
+  if (previous != previous_.end()) logged.previous = previous->second;
+  previous_.erase(previous_.begin(), previous_.upper_bound(logged.resource_version));
   if (lockstep_) {
     const TimeMs now = sim_->now_ms();
     const DurationMs delay =

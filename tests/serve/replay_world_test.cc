@@ -17,7 +17,7 @@ RecordedChange change(TimeMs at_ms, std::uint64_t trace_count, std::uint64_t rv,
   object.meta.namespace_ = "default";
   object.meta.name = name;
   object.meta.resource_version = rv;
-  return RecordedChange{at_ms, trace_count, LoggedEvent{rv, type, object}};
+  return RecordedChange{at_ms, trace_count, LoggedEvent{rv, type, object, 0, nullptr}};
 }
 
 ReplayRecording recording() {

@@ -196,8 +196,19 @@ TEST_F(ServeTest, ListFiltersByLabelAndFieldSelectors) {
   EXPECT_EQ(names("?labelSelector=app!%3Db"), (std::vector<std::string>{"a"}));
   EXPECT_EQ(names("?labelSelector=app"), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(names("?fieldSelector=metadata.name%3Da"), (std::vector<std::string>{"a"}));
-  EXPECT_EQ(get(std::string(kConfigMaps) + "?labelSelector=app+in+(a)", 400)["reason"],
-            "BadRequest");
+  // Set-based terms (apimachinery labels.Parse); their commas are not term separators. (%20:
+  // httplib's client would send a '+' as %2B.)
+  EXPECT_EQ(names("?labelSelector=app%20in%20(a)"), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(names("?labelSelector=app%20in%20(a,%20b)"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(names("?labelSelector=app%20notin%20(a,c),app"), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(names("?labelSelector=other%20notin%20(x)"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(names("?labelSelector=app%20in%20(a,b),app!%3Da"), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(names("?labelSelector=app%20in%20()"), (std::vector<std::string>{}));
+  for (const char* bad : {"app%20in%20a", "app%20within%20(a)", "app%20in%20(a", "in%20(a)",
+                          "app%20in%20(a)(b)", "!app%20in%20(a)", "app%3D(a)"}) {
+    EXPECT_EQ(get(std::string(kConfigMaps) + "?labelSelector=" + bad, 400)["reason"], "BadRequest")
+        << bad;
+  }
   const Json all = get("/api/v1/configmaps");
   EXPECT_EQ(all["kind"], "ConfigMapList");
   EXPECT_EQ(all["items"].size(), 2u);
@@ -222,6 +233,45 @@ TEST_F(ServeTest, DeletePreconditionsPropagationAndTerminatingNamespaces) {
   EXPECT_NE(forbidden["message"].get<std::string>().find("being terminated"), std::string::npos);
   world_->advance(60 * kSecondMs);  // The namespace controller empties and removes it.
   EXPECT_EQ(get("/api/v1/namespaces/team", 404)["reason"], "NotFound");
+}
+
+// issue #32 item 4 (client-node's deleteNamespacedDeployment returns a V1Status): an object
+// deleted at once is answered with a Success Status naming it (Store.finalizeDelete), a Pod with
+// itself (its registry's ReturnDeletedObject).
+TEST_F(ServeTest, AnImmediateDeleteAnswersASuccessStatusAndAPodItself) {
+  const Json created = send("POST", kConfigMaps, configmap("a"), 201);
+  const Json status = send("DELETE", std::string(kConfigMaps) + "/a", Json::object(), 200);
+  EXPECT_EQ(status["kind"], "Status");
+  EXPECT_EQ(status["status"], "Success");
+  EXPECT_EQ(status["details"]["name"], "a");
+  EXPECT_EQ(status["details"]["group"], "");
+  EXPECT_EQ(status["details"]["kind"], "configmaps");
+  EXPECT_EQ(status["details"]["uid"], created["metadata"]["uid"]);
+  const Json deployment = {{"apiVersion", "apps/v1"},
+                           {"kind", "Deployment"},
+                           {"metadata", {{"name", "d"}}},
+                           {"spec",
+                            {{"replicas", 0},
+                             {"selector", {{"matchLabels", {{"app", "d"}}}}},
+                             {"template",
+                              {{"metadata", {{"labels", {{"app", "d"}}}}},
+                               {"spec", {{"containers", {{{"name", "c"}, {"image", "i"}}}}}}}}}}};
+  send("POST", "/apis/apps/v1/namespaces/default/deployments", deployment, 201);
+  const Json apps =
+      send("DELETE", "/apis/apps/v1/namespaces/default/deployments/d", Json::object(), 200);
+  EXPECT_EQ(apps["kind"], "Status");
+  EXPECT_EQ(apps["details"]["group"], "apps");
+  EXPECT_EQ(apps["details"]["kind"], "deployments");
+  send("POST", "/api/v1/namespaces/default/pods",
+       {{"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", {{"name", "p"}}},
+        {"spec", {{"containers", {{{"name", "c"}, {"image", "i"}}}}}}},
+       201);
+  const Json pod =
+      send("DELETE", "/api/v1/namespaces/default/pods/p", {{"gracePeriodSeconds", 0}}, 200);
+  EXPECT_EQ(pod["kind"], "Pod");
+  EXPECT_EQ(pod["metadata"]["name"], "p");
 }
 
 std::vector<Json> watch_lines(const std::string& body) {
@@ -259,6 +309,69 @@ TEST_F(ServeTest, WatchStreamsAddedModifiedDeletedAndBookmarks) {
     if (line["type"] != "BOOKMARK") types.push_back(line["type"]);
   }
   EXPECT_EQ(types, (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
+}
+
+// issue #32 item 4 (found with @kubernetes/client-node): a watch from an older resourceVersion
+// judged events by the objects in scope when it started, so an object created after that
+// resourceVersion and still there came as MODIFIED, one relabelled into the selector as
+// MODIFIED, and one relabelled out of it not at all. The API server's watch cache judges each
+// change by the object's state before and after it.
+TEST_F(ServeTest, AWatchFromAResourceVersionJudgesEachChangeByTheStateBeforeIt) {
+  Json in = configmap("in");
+  in["metadata"]["labels"]["app"] = "b";
+  send("POST", kConfigMaps, in, 201);
+  send("POST", kConfigMaps, configmap("out"), 201);
+  const std::string rv = get(kConfigMaps)["metadata"]["resourceVersion"];
+  send("POST", kConfigMaps, configmap("new"), 201);
+  send("PATCH", std::string(kConfigMaps) + "/new", {{"data", {{"k", "v2"}}}}, 200,
+       "application/merge-patch+json");
+  const Json relabel_a = {{"metadata", {{"labels", {{"app", "a"}}}}}};
+  const Json relabel_b = {{"metadata", {{"labels", {{"app", "b"}}}}}};
+  send("PATCH", std::string(kConfigMaps) + "/in", relabel_a, 200, "application/merge-patch+json");
+  const Json moved = send("PATCH", std::string(kConfigMaps) + "/out", relabel_b, 200,
+                          "application/merge-patch+json");
+  auto res = client_->Get((std::string(kConfigMaps) +
+                           "?watch=1&timeoutSeconds=1&labelSelector=app%3Da&resourceVersion=" + rv)
+                              .c_str());
+  ASSERT_TRUE(res);
+  std::vector<std::string> events;
+  for (const Json& line : watch_lines(res->body)) {
+    events.push_back(line["type"].get<std::string>() + " " +
+                     line["object"]["metadata"]["name"].get<std::string>());
+  }
+  EXPECT_EQ(events,
+            (std::vector<std::string>{"ADDED new", "MODIFIED new", "ADDED in", "DELETED out"}));
+  const std::vector<Json> lines = watch_lines(res->body);
+  ASSERT_EQ(lines.size(), 4u);
+  // Out of the selector: the previous content (still app=a) at the change's resourceVersion.
+  EXPECT_EQ(lines[3]["object"]["metadata"]["labels"]["app"], "a");
+  EXPECT_EQ(lines[3]["object"]["metadata"]["resourceVersion"],
+            moved["metadata"]["resourceVersion"]);
+}
+
+// issue #32 item 4: bookmarks came every 5 s only, so a watch with timeoutSeconds below that
+// (client-node's and client-go's informers re-watch with one) never got one. The API server also
+// sends one 2 s before the watch's deadline (cache_watcher.go nextBookmarkTime), none when the
+// watch is shorter than that.
+TEST_F(ServeTest, ABookmarkComesTwoSecondsBeforeTheWatchDeadline) {
+  const std::string rv = get(kConfigMaps)["metadata"]["resourceVersion"];
+  auto bookmarks = [&](const std::string& timeout_s) {
+    auto res = client_->Get((std::string(kConfigMaps) + "?watch=1&allowWatchBookmarks=true" +
+                             "&timeoutSeconds=" + timeout_s + "&resourceVersion=" + rv)
+                                .c_str());
+    std::vector<Json> out;
+    if (!res) return out;
+    for (const Json& line : watch_lines(res->body)) {
+      if (line["type"] == "BOOKMARK") out.push_back(line);
+    }
+    return out;
+  };
+  const std::vector<Json> three = bookmarks("3");
+  ASSERT_EQ(three.size(), 1u);
+  EXPECT_EQ(three[0]["object"]["kind"], "ConfigMap");
+  EXPECT_GE(std::stoull(three[0]["object"]["metadata"]["resourceVersion"].get<std::string>()),
+            std::stoull(rv));
+  EXPECT_TRUE(bookmarks("1").empty());
 }
 
 TEST_F(ServeTest, WatchWithoutResourceVersionStartsWithTheCurrentObjects) {
