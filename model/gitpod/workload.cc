@@ -176,6 +176,7 @@ std::string Workload::fault_node(const std::vector<std::string>& nodes) {
 void Workload::fault_step() {
   GitpodWorld& world = run_.world();
   Faults& f = world.sim().faults();
+  observe_stopping();
   const std::vector<std::string> nodes = world.nodes();
   if (nodes.empty()) return;
   const std::string node = fault_node(nodes);
@@ -207,14 +208,30 @@ void Workload::fault_step() {
   if (f.fires(operator_delete_, faults_)) operator_delete_workspace();
 }
 
+void Workload::observe_stopping() {
+  std::map<std::string, TimeMs> seen;
+  const TimeMs now_ms = run_.world().sim().now_ms();
+  for (const kube::Object* cr : run_.world().api().peek_list(kWorkspaceKind, kNamespace)) {
+    if (cr->status_or(kStatusPhase, "") != kPhaseStopping) continue;
+    const auto before = stopping_since_ms_.find(cr->meta.name);
+    seen[cr->meta.name] = before == stopping_since_ms_.end() ? now_ms : before->second;
+  }
+  stopping_since_ms_ = std::move(seen);
+}
+
 void Workload::operator_delete_workspace() {
   kube::ApiServer& api = run_.world().api();
-  // kubectl get workspaces: every CR of the namespace, in name order.
+  const TimeMs now_ms = run_.world().sim().now_ms();
+  // kubectl get workspaces: every CR of the namespace, in name order. "Stuck" [invented]: an
+  // operator acts on a workspace that has been Stopping for kOperatorPatienceMs, not on one a
+  // rejection or a stop put there a second ago (which the controller is still handling).
   std::vector<kube::ObjectRef> stuck;
   for (const kube::Object* cr : api.peek_list(kWorkspaceKind, kNamespace)) {
     if (cr->meta.deletion_ms.has_value()) continue;
-    if (cr->status_or(kStatusPhase, "") == kPhaseStopping)
-      stuck.push_back(kube::ObjectRef::of(*cr));
+    const auto since = stopping_since_ms_.find(cr->meta.name);
+    if (since == stopping_since_ms_.end()) continue;
+    WSIM_ASSERT_LE(since->second, now_ms);
+    if (now_ms - since->second >= kOperatorPatienceMs) stuck.push_back(kube::ObjectRef::of(*cr));
   }
   if (stuck.empty()) return;
   const kube::ObjectRef ref = stuck[faults_.below(stuck.size())];

@@ -21,6 +21,7 @@
 // So about live_workspaces workspaces live at any time, and the total grows with the run length.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -36,6 +37,10 @@ class GitpodRun;
 
 // Share of the ws-daemon outages that last for good.
 inline constexpr Ratio kOutageForGood{1, 3};
+// How long a Workspace CR must have been Stopping before the operator fault
+// (gitpod.operator.delete_workspace) takes it for stuck and deletes it [invented]: an operator
+// reacts to a workspace stuck for minutes, not to one the controller put in Stopping a second ago.
+inline constexpr DurationMs kOperatorPatienceMs = 10 * kMinuteMs;
 
 class Workload {
  public:
@@ -71,6 +76,8 @@ class Workload {
   // name order; none: nothing) — what operators do to unstick a workspace (docs/systems/gitpod.md
   // §12, B12) [invented as a workload action; the command and its effect are upstream's].
   void operator_delete_workspace();
+  // Notes which CRs are in phase Stopping now (stopping_since_ms_).
+  void observe_stopping();
 
   GitpodRun& run_;
   Settings settings_;
@@ -84,7 +91,10 @@ class Workload {
   FaultId operator_delete_ = 0;  // Second swarm stream (sim/core/fault.h).
   bool healed_ = false;
   std::set<std::string> crashed_daemons_;  // Down; heal() brings them back.
-  std::set<std::string> lost_daemons_;     // Down for good.
+  // When each Workspace CR was first seen in phase Stopping by a fault step (erased when it is
+  // seen in another phase): the operator deletes only a CR stuck there for kOperatorPatienceMs.
+  std::map<std::string, TimeMs> stopping_since_ms_;
+  std::set<std::string> lost_daemons_;  // Down for good.
   bool crashed_manager_ = false;
   int focus_incident_ = -1;  // The incident focus_node_ belongs to.
   std::string focus_node_;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <string>
 
 #include "model/gitpod/register.h"
 #include "sim/run/driver.h"
@@ -40,6 +42,44 @@ TEST(GitpodRunLayer, EveryCorpusScenarioMeetsItsExpectation) {
     EXPECT_TRUE(check.applies);
     EXPECT_TRUE(check.met) << check.message << "\n" << result.state;
   }
+}
+
+// The operator fault (gitpod.operator.delete_workspace) deletes a Workspace CR stuck in Stopping,
+// not one the controller put there a second ago (kOperatorPatienceMs, [invented] 10 minutes):
+// with the fault firing at every fault step, every pod rejected once (the breaker) and ws-daemon
+// outages (which leave CRs stuck in Stopping), each operator delete comes at least 10 minutes
+// after its workspace's CR was created. With no patience it fails (a CR deleted 9m26s after its
+// creation here; in a breaker hunt, seed 92, one deleted 1 s after its start: gitpod.L4).
+TEST(GitpodRunLayer, TheOperatorDeletesOnlyACrStuckInStopping) {
+  register_gitpod_system();
+  run::LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(run::parse_scenario(R"(
+    seed: 3 fault_phase_ms: 7200000 settle_ms: 3600000
+    faults { name: "gitpod.operator.delete_workspace" enabled: true fire_num: 1 fire_den: 1 }
+    faults { name: "gitpod.daemon.outage" enabled: true }
+    gitpod { manager: "mk2" breaker: true workspaces: 3 nodes: 2 user_action_interval_ms: 60000 }
+  )",
+                                  "inline", loaded, error))
+      << error;
+  ASSERT_TRUE(run::validate_scenario(loaded, error)) << error;
+  run::RunOptions options;
+  options.keep_trace = true;
+  options.go_past_every_safety = true;  // The whole two hours, whatever else breaks meanwhile.
+  const run::RunResult result = run::execute_run(*loaded.system, loaded.scenario, options);
+  std::map<std::string, TimeMs> created_ms;
+  int deletes = 0;
+  for (const TraceEvent& e : result.trace) {
+    if (e.actor == "ws-manager" && e.verb == "create-workspace") created_ms[e.object] = e.time_ms;
+    if (e.actor != "kubectl" || e.verb != "delete") continue;
+    const std::string prefix = "Workspace/gitpod/";
+    ASSERT_EQ(e.object.rfind(prefix, 0), 0u) << e.object;
+    const std::string name = e.object.substr(prefix.size());
+    ASSERT_TRUE(created_ms.contains(name)) << name;
+    EXPECT_GE(e.time_ms - created_ms[name], 10 * kMinuteMs) << name << " at " << e.time_ms;
+    ++deletes;
+  }
+  EXPECT_GT(deletes, 0);  // The fault did fire on stuck CRs: the check above is not vacuous.
 }
 
 TEST(GitpodRunLayer, RejectsUnknownVersionsAndActions) {
