@@ -118,7 +118,9 @@ std::uint64_t ChoiceSource::next_from_keyed_tape(std::uint64_t bound) {
   WSIM_ASSERT_GT(bound, 0u);
   const std::string_view key = current_key();
   const auto values = keyed_tape_.find(key);
-  std::size_t& cursor = keyed_cursor_[std::string(key)];
+  auto at = keyed_cursor_.find(key);
+  if (at == keyed_cursor_.end()) at = keyed_cursor_.emplace(std::string(key), 0).first;
+  std::size_t& cursor = at->second;
   if (values == keyed_tape_.end() || cursor >= values->second.size()) {
     exhausted_ = true;
     return 0;

@@ -142,13 +142,9 @@ class Shrinker {
       if (!budget_left()) break;
       proto::Scenario candidate = scenario_;
       candidate.add_muted_actors(actor);
-      RunOptions keyed = replay_options({}, options_.events_max, options_.known);
-      keyed.tape.reset();
-      keyed.keyed_tape = keyed_tape_of(kept.record, kept.record_actors, kept.record_actor_names);
-      std::erase_if(*keyed.keyed_tape,
-                    [&](const auto& entry) { return name_of_key(entry.first) == actor; });
-      keyed.record_choice_actors = true;
-      if (try_run(candidate, keyed, &kept)) any = true;
+      ChoiceSource::KeyedTape tape = keyed_tape_of(kept);
+      std::erase_if(tape, [&](const auto& entry) { return name_of_key(entry.first) == actor; });
+      if (try_run(candidate, keyed_replay(std::move(tape)), &kept)) any = true;
     }
     return any;
   }
@@ -175,23 +171,20 @@ class Shrinker {
     std::optional<RunResult> kept = kept_with_actors();
     if (!kept) return false;
     bool any = false;
+    ChoiceSource::KeyedTape base = keyed_tape_of(*kept);  // Follows `kept`.
     for (const std::string& actor : external_keys(*kept)) {
-      const std::size_t smallest =
-          std::max<std::size_t>(1, actor_draws(*kept, actor) / granularity);
-      for (std::size_t block = std::max<std::size_t>(1, actor_draws(*kept, actor) / 2);
+      const std::size_t smallest = std::max<std::size_t>(1, base[actor].size() / granularity);
+      for (std::size_t block = std::max<std::size_t>(1, base[actor].size() / 2);
            block >= smallest && budget_left(); block /= 2) {
-        for (std::size_t start = 0; start < actor_draws(*kept, actor) && budget_left();) {
-          RunOptions keyed = replay_options({}, options_.events_max, options_.known);
-          keyed.tape.reset();
-          keyed.keyed_tape =
-              keyed_tape_of(kept->record, kept->record_actors, kept->record_actor_names);
-          std::vector<std::uint64_t>& own = (*keyed.keyed_tape)[actor];
+        for (std::size_t start = 0; start < base[actor].size() && budget_left();) {
+          ChoiceSource::KeyedTape tape = base;
+          std::vector<std::uint64_t>& own = tape[actor];
           const std::size_t end = std::min(own.size(), start + block);
           own.erase(own.begin() + static_cast<std::ptrdiff_t>(start),
                     own.begin() + static_cast<std::ptrdiff_t>(end));
-          keyed.record_choice_actors = true;
-          if (try_run(scenario_, keyed, &*kept)) {
+          if (try_run(scenario_, keyed_replay(std::move(tape)), &*kept)) {
             any = true;  // The same start now holds what followed the span.
+            base = keyed_tape_of(*kept);
           } else {
             start = end;
           }
@@ -202,13 +195,18 @@ class Shrinker {
     return any;
   }
 
-  // The choices drawn under `key` in `run`.
-  static std::size_t actor_draws(const RunResult& run, const std::string& key) {
-    const auto name = std::find(run.record_actor_names.begin(), run.record_actor_names.end(), key);
-    if (name == run.record_actor_names.end()) return 0;
-    const auto index = static_cast<std::uint32_t>(name - run.record_actor_names.begin());
-    return static_cast<std::size_t>(
-        std::count(run.record_actors.begin(), run.record_actors.end(), index));
+  // A kept run's choices per key (it was run with record_choice_actors).
+  static ChoiceSource::KeyedTape keyed_tape_of(const RunResult& run) {
+    return wsim::keyed_tape_of(run.record, run.record_actors, run.record_actor_names);
+  }
+
+  // A replay of `tape` per key that records its choices with their keys and keeps its trace.
+  RunOptions keyed_replay(ChoiceSource::KeyedTape tape) const {
+    RunOptions options = replay_options({}, options_.events_max, options_.known);
+    options.tape.reset();
+    options.keyed_tape = std::move(tape);
+    options.record_choice_actors = true;
+    return options;
   }
 
   // The actor name of a choice key ("user/ws1#3" → "user/ws1"; EventLoop::actor_key).

@@ -26,6 +26,22 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+// The bundle of one run of the validated `loaded` (the run in `result` when not null).
+std::string bundle_of(const std::string& name, const LoadedScenario& loaded,
+                      RunResult* result = nullptr) {
+  RunOptions options;
+  options.keep_trace = true;
+  options.record_choices = true;
+  const RunResult run = execute_run(*loaded.system, loaded.scenario, options);
+  std::string path;
+  std::string error;
+  EXPECT_TRUE(
+      write_bundle(testing::scratch_dir(name), *loaded.system, loaded.scenario, run, path, error))
+      << error;
+  if (result != nullptr) *result = run;
+  return path;
+}
+
 // A bundle of corpus file `file` (under corpus/regressions/gitlab) with `edit` applied.
 std::string gitlab_bundle(const std::string& name, const std::string& file,
                           void (*edit)(proto::Scenario&)) {
@@ -37,15 +53,7 @@ std::string gitlab_bundle(const std::string& name, const std::string& file,
       << error;
   edit(loaded.scenario);
   EXPECT_TRUE(validate_scenario(loaded, error)) << error;
-  RunOptions options;
-  options.keep_trace = true;
-  options.record_choices = true;
-  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
-  std::string path;
-  EXPECT_TRUE(write_bundle(testing::scratch_dir(name), *loaded.system, loaded.scenario, result,
-                           path, error))
-      << error;
-  return path;
+  return bundle_of(name, loaded);
 }
 
 // A one-file corpus: the limbo script as bug "limbo" with an upstream block of two steps.
@@ -149,15 +157,9 @@ TEST(IssueReport, ALongStoryKeepsItsTurningPoints) {
                              "report-long", loaded, error))
       << error;
   ASSERT_TRUE(validate_scenario(loaded, error)) << error;
-  RunOptions options;
-  options.keep_trace = true;
-  options.record_choices = true;
-  const RunResult result = execute_run(*loaded.system, loaded.scenario, options);
+  RunResult result;
+  const std::string path = bundle_of("report-long", loaded, &result);
   ASSERT_TRUE(result.violation);
-  std::string path;
-  ASSERT_TRUE(write_bundle(testing::scratch_dir("report-long"), *loaded.system, loaded.scenario,
-                           result, path, error))
-      << error;
   ReportCommand command;
   command.bundle = path;
   command.known_dir = testing::scratch_dir("report-empty-corpus-3");
