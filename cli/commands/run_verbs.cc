@@ -17,6 +17,7 @@
 #include "sim/run/duration.h"
 #include "sim/run/expect.h"
 #include "sim/triage/corpus_bugs.h"
+#include "sim/triage/labelled_realism.h"
 
 namespace wsim::run {
 
@@ -74,20 +75,14 @@ std::string ratio_text(Ratio ratio) {
 
 namespace {
 
-// issue #30 item 3: a failing run is checked with its amplifiers at production (realism.h; at most
-// a few quiet re-runs, none when it amplified nothing) and says which it needs.
-void check_run_realism(const LoadedScenario& loaded, std::uint64_t events_max, RunResult& result,
-                       std::ostream& out) {
+// issue #30 item 3: a failing run is checked with its amplifiers at production (realism.h: at
+// most a few quiet re-runs, none when it amplified nothing; re-runs told apart by the corpus's
+// labels, labelled_realism.h) and says which it needs.
+void check_run_realism(const LoadedScenario& loaded, std::uint64_t events_max,
+                       const std::vector<KnownBug>& known, RunResult& result, std::ostream& out) {
   if (result.verdict != Verdict::kSafety && result.verdict != Verdict::kLiveness) return;
-  const std::string invariant = result.violation ? result.violation->invariant_id : "";
-  const Verdict verdict = result.verdict;
-  RunOptions quiet;
-  quiet.events_max = events_max;
-  result.realism = check_realism(loaded.scenario, *loaded.system, [&](const proto::Scenario& s) {
-    const RunResult again = execute_run(*loaded.system, s, quiet);
-    return again.verdict == verdict && again.violation &&
-           again.violation->invariant_id == invariant;
-  });
+  if (!result.violation) return;
+  result.realism = labelled_realism(*loaded.system, loaded.scenario, result, known, events_max);
   out << "realism: " << realism_text(*result.realism) << "\n";
 }
 
@@ -106,8 +101,15 @@ int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
   options.log = &out;
   options.events_max = command.flags.events_max;
   RunResult result = execute_run(*loaded.system, loaded.scenario, options);
-  check_run_realism(loaded, options.events_max, result, out);
-  if (!label_with_corpus(*loaded.system, loaded.scenario, command.known_dir, result, error)) {
+  // Labelled before the realism check, whose re-runs compare labels; printed after it.
+  // Loading the corpus runs its scripts: only for a failed run.
+  std::vector<KnownBug> known;
+  if (result.violation &&
+      applicable_corpus_bugs(*loaded.system, loaded.scenario, command.known_dir, known, error)) {
+    label_with_known(known, result);
+  }
+  check_run_realism(loaded, options.events_max, known, result, out);
+  if (!error.empty()) {
     err << "wsim run: cannot label the finding: " << error << "\n";
   } else if (result.labelled) {
     out << (result.known.empty() ? "NEW" : "known: " + result.known) << " (signature "

@@ -9,6 +9,7 @@
 #include "sim/run/scenario.h"
 #include "sim/run/verdict_json.h"
 #include "sim/triage/corpus_bugs.h"
+#include "sim/triage/labelled_realism.h"
 
 namespace wsim::run {
 
@@ -38,6 +39,7 @@ bool replay_finding(const std::string& dir_given, bool original, const std::stri
   std::string dir = dir_given;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   out.dir = dir;
+  out.known_dir = known_dir;
   std::error_code ec;
   bool loaded = false;
   if (!original && std::filesystem::is_directory(dir + "-shrunk", ec)) {
@@ -96,13 +98,14 @@ Realism finding_realism(const BundleFinding& finding) {
   if (!system.executable()) {
     return recorded ? *recorded : unchecked_realism(finding.bundle.scenario.scenario, system);
   }
-  const std::string invariant = result.violation ? result.violation->invariant_id : "";
-  return check_realism(finding.bundle.scenario.scenario, system,
-                       [&](const proto::Scenario& candidate) {
-                         const RunResult again = execute_run(system, candidate, RunOptions{});
-                         return again.verdict == result.verdict && again.violation &&
-                                again.violation->invariant_id == invariant;
-                       });
+  std::vector<KnownBug> known;
+  std::string error;
+  if (!result.labelled || !applicable_corpus_bugs(system, finding.bundle.scenario.scenario,
+                                                  finding.known_dir, known, error)) {
+    known.clear();  // Unlabelled: re-runs compared by verdict and invariant only.
+  }
+  return labelled_realism(system, finding.bundle.scenario.scenario, result, known,
+                          RunOptions{}.events_max);
 }
 
 }  // namespace wsim::run

@@ -24,6 +24,7 @@ struct BundleFinding {
   std::vector<std::uint64_t> tape;  // The choice record's values.
   RunResult result;                 // The replay, trace kept, labelled when the corpus loads.
   std::string label_error;          // Why the corpus could not label it (empty when it did).
+  std::string known_dir;            // The corpus it was labelled against (may be empty).
 };
 
 // Reads and replays `dir` (see the file comment); `original` ignores BUNDLE-shrunk. False with an
@@ -32,8 +33,9 @@ bool replay_finding(const std::string& dir, bool original, const std::string& kn
                     BundleFinding& out, std::string& error);
 
 // The realism of a failing finding: as verdict.json of `finding.dir` recorded it (issue #30 item
-// 3) when it was checked there, else checked now (realism.h: the same verdict and invariant with
-// the amplifiers at production; at most a few re-runs). REQUIRES: the finding's run failed.
+// 3) when it was checked there, else checked now (sim/triage/labelled_realism.h: the same
+// verdict, invariant and corpus label with the amplifiers at production; at most a few dozen
+// re-runs). REQUIRES: the finding's run failed.
 Realism finding_realism(const BundleFinding& finding);
 
 }  // namespace wsim::run

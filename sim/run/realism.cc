@@ -1,5 +1,7 @@
 #include "sim/run/realism.h"
 
+#include <optional>
+
 #include "sim/core/assert.h"
 #include "sim/run/amplifiers.h"
 
@@ -29,6 +31,18 @@ proto::Scenario at_production(proto::Scenario scenario, const System& system,
     set_amplifier(scenario, system, amplifier, amplifier.production);
   }
   return scenario;
+}
+
+// The first of the kRealismSearchSeeds seeds after `scenario`'s whose run at production values
+// fails with the same bug, if any.
+std::optional<std::uint64_t> production_seed_of_bug(const proto::Scenario& production,
+                                                    const Reproduces& same_bug) {
+  for (std::uint64_t step = 1; step <= kRealismSearchSeeds; ++step) {
+    proto::Scenario other = production;
+    other.set_seed(production.seed() + step);  // Wraps past 2^64 - 1: still a seed.
+    if (same_bug(other)) return other.seed();
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -66,14 +80,26 @@ Realism unchecked_realism(const proto::Scenario& scenario, const System& system)
 }
 
 Realism check_realism(const proto::Scenario& scenario, const System& system,
-                      const Reproduces& reproduces) {
+                      const Reproduces& reproduces, const Reproduces& same_bug) {
   const std::vector<Amplifier> amplified = amplified_in(scenario, system);
   if (amplified.empty()) return realistic_at_production(scenario.seed());
-  if (reproduces(at_production(scenario, system, amplified))) {
+  const proto::Scenario production = at_production(scenario, system, amplified);
+  if (reproduces(production)) {
     return Realism{true,
                    {},
                    "seed " + std::to_string(scenario.seed()) +
                        " fails the same way with every amplifier at its production value"};
+  }
+  if (same_bug) {
+    if (const std::optional<std::uint64_t> other = production_seed_of_bug(production, same_bug)) {
+      WSIM_ASSERT_NE(*other, scenario.seed());
+      return Realism{true,
+                     {},
+                     "seed " + std::to_string(*other) +
+                         " fails with the same bug with every amplifier at its production value "
+                         "(seed " +
+                         std::to_string(scenario.seed()) + " itself passes there)"};
+    }
   }
   std::vector<Amplifier> needed;
   for (std::size_t i = 0; i < amplified.size(); ++i) {
@@ -85,7 +111,13 @@ Realism check_realism(const proto::Scenario& scenario, const System& system,
   }
   // No single amplifier was needed alone, but all of them together were.
   if (needed.empty()) needed = amplified;
-  Realism realism{false, {}, why_needed(needed)};
+  std::string why = why_needed(needed);
+  if (same_bug) {
+    why += "; the bug was not seen at production values in seed " +
+           std::to_string(scenario.seed()) + " or the " + std::to_string(kRealismSearchSeeds) +
+           " seeds after it";
+  }
+  Realism realism{false, {}, why};
   for (const Amplifier& amplifier : needed) realism.amplifiers.push_back(amplifier.name);
   WSIM_ASSERT(!realism.amplifiers.empty());
   return realism;

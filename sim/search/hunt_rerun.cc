@@ -130,12 +130,16 @@ RunResult quiet_run(const HuntOptions& options, const proto::Scenario& scenario)
 
 // issue #30 item 3: realistic when a run at production values failed the same way; otherwise
 // the re-runs of realism.h. Call before label_finding (found_again compares the workers' label).
+// Other seeds are searched only for a finding the workers labelled with a known bug: then
+// found_again tells that bug from others of the same invariant.
 Realism finding_realism(const HuntOptions& options, const Finding& finding,
                         const proto::Scenario& scenario) {
   if (finding.production_seed) return realistic_at_production(*finding.production_seed);
-  return check_realism(scenario, *options.system, [&](const proto::Scenario& candidate) {
+  const Reproduces same = [&](const proto::Scenario& candidate) {
     return found_again(finding, quiet_run(options, candidate), options.unmasked);
-  });
+  };
+  const bool names_a_bug = options.unmasked && finding.labelled && !finding.known.empty();
+  return check_realism(scenario, *options.system, same, names_a_bug ? same : Reproduces{});
 }
 
 void print_repro(const HuntOptions& options, const Finding& finding) {

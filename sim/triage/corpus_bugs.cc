@@ -12,6 +12,7 @@
 #include "sim/run/driver.h"
 #include "sim/run/verdict.h"
 #include "sim/triage/corpus_evidence.h"
+#include "sim/triage/labelled_realism.h"
 
 namespace wsim::run {
 
@@ -322,13 +323,17 @@ bool label_with_corpus(const System& system, const proto::Scenario& run,
   if (!result.violation || !result.signature) return true;
   std::error_code ec;
   if (corpus_dir.empty() || !std::filesystem::is_directory(corpus_dir, ec)) return true;
-  std::vector<KnownBug> all;
-  if (!known_bugs(corpus_dir, system.name(), all, error)) return false;
-  const std::vector<KnownBug> known = applicable_known_bugs(all, run, system);
+  std::vector<KnownBug> known;
+  if (!applicable_corpus_bugs(system, run, corpus_dir, known, error)) return false;
+  label_with_known(known, result);
+  return true;
+}
+
+void label_with_known(const std::vector<KnownBug>& known, RunResult& result) {
+  if (!result.violation || !result.signature) return;
   const KnownBug* match = match_known(*result.signature, known);
   result.labelled = true;
   result.known = match == nullptr ? "" : match->name;
-  return true;
 }
 
 namespace {

@@ -88,6 +88,10 @@ std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
 bool label_with_corpus(const System& system, const proto::Scenario& run,
                        const std::string& corpus_dir, RunResult& result, std::string& error);
 
+// label_with_corpus with the applicable known bugs already loaded (labelled_realism.h
+// applicable_corpus_bugs): labels `result` when it has a violation and a signature.
+void label_with_known(const std::vector<KnownBug>& known, RunResult& result);
+
 // A fix switch of a known bug (counterfactual replays: scripts/bench-signatures, docs/signatures.md
 // "Counterfactual ground truth"): a change of a run's versions under which the bug's own corpus
 // script no longer violates its invariant, so a hunted violation that the same change makes

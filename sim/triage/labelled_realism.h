@@ -1,0 +1,35 @@
+// The realism verdict (sim/run/realism.h) of a failing run checked with the corpus's labels
+// (issue #30 item 3): a re-run "fails the same way" when it violates the same invariant with the
+// same verdict and, when the failing run was labelled against the corpus, carries the same label
+// (the same known bug, or NEW with no known bug matching). A run labelled with a known bug also
+// lets the check search other seeds at production values (check_realism's `same_bug`), so a bug
+// that needs no amplifier is called realistic even when its own seed passes at production.
+// Used by `wsim run` and `wsim explain`/`report` of an unrecorded bundle; the hunt has its own
+// predicate over its workers' labels (sim/search/hunt_rerun.cc).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/run/driver.h"
+#include "sim/run/realism.h"
+#include "sim/run/system.h"
+
+namespace wsim::run {
+
+// The known bugs of `system` in `corpus_dir` that may be present on the versions of `run`
+// (applicable_known_bugs). A missing or empty `corpus_dir` gives none (true); false with an error
+// naming the file when the corpus does not load.
+bool applicable_corpus_bugs(const System& system, const proto::Scenario& run,
+                            const std::string& corpus_dir, std::vector<KnownBug>& out,
+                            std::string& error);
+
+// The realism of `failing`, a failing run of `scenario` labelled (or not) against `known` (the
+// applicable known bugs; empty: no labels). Re-runs are quiet except that a labelled finding's
+// re-runs keep the trace to be labelled. REQUIRES: failing has a violation.
+Realism labelled_realism(const System& system, const proto::Scenario& scenario,
+                         const RunResult& failing, const std::vector<KnownBug>& known,
+                         std::uint64_t events_max);
+
+}  // namespace wsim::run
