@@ -33,16 +33,26 @@ proto::Scenario at_production(proto::Scenario scenario, const System& system,
   return scenario;
 }
 
-// The first of the kRealismSearchSeeds seeds after `scenario`'s whose run at production values
-// fails with the same bug, if any.
-std::optional<std::uint64_t> production_seed_of_bug(const proto::Scenario& production,
-                                                    const Reproduces& same_bug) {
-  for (std::uint64_t step = 1; step <= kRealismSearchSeeds; ++step) {
-    proto::Scenario other = production;
-    other.set_seed(production.seed() + step);  // Wraps past 2^64 - 1: still a seed.
+// The first of the `seeds` seeds after `candidate`'s whose run (with candidate's amplifier
+// values) fails with the same bug, if any.
+std::optional<std::uint64_t> other_seed_of_bug(const proto::Scenario& candidate,
+                                               const Reproduces& same_bug, std::uint64_t seeds) {
+  for (std::uint64_t step = 1; step <= seeds; ++step) {
+    proto::Scenario other = candidate;
+    other.set_seed(candidate.seed() + step);  // Wraps past 2^64 - 1: still a seed.
     if (same_bug(other)) return other.seed();
   }
   return std::nullopt;
+}
+
+// Does the failure survive with `amplifier` alone put back to production: its own seed, or with
+// a `same_bug` predicate one of kRealismAttributionSeeds seeds after it?
+bool survives_without(const proto::Scenario& scenario, const System& system,
+                      const Amplifier& amplifier, const Reproduces& reproduces,
+                      const Reproduces& same_bug) {
+  const proto::Scenario candidate = at_production(scenario, system, {amplifier});
+  if (reproduces(candidate)) return true;
+  return same_bug && other_seed_of_bug(candidate, same_bug, kRealismAttributionSeeds);
 }
 
 }  // namespace
@@ -91,7 +101,8 @@ Realism check_realism(const proto::Scenario& scenario, const System& system,
                        " fails the same way with every amplifier at its production value"};
   }
   if (same_bug) {
-    if (const std::optional<std::uint64_t> other = production_seed_of_bug(production, same_bug)) {
+    if (const std::optional<std::uint64_t> other =
+            other_seed_of_bug(production, same_bug, kRealismSearchSeeds)) {
       WSIM_ASSERT_NE(*other, scenario.seed());
       return Realism{true,
                      {},
@@ -102,10 +113,11 @@ Realism check_realism(const proto::Scenario& scenario, const System& system,
     }
   }
   std::vector<Amplifier> needed;
-  for (std::size_t i = 0; i < amplified.size(); ++i) {
+  // One amplifier alone is the all-production run already checked: it is needed.
+  for (std::size_t i = 0; i < amplified.size() && amplified.size() > 1; ++i) {
     // Past the bound the remaining amplifiers are named untested: never fewer than needed.
     if (i >= kRealismSingleChecksMax ||
-        !reproduces(at_production(scenario, system, {amplified[i]}))) {
+        !survives_without(scenario, system, amplified[i], reproduces, same_bug)) {
       needed.push_back(amplified[i]);
     }
   }

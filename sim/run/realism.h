@@ -7,8 +7,10 @@
 //   the kRealismSearchSeeds seeds after it, every amplifier at production, fails with the same
 //   bug → realistic (a bounded hunt of the bug at production values);
 //   otherwise each amplified amplifier is put back to production alone (at most
-//   kRealismSingleChecksMax of them): those without which the failure goes are the ones it
-//   needs; when none does alone, it needs them all together → needs NAME... (why).
+//   kRealismSingleChecksMax of them; with `same_bug`, its own seed and the
+//   kRealismAttributionSeeds after it): those without which the failure goes are the ones it
+//   needs; when none does alone, it needs them all together → needs NAME... (why). A run that
+//   amplified one amplifier needs it (putting it back alone is the all-production run).
 //
 // "The same way" is the caller's predicate (Reproduces): the same verdict and invariant (and, in
 // a hunt going past known bugs, the same label). A changed amplifier changes what a seed's later
@@ -18,8 +20,8 @@
 // no amplifier can pass at its own seed and fail at the next (seed 10 of the GitLab corpus file
 // overlapping-apply-stale-inventory was labelled "needs" before it). Without a label a run of
 // another seed may fail with a different bug of the same invariant, so there is no search. Cost:
-// at most 1 + kRealismSearchSeeds + kRealismSingleChecksMax runs, and only for failing runs of
-// amplified scenarios.
+// at most 1 + kRealismSearchSeeds + kRealismSingleChecksMax × (1 + kRealismAttributionSeeds)
+// runs, and only for failing runs of amplified scenarios.
 // Single-threaded; no global state.
 #pragma once
 
@@ -38,6 +40,9 @@ inline constexpr std::size_t kRealismSingleChecksMax = 4;
 // Enough to meet a bug that fails 1 run in 20 at production values with probability 0.96; the
 // search runs only for failures of amplified runs whose own seed passes at production.
 inline constexpr std::uint64_t kRealismSearchSeeds = 64;
+// Per amplifier put back alone: the GitLab tie bugs need the 1 s clock and not the 2 s gap, but
+// their own seed with only the gap put back often passes (the seed's later choices moved).
+inline constexpr std::uint64_t kRealismAttributionSeeds = 16;
 
 struct Realism {
   bool realistic = true;

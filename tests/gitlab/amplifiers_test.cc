@@ -154,5 +154,28 @@ TEST(GitlabAmplifiers, ABugThatNeedsNoAmplifierIsRealisticEvenWhenItsOwnSeedPass
   EXPECT_TRUE(realism.realistic) << run::realism_text(realism);
 }
 
+
+// The tie family's case: the bug needs only the coarse clock, but its own seed fails only with
+// both amplifiers (the gap moves the seed's later choices). Other seeds tell the two apart.
+TEST(GitlabAmplifiers, RealismAttributesAmplifiersOverOtherSeedsWhenTheCallerNamesTheBug) {
+  GitlabSystem system;
+  proto::Scenario scenario = normalized_default();
+  scenario.set_seed(7);
+  scenario.mutable_gitlab()->set_rails_clock_granularity_ms(1000);
+  scenario.mutable_gitlab()->set_rails_touch_gap_max_ms(2000);
+  const auto own_seed = [](const proto::Scenario& s) {
+    return s.seed() == 7 && s.gitlab().rails_clock_granularity_ms() == 1000 &&
+           s.gitlab().rails_touch_gap_max_ms() == 2000;
+  };
+  const auto clock_bug = [](const proto::Scenario& s) {
+    return s.seed() != 7 && s.gitlab().rails_clock_granularity_ms() == 1000;
+  };
+  const run::Realism attributed = run::check_realism(scenario, system, own_seed, clock_bug);
+  EXPECT_FALSE(attributed.realistic);
+  EXPECT_EQ(attributed.amplifiers, std::vector<std::string>{"gitlab.rails_clock_granularity_ms"});
+  const run::Realism seed_only = run::check_realism(scenario, system, own_seed);
+  EXPECT_EQ(seed_only.amplifiers.size(), 2u);  // Without the search both look needed.
+}
+
 }  // namespace
 }  // namespace wsim::gitlab
