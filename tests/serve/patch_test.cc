@@ -42,8 +42,7 @@ Json template_spec(const Json& spec) { return {{"spec", {{"template", {{"spec", 
 
 TEST(ServePatch, StrategicMergeMergesContainersByName) {
   // `kubectl set image deploy/web app=nginx:2` sends only the name and the image.
-  const Json out =
-      smp(template_spec({{"containers", {{{"name", "app"}, {"image", "nginx:2"}}}}}));
+  const Json out = smp(template_spec({{"containers", {{{"name", "app"}, {"image", "nginx:2"}}}}}));
   ASSERT_EQ(containers(out).size(), 2u);
   EXPECT_EQ(containers(out)[0]["image"], "nginx:2");
   EXPECT_EQ(containers(out)[0]["command"], Json::array({"sleep", "1"}));
@@ -51,12 +50,12 @@ TEST(ServePatch, StrategicMergeMergesContainersByName) {
   EXPECT_EQ(containers(out)[0]["env"].size(), 2u);
   EXPECT_EQ(containers(out)[1], Json({{"name", "side"}, {"image", "busybox"}}));
   // A new name is appended; env and ports merge by their keys inside the container.
-  const Json added = smp(template_spec(
-      {{"containers",
-        {{{"name", "app"},
-          {"env", {{{"name", "B"}, {"value", "9"}}, {{"name", "C"}, {"value", "3"}}}},
-          {"ports", {{{"containerPort", 443}}}}},
-         {{"name", "new"}, {"image", "redis"}}}}}));
+  const Json added = smp(
+      template_spec({{"containers",
+                      {{{"name", "app"},
+                        {"env", {{{"name", "B"}, {"value", "9"}}, {{"name", "C"}, {"value", "3"}}}},
+                        {"ports", {{{"containerPort", 443}}}}},
+                       {{"name", "new"}, {"image", "redis"}}}}}));
   ASSERT_EQ(containers(added).size(), 3u);
   EXPECT_EQ(containers(added)[2]["name"], "new");
   const Json& env = containers(added)[0]["env"];
@@ -138,8 +137,8 @@ TEST(ServePatch, JsonPatchAppliesRfc6902OperationsAndATestFailureFails) {
   EXPECT_EQ(out["list"], Json::array({1, 2, 3, 4}));
   EXPECT_EQ(out["data/x"], Json({{"k.with/dots", true}}));
   // A failing test operation fails the whole patch (the handler answers 422, ServeTest).
-  patched(PatchType::kJson, Json::parse(R"([{"op": "test", "path": "/data/a", "value": "2"}])"),
-          cm, ok, error);
+  patched(PatchType::kJson, Json::parse(R"([{"op": "test", "path": "/data/a", "value": "2"}])"), cm,
+          ok, error);
   EXPECT_FALSE(ok);
   EXPECT_FALSE(error.empty());
   // A path that does not exist, and a body that is not a list.
@@ -156,17 +155,17 @@ TEST(ServePatch, MergePatchRemovesNullsAndReplacesLists) {
                    {"list", {1, 2}}};
   bool ok = false;
   std::string error;
-  const Json out = patched(
-      PatchType::kMerge,
-      {{"metadata", {{"labels", {{"app", nullptr}}}}}, {"data", nullptr}, {"list", {3}}}, cm, ok,
-      error);
+  const Json out =
+      patched(PatchType::kMerge,
+              {{"metadata", {{"labels", {{"app", nullptr}}}}}, {"data", nullptr}, {"list", {3}}},
+              cm, ok, error);
   ASSERT_TRUE(ok) << error;
   EXPECT_EQ(out["metadata"]["labels"], Json({{"tier", "web"}}));
   EXPECT_FALSE(out.contains("data"));
   EXPECT_EQ(out["list"], Json::array({3}));
   // A strategic merge patch of a ConfigMap keeps the labels it does not name.
-  const Json s = patched(PatchType::kStrategicMerge, {{"metadata", {{"labels", {{"n", "1"}}}}}},
-                         cm, ok, error);
+  const Json s = patched(PatchType::kStrategicMerge, {{"metadata", {{"labels", {{"n", "1"}}}}}}, cm,
+                         ok, error);
   ASSERT_TRUE(ok) << error;
   EXPECT_EQ(s["metadata"]["labels"].size(), 3u);
   patched(PatchType::kMerge, Json::array(), cm, ok, error);

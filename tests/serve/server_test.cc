@@ -155,6 +155,42 @@ TEST_F(ServeTest, MergeJsonAndStrategicMergePatches) {
             "UnsupportedMediaType");
 }
 
+// issue #32 item 2 over HTTP: a failing RFC 6902 `test` is 422 Invalid and changes nothing;
+// server-side apply by two managers is a 409 Conflict in Kubernetes' words (details.causes),
+// `force=true` takes the field. serve_patch_test has the rules as pure functions.
+TEST_F(ServeTest, AFailedJsonPatchTestIs422AndApplyConflictsAre409) {
+  send("POST", kConfigMaps, configmap("a"), 201);
+  const std::string path = std::string(kConfigMaps) + "/a";
+  const Json before = get(path);
+  const Json failed =
+      send("PATCH", path, Json::parse(R"([{"op":"test","path":"/data/k","value":"other"},
+                                          {"op":"add","path":"/data/z","value":"1"}])"),
+           422, "application/json-patch+json");
+  EXPECT_EQ(failed["reason"], "Invalid");
+  EXPECT_EQ(get(path)["metadata"]["resourceVersion"], before["metadata"]["resourceVersion"]);
+  EXPECT_FALSE(get(path)["data"].contains("z"));
+  const std::string cfg = std::string(kConfigMaps) + "/cfg";
+  const Json one = {{"apiVersion", "v1"},
+                    {"kind", "ConfigMap"},
+                    {"metadata", {{"name", "cfg"}}},
+                    {"data", {{"a", "1"}}}};
+  send("PATCH", cfg + "?fieldManager=one", one, 201, "application/apply-patch+yaml");
+  Json two = one;
+  two["data"]["a"] = "2";
+  const Json conflict =
+      send("PATCH", cfg + "?fieldManager=two", two, 409, "application/apply-patch+yaml");
+  EXPECT_EQ(conflict["reason"], "Conflict");
+  EXPECT_EQ(conflict["message"], "Apply failed with 1 conflict: conflict with \"one\": .data.a");
+  EXPECT_EQ(conflict["details"]["causes"][0]["field"], ".data.a");
+  EXPECT_EQ(conflict["details"]["causes"][0]["reason"], "FieldManagerConflict");
+  const Json forced =
+      send("PATCH", cfg + "?fieldManager=two&force=true", two, 200, "application/apply-patch+yaml");
+  EXPECT_EQ(forced["data"]["a"], "2");
+  ASSERT_EQ(forced["metadata"]["managedFields"].size(), 1u) << forced.dump();
+  EXPECT_EQ(forced["metadata"]["managedFields"][0]["manager"], "two");
+  EXPECT_EQ(send("PATCH", cfg, one, 422, "application/apply-patch+yaml")["reason"], "Invalid");
+}
+
 TEST_F(ServeTest, StatusSubresourceIsSeparateFromTheMainResource) {
   const std::string base = "/apis/workspace.gitpod.io/v1/namespaces/default/workspaces";
   Json ws = {{"apiVersion", "workspace.gitpod.io/v1"},
@@ -472,8 +508,8 @@ TEST(ServeReadOnly, ASnapshotWorldRefusesWritesWithForbidden) {
 }
 
 // The routes serve-objects registered with cpp-httplib, ported to Server::route (serve-merge):
-// health checks, OpenAPI v3 per group version, SelfSubjectAccessReview, and Go's ParseBool for
-// ?watch= (True is a watch, not a list).
+// health checks, OpenAPI v3 per group version, SelfSubjectAccessReview and -RulesReview, and
+// Go's ParseBool for ?watch= (True is a watch, not a list).
 TEST_F(ServeTest, HealthOpenApiAccessReviewAndParseBoolWatchAreRouted) {
   for (const char* path : {"/healthz", "/readyz", "/livez", "/readyz/ping"}) {
     auto res = client_->Get(path);
@@ -491,6 +527,15 @@ TEST_F(ServeTest, HealthOpenApiAccessReviewAndParseBoolWatchAreRouted) {
   const Json review = send("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
                            {{"kind", "SelfSubjectAccessReview"}}, 201);
   EXPECT_EQ(review["status"]["allowed"], true);
+  // kubectl auth can-i --list: every verb on every resource and non-resource URL.
+  const Json rules =
+      send("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+           {{"kind", "SelfSubjectRulesReview"}, {"spec", {{"namespace", "default"}}}}, 201);
+  EXPECT_EQ(rules["spec"]["namespace"], "default");
+  EXPECT_EQ(rules["status"]["resourceRules"][0]["verbs"], Json::array({"*"}));
+  EXPECT_EQ(rules["status"]["resourceRules"][0]["resources"], Json::array({"*"}));
+  EXPECT_EQ(rules["status"]["nonResourceRules"][0]["nonResourceURLs"], Json::array({"*"}));
+  EXPECT_EQ(rules["status"]["incomplete"], false);
   EXPECT_EQ(get(std::string(kConfigMaps) + "?watch=maybe", 400)["reason"], "BadRequest");
 }
 
