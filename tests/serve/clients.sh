@@ -4,7 +4,7 @@
 # restart / rollout history / set image / rollout status / describe / rollout pause / scale,
 # watch tables (`get -w` rows with the columns and -L), --show-labels, -L, explain,
 # cluster-info, auth can-i (and --list), server-side apply with two managers (managedFields,
-# conflict, --force-conflicts, removal); meanwhile the Python client (Debian python3-kubernetes,
+# conflict, --force-conflicts, removal), a CRD then its kind, --dry-run=server; meanwhile the Python client (Debian python3-kubernetes,
 # tests/serve/clients_python.py, in its own namespace). Every check asserts. Skips (77) without kubectl; the Python
 # part is skipped (not failed) only when `import kubernetes` fails.
 # usage: clients.sh WSIM
@@ -84,6 +84,31 @@ expect_out "manager one re-applies b only" 'configmap/cfg serverside-applied' --
 expect_out "two's forced value stays" '^\{"a":"9","b":"2"\}$' -- get cm cfg -o jsonpath='{.data}'
 expect_out "manager one drops b" 'configmap/cfg serverside-applied' -- apply --server-side --field-manager=one -f "${work}/cm4.yaml"
 expect_out "a field its only manager dropped is removed" '^\{"a":"9"\}$' -- get cm cfg -o jsonpath='{.data}'
+# A CRD applied from a manifest serves its kind at once (discovery, OpenAPI for validation).
+cat >"${work}/crd.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.org}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, shortNames: [gd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}, enabled: {type: boolean}}}
+YAML
+printf 'apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g1, namespace: default}\nspec: {size: 3, enabled: true}\n' >"${work}/gadget.yaml"
+expect_out "apply a CRD" 'customresourcedefinition.apiextensions.k8s.io/gadgets.example.org created' -- apply -f "${work}/crd.yaml"
+expect_out "apply its custom kind" 'gadget.example.org/g1 created' -- apply -f "${work}/gadget.yaml"
+expect_out "the custom object, typed" '^3 true$' -- get gd g1 -o jsonpath='{.spec.size} {.spec.enabled}'
+expect_out "create --dry-run=server" 'configmap/dry created [(]server dry run[)]' -- create configmap dry --from-literal=a=b --dry-run=server
+expect_fail "a dry run stores nothing" 'NotFound|not found' -- get cm dry
 if [[ -n "${python_pid}" ]]; then
   checks=$((checks + 1))
   if wait "${python_pid}"; then
