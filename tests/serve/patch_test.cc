@@ -113,6 +113,43 @@ TEST(ServePatch, StrategicMergeReplacesListsWithoutMergeKeysAndNullRemoves) {
   EXPECT_EQ(list_strategy("Deployment", {"spec", "template", "spec", "containers"}).key, "name");
 }
 
+TEST(ServePatch, StrategicMergeOrdersRetainsAndKnowsTheBuiltInMergeKeys) {
+  // $setElementOrder/containers: the merged list in the order kubectl apply computed.
+  Json out =
+      smp(template_spec({{"$setElementOrder/containers", {{{"name", "side"}, {"name", "app"}}}},
+                         {"containers", {{{"name", "app"}, {"image", "nginx:3"}}}}}));
+  ASSERT_EQ(containers(out).size(), 2u);
+  EXPECT_EQ(containers(out)[0]["name"], "side");
+  EXPECT_EQ(containers(out)[1]["image"], "nginx:3");
+  // $retainKeys (a Deployment's strategy, retainKeys strategy): only the listed keys stay.
+  Json target = deployment();
+  target["spec"]["strategy"] = {{"type", "RollingUpdate"}, {"rollingUpdate", {{"maxSurge", 1}}}};
+  out = smp({{"spec", {{"strategy", {{"$retainKeys", {"type"}}, {"type", "Recreate"}}}}}}, target);
+  EXPECT_EQ(out["spec"]["strategy"], Json({{"type", "Recreate"}}));
+  // The merge keys serve/README.md names.
+  const auto key = [](const std::string& kind, std::vector<std::string> path) {
+    const ListStrategy s = list_strategy(kind, path);
+    return s.merge ? "merge:" + s.key : std::string("replace");
+  };
+  const std::vector<std::string> pod = {"spec", "template", "spec"};
+  auto under = [&](std::vector<std::string> tail) {
+    std::vector<std::string> path = pod;
+    path.insert(path.end(), tail.begin(), tail.end());
+    return path;
+  };
+  EXPECT_EQ(key("Deployment", under({"initContainers"})), "merge:name");
+  EXPECT_EQ(key("Deployment", under({"volumes"})), "merge:name");
+  EXPECT_EQ(key("Deployment", under({"containers", "env"})), "merge:name");
+  EXPECT_EQ(key("Deployment", under({"containers", "ports"})), "merge:containerPort");
+  EXPECT_EQ(key("Deployment", under({"containers", "volumeMounts"})), "merge:mountPath");
+  EXPECT_EQ(key("Deployment", under({"containers", "command"})), "replace");
+  EXPECT_EQ(key("Pod", {"spec", "containers"}), "merge:name");
+  EXPECT_EQ(key("Service", {"spec", "ports"}), "merge:port");
+  EXPECT_EQ(key("Deployment", {"status", "conditions"}), "merge:type");
+  EXPECT_EQ(key("ConfigMap", {"metadata", "finalizers"}), "merge:");
+  EXPECT_EQ(key("ConfigMap", {"metadata", "ownerReferences"}), "merge:uid");
+}
+
 Json patched(PatchType type, const Json& patch, Json target, bool& ok, std::string& error) {
   ok = apply_patch(type, patch, target, error, "ConfigMap");
   return target;

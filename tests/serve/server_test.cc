@@ -329,6 +329,16 @@ TEST_F(ServeTest, SubresourcesDryRunDeleteCollectionAndPages) {
   EXPECT_EQ(get(std::string(kConfigMaps) + "/dry", 404)["reason"], "NotFound");
   // Pages of 2 with a continue token, then deletecollection by label.
   for (const char* name : {"p1", "p2", "p3"}) send("POST", kConfigMaps, configmap(name), 201);
+  // dryRun=All on a patch, an update and a delete: answered, not stored.
+  const std::string p1 = std::string(kConfigMaps) + "/p1";
+  EXPECT_EQ(send("PATCH", p1 + "?dryRun=All", {{"data", {{"k", "dry"}}}}, 200,
+                 "application/merge-patch+json")["data"]["k"],
+            "dry");
+  Json replaced = get(p1);
+  replaced["data"]["k"] = "dry";
+  send("PUT", p1 + "?dryRun=All", replaced, 200);
+  send("DELETE", p1 + "?dryRun=All", Json::object(), 200);
+  EXPECT_EQ(get(p1)["data"]["k"], "v");
   Json page = get(std::string(kConfigMaps) + "?limit=2");
   ASSERT_EQ(page["items"].size(), 2u);
   const std::string token = page["metadata"].value("continue", "");
