@@ -327,6 +327,8 @@ TEST_F(ServeTest, SubresourcesDryRunDeleteCollectionAndPages) {
                  201)["metadata"]["name"],
             "dry");
   EXPECT_EQ(get(std::string(kConfigMaps) + "/dry", 404)["reason"], "NotFound");
+  EXPECT_EQ(send("POST", std::string(kConfigMaps) + "?dryRun=Yes", configmap("dry"), 400)["reason"],
+            "BadRequest");
   // Pages of 2 with a continue token, then deletecollection by label.
   for (const char* name : {"p1", "p2", "p3"}) send("POST", kConfigMaps, configmap(name), 201);
   // dryRun=All on a patch, an update and a delete: answered, not stored.
