@@ -340,9 +340,10 @@ TEST(ServeRoundTrip, BooleansNumbersDottedKeysAndNestedListsComeBackIdentical) {
                "spec": {"hostNetwork": true, "terminationGracePeriodSeconds": 30,
                         "nodeSelector": {"kubernetes.io/os": "linux"},
                         "tolerations": [{"key": "a.b/c", "operator": "Exists"}],
-                        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                          "nodeSelectorTerms": [{"matchExpressions": [
-                            {"key": "zone", "operator": "In", "values": ["a", "b"]}]}]}}},
+                        "affinity": {"nodeAffinity": {
+                          "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [{"matchExpressions": [
+                              {"key": "zone", "operator": "In", "values": ["a", "b"]}]}]}}},
                         "containers": [{"name": "c", "image": "nginx", "stdin": true,
                                         "command": ["sh", "-c", "x"],
                                         "resources": {"limits": {"cpu": 0.5, "memory": "1Gi"}},
