@@ -993,6 +993,19 @@ void reply_access_review(const http::Request& req, http::Response& res) {
   reply(res, 201, review);
 }
 
+// kubectl auth can-i --list: the rules of the reviewing user, which are "everything" for the
+// same reason (no authorization); `incomplete` false, as no authorizer was left out.
+void reply_rules_review(const http::Request& req, http::Response& res) {
+  Json review = Json::parse(req.body, nullptr, false);
+  if (!review.is_object()) review = Json::object();
+  const Json all = Json::array({"*"});
+  review["status"] = {
+      {"resourceRules", Json::array({{{"verbs", all}, {"apiGroups", all}, {"resources", all}}})},
+      {"nonResourceRules", Json::array({{{"verbs", all}, {"nonResourceURLs", all}}})},
+      {"incomplete", false}};
+  reply(res, 201, review);
+}
+
 // /openapi/v3/api/v1 and /openapi/v3/apis/G/V.
 void reply_openapi_v3(const http::Request& req, http::Response& res) {
   const std::string rest = req.path.substr(std::string("/openapi/v3/").size());
@@ -1054,6 +1067,9 @@ void Server::route(const http::Request& req, http::Response& res) {
   if (req.method == "POST" &&
       req.path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews") {
     return reply_access_review(req, res);
+  }
+  if (req.method == "POST" && req.path == "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews") {
+    return reply_rules_review(req, res);
   }
   if (get && req.path == "/openapi/v2") return reply(res, 200, openapi_v2());
   if (get && req.path == "/openapi/v3") return reply(res, 200, openapi_v3_index());

@@ -1,11 +1,13 @@
-// The serve_http_fuzz corpus (corpus/fuzz/serve_http_fuzz/: kubectl's recorded requests and the
-// issue #32 attacks) replayed through the fuzz target's body without libFuzzer: a finding
-// aborts, and every kubectl seed must be served as at least one request.
+// The serve_http_fuzz corpus (corpus/fuzz/serve_http_fuzz/: the requests of kubectl, the Python
+// client and client-node as recorded (tests/serve/record_requests.py), and the issue #32
+// attacks) replayed through the fuzz target's body without libFuzzer: a finding aborts, and every
+// recorded client seed is served whole (each of its requests answered).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "fuzz/serve_http_target.h"
 
@@ -20,8 +22,18 @@ TEST(ServeHttpCorpus, EverySeedIsServedWithoutAFinding) {
     const std::string data = text.str();
     const int served = wsim::fuzz::serve_http_one_input(
         reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
-    if (entry.path().filename().string().rfind("kubectl-", 0) == 0) {
-      EXPECT_GT(served, 0) << entry.path();
+    const std::string name = entry.path().filename().string();
+    for (const char* client : {"kubectl-", "python-", "client-node-"}) {
+      if (name.rfind(client, 0) != 0) continue;
+      EXPECT_GT(served, 0) << name;
+      // Every request of a seed recorded whole (the older kubectl seeds were cut by hand).
+      if (name.rfind("kubectl-0", 0) == 0) continue;
+      std::size_t requests = 0;
+      for (std::size_t at = data.find(" HTTP/1.1\r\n"); at != std::string::npos;
+           at = data.find(" HTTP/1.1\r\n", at + 1)) {
+        ++requests;
+      }
+      EXPECT_EQ(static_cast<std::size_t>(served), requests) << name;
     }
     ++files;
   }

@@ -13,7 +13,8 @@ start_wsim "${wsim}" serve --exit-after 170s
 expect_out "version shows the server" 'Server Version: v1\.32\.0-wsim' -- version
 expect_out "api-resources lists workspaces" 'workspaces +ws +workspace\.gitpod\.io/v1 +true +Workspace' -- api-resources
 expect_out "nodes are registered" 'node-1' -- get nodes
-# Manifests are created without client-side validation (no OpenAPI documents are served).
+# Manifests are created without client-side validation (as before /openapi was served; clients.sh
+# runs kubectl with its default, server-side field validation).
 V=--validate=false
 obj() {  # obj KIND NAME [NAMESPACE] [EXTRA YAML LINES]: writes a manifest, prints its path
   local f="${work}/$1-$2.yaml"

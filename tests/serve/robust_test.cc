@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -346,6 +347,11 @@ TEST_F(ServeRobust, AMillionReplicasAreCreatedInBurstsOf500) {
   expect_alive();
 }
 
+// "100 open watches and 500 idle connections do not delay other requests beyond 100 ms" (issue
+// #32). Speed is a measurement here, not a timed assertion (STYLE.md): the figures are printed
+// (serve/README.md "Connections"); the test asserts that every connection was taken by the
+// server (not left in the kernel's accept queue), that every request is answered (no timeout:
+// the old server answered none) and only a generous bound on the slowest.
 TEST_F(ServeRobust, OpenWatchesAndIdleConnectionsDoNotDelayOtherRequests) {
   std::vector<int> fds;
   for (int i = 0; i < 100; ++i) {
@@ -355,22 +361,27 @@ TEST_F(ServeRobust, OpenWatchesAndIdleConnectionsDoNotDelayOtherRequests) {
   }
   for (int i = 0; i < 500; ++i) fds.push_back(connect_to(port_));
   // Give the server time to take every connection and start every watch.
-  for (int i = 0; i < 100 && server_->open_streams() < 100; ++i) {
+  for (int i = 0; i < 500 && (server_->open_streams() < 100 || server_->open_connections() < 600);
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(server_->open_streams(), 100u);
-  std::int64_t worst_ms = 0;
+  EXPECT_GE(server_->open_connections(), 600u);
+  std::vector<std::int64_t> ms;
   for (int i = 0; i < 20; ++i) {
     const auto start = std::chrono::steady_clock::now();
     EXPECT_EQ(call("GET", kConfigMaps).status, 200);
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
-    worst_ms = std::max<std::int64_t>(worst_ms, ms);
+    ms.push_back(std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - start)
+                     .count());
   }
-  std::printf("100 watches + 500 idle connections: slowest of 20 GETs %lld ms\n",
-              static_cast<long long>(worst_ms));
-  EXPECT_LT(worst_ms, 2000);  // Generous: the figure (serve/README.md) is a few ms.
+  EXPECT_EQ(server_->open_streams(), 100u);  // The watches still stream.
+  std::sort(ms.begin(), ms.end());
+  std::printf(
+      "100 watches + 500 idle connections (%zu open): 20 GETs, median %lld ms, slowest %lld ms\n",
+      server_->open_connections(), static_cast<long long>(ms[ms.size() / 2]),
+      static_cast<long long>(ms.back()));
+  EXPECT_LT(ms.back(), 5000);  // Generous (a loaded 2-core machine); the figure is a few ms.
   for (const int fd : fds) ::close(fd);
 }
 

@@ -155,6 +155,203 @@ TEST_F(ServeTest, MergeJsonAndStrategicMergePatches) {
             "UnsupportedMediaType");
 }
 
+// issue #32 item 2 over HTTP: a failing RFC 6902 `test` is 422 Invalid and changes nothing;
+// server-side apply by two managers is a 409 Conflict in Kubernetes' words (details.causes),
+// `force=true` takes the field. serve_patch_test has the rules as pure functions.
+TEST_F(ServeTest, AFailedJsonPatchTestIs422AndApplyConflictsAre409) {
+  send("POST", kConfigMaps, configmap("a"), 201);
+  const std::string path = std::string(kConfigMaps) + "/a";
+  const Json before = get(path);
+  const Json failed =
+      send("PATCH", path, Json::parse(R"([{"op":"test","path":"/data/k","value":"other"},
+                                          {"op":"add","path":"/data/z","value":"1"}])"),
+           422, "application/json-patch+json");
+  EXPECT_EQ(failed["reason"], "Invalid");
+  EXPECT_EQ(get(path)["metadata"]["resourceVersion"], before["metadata"]["resourceVersion"]);
+  EXPECT_FALSE(get(path)["data"].contains("z"));
+  const std::string cfg = std::string(kConfigMaps) + "/cfg";
+  const Json one = {{"apiVersion", "v1"},
+                    {"kind", "ConfigMap"},
+                    {"metadata", {{"name", "cfg"}}},
+                    {"data", {{"a", "1"}}}};
+  send("PATCH", cfg + "?fieldManager=one", one, 201, "application/apply-patch+yaml");
+  Json two = one;
+  two["data"]["a"] = "2";
+  const Json conflict =
+      send("PATCH", cfg + "?fieldManager=two", two, 409, "application/apply-patch+yaml");
+  EXPECT_EQ(conflict["reason"], "Conflict");
+  EXPECT_EQ(conflict["message"], "Apply failed with 1 conflict: conflict with \"one\": .data.a");
+  EXPECT_EQ(conflict["details"]["causes"][0]["field"], ".data.a");
+  EXPECT_EQ(conflict["details"]["causes"][0]["reason"], "FieldManagerConflict");
+  const Json forced =
+      send("PATCH", cfg + "?fieldManager=two&force=true", two, 200, "application/apply-patch+yaml");
+  EXPECT_EQ(forced["data"]["a"], "2");
+  ASSERT_EQ(forced["metadata"]["managedFields"].size(), 1u) << forced.dump();
+  EXPECT_EQ(forced["metadata"]["managedFields"][0]["manager"], "two");
+  EXPECT_EQ(send("PATCH", cfg, one, 422, "application/apply-patch+yaml")["reason"], "Invalid");
+}
+
+// issue #32 item 3: the kinds controllers use, each written and read back over HTTP (client-node
+// and kubectl cover some end to end; this names every one).
+TEST_F(ServeTest, ServicesClaimsPoliciesEventsAndLeasesAreServed) {
+  const std::string core = "/api/v1/namespaces/default/";
+  Json svc = {{"apiVersion", "v1"},
+              {"kind", "Service"},
+              {"metadata", {{"name", "web"}}},
+              {"spec",
+               {{"selector", {{"app", "web"}}},
+                {"ports", {{{"port", 80}, {"targetPort", 8080}, {"protocol", "TCP"}}}}}}};
+  EXPECT_EQ(send("POST", core + "services", svc, 201)["spec"]["ports"][0]["targetPort"], 8080);
+  svc["metadata"]["name"] = "1web";  // A Service name is a DNS-1035 label.
+  EXPECT_EQ(send("POST", core + "services", svc, 422)["reason"], "Invalid");
+  const Json pvc = {
+      {"apiVersion", "v1"},
+      {"kind", "PersistentVolumeClaim"},
+      {"metadata", {{"name", "data"}}},
+      {"spec",
+       {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+  send("POST", core + "persistentvolumeclaims", pvc, 201);
+  EXPECT_EQ(get(core + "persistentvolumeclaims/data")["spec"]["resources"]["requests"]["storage"],
+            "1Gi");
+  // A Service or PVC delete answers the object (their registries' ReturnDeletedObject).
+  EXPECT_EQ(send("DELETE", core + "persistentvolumeclaims/data", Json::object(), 200)["kind"],
+            "PersistentVolumeClaim");
+  const std::string policies = "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies";
+  const Json policy = {{"apiVersion", "networking.k8s.io/v1"},
+                       {"kind", "NetworkPolicy"},
+                       {"metadata", {{"name", "deny"}}},
+                       {"spec", {{"podSelector", Json::object()}, {"policyTypes", {"Ingress"}}}}};
+  send("POST", policies, policy, 201);
+  EXPECT_EQ(get(policies)["items"][0]["spec"]["policyTypes"], Json::array({"Ingress"}));
+  // Events: written as core/v1, read as events.k8s.io/v1 too (one stored kind).
+  const Json event = {{"apiVersion", "v1"},
+                      {"kind", "Event"},
+                      {"metadata", {{"name", "e1"}}},
+                      {"involvedObject", {{"kind", "Service"}, {"name", "web"}}},
+                      {"reason", "Created"},
+                      {"message", "made"},
+                      {"type", "Normal"}};
+  EXPECT_EQ(send("POST", core + "events", event, 201)["reason"], "Created");
+  const Json both = get("/apis/events.k8s.io/v1/namespaces/default/events");
+  ASSERT_EQ(both["items"].size(), 1u) << both.dump();
+  EXPECT_EQ(both["items"][0]["metadata"]["name"], "e1");
+  // Leases: leader election's create, renew at the read resourceVersion, stale renew 409.
+  const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+  const Json lease = send("POST", leases,
+                          {{"apiVersion", "coordination.k8s.io/v1"},
+                           {"kind", "Lease"},
+                           {"metadata", {{"name", "leader"}}},
+                           {"spec",
+                            {{"holderIdentity", "a"},
+                             {"leaseDurationSeconds", 15},
+                             {"renewTime", "2026-11-29T00:00:00.000000Z"}}}},
+                          201);
+  Json renewed = lease;
+  renewed["spec"]["renewTime"] = "2026-11-29T00:00:10.000000Z";
+  EXPECT_EQ(send("PUT", leases + "/leader", renewed, 200)["spec"]["renewTime"],
+            "2026-11-29T00:00:10.000000Z");
+  renewed["spec"]["holderIdentity"] = "b";
+  EXPECT_EQ(send("PUT", leases + "/leader", renewed, 409)["reason"], "Conflict");
+  EXPECT_EQ(get(leases + "/leader")["spec"]["leaseDurationSeconds"], 15);
+}
+
+// A CRD registers its kind (discovery, OpenAPI, routes) at once; deleting it stops serving it.
+TEST_F(ServeTest, ACustomResourceDefinitionServesItsKind) {
+  const std::string crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  const Json schema = {
+      {"type", "object"},
+      {"properties",
+       {{"spec", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}};
+  const Json crd = {
+      {"apiVersion", "apiextensions.k8s.io/v1"},
+      {"kind", "CustomResourceDefinition"},
+      {"metadata", {{"name", "widgets.example.com"}}},
+      {"spec",
+       {{"group", "example.com"},
+        {"scope", "Namespaced"},
+        {"names", {{"plural", "widgets"}, {"singular", "widget"}, {"kind", "Widget"}}},
+        {"versions",
+         {{{"name", "v1"},
+           {"served", true},
+           {"storage", true},
+           {"schema", {{"openAPIV3Schema", schema}}}}}}}}};
+  send("POST", crds, crd, 201);
+  const Json discovery = get("/apis/example.com/v1");
+  ASSERT_EQ(discovery["resources"].size(), 1u) << discovery.dump();
+  EXPECT_EQ(discovery["resources"][0]["kind"], "Widget");
+  EXPECT_TRUE(get("/openapi/v3/apis/example.com/v1").is_object());
+  const std::string widgets = "/apis/example.com/v1/namespaces/default/widgets";
+  const Json widget = {{"apiVersion", "example.com/v1"},
+                       {"kind", "Widget"},
+                       {"metadata", {{"name", "w"}}},
+                       {"spec", {{"size", 3}, {"on", true}, {"tags", {"a", "b"}}}}};
+  EXPECT_EQ(send("POST", widgets, widget, 201)["spec"], widget["spec"]);
+  EXPECT_EQ(get(widgets + "/w")["spec"], widget["spec"]);
+  send("DELETE", crds + "/widgets.example.com", Json::object(), 200);
+  EXPECT_EQ(get(widgets, 404)["reason"], "NotFound");
+}
+
+// /scale, /finalize, /version/, /openapi/v2, dryRun=All, deletecollection, limit/continue.
+TEST_F(ServeTest, SubresourcesDryRunDeleteCollectionAndPages) {
+  const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
+  send("POST", deployments,
+       {{"apiVersion", "apps/v1"},
+        {"kind", "Deployment"},
+        {"metadata", {{"name", "web"}}},
+        {"spec",
+         {{"replicas", 1},
+          {"selector", {{"matchLabels", {{"app", "web"}}}}},
+          {"template", {{"metadata", {{"labels", {{"app", "web"}}}}}}}}}},
+       201);
+  Json scale = get(deployments + "/web/scale");
+  EXPECT_EQ(scale["kind"], "Scale");
+  EXPECT_EQ(scale["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(scale["spec"]["replicas"], 1);
+  scale["spec"]["replicas"] = 3;
+  EXPECT_EQ(send("PUT", deployments + "/web/scale", scale, 200)["spec"]["replicas"], 3);
+  EXPECT_EQ(send("PATCH", deployments + "/web/scale", {{"spec", {{"replicas", 2}}}}, 200,
+                 "application/merge-patch+json")["spec"]["replicas"],
+            2);
+  EXPECT_EQ(get(deployments + "/web")["spec"]["replicas"], 2);
+  // namespaces/NAME/finalize: the namespace's spec.finalizers written.
+  send("POST", "/api/v1/namespaces",
+       {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "fin"}}}}, 201);
+  Json ns = get("/api/v1/namespaces/fin");
+  ns["spec"]["finalizers"] = Json::array();
+  EXPECT_EQ(send("PUT", "/api/v1/namespaces/fin/finalize", ns, 200)["spec"]["finalizers"],
+            Json::array());
+  EXPECT_EQ(get("/version/")["major"], "1");
+  EXPECT_EQ(get("/openapi/v2")["swagger"], "2.0");
+  // dryRun=All: the answer of a create, nothing stored.
+  EXPECT_EQ(send("POST", std::string(kConfigMaps) + "?dryRun=All", configmap("dry"),
+                 201)["metadata"]["name"],
+            "dry");
+  EXPECT_EQ(get(std::string(kConfigMaps) + "/dry", 404)["reason"], "NotFound");
+  EXPECT_EQ(send("POST", std::string(kConfigMaps) + "?dryRun=Yes", configmap("dry"), 400)["reason"],
+            "BadRequest");
+  // Pages of 2 with a continue token, then deletecollection by label.
+  for (const char* name : {"p1", "p2", "p3"}) send("POST", kConfigMaps, configmap(name), 201);
+  // dryRun=All on a patch, an update and a delete: answered, not stored.
+  const std::string p1 = std::string(kConfigMaps) + "/p1";
+  EXPECT_EQ(send("PATCH", p1 + "?dryRun=All", {{"data", {{"k", "dry"}}}}, 200,
+                 "application/merge-patch+json")["data"]["k"],
+            "dry");
+  Json replaced = get(p1);
+  replaced["data"]["k"] = "dry";
+  send("PUT", p1 + "?dryRun=All", replaced, 200);
+  send("DELETE", p1 + "?dryRun=All", Json::object(), 200);
+  EXPECT_EQ(get(p1)["data"]["k"], "v");
+  Json page = get(std::string(kConfigMaps) + "?limit=2");
+  ASSERT_EQ(page["items"].size(), 2u);
+  const std::string token = page["metadata"].value("continue", "");
+  ASSERT_FALSE(token.empty());
+  page = get(std::string(kConfigMaps) + "?limit=2&continue=" + token);
+  EXPECT_EQ(page["items"].size(), 1u);
+  EXPECT_EQ(page["metadata"].value("continue", ""), "");
+  send("DELETE", std::string(kConfigMaps) + "?labelSelector=app%3Da", Json::object(), 200);
+  EXPECT_TRUE(get(kConfigMaps)["items"].empty());
+}
+
 TEST_F(ServeTest, StatusSubresourceIsSeparateFromTheMainResource) {
   const std::string base = "/apis/workspace.gitpod.io/v1/namespaces/default/workspaces";
   Json ws = {{"apiVersion", "workspace.gitpod.io/v1"},
@@ -472,8 +669,8 @@ TEST(ServeReadOnly, ASnapshotWorldRefusesWritesWithForbidden) {
 }
 
 // The routes serve-objects registered with cpp-httplib, ported to Server::route (serve-merge):
-// health checks, OpenAPI v3 per group version, SelfSubjectAccessReview, and Go's ParseBool for
-// ?watch= (True is a watch, not a list).
+// health checks, OpenAPI v3 per group version, SelfSubjectAccessReview and -RulesReview, and
+// Go's ParseBool for ?watch= (True is a watch, not a list).
 TEST_F(ServeTest, HealthOpenApiAccessReviewAndParseBoolWatchAreRouted) {
   for (const char* path : {"/healthz", "/readyz", "/livez", "/readyz/ping"}) {
     auto res = client_->Get(path);
@@ -491,6 +688,15 @@ TEST_F(ServeTest, HealthOpenApiAccessReviewAndParseBoolWatchAreRouted) {
   const Json review = send("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
                            {{"kind", "SelfSubjectAccessReview"}}, 201);
   EXPECT_EQ(review["status"]["allowed"], true);
+  // kubectl auth can-i --list: every verb on every resource and non-resource URL.
+  const Json rules =
+      send("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+           {{"kind", "SelfSubjectRulesReview"}, {"spec", {{"namespace", "default"}}}}, 201);
+  EXPECT_EQ(rules["spec"]["namespace"], "default");
+  EXPECT_EQ(rules["status"]["resourceRules"][0]["verbs"], Json::array({"*"}));
+  EXPECT_EQ(rules["status"]["resourceRules"][0]["resources"], Json::array({"*"}));
+  EXPECT_EQ(rules["status"]["nonResourceRules"][0]["nonResourceURLs"], Json::array({"*"}));
+  EXPECT_EQ(rules["status"]["incomplete"], false);
   EXPECT_EQ(get(std::string(kConfigMaps) + "?watch=maybe", 400)["reason"], "BadRequest");
 }
 
