@@ -60,15 +60,29 @@ char state_of(const std::filesystem::path& stat_file) {
 
 }  // namespace
 
+// Walks the process tree (/proc/PID/task/TID/children), as readiness.h does: a shell's
+// children (kubectl starting up while the shell waits for it) are the process too.
 bool ExternalProcess::busy() const {
   if (pid_ < 0 || exited_) return false;
-  std::error_code ec;
-  const std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
-  int checked = 0;
-  for (auto it = std::filesystem::directory_iterator(tasks, ec);
-       !ec && it != std::filesystem::directory_iterator() && checked < 256; it.increment(ec)) {
-    ++checked;
-    if (state_of(it->path() / "stat") == 'R') return true;
+  std::vector<pid_t> pending = {pid_};
+  int processes = 0;
+  int threads = 0;
+  while (!pending.empty() && processes < kReadinessProcessesMax) {
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    ++processes;
+    std::error_code ec;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (auto it = std::filesystem::directory_iterator(tasks, ec);
+         !ec && it != std::filesystem::directory_iterator() && threads < kReadinessThreadsMax;
+         it.increment(ec)) {
+      ++threads;
+      const char state = state_of(it->path() / "stat");
+      // R: on a CPU or waiting for one; D: in the kernel (an exec loading, a page fault).
+      if (state == 'R' || state == 'D') return true;
+      std::ifstream children(it->path() / "children");
+      for (pid_t child = 0; children >> child;) pending.push_back(child);
+    }
   }
   return false;
 }
