@@ -31,6 +31,9 @@ std::string describe_status(int status) {
   setpgid(0, 0);
   // Dies with wsim (a hunt worker killed at its stop's grace period must not leave it running).
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Its orphaned descendants (a shell's background job whose subshell ended) are re-parented to
+  // it, not to init: they stay in the tree busy() and the readiness test walk (kept across exec).
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   const int fd = open(log_path.empty() ? "/dev/null" : log_path.c_str(),
                       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
@@ -140,6 +143,8 @@ void ExternalProcess::stop() {
       exit_text_ = describe_status(status);
     }
   }
+  // Also when the leader had exited on its own: what is left of its group goes with the run.
+  kill(-pid_, SIGKILL);
   pid_ = -1;
 }
 

@@ -19,14 +19,16 @@
 # of ws-<name>, see none, and create one each (metadata.generateName): two pods for one
 # workspace. `always: at most 1 Pod per label workspace` catches it.
 #
-# Usage: WSIM_SERVER=http://127.0.0.1:PORT [VARIANT=correct|racy] [NAMESPACE=default]
-#        [KUBECTL=kubectl] bash controller.sh
+# Usage: WSIM_SERVER=http://127.0.0.1:PORT [NAMESPACE=default] [KUBECTL=kubectl]
+#        bash controller.sh [correct|racy]
+# (or VARIANT=correct|racy in the environment; on the command line the variant is part of the
+# COMMAND a bundle records, so `wsim replay` and `wsim corpus add` see it)
 set -uo pipefail
 server="${WSIM_SERVER:-}"
-variant="${VARIANT:-correct}"
+variant="${1:-${VARIANT:-correct}}"
 namespace="${NAMESPACE:-default}"
 if [[ -z "${server}" || ! "${variant}" =~ ^(correct|racy)$ ]]; then
-  echo "controller.sh: set WSIM_SERVER=http://127.0.0.1:PORT, VARIANT=correct|racy" >&2
+  echo "controller.sh: set WSIM_SERVER=http://127.0.0.1:PORT; usage: controller.sh [correct|racy]" >&2
   exit 2
 fi
 finalizer="example.wsim/cleanup"
@@ -121,9 +123,12 @@ watch_loop() {
   local types="$1"
   shift
   while true; do
-    k get "$@" --watch --output-watch-events 2>>"${state}/watch.err" | while read -r type name; do
-      [[ -n "${name}" && "${type}" =~ ^(${types})$ ]] && reconcile_retrying "${name}" &
-    done
+    k get "$@" --watch --output-watch-events 2>>"${state}/watch.err" | {
+      while read -r type name; do
+        [[ -n "${name}" && "${type}" =~ ^(${types})$ ]] && reconcile_retrying "${name}" &
+      done
+      wait  # Its reconciles finish before the watch starts again (none is left orphaned).
+    }
   done
 }
 

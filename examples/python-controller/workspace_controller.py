@@ -28,8 +28,10 @@ Failed reconciles are queued again at once, not after a back-off timer: the proc
 in wall time, which wsim's lockstep cannot replay (docs/external.md); every retry is a request,
 so it costs virtual time.
 
-Usage: WSIM_SERVER=http://127.0.0.1:PORT [VARIANT=correct|racy] [WORKERS=2] [NAMESPACE=default]
-       /usr/bin/python3 workspace_controller.py
+Usage: WSIM_SERVER=http://127.0.0.1:PORT [WORKERS=2] [NAMESPACE=default]
+       /usr/bin/python3 workspace_controller.py [correct|racy]
+(the variant may also come from VARIANT in the environment; on the command line it is part of
+the COMMAND a bundle records, so `wsim replay` and `wsim corpus add` see it)
 """
 
 import collections
@@ -296,12 +298,12 @@ class Controller:
 
 def main():
     server = os.environ.get("WSIM_SERVER")
-    variant = os.environ.get("VARIANT", "correct")
+    variant = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("VARIANT", "correct")
     namespace = os.environ.get("NAMESPACE", "default")
     workers = int(os.environ.get("WORKERS", "2"))
     if not server or variant not in ("correct", "racy") or workers < 1:
-        print("workspace_controller.py: set WSIM_SERVER=http://127.0.0.1:PORT, "
-              "VARIANT=correct|racy, WORKERS>=1", file=sys.stderr)
+        print("workspace_controller.py: set WSIM_SERVER=http://127.0.0.1:PORT, WORKERS>=1; "
+              "usage: workspace_controller.py [correct|racy]", file=sys.stderr)
         return 2
     log(f"workspace_controller.py ({variant}, {workers} workers): Workspaces in {namespace} "
         f"on {server}")
