@@ -129,14 +129,21 @@ int cmd_external_corpus_add(const ExternalCorpusAdd& command, std::ostream& out,
     err << "wsim corpus add: " << path.string() << " exists (give another --name)\n";
     return run::kExitUsage;
   }
+  // "(cd WORKDIR && wsim serve --scenario FILE -- COMMAND)", FILE relative to WORKDIR when
+  // both lie beneath the current directory.
   const std::string workdir = config->workdir().empty() ? "." : config->workdir();
+  const fs::path from_here = fs::absolute(path).lexically_relative(fs::current_path(ec));
+  const bool inside = !from_here.empty() && *from_here.begin() != "..";
   const std::string file_from_workdir =
-      fs::absolute(path).lexically_relative(fs::absolute(workdir)).string();
+      inside ? fs::absolute(path).lexically_relative(fs::absolute(workdir)).string()
+             : fs::absolute(path).lexically_normal().string();
+  const std::string cd = workdir == "." ? "" : "cd " + run::shell_quote(workdir) + " && ";
   std::string text = "# " + bundle.verdict + " " + bundle.invariant + ", seed " +
                      std::to_string(scenario.seed()) + "; added by `wsim corpus add " +
                      command.bundle + "`\n";
-  text += "# An external run: it needs its process. Run it again from the repository root:\n#   (cd " +
-          run::shell_quote(workdir) + " && wsim serve --scenario " +
+  text += "# An external run: it needs its process. Run it again from the directory it was added "
+          "from (the repository root):\n#   (" +
+          cd + "wsim serve --scenario " +
           run::shell_quote(file_from_workdir) + " -- " +
           command_text(*config) + ")\n";
   text += rerun.empty()
@@ -155,7 +162,7 @@ int cmd_external_corpus_add(const ExternalCorpusAdd& command, std::ostream& out,
   }
   out << "added " << path.string() << "\n  " << bundle.verdict << " " << bundle.invariant
       << (rerun.empty() ? " (as recorded; not run again)" : " (its seed run again: " + rerun + ")")
-      << "\nrun it with:\n  (cd " << run::shell_quote(workdir) << " && wsim serve --scenario "
+      << "\nrun it with:\n  (" << cd << "wsim serve --scenario "
       << run::shell_quote(file_from_workdir) << " -- "
       << command_text(*config) << ")\n";
   return run::kExitPass;
