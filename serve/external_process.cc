@@ -70,15 +70,17 @@ bool ExternalProcess::busy() const {
   std::vector<pid_t> pending = {pid_};
   int processes = 0;
   int threads = 0;
-  while (!pending.empty() && processes < kReadinessProcessesMax) {
+  while (!pending.empty()) {
+    // A tree too large to look at is taken for busy: the lockstep then waits for HTTP quiet
+    // up to its bound (LockstepOptions::wait_max_ms) instead of moving time past its processes.
+    if (processes >= kReadinessProcessesMax || threads >= kReadinessThreadsMax) return true;
     const pid_t pid = pending.back();
     pending.pop_back();
     ++processes;
     std::error_code ec;
     const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
     for (auto it = std::filesystem::directory_iterator(tasks, ec);
-         !ec && it != std::filesystem::directory_iterator() && threads < kReadinessThreadsMax;
-         it.increment(ec)) {
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
       ++threads;
       const char state = state_of(it->path() / "stat");
       // R: on a CPU or waiting for one; D: in the kernel (an exec loading, a page fault).

@@ -7,7 +7,8 @@
 # one pod in it, both labelled workspace=<name>, and sets status.phase=Running; a finalizer lets
 # it delete the namespace before the Workspace goes. Three `kubectl get --watch` loops (the
 # Workspaces; namespaces and pods labelled workspace) turn every event into a reconcile of that
-# workspace, run as a background job so one slow workspace does not hold up the watches. A
+# workspace, run as a background job so one slow workspace does not hold up the watches (one
+# waiting to start per workspace at most: later events find it queued). A
 # reconcile reads everything live with kubectl (no cache); a failed one is retried at once (up
 # to 20 times: every retry is requests, so it costs virtual time, and a wall-clock `sleep`
 # would not replay). A watch that ends (410 Expired, an error) is started again: a relist.
@@ -103,17 +104,27 @@ reconcile() {
 }
 
 # reconcile_retrying NAME: reconcile until it succeeds (at most 20 tries); the correct variant
-# holds NAME's lock meanwhile.
+# holds NAME's lock meanwhile. The pending mark (made by queue) goes once the reconcile starts:
+# an event from then on queues the next one.
 reconcile_retrying() {
   local name="$1" try
   for ((try = 1; try <= 20; try++)); do
     if [[ "${variant}" == correct ]]; then
-      (flock 9 && reconcile "${name}") 9>"${state}/${name}.lock" && return 0
+      (flock 9 && rmdir "${state}/pending-${name}" 2>/dev/null; reconcile "${name}") \
+        9>"${state}/${name}.lock" && return 0
     else
+      rmdir "${state}/pending-${name}" 2>/dev/null
       reconcile "${name}" && return 0
     fi
   done
   log "${name}: still failing after 20 tries; waiting for its next event"
+}
+
+# queue NAME: a background reconcile of NAME, unless one is already waiting to start (the shell
+# version of a work queue's de-duplication; it keeps the number of processes small).
+queue() {
+  mkdir "${state}/pending-$1" 2>/dev/null || return 0
+  reconcile_retrying "$1" &
 }
 
 # watch_loop TYPES ARGS...: `kubectl get ARGS --watch --output-watch-events` printing the event
@@ -125,7 +136,7 @@ watch_loop() {
   while true; do
     k get "$@" --watch --output-watch-events 2>>"${state}/watch.err" | {
       while read -r type name; do
-        [[ -n "${name}" && "${type}" =~ ^(${types})$ ]] && reconcile_retrying "${name}" &
+        [[ -n "${name}" && "${type}" =~ ^(${types})$ ]] && queue "${name}"
       done
       wait  # Its reconciles finish before the watch starts again (none is left orphaned).
     }
