@@ -65,8 +65,8 @@ bool seed_reproduces(const ExternalCorpusAdd& command, const run::System& system
   what = std::string(run::verdict_name(result.verdict)) + (got.empty() ? "" : " " + got);
   if (got == invariant) return true;
   err << "wsim corpus add: " << command.bundle << ": its seed " << scenario.seed()
-      << " run again with the COMMAND given gives " << what << ", the bundle recorded "
-      << invariant << ": the process did not repeat the failure from the seed alone (try "
+      << " run again with the COMMAND given gives " << what << ", the bundle recorded " << invariant
+      << ": the process did not repeat the failure from the seed alone (try "
       << "again, or add it without -- COMMAND to take the recorded verdict)\n";
   return false;
 }
@@ -118,13 +118,14 @@ int cmd_external_corpus_add(const ExternalCorpusAdd& command, std::ostream& out,
   proto::Expectation* expect = scenario.add_expect();
   expect->set_verdict(verdict);
   expect->set_invariant(bundle.invariant);
-  if (scenario.name().empty()) scenario.set_name(command.name.empty() ? "regression" : command.name);
+  if (scenario.name().empty())
+    scenario.set_name(command.name.empty() ? "regression" : command.name);
 
   const fs::path dir = command.corpus_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const fs::path path = dir / (file_stem(bundle.invariant, scenario.seed(), command.name) +
-                               ".textproto");
+  const fs::path path =
+      dir / (file_stem(bundle.invariant, scenario.seed(), command.name) + ".textproto");
   if (fs::exists(path, ec)) {
     err << "wsim corpus add: " << path.string() << " exists (give another --name)\n";
     return run::kExitUsage;
@@ -141,17 +142,18 @@ int cmd_external_corpus_add(const ExternalCorpusAdd& command, std::ostream& out,
   std::string text = "# " + bundle.verdict + " " + bundle.invariant + ", seed " +
                      std::to_string(scenario.seed()) + "; added by `wsim corpus add " +
                      command.bundle + "`\n";
-  text += "# An external run: it needs its process. Run it again from the directory it was added "
-          "from (the repository root):\n#   (" +
-          cd + "wsim serve --scenario " +
-          run::shell_quote(file_from_workdir) + " -- " +
-          command_text(*config) + ")\n";
+  text +=
+      "# An external run: it needs its process. Run it again from the directory it was added "
+      "from (the repository root):\n#   (" +
+      cd + "wsim serve --scenario " + run::shell_quote(file_from_workdir) + " -- " +
+      command_text(*config) + ")\n";
   text += rerun.empty()
               ? "# Not run again when added (no -- COMMAND): the expectation is the bundle's "
                 "recorded verdict.\n"
               : "# Its seed run again with that COMMAND when added: " + rerun + ".\n";
-  text += "# The process is outside wsim: a run from the seed repeats the failure only as often as "
-          "the process repeats its requests (docs/external.md).\n";
+  text +=
+      "# The process is outside wsim: a run from the seed repeats the failure only as often as "
+      "the process repeats its requests (docs/external.md).\n";
   text += run::scenario_to_text(scenario);
   std::ofstream file(path);
   file << text;
@@ -163,8 +165,7 @@ int cmd_external_corpus_add(const ExternalCorpusAdd& command, std::ostream& out,
   out << "added " << path.string() << "\n  " << bundle.verdict << " " << bundle.invariant
       << (rerun.empty() ? " (as recorded; not run again)" : " (its seed run again: " + rerun + ")")
       << "\nrun it with:\n  (" << cd << "wsim serve --scenario "
-      << run::shell_quote(file_from_workdir) << " -- "
-      << command_text(*config) << ")\n";
+      << run::shell_quote(file_from_workdir) << " -- " << command_text(*config) << ")\n";
   return run::kExitPass;
 }
 

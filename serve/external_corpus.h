@@ -31,7 +31,6 @@ struct ExternalCorpusAdd {
 // is the one to call).
 bool is_external_bundle(const std::string& bundle_dir);
 
-int cmd_external_corpus_add(const ExternalCorpusAdd& command, std::ostream& out,
-                            std::ostream& err);
+int cmd_external_corpus_add(const ExternalCorpusAdd& command, std::ostream& out, std::ostream& err);
 
 }  // namespace wsim::serve
