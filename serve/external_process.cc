@@ -146,7 +146,11 @@ void ExternalProcess::stop() {
     }
   }
   // Also when the leader had exited on its own: what is left of its group goes with the run.
-  kill(-pid_, SIGKILL);
+  // Again while any is left (up to 1 s): a process forking while the group is killed can
+  // leave a child the first kill did not reach.
+  for (int i = 0; i < 100 && kill(-pid_, SIGKILL) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   pid_ = -1;
 }
 
