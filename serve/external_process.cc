@@ -31,6 +31,9 @@ std::string describe_status(int status) {
   setpgid(0, 0);
   // Dies with wsim (a hunt worker killed at its stop's grace period must not leave it running).
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Its orphaned descendants (a shell's background job whose subshell ended) are re-parented to
+  // it, not to init: they stay in the tree busy() and the readiness test walk (kept across exec).
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   const int fd = open(log_path.empty() ? "/dev/null" : log_path.c_str(),
                       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
@@ -60,15 +63,31 @@ char state_of(const std::filesystem::path& stat_file) {
 
 }  // namespace
 
+// Walks the process tree (/proc/PID/task/TID/children), as readiness.h does: a shell's
+// children (kubectl starting up while the shell waits for it) are the process too.
 bool ExternalProcess::busy() const {
   if (pid_ < 0 || exited_) return false;
-  std::error_code ec;
-  const std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
-  int checked = 0;
-  for (auto it = std::filesystem::directory_iterator(tasks, ec);
-       !ec && it != std::filesystem::directory_iterator() && checked < 256; it.increment(ec)) {
-    ++checked;
-    if (state_of(it->path() / "stat") == 'R') return true;
+  std::vector<pid_t> pending = {pid_};
+  int processes = 0;
+  int threads = 0;
+  while (!pending.empty()) {
+    // A tree too large to look at is taken for busy: the lockstep then waits for HTTP quiet
+    // up to its bound (LockstepOptions::wait_max_ms) instead of moving time past its processes.
+    if (processes >= kReadinessProcessesMax || threads >= kReadinessThreadsMax) return true;
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    ++processes;
+    std::error_code ec;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (auto it = std::filesystem::directory_iterator(tasks, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      ++threads;
+      const char state = state_of(it->path() / "stat");
+      // R: on a CPU or waiting for one; D: in the kernel (an exec loading, a page fault).
+      if (state == 'R' || state == 'D') return true;
+      std::ifstream children(it->path() / "children");
+      for (pid_t child = 0; children >> child;) pending.push_back(child);
+    }
   }
   return false;
 }
@@ -125,6 +144,12 @@ void ExternalProcess::stop() {
       exited_ = true;
       exit_text_ = describe_status(status);
     }
+  }
+  // Also when the leader had exited on its own: what is left of its group goes with the run.
+  // Again while any is left (up to 1 s): a process forking while the group is killed can
+  // leave a child the first kill did not reach.
+  for (int i = 0; i < 100 && kill(-pid_, SIGKILL) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   pid_ = -1;
 }

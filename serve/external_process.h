@@ -26,8 +26,9 @@ class ExternalProcess {
              const std::string& log_path, std::string& error);
   // True while it runs; once it has exited, false and `exit_text` says how.
   bool running(std::string& exit_text);
-  // True when a thread of the process is running or runnable (Linux: state R in
-  // /proc/PID/task/*/stat): it is still reacting, whatever the sockets show. False elsewhere.
+  // True when a thread of the process or of its descendants is running, runnable or in the
+  // kernel (Linux: state R or D in /proc/PID/task/*/stat): it is still reacting, whatever the
+  // sockets show. False elsewhere.
   bool busy() const;
   // readiness.h process_tree_sleep_mark of the process (nullopt when not running).
   std::optional<std::uint64_t> sleep_mark(std::int64_t timer_horizon_ms) const;

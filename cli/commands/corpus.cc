@@ -4,6 +4,7 @@
 
 #include "cli/commands/commands.h"
 #include "cli/subcommand.h"
+#include "serve/external_corpus.h"
 #include "sim/triage/corpus.h"
 #include "sim/triage/corpus_bugs.h"
 
@@ -15,6 +16,7 @@ Subcommand add_corpus_command(CLI::App& app) {
     std::string bugs_dir = "corpus/regressions";
     CLI::App* add_app = nullptr;
     CLI::App* bugs_app = nullptr;
+    std::vector<std::string> process;  // An external run's bundle: its process (after --).
   };
   auto state = std::make_shared<State>();
   CLI::App* sub = app.add_subcommand("corpus", "the regression corpus (corpus/regressions)");
@@ -27,11 +29,24 @@ Subcommand add_corpus_command(CLI::App& app) {
                               "corpus directory (default corpus/regressions)");
   state->add_app->add_option("bundle", state->add.bundle, "failure bundle directory")->required();
   state->add_app->add_option("--name", state->add.name, "slug of the file name");
-  state->add_app->add_option("--corpus", state->add.corpus_dir,
-                             "corpus directory (default corpus/regressions)");
-  return {sub, [state] {
+  CLI::Option* corpus = state->add_app->add_option(
+      "--corpus", state->add.corpus_dir,
+      "corpus directory (default corpus/regressions; corpus/external for an external run)");
+  state->add_app->add_option(
+      "command", state->process,
+      "an external run's bundle: its process (after --), to run its seed again before adding "
+      "(docs/external.md)");
+  return {sub, [state, corpus] {
             if (*state->bugs_app)
               return run::cmd_corpus_bugs(state->bugs_dir, std::cout, std::cerr);
+            if (!state->process.empty() || serve::is_external_bundle(state->add.bundle)) {
+              serve::ExternalCorpusAdd add;
+              add.bundle = state->add.bundle;
+              add.name = state->add.name;
+              if (corpus->count() > 0) add.corpus_dir = state->add.corpus_dir;
+              add.command = state->process;
+              return serve::cmd_external_corpus_add(add, std::cout, std::cerr);
+            }
             return run::cmd_corpus_add(state->add, std::cout, std::cerr);
           }};
 }
