@@ -16,6 +16,7 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include "sim/core/assert.h"
+#include "sim/core/sim.h"
 #include "sim/run/bundle.h"
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
@@ -119,11 +120,98 @@ std::vector<std::string> fired_faults(const RunResult& run) {
   for (const auto& entry : run.swarm) {
     // Not a structured binding: clang 14 cannot capture those in the lambda below.
     const std::string& name = entry.first;
-    if (entry.second.rfind("on", 0) != 0) continue;  // Off, or a system parameter.
+    // Off (and not pinned), or a system parameter.
+    if (entry.second.rfind("on", 0) != 0 && entry.second.find(" pin") == std::string::npos) {
+      continue;
+    }
     const bool fired = std::any_of(run.trace.begin(), run.trace.end(), [&](const TraceEvent& e) {
       return std::find(e.faults.begin(), e.faults.end(), name) != e.faults.end();
     });
     if (fired) out.push_back(name);
+  }
+  return out;
+}
+
+// The points the API server evaluates per request (sim/core/fault.h set_per_request), from a
+// throwaway world of `scenario`'s system, as the validator's dry run builds it.
+std::vector<std::string> request_points(const System& system, const proto::Scenario& scenario) {
+  Sim dummy(ChoiceSource::from_seed(scenario.seed()));
+  const std::unique_ptr<SystemRun> world = system.create(dummy, scenario);
+  WSIM_ASSERT(world != nullptr);
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < dummy.faults().size(); ++k) {
+    const FaultPoint& point = dummy.faults().point(static_cast<FaultId>(k));
+    if (point.per_request) out.push_back(point.name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool is_api_verb(const std::string& verb) {
+  static constexpr const char* kVerbs[] = {"get",   "list",  "watch",  "create",
+                                           "update", "patch", "delete", "apply"};
+  return std::find(std::begin(kVerbs), std::end(kVerbs), verb) != std::end(kVerbs);
+}
+
+// How a request pin names its request (pinned_faults).
+enum class PinBy {
+  // The first matching request after the midpoint between the previous matching request of the
+  // trace (or 0) and this one: anchored in time, as the scripted events are, so that a scripted
+  // run with more or fewer earlier requests of the object still hits the request of the moment.
+  kTime,
+  // The N-th matching request of the run (N counted in the trace): independent of timings.
+  kCount,
+};
+
+// One pinned override per fault firing of the trace (TraceEvent::faults), in trace order
+// (docs/shrinking.md §6). A request point's firing is pinned to its request: the trace event's
+// verb, object and actor, and its place among the trace events with the same three (`by`; the API
+// server traces every request that reaches it once, which is what a request pin counts). Any
+// other point's firing is pinned to the first evaluation in the millisecond it fired
+// ([t, t + 1)): its evaluations are not traced, so the trace gives no count.
+std::vector<proto::FaultOverride> pinned_faults(const std::vector<TraceEvent>& trace,
+                                                const std::vector<std::string>& per_request,
+                                                PinBy by) {
+  std::vector<proto::FaultOverride> out;
+  struct Seen {
+    std::uint32_t count = 0;
+    std::int64_t last_ms = -1;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Seen> requests_seen;
+  for (const TraceEvent& event : trace) {
+    const bool request = is_api_verb(event.verb) && !event.object.empty() &&
+                         event.kind == TraceKind::kAction;
+    Seen before;
+    if (request) {
+      Seen& seen = requests_seen[{event.actor, event.verb, event.object}];
+      before = seen;
+      ++seen.count;
+      seen.last_ms = event.time_ms;
+    }
+    for (const std::string& name : event.faults) {
+      proto::FaultOverride pin;
+      pin.set_name(name);
+      pin.set_enabled(true);
+      if (request && std::binary_search(per_request.begin(), per_request.end(), name)) {
+        pin.set_verb(event.verb);
+        pin.set_object(event.object);
+        pin.set_actor(event.actor);
+        if (by == PinBy::kCount) {
+          pin.set_occurrence(before.count + 1);
+        } else {
+          pin.set_occurrence(1);
+          // Midpoint, rounded up: after the previous request (even at the same millisecond).
+          const std::int64_t from_ms =
+              before.last_ms < 0 ? 0 : before.last_ms + (event.time_ms - before.last_ms + 1) / 2;
+          if (from_ms > 0) pin.set_from_ms(from_ms);
+        }
+      } else {
+        pin.set_occurrence(1);
+        pin.set_from_ms(event.time_ms);
+        pin.set_until_ms(event.time_ms + 1);
+      }
+      out.push_back(std::move(pin));
+    }
   }
   return out;
 }
@@ -281,6 +369,16 @@ const ActionInfo* best_action(const std::vector<ActionInfo>& catalog, const std:
     // immediate" → stop_immediate): the detail says which variant of the request it was.
     if (contains_word(detail, info.action)) score = std::max(score, 30);
     if (score < 0 && first_word(info.action) == first_word(verb)) score = 5;
+    // A fault point named after the catalog action fired in this event ("kubelet/node-1 reject"
+    // showing gitpod.kubelet.reject_after_ready is the catalog's kubelet reject_after_ready, not
+    // the admission reject): the random form of the action, which a scripted run never draws.
+    const std::string suffix = "." + info.actor + "." + info.action;
+    for (const std::string& fault : event.faults) {
+      if (fault.size() > suffix.size() &&
+          fault.compare(fault.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        score = std::max(score, 200);
+      }
+    }
     if (score < 0) continue;
     score += 20 * word_score(info.action, text);
     const bool better =
@@ -505,9 +603,26 @@ class ScriptedShrinker {
     }
   }
 
-  // Drops fault overrides one by one, last first; true when one went.
+  // Drops fault overrides: with more than kFaultChunksFrom of them (a hunted run's pinned
+  // faults), first in chunks of n/2, n/4, ... 2; then one by one, last first. True when one went.
+  static constexpr int kFaultChunksFrom = 4;
   bool drop_faults(proto::Scenario& scenario) {
     bool any = false;
+    if (scenario.faults_size() > kFaultChunksFrom) {
+      for (int chunk = scenario.faults_size() / 2; chunk >= 2 && budget_left(); chunk /= 2) {
+        for (int start = 0; start < scenario.faults_size() && budget_left();) {
+          proto::Scenario candidate = scenario;
+          const int count = std::min(chunk, scenario.faults_size() - start);
+          candidate.mutable_faults()->DeleteSubrange(start, count);
+          if (fails_same(candidate, nullptr)) {
+            scenario = std::move(candidate);
+            any = true;
+          } else {
+            start += chunk;
+          }
+        }
+      }
+    }
     for (int i = scenario.faults_size() - 1; i >= 0 && budget_left(); --i) {
       proto::Scenario candidate = scenario;
       candidate.mutable_faults()->DeleteSubrange(i, 1);
@@ -598,16 +713,56 @@ proto::Scenario with_faults(const proto::Scenario& base, const std::vector<std::
   return scenario;
 }
 
-// The variants, most faithful first: the rendered form; every fault the shrunk run had
+proto::Scenario with_pins(const proto::Scenario& base,
+                          const std::vector<proto::FaultOverride>& pins) {
+  proto::Scenario scenario = base;
+  for (const proto::FaultOverride& pin : pins) *scenario.add_faults() = pin;
+  return scenario;
+}
+
+// Seeds after the scenario's own tried with the pinned faults.
+constexpr int kPinnedSeeds = 3;
+// Fault phase added to the pinned variants (see scripted_variants).
+constexpr DurationMs kPinnedPhaseSlackMs = 60 * kSecondMs;
+
+// The variants, most faithful first: the faults pinned to their moments (with the scenario's
+// seed and kPinnedSeeds more); the rendered form; every fault the shrunk run had
 // enabled; no faults; events shifted by ±1 s (a reply traced after its request; kept inside the
 // fault phase); other seeds. Each for `base` (targets from the actors first), then for `other`
 // (targets the objects name first) when it differs.
 std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
     const proto::Scenario& base, const proto::Scenario& other, std::int64_t phase_ms,
     std::uint64_t seed, const std::vector<std::string>& fired,
-    const std::vector<std::string>& enabled) {
+    const std::vector<std::string>& enabled,
+    const std::vector<proto::FaultOverride>& pins_by_time,
+    const std::vector<proto::FaultOverride>& pins_by_count) {
   std::vector<std::pair<std::string, proto::Scenario>> variants;
   auto forms = [&](const proto::Scenario& events, const std::string& suffix, int seeds) {
+    // Faults pinned to the moments they fired first (docs/shrinking.md §6): what the reader
+    // wants to see, and the form that does not depend on the seed drawing the same faults.
+    for (const auto& [how, pins] :
+         {std::pair{"by time", &pins_by_time}, std::pair{"by count", &pins_by_count}}) {
+      if (pins->empty()) continue;
+      if (how == std::string("by count") &&
+          std::equal(pins->begin(), pins->end(), pins_by_time.begin(), pins_by_time.end(),
+                     [](const auto& a, const auto& b) {
+                       return google::protobuf::util::MessageDifferencer::Equals(a, b);
+                     })) {
+        continue;
+      }
+      for (std::uint64_t next = seed; next <= seed + static_cast<std::uint64_t>(kPinnedSeeds);
+           ++next) {
+        proto::Scenario pinned = with_pins(events, *pins);
+        pinned.set_seed(next);
+        // Nothing fires after the fault phase, pins included, and the phase is the tape run's
+        // shortest: a scripted run slower to reach the pinned request needs slack. In a
+        // scripted_only run only the pins fire, so a longer phase adds no other fault.
+        pinned.set_fault_phase_ms(std::min(phase_ms + kPinnedPhaseSlackMs, kPhaseMsMax));
+        variants.emplace_back(std::string("faults pinned ") + how + " (seed " +
+                                  std::to_string(next) + ")" + suffix,
+                              pinned);
+      }
+    }
     variants.emplace_back("as rendered (seed " + std::to_string(seed) + ")" + suffix,
                           with_faults(events, fired));
     if (enabled.size() > fired.size()) {
@@ -654,8 +809,15 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
   out.faults_rendered = static_cast<int>(fired.size());
   const std::int64_t phase_ms =
       source.fault_phase_ms() > 0 ? source.fault_phase_ms() : system.default_fault_phase_ms();
+  const std::vector<std::string> per_request = request_points(system, source);
+  const std::vector<proto::FaultOverride> pins_by_time =
+      pinned_faults(shrunk.trace, per_request, PinBy::kTime);
+  const std::vector<proto::FaultOverride> pins_by_count =
+      pinned_faults(shrunk.trace, per_request, PinBy::kCount);
+  out.faults_pinned = static_cast<int>(pins_by_time.size());
   std::vector<std::pair<std::string, proto::Scenario>> variants =
-      scripted_variants(base, other, phase_ms, source.seed(), fired, enabled_faults(shrunk));
+      scripted_variants(base, other, phase_ms, source.seed(), fired, enabled_faults(shrunk),
+                        pins_by_time, pins_by_count);
   const proto::Scenario& original = options.original != nullptr ? *options.original : source;
   if (original.scripted_only() && original.events_size() > 0) {
     // A scripted scenario (a corpus file's script) is its own best rendering: its events, fault
