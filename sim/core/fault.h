@@ -170,7 +170,7 @@ class Faults {
   bool pinned_fires(FaultId id);
   void note_firing(FaultId id);
   std::vector<FaultPoint> points_;
-  std::vector<Pinned> pins_;  // In the scenario's order.
+  std::vector<Pinned> pins_;         // In the scenario's order.
   std::vector<Incident> incidents_;  // Sorted by start, disjoint.
   const std::int64_t* now_ms_ = nullptr;
   std::vector<Firing> fired_pending_;

@@ -44,7 +44,8 @@ void apply_fault_overrides(Sim& sim, const proto::Scenario& scenario) {
   }
   for (const proto::FaultOverride& fault : scenario.faults()) {
     FaultId id = 0;
-    if (is_pinned(fault) && sim.faults().find(fault.name(), id)) sim.faults().pin(id, pin_of(fault));
+    if (is_pinned(fault) && sim.faults().find(fault.name(), id))
+      sim.faults().pin(id, pin_of(fault));
   }
 }
 

@@ -205,13 +205,14 @@ bool validate_fault_pin(LoadedScenario& loaded, int i, std::string& error) {
     return false;
   };
   if (!fault.enabled()) {
-    return at("enabled", "a pinned override (verb, object, actor, occurrence, from_ms or "
-                         "until_ms set) fires at its moment: it needs enabled: true");
+    return at("enabled",
+              "a pinned override (verb, object, actor, occurrence, from_ms or "
+              "until_ms set) fires at its moment: it needs enabled: true");
   }
   if (fault.fire_num() != 0 || fault.fire_den() != 0) {
     return at("fire_den", "a pinned override fires without a draw: it takes no fire ratio");
   }
-  static constexpr const char* kVerbs[] = {"get",   "list",  "watch",  "create",
+  static constexpr const char* kVerbs[] = {"get",    "list",  "watch",  "create",
                                            "update", "patch", "delete", "apply"};
   if (!fault.verb().empty() &&
       std::find(std::begin(kVerbs), std::end(kVerbs), fault.verb()) == std::end(kVerbs)) {
@@ -237,8 +238,8 @@ bool validate_fault_pin(LoadedScenario& loaded, int i, std::string& error) {
   const std::int64_t from_ms = fault.has_from_ms() ? fault.from_ms() : 0;
   if (fault.has_until_ms() && (fault.until_ms() <= from_ms || fault.until_ms() > kPhaseMsMax)) {
     return at("until_ms", std::to_string(fault.until_ms()) + " is out of range (after from_ms " +
-                              std::to_string(from_ms) + ", at most " +
-                              std::to_string(kPhaseMsMax) + " ms = 7 days)");
+                              std::to_string(from_ms) + ", at most " + std::to_string(kPhaseMsMax) +
+                              " ms = 7 days)");
   }
   return true;
 }

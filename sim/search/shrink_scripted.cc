@@ -148,7 +148,7 @@ std::vector<std::string> request_points(const System& system, const proto::Scena
 }
 
 bool is_api_verb(const std::string& verb) {
-  static constexpr const char* kVerbs[] = {"get",   "list",  "watch",  "create",
+  static constexpr const char* kVerbs[] = {"get",    "list",  "watch",  "create",
                                            "update", "patch", "delete", "apply"};
   return std::find(std::begin(kVerbs), std::end(kVerbs), verb) != std::end(kVerbs);
 }
@@ -168,9 +168,11 @@ enum class PinBy {
 // verb, object and actor, and its place among the trace events with the same three (`by`; the API
 // server traces every request that reaches it once, which is what a request pin counts). Any
 // other point's firing is pinned to the first evaluation in the millisecond it fired
-// ([t, t + 1)): its evaluations are not traced, so the trace gives no count.
+// ([t, t + 1)): its evaluations are not traced, so the trace gives no count. `rendered` are
+// the points whose firings the scripted events already show (action_of_fault): not pinned.
 std::vector<proto::FaultOverride> pinned_faults(const std::vector<TraceEvent>& trace,
                                                 const std::vector<std::string>& per_request,
+                                                const std::vector<std::string>& rendered,
                                                 PinBy by) {
   std::vector<proto::FaultOverride> out;
   struct Seen {
@@ -179,8 +181,8 @@ std::vector<proto::FaultOverride> pinned_faults(const std::vector<TraceEvent>& t
   };
   std::map<std::tuple<std::string, std::string, std::string>, Seen> requests_seen;
   for (const TraceEvent& event : trace) {
-    const bool request = is_api_verb(event.verb) && !event.object.empty() &&
-                         event.kind == TraceKind::kAction;
+    const bool request =
+        is_api_verb(event.verb) && !event.object.empty() && event.kind == TraceKind::kAction;
     Seen before;
     if (request) {
       Seen& seen = requests_seen[{event.actor, event.verb, event.object}];
@@ -189,6 +191,7 @@ std::vector<proto::FaultOverride> pinned_faults(const std::vector<TraceEvent>& t
       seen.last_ms = event.time_ms;
     }
     for (const std::string& name : event.faults) {
+      if (std::find(rendered.begin(), rendered.end(), name) != rendered.end()) continue;
       proto::FaultOverride pin;
       pin.set_name(name);
       pin.set_enabled(true);
@@ -369,16 +372,6 @@ const ActionInfo* best_action(const std::vector<ActionInfo>& catalog, const std:
     // immediate" → stop_immediate): the detail says which variant of the request it was.
     if (contains_word(detail, info.action)) score = std::max(score, 30);
     if (score < 0 && first_word(info.action) == first_word(verb)) score = 5;
-    // A fault point named after the catalog action fired in this event ("kubelet/node-1 reject"
-    // showing gitpod.kubelet.reject_after_ready is the catalog's kubelet reject_after_ready, not
-    // the admission reject): the random form of the action, which a scripted run never draws.
-    const std::string suffix = "." + info.actor + "." + info.action;
-    for (const std::string& fault : event.faults) {
-      if (fault.size() > suffix.size() &&
-          fault.compare(fault.size() - suffix.size(), suffix.size(), suffix) == 0) {
-        score = std::max(score, 200);
-      }
-    }
     if (score < 0) continue;
     score += 20 * word_score(info.action, text);
     const bool better =
@@ -389,6 +382,39 @@ const ActionInfo* best_action(const std::vector<ActionInfo>& catalog, const std:
     }
   }
   return best;
+}
+
+// The catalog action a fault firing of the event stands for: a point named
+// "<system>.<subject>.<action>" whose <action> is a catalog action of an actor named <subject> or
+// "<prefix>-<subject>" (gitpod.manager.restart → manager restart, gitpod.daemon.restart →
+// ws-daemon restart, gitpod.kubelet.reject_after_ready → kubelet reject_after_ready, not the
+// admission reject the trace verb names). The random form of an action, drawn by the workload,
+// which a scripted_only run never draws: rendered as the scripted action. Null when none.
+const ActionInfo* action_of_fault(const std::vector<ActionInfo>& catalog,
+                                  const std::string& fault) {
+  const std::size_t last_dot = fault.rfind('.');
+  if (last_dot == std::string::npos || last_dot == 0) return nullptr;
+  const std::size_t subject_dot = fault.rfind('.', last_dot - 1);
+  if (subject_dot == std::string::npos) return nullptr;
+  const std::string action = fault.substr(last_dot + 1);
+  const std::string subject = fault.substr(subject_dot + 1, last_dot - subject_dot - 1);
+  for (const ActionInfo& info : catalog) {
+    if (info.action != action) continue;
+    const std::string& actor = info.actor;
+    const bool named = actor == subject || (actor.size() > subject.size() + 1 &&
+                                            actor.compare(actor.size() - subject.size(),
+                                                          subject.size(), subject) == 0 &&
+                                            actor[actor.size() - subject.size() - 1] == '-');
+    if (named) return &info;
+  }
+  return nullptr;
+}
+
+const ActionInfo* action_of_fault(const std::vector<ActionInfo>& catalog, const TraceEvent& event) {
+  for (const std::string& fault : event.faults) {
+    if (const ActionInfo* info = action_of_fault(catalog, fault)) return info;
+  }
+  return nullptr;
 }
 
 // The target of a trace event (TargetFrom).
@@ -416,9 +442,12 @@ std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
   std::vector<proto::ScriptedEvent> out;
   for (const TraceEvent& event : trace) {
     if (is_scripted_marker(event)) continue;  // The driver's marker; the action follows.
-    const std::string actor = catalog_actor(catalog, event.actor);
-    if (actor.empty()) continue;
-    const ActionInfo* best = best_action(catalog, actor, event);
+    const ActionInfo* best = action_of_fault(catalog, event);
+    if (best == nullptr) {
+      const std::string actor = catalog_actor(catalog, event.actor);
+      if (actor.empty()) continue;
+      best = best_action(catalog, actor, event);
+    }
     if (best == nullptr) continue;
     proto::ScriptedEvent scripted;
     scripted.set_at_ms(event.time_ms);
@@ -722,6 +751,8 @@ proto::Scenario with_pins(const proto::Scenario& base,
 
 // Seeds after the scenario's own tried with the pinned faults.
 constexpr int kPinnedSeeds = 3;
+// The name of every pinned variant starts with this.
+constexpr const char* kPinnedForm = "faults pinned";
 // Fault phase added to the pinned variants (see scripted_variants).
 constexpr DurationMs kPinnedPhaseSlackMs = 60 * kSecondMs;
 
@@ -733,8 +764,7 @@ constexpr DurationMs kPinnedPhaseSlackMs = 60 * kSecondMs;
 std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
     const proto::Scenario& base, const proto::Scenario& other, std::int64_t phase_ms,
     std::uint64_t seed, const std::vector<std::string>& fired,
-    const std::vector<std::string>& enabled,
-    const std::vector<proto::FaultOverride>& pins_by_time,
+    const std::vector<std::string>& enabled, const std::vector<proto::FaultOverride>& pins_by_time,
     const std::vector<proto::FaultOverride>& pins_by_count) {
   std::vector<std::pair<std::string, proto::Scenario>> variants;
   auto forms = [&](const proto::Scenario& events, const std::string& suffix, int seeds) {
@@ -758,9 +788,9 @@ std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
         // shortest: a scripted run slower to reach the pinned request needs slack. In a
         // scripted_only run only the pins fire, so a longer phase adds no other fault.
         pinned.set_fault_phase_ms(std::min(phase_ms + kPinnedPhaseSlackMs, kPhaseMsMax));
-        variants.emplace_back(std::string("faults pinned ") + how + " (seed " +
-                                  std::to_string(next) + ")" + suffix,
-                              pinned);
+        variants.emplace_back(
+            std::string(kPinnedForm) + " " + how + " (seed " + std::to_string(next) + ")" + suffix,
+            pinned);
       }
     }
     variants.emplace_back("as rendered (seed " + std::to_string(seed) + ")" + suffix,
@@ -810,10 +840,17 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
   const std::int64_t phase_ms =
       source.fault_phase_ms() > 0 ? source.fault_phase_ms() : system.default_fault_phase_ms();
   const std::vector<std::string> per_request = request_points(system, source);
+  std::vector<std::string> rendered;  // Points whose firings are rendered as catalog actions.
+  const std::vector<ActionInfo> catalog = system.actions();
+  for (const TraceEvent& event : shrunk.trace) {
+    for (const std::string& name : event.faults) {
+      if (action_of_fault(catalog, name) != nullptr) rendered.push_back(name);
+    }
+  }
   const std::vector<proto::FaultOverride> pins_by_time =
-      pinned_faults(shrunk.trace, per_request, PinBy::kTime);
+      pinned_faults(shrunk.trace, per_request, rendered, PinBy::kTime);
   const std::vector<proto::FaultOverride> pins_by_count =
-      pinned_faults(shrunk.trace, per_request, PinBy::kCount);
+      pinned_faults(shrunk.trace, per_request, rendered, PinBy::kCount);
   out.faults_pinned = static_cast<int>(pins_by_time.size());
   std::vector<std::pair<std::string, proto::Scenario>> variants =
       scripted_variants(base, other, phase_ms, source.seed(), fired, enabled_faults(shrunk),
@@ -834,7 +871,19 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
 
   ScriptedShrinker shrinker(system, verdict, invariant, options);
   out.scenario = variants.front().second;
+  // The first pinned and the first unpinned variant that reproduce are both shrunk (the scenario's
+  // own events, when they reproduce, are taken as they come): the result is the one with fewer
+  // events, the pinned one on a tie (docs/shrinking.md §6: a pinned fault does not depend on the
+  // seed drawing it at the right moment).
+  const bool any_pins = !pins_by_time.empty();
+  bool have_pinned = false;
+  bool have_plain = false;
+  bool own_first = original.scripted_only() && original.events_size() > 0;
   for (auto& [form, scenario] : variants) {
+    const bool own = own_first;
+    own_first = false;
+    const bool pinned = form.rfind(kPinnedForm, 0) == 0;
+    if (pinned ? have_pinned : have_plain) continue;
     std::string what;
     const bool same = shrinker.fails_same(scenario, &what);
     out.tried.push_back(form + ": " + what);
@@ -842,9 +891,16 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
       *options.progress << "scripted: " << form << ": " << what << "\n";
     }
     if (!same) continue;
-    out.form = form;
-    out.scenario = shrinker.shrink(scenario);
-    break;
+    proto::Scenario shrunk_form = shrinker.shrink(scenario);
+    const bool first = !have_pinned && !have_plain;
+    const bool better = first || shrunk_form.events_size() < out.scenario.events_size() ||
+                        (shrunk_form.events_size() == out.scenario.events_size() && pinned);
+    if (better) {
+      out.form = form;
+      out.scenario = std::move(shrunk_form);
+    }
+    (pinned ? have_pinned : have_plain) = true;
+    if (own || !any_pins || (have_pinned && have_plain)) break;
   }
 
   // The final word is a run of the final text: nothing is claimed that was not checked.
