@@ -821,64 +821,36 @@ std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
   return variants;
 }
 
-}  // namespace
-
-ScriptedResult render_scripted(const System& system, const proto::Scenario& source,
-                               const RunResult& shrunk, Verdict verdict,
-                               const std::string& invariant, const ScriptedOptions& options) {
-  WSIM_ASSERT(verdict == Verdict::kSafety || verdict == Verdict::kLiveness);
-  WSIM_ASSERT(!invariant.empty());
-  ScriptedResult out;
-  out.invariant = invariant;
-  const proto::Scenario base =
-      scripted_base(system, source, shrunk, verdict, invariant, TargetFrom::kActorFirst);
-  const proto::Scenario other =
-      scripted_base(system, source, shrunk, verdict, invariant, TargetFrom::kObjectFirst);
-  out.events_rendered = base.events_size();
-  const std::vector<std::string> fired = fired_faults(shrunk);
-  out.faults_rendered = static_cast<int>(fired.size());
-  const std::int64_t phase_ms =
-      source.fault_phase_ms() > 0 ? source.fault_phase_ms() : system.default_fault_phase_ms();
+// The pinned overrides of the shrunk run, both forms (pinned_faults), without the points whose
+// firings the scripted events show (action_of_fault).
+struct Pins {
+  std::vector<proto::FaultOverride> by_time;
+  std::vector<proto::FaultOverride> by_count;
+};
+Pins pins_of(const System& system, const proto::Scenario& source, const RunResult& shrunk) {
   const std::vector<std::string> per_request = request_points(system, source);
-  std::vector<std::string> rendered;  // Points whose firings are rendered as catalog actions.
+  std::vector<std::string> rendered;
   const std::vector<ActionInfo> catalog = system.actions();
   for (const TraceEvent& event : shrunk.trace) {
     for (const std::string& name : event.faults) {
       if (action_of_fault(catalog, name) != nullptr) rendered.push_back(name);
     }
   }
-  const std::vector<proto::FaultOverride> pins_by_time =
-      pinned_faults(shrunk.trace, per_request, rendered, PinBy::kTime);
-  const std::vector<proto::FaultOverride> pins_by_count =
-      pinned_faults(shrunk.trace, per_request, rendered, PinBy::kCount);
-  out.faults_pinned = static_cast<int>(pins_by_time.size());
-  std::vector<std::pair<std::string, proto::Scenario>> variants =
-      scripted_variants(base, other, phase_ms, source.seed(), fired, enabled_faults(shrunk),
-                        pins_by_time, pins_by_count);
-  const proto::Scenario& original = options.original != nullptr ? *options.original : source;
-  if (original.scripted_only() && original.events_size() > 0) {
-    // A scripted scenario (a corpus file's script) is its own best rendering: its events, fault
-    // overrides and phases as they are, run from its seed, come first.
-    proto::Scenario own = base;
-    *own.mutable_events() = original.events();
-    *own.mutable_faults() = original.faults();
-    own.set_fault_phase_ms(original.fault_phase_ms());
-    own.set_settle_ms(original.settle_ms());
-    variants.insert(
-        variants.begin(),
-        {"the scenario's own events (seed " + std::to_string(source.seed()) + ")", own});
-  }
+  return Pins{pinned_faults(shrunk.trace, per_request, rendered, PinBy::kTime),
+              pinned_faults(shrunk.trace, per_request, rendered, PinBy::kCount)};
+}
 
-  ScriptedShrinker shrinker(system, verdict, invariant, options);
+// Tries the variants in order and sets out.form / out.scenario / out.tried. The first pinned and
+// the first unpinned variant that reproduce are both shrunk (the scenario's own events, first
+// when `own_first`, are taken as they come when they reproduce): the result is the one with
+// fewer events, the pinned one on a tie (docs/shrinking.md §6: a pinned fault does not depend on
+// the seed drawing it at the right moment). Without pins, the first that reproduces.
+void choose_form(ScriptedShrinker& shrinker,
+                 std::vector<std::pair<std::string, proto::Scenario>>& variants, bool own_first,
+                 bool any_pins, const ScriptedOptions& options, ScriptedResult& out) {
   out.scenario = variants.front().second;
-  // The first pinned and the first unpinned variant that reproduce are both shrunk (the scenario's
-  // own events, when they reproduce, are taken as they come): the result is the one with fewer
-  // events, the pinned one on a tie (docs/shrinking.md §6: a pinned fault does not depend on the
-  // seed drawing it at the right moment).
-  const bool any_pins = !pins_by_time.empty();
   bool have_pinned = false;
   bool have_plain = false;
-  bool own_first = original.scripted_only() && original.events_size() > 0;
   for (auto& [form, scenario] : variants) {
     const bool own = own_first;
     own_first = false;
@@ -902,6 +874,48 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
     (pinned ? have_pinned : have_plain) = true;
     if (own || !any_pins || (have_pinned && have_plain)) break;
   }
+}
+
+}  // namespace
+
+ScriptedResult render_scripted(const System& system, const proto::Scenario& source,
+                               const RunResult& shrunk, Verdict verdict,
+                               const std::string& invariant, const ScriptedOptions& options) {
+  WSIM_ASSERT(verdict == Verdict::kSafety || verdict == Verdict::kLiveness);
+  WSIM_ASSERT(!invariant.empty());
+  ScriptedResult out;
+  out.invariant = invariant;
+  const proto::Scenario base =
+      scripted_base(system, source, shrunk, verdict, invariant, TargetFrom::kActorFirst);
+  const proto::Scenario other =
+      scripted_base(system, source, shrunk, verdict, invariant, TargetFrom::kObjectFirst);
+  out.events_rendered = base.events_size();
+  const std::vector<std::string> fired = fired_faults(shrunk);
+  out.faults_rendered = static_cast<int>(fired.size());
+  const std::int64_t phase_ms =
+      source.fault_phase_ms() > 0 ? source.fault_phase_ms() : system.default_fault_phase_ms();
+  const Pins pins = pins_of(system, source, shrunk);
+  out.faults_pinned = static_cast<int>(pins.by_time.size());
+  std::vector<std::pair<std::string, proto::Scenario>> variants =
+      scripted_variants(base, other, phase_ms, source.seed(), fired, enabled_faults(shrunk),
+                        pins.by_time, pins.by_count);
+  const proto::Scenario& original = options.original != nullptr ? *options.original : source;
+  if (original.scripted_only() && original.events_size() > 0) {
+    // A scripted scenario (a corpus file's script) is its own best rendering: its events, fault
+    // overrides and phases as they are, run from its seed, come first.
+    proto::Scenario own = base;
+    *own.mutable_events() = original.events();
+    *own.mutable_faults() = original.faults();
+    own.set_fault_phase_ms(original.fault_phase_ms());
+    own.set_settle_ms(original.settle_ms());
+    variants.insert(
+        variants.begin(),
+        {"the scenario's own events (seed " + std::to_string(source.seed()) + ")", own});
+  }
+
+  ScriptedShrinker shrinker(system, verdict, invariant, options);
+  choose_form(shrinker, variants, original.scripted_only() && original.events_size() > 0,
+              !pins.by_time.empty(), options, out);
 
   // The final word is a run of the final text: nothing is claimed that was not checked.
   RunResult final_run;

@@ -223,6 +223,33 @@ TEST(Shrink, MapsTraceEventsToCatalogActions) {
   EXPECT_TRUE(is(events[4], 6000, "user", "terminate", "ws-1")) << events[4].ShortDebugString();
 }
 
+// A workload fault named after a catalog action renders as that action where it fired
+// (docs/shrinking.md §4): a scripted_only run never draws the workload's random faults.
+TEST(Shrink, MapsWorkloadFaultsToTheirCatalogActions) {
+  LoadedScenario loaded = load(R"(gitpod { manager: "mk2" })");
+  std::vector<TraceEvent> trace = {
+      {500, "user/ws2", "start-reply", "ws2-1", "OK", ""},
+      {1000, "ws-manager", "stop", "", "ok", ""},
+      {2000, "kubelet/node-1", "reject", "Pod/gitpod/ws-ws2-1", "NodeAffinity", "re-admitted"},
+      {3000, "kubelet/node-1", "reject", "Pod/gitpod/ws-ws2-1", "NodeAffinity", "admission"},
+      {4000, "ws-daemon/node-2", "stop", "", "ok", ""},
+  };
+  trace[1].faults = {"gitpod.manager.restart"};
+  trace[2].faults = {"gitpod.kubelet.reject_after_ready"};
+  trace[4].faults = {"gitpod.daemon.restart"};
+  const std::vector<proto::ScriptedEvent> events =
+      scripted_events_of(*loaded.system, trace, TargetFrom::kObjectFirst);
+  ASSERT_EQ(events.size(), 5u);
+  auto text = [](const proto::ScriptedEvent& e) {
+    return e.actor() + " " + e.action() + " " + e.target();
+  };
+  EXPECT_EQ(text(events[0]), "user start ws2");
+  EXPECT_EQ(text(events[1]), "manager restart ");
+  EXPECT_EQ(text(events[2]), "kubelet reject_after_ready ws2");
+  EXPECT_EQ(text(events[3]), "kubelet reject ws2");  // No fault: the admission reject.
+  EXPECT_EQ(text(events[4]), "ws-daemon restart node-2");
+}
+
 // A form that does not reproduce is reported as such: asked for an invariant the events do not
 // break (gitlab.S2 instead of the limbo's L1), every variant is tried and `reproduces` stays false,
 // with what the text really gives.
