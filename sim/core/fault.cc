@@ -44,6 +44,75 @@ void Faults::force(FaultId id, bool enabled, Ratio fire) {
   points_[id].fire = fire;
 }
 
+void Faults::pin(FaultId id, FaultPin pin) {
+  WSIM_ASSERT_LT(id, points_.size());
+  WSIM_ASSERT_GE(pin.occurrence, 1u);
+  WSIM_ASSERT_LT(pin.from_ms, pin.until_ms);
+  FaultPoint& point = points_[id];
+  // Pinned only: off at every other moment (an unpinned override forced before decides instead).
+  if (!point.forced) {
+    point.forced = true;
+    point.enabled = false;
+  }
+  pins_.push_back(Pinned{id, std::move(pin)});
+}
+
+std::size_t Faults::pin_count(FaultId id) const {
+  return static_cast<std::size_t>(std::count_if(
+      pins_.begin(), pins_.end(), [id](const Pinned& pinned) { return pinned.id == id; }));
+}
+
+void Faults::set_per_request(FaultId id) {
+  WSIM_ASSERT_LT(id, points_.size());
+  points_[id].per_request = true;
+}
+
+bool Faults::in_window(const FaultPin& pin) const {
+  const std::int64_t now = now_ms_ != nullptr ? *now_ms_ : 0;
+  return pin.from_ms <= now && now < pin.until_ms;
+}
+
+bool Faults::matches(const Pinned& pinned, const FaultRequest& request) const {
+  const FaultPin& pin = pinned.pin;
+  return (pin.verb.empty() || pin.verb == request.verb) &&
+         (pin.object.empty() || pin.object == request.object) &&
+         (pin.actor.empty() || pin.actor == request.actor);
+}
+
+void Faults::observe_request(const FaultRequest& request) {
+  for (Pinned& pinned : pins_) {
+    if (!points_[pinned.id].per_request) continue;
+    pinned.armed = false;  // An armed pin whose point was not evaluated for its request is spent.
+    if (!in_window(pinned.pin) || !matches(pinned, request)) continue;
+    ++pinned.seen;
+    pinned.armed = pinned.seen == pinned.pin.occurrence;
+  }
+}
+
+bool Faults::pinned_fires(FaultId id) {
+  bool fire = false;
+  for (Pinned& pinned : pins_) {
+    if (pinned.id != id) continue;
+    if (points_[id].per_request) {
+      if (pinned.armed) {
+        pinned.armed = false;
+        fire = true;
+      }
+      continue;
+    }
+    if (!in_window(pinned.pin)) continue;
+    ++pinned.seen;
+    if (pinned.seen == pinned.pin.occurrence) fire = true;
+  }
+  return fire;
+}
+
+void Faults::note_firing(FaultId id) {
+  FaultPoint& point = points_[id];
+  ++point.fired;
+  fired_pending_.push_back(Firing{current_step(), id});
+}
+
 void Faults::draw_swarm(ChoiceStream first, ChoiceStream second) {
   WSIM_ASSERT_MSG(!healed_, "the swarm is drawn before the fault phase, never after heal");
   // The first group exactly as before the second existed, then the second group.
@@ -123,16 +192,19 @@ void Faults::heal() { healed_ = true; }
 bool Faults::fires(FaultId id, ChoiceStream& stream) {
   WSIM_ASSERT_LT(id, points_.size());
   FaultPoint& point = points_[id];
-  if (healed_ || !point.enabled) return false;
+  if (healed_) return false;
+  if (!pins_.empty() && pinned_fires(id)) {
+    ++point.evaluations;
+    note_firing(id);
+    return true;
+  }
+  if (!point.enabled) return false;
   ++point.evaluations;
   // Inside an incident an enabled point fires at least at kIncidentFire (same one draw).
   const bool boosted =
       in_incident() && point.fire.num * kIncidentFire.den < kIncidentFire.num * point.fire.den;
   const bool fired = stream.chance(boosted ? kIncidentFire : point.fire);
-  if (fired) {
-    ++point.fired;
-    fired_pending_.push_back(Firing{current_step(), id});
-  }
+  if (fired) note_firing(id);
   WSIM_ASSERT_LE(point.fired, point.evaluations);
   return fired;
 }

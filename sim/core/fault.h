@@ -13,13 +13,23 @@
 // "swarm"; points added since (SwarmStream::kSecond) draw from "swarm2", after them, so adding one
 // changes no run in which it is off (with the seed backend; a tape serves every stream from one
 // cursor).
+// Pins (issue #30 item 5; docs/shrinking.md §6): a scenario may pin a point to one moment: it
+// fires, without a draw, exactly at the N-th matching occurrence inside a window of virtual time.
+// An occurrence of a *request point* (one the API server evaluates per request: set_per_request)
+// is an API request reaching the server that matches the pin's verb, object and requester
+// (observe_request, called once per request); an occurrence of any other point is an evaluation
+// of fires(). A pinned point is forced off everywhere else unless the scenario also forces it
+// (force(): then that decides the other moments). A run without pins draws exactly what it drew
+// before pins existed.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/choice.h"
@@ -37,7 +47,8 @@ struct FaultPoint {
   Ratio enable;             // Probability that a run enables it.
   Ratio fire;               // Probability that an enabled point fires per evaluation.
   bool enabled = false;
-  bool forced = false;  // Set by the scenario; draw_swarm leaves it alone.
+  bool forced = false;       // Set by the scenario; draw_swarm leaves it alone.
+  bool per_request = false;  // Evaluated per API request (pins count requests: set_per_request).
   SwarmStream swarm = SwarmStream::kFirst;
   std::uint64_t evaluations = 0;
   std::uint64_t fired = 0;
@@ -47,6 +58,23 @@ struct FaultPoint {
 struct Incident {
   std::int64_t start_ms = 0;
   std::int64_t end_ms = 0;
+};
+
+// A pinned firing (see the top of this file). The target fields apply to request points only.
+struct FaultPin {
+  std::string verb;    // The request's verb ("create"); empty = any.
+  std::string object;  // The request's object, "Kind/namespace/name" (kube::request_object).
+  std::string actor;   // The requesting identity ("ws-manager"); empty = any.
+  std::uint32_t occurrence = 1;  // The N-th matching occurrence inside the window, 1-based.
+  std::int64_t from_ms = 0;      // Window [from_ms, until_ms) of virtual time.
+  std::int64_t until_ms = std::numeric_limits<std::int64_t>::max();
+};
+
+// What an API request is, for request pins. Views valid for the call.
+struct FaultRequest {
+  std::string_view verb;
+  std::string_view object;
+  std::string_view actor;
 };
 
 // Minimum fire ratio of an enabled point inside an incident.
@@ -64,6 +92,20 @@ class Faults {
   // Scenario override: enable/disable a point for this run, optionally with a new fire ratio.
   void force(FaultId id, bool enabled, Ratio fire);
   void force(FaultId id, bool enabled) { force(id, enabled, points_[id].fire); }
+
+  // Pins `id` to one moment (see the top of this file); a point not forced before is forced off
+  // for every other moment. REQUIRES: pin.occurrence >= 1, pin.from_ms < pin.until_ms.
+  void pin(FaultId id, FaultPin pin);
+  bool has_pins() const { return !pins_.empty(); }
+  // The number of pins of `id` (the swarm print-out).
+  std::size_t pin_count(FaultId id) const;
+  // Marks `id` as evaluated per API request: its pins count requests (observe_request), not
+  // evaluations. The API server does this for the points of its interceptor rules.
+  void set_per_request(FaultId id);
+  // An API request reached the server (before its faults are evaluated): counts it for every
+  // request pin it matches and arms the pin whose N-th it is; an armed pin fires at the next
+  // fires() of its point and disarms at the next request. Cheap no-op without pins.
+  void observe_request(const FaultRequest& request);
 
   // Draws the per-run enable decision of every non-forced point: those of SwarmStream::kFirst in
   // name order from `first`, then those of kSecond in name order from `second`.
@@ -92,7 +134,8 @@ class Faults {
   void heal();
   bool healed() const { return healed_; }
 
-  // Per-evaluation: true if the point is enabled and fires now.
+  // Per-evaluation: true if a pin of the point fires now (no draw), else if the point is enabled
+  // and fires now.
   bool fires(FaultId id, ChoiceStream& stream);
   bool enabled(FaultId id) const { return !healed_ && points_[id].enabled; }
 
@@ -115,7 +158,19 @@ class Faults {
     std::uint64_t step;
     FaultId id;
   };
+  struct Pinned {
+    FaultId id;
+    FaultPin pin;
+    std::uint32_t seen = 0;  // Matching occurrences so far.
+    bool armed = false;      // Request pins: the request under evaluation is the N-th.
+  };
+  bool matches(const Pinned& pinned, const FaultRequest& request) const;
+  bool in_window(const FaultPin& pin) const;
+  // True if a pin of `id` fires at this evaluation (counting the evaluation for the others).
+  bool pinned_fires(FaultId id);
+  void note_firing(FaultId id);
   std::vector<FaultPoint> points_;
+  std::vector<Pinned> pins_;         // In the scenario's order.
   std::vector<Incident> incidents_;  // Sorted by start, disjoint.
   const std::int64_t* now_ms_ = nullptr;
   std::vector<Firing> fired_pending_;

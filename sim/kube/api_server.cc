@@ -53,6 +53,13 @@ ApiServer::Impl::Impl(Sim& s, const ApiServerOptions& o) : sim(s), options(o) {
                  Ratio{1, 4}, Ratio{1, 50});
   faults.declare(kFaultLostResponse, "response lost: the request was applied, the client times out",
                  Ratio{1, 4}, Ratio{1, 50});
+  // Pins on these count requests (sim/core/fault.h; docs/shrinking.md §6).
+  for (const char* name :
+       {kFaultConflict, kFaultError5xx, kFaultThrottle, kFaultLostRequest, kFaultLostResponse}) {
+    FaultId id = 0;
+    WSIM_ASSERT(faults.find(name, id));
+    faults.set_per_request(id);
+  }
   fault_watch_expire = faults.declare(
       kFaultWatchExpire, "a watch expires with 410 Gone; the informer relists (coalescing events)",
       Ratio{1, 3}, Ratio{1, 100});

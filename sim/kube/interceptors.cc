@@ -75,6 +75,13 @@ const char* fault_action_name(FaultAction action) {
 std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(const std::string& identity,
                                                                        const Request& request) {
   if (sim.faults().healed()) return std::nullopt;
+  if (sim.faults().has_pins()) {
+    // Request pins count the requests that reach the server, one trace event each (client.cc),
+    // so the N-th of a pin is the N-th such trace event (docs/shrinking.md §6).
+    std::string object;
+    sim.faults().observe_request(
+        FaultRequest{verb_name(request.verb), request_object(request, object), identity});
+  }
   if (auto down = restart_outage()) return down;
   for (Rule& rule : rules) {
     const InterceptorRule& r = rule.rule;
@@ -161,6 +168,7 @@ InterceptorId ApiServer::add_interceptor(InterceptorRule rule) {
     FaultId id = 0;
     WSIM_ASSERT_MSG(impl_->sim.faults().find(rule.fault, id),
                     "interceptor rule names an undeclared fault point: " << rule.fault);
+    impl_->sim.faults().set_per_request(id);
     entry.fault = id;
   }
   entry.rule = std::move(rule);

@@ -17,16 +17,35 @@ std::string ratio_text(Ratio ratio) {
   return std::to_string(ratio.num) + "/" + std::to_string(ratio.den);
 }
 
-// Forces the scenario's fault overrides (names were checked by validate_scenario).
+// The pin of a pinned override (validate_scenario checked its values).
+FaultPin pin_of(const proto::FaultOverride& fault) {
+  FaultPin pin;
+  pin.verb = fault.verb();
+  pin.object = fault.object();
+  pin.actor = fault.actor();
+  pin.occurrence = std::max<std::uint32_t>(fault.occurrence(), 1);
+  if (fault.has_from_ms()) pin.from_ms = fault.from_ms();
+  if (fault.has_until_ms()) pin.until_ms = fault.until_ms();
+  return pin;
+}
+
+// Forces the scenario's fault overrides (names were checked by validate_scenario): the whole-run
+// ones first, then the pins, so a pinned point is off elsewhere unless a whole-run override of
+// the same name says otherwise (sim/core/fault.h).
 void apply_fault_overrides(Sim& sim, const proto::Scenario& scenario) {
   for (const proto::FaultOverride& fault : scenario.faults()) {
     FaultId id = 0;
-    if (!sim.faults().find(fault.name(), id)) continue;
+    if (is_pinned(fault) || !sim.faults().find(fault.name(), id)) continue;
     if (fault.fire_den() != 0) {
       sim.faults().force(id, fault.enabled(), Ratio{fault.fire_num(), fault.fire_den()});
     } else {
       sim.faults().force(id, fault.enabled());
     }
+  }
+  for (const proto::FaultOverride& fault : scenario.faults()) {
+    FaultId id = 0;
+    if (is_pinned(fault) && sim.faults().find(fault.name(), id))
+      sim.faults().pin(id, pin_of(fault));
   }
 }
 
@@ -72,6 +91,9 @@ std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const System
     std::string value = point.enabled ? "on" : "off";
     if (point.forced) value += " (forced)";
     if (point.enabled) value += " fire " + ratio_text(point.fire);
+    if (const std::size_t pins = faults.pin_count(id); pins > 0) {
+      value += ", " + std::to_string(pins) + (pins == 1 ? " pin" : " pins");
+    }
     out.emplace_back(name, value);
   }
   out.emplace_back("incidents", faults.describe_incidents());

@@ -203,6 +203,11 @@ std::string locate(const LoadedScenario& loaded, const FieldPath& path,
 
 // ---- Reading and parsing -----------------------------------------------------------------
 
+bool is_pinned(const proto::FaultOverride& fault) {
+  return !fault.verb().empty() || !fault.object().empty() || !fault.actor().empty() ||
+         fault.occurrence() != 0 || fault.has_from_ms() || fault.has_until_ms();
+}
+
 bool read_file_capped(const std::string& path, std::size_t bytes_max, std::string& out,
                       std::string& error) {
   struct stat info {};

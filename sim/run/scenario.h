@@ -33,6 +33,11 @@ inline constexpr int kEventArgsMax = 32;
 inline constexpr std::size_t kFieldBytesMax = 4096;  // one string field
 inline constexpr std::uint32_t kFireDenominatorMax = 1'000'000;
 inline constexpr int kNestingMax = 16;
+inline constexpr std::uint32_t kPinOccurrenceMax = 1'000'000;
+
+// True when the override pins its point to one moment (FaultOverride fields 5-10: verb, object,
+// actor, occurrence, from_ms, until_ms; docs/shrinking.md §6) rather than forcing it for the run.
+bool is_pinned(const proto::FaultOverride& fault);
 
 // A scenario and where it came from, so that errors can point into the file.
 struct LoadedScenario {

@@ -194,6 +194,56 @@ bool validate_header(LoadedScenario& loaded, const System& system, std::string& 
   return validate_muted_actors(loaded, system, error);
 }
 
+// A pinned override's values (FaultOverride fields 5-10; docs/shrinking.md §6). Whether the
+// point takes a request target is checked in the dry run, where the points are declared.
+bool validate_fault_pin(LoadedScenario& loaded, int i, std::string& error) {
+  const proto::FaultOverride& fault = loaded.scenario.faults(i);
+  const pb::FieldDescriptor* faults_field = scenario_field("faults");
+  const pb::Descriptor* d = proto::FaultOverride::descriptor();
+  auto at = [&](const char* field, const std::string& message) {
+    error = locate(loaded, {{faults_field, i}, {message_field(d, field), -1}}, message);
+    return false;
+  };
+  if (!fault.enabled()) {
+    return at("enabled",
+              "a pinned override (verb, object, actor, occurrence, from_ms or "
+              "until_ms set) fires at its moment: it needs enabled: true");
+  }
+  if (fault.fire_num() != 0 || fault.fire_den() != 0) {
+    return at("fire_den", "a pinned override fires without a draw: it takes no fire ratio");
+  }
+  static constexpr const char* kVerbs[] = {"get",    "list",  "watch",  "create",
+                                           "update", "patch", "delete", "apply"};
+  if (!fault.verb().empty() &&
+      std::find(std::begin(kVerbs), std::end(kVerbs), fault.verb()) == std::end(kVerbs)) {
+    return at("verb", "'" + fault.verb().substr(0, 60) +
+                          "' is not an API verb (get, list, watch, create, update, patch, delete, "
+                          "apply)");
+  }
+  for (const char* field : {"object", "actor"}) {
+    const std::string& value = std::string(field) == "object" ? fault.object() : fault.actor();
+    if (!check_string(loaded, {{faults_field, i}, {message_field(d, field), -1}}, value, 256,
+                      error)) {
+      return false;
+    }
+  }
+  if (fault.occurrence() > kPinOccurrenceMax) {
+    return at("occurrence", std::to_string(fault.occurrence()) + " is out of range (0 or 1 = " +
+                                "the first, at most " + std::to_string(kPinOccurrenceMax) + ")");
+  }
+  if (fault.has_from_ms() && (fault.from_ms() < 0 || fault.from_ms() > kPhaseMsMax)) {
+    return at("from_ms", std::to_string(fault.from_ms()) + " is out of range (0 to " +
+                             std::to_string(kPhaseMsMax) + " ms = 7 days)");
+  }
+  const std::int64_t from_ms = fault.has_from_ms() ? fault.from_ms() : 0;
+  if (fault.has_until_ms() && (fault.until_ms() <= from_ms || fault.until_ms() > kPhaseMsMax)) {
+    return at("until_ms", std::to_string(fault.until_ms()) + " is out of range (after from_ms " +
+                              std::to_string(from_ms) + ", at most " + std::to_string(kPhaseMsMax) +
+                              " ms = 7 days)");
+  }
+  return true;
+}
+
 // Fault overrides: counts and ratios (names are checked against the declared points in
 // the dry run).
 bool validate_fault_overrides(LoadedScenario& loaded, const System& system, std::string& error) {
@@ -210,6 +260,10 @@ bool validate_fault_overrides(LoadedScenario& loaded, const System& system, std:
     if (!check_string(loaded, {{faults_field, i}, {message_field(d, "name"), -1}}, fault.name(),
                       256, error)) {
       return false;
+    }
+    if (is_pinned(fault)) {
+      if (!validate_fault_pin(loaded, i, error)) return false;
+      continue;
     }
     if (fault.fire_num() == 0 && fault.fire_den() == 0) continue;
     if (fault.fire_den() == 0 || fault.fire_num() > fault.fire_den() ||
@@ -395,6 +449,26 @@ bool validate_dry_run(LoadedScenario& loaded, const System& system, std::string&
       for (const std::string& name : sorted) names += (names.empty() ? "" : ", ") + name;
       error = locate(loaded, {{faults_field, i}, {message_field(fd, "name"), -1}},
                      "unknown fault point '" + scenario.faults(i).name() + "' (" + names + ")");
+      return false;
+    }
+    // A request target (verb, object, actor) only means something for the points the API server
+    // evaluates per request (sim/core/fault.h set_per_request).
+    const proto::FaultOverride& fault = scenario.faults(i);
+    const char* target = !fault.verb().empty()     ? "verb"
+                         : !fault.object().empty() ? "object"
+                         : !fault.actor().empty()  ? "actor"
+                                                   : nullptr;
+    if (target != nullptr && !dummy.faults().point(id).per_request) {
+      std::string request_points;
+      for (std::size_t k = 0; k < dummy.faults().size(); ++k) {
+        const FaultPoint& point = dummy.faults().point(static_cast<FaultId>(k));
+        if (point.per_request) request_points += (request_points.empty() ? "" : ", ") + point.name;
+      }
+      error = locate(loaded, {{faults_field, i}, {message_field(fd, target), -1}},
+                     "fault point '" + fault.name() +
+                         "' is not evaluated per API request, so a pin on it takes no verb, "
+                         "object or actor (only occurrence, from_ms, until_ms); request points: " +
+                         request_points);
       return false;
     }
   }

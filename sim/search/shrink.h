@@ -156,7 +156,8 @@ struct ScriptedResult {
   std::vector<std::string> tried;  // Every variant tried, with what it gave.
   int events_rendered = 0;         // Events rendered from the trace (before shrinking them).
   int faults_rendered = 0;
-  int events_kept = 0;  // Events of `scenario`.
+  int faults_pinned = 0;  // Pinned overrides derived from the shrunk run's trace (§6).
+  int events_kept = 0;    // Events of `scenario`.
   std::uint64_t runs = 0;
   Verdict verdict = Verdict::kPass;  // What the final `scenario` gives (checked).
   std::string invariant;

@@ -16,6 +16,7 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include "sim/core/assert.h"
+#include "sim/core/sim.h"
 #include "sim/run/bundle.h"
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
@@ -119,11 +120,101 @@ std::vector<std::string> fired_faults(const RunResult& run) {
   for (const auto& entry : run.swarm) {
     // Not a structured binding: clang 14 cannot capture those in the lambda below.
     const std::string& name = entry.first;
-    if (entry.second.rfind("on", 0) != 0) continue;  // Off, or a system parameter.
+    // Off (and not pinned), or a system parameter.
+    if (entry.second.rfind("on", 0) != 0 && entry.second.find(" pin") == std::string::npos) {
+      continue;
+    }
     const bool fired = std::any_of(run.trace.begin(), run.trace.end(), [&](const TraceEvent& e) {
       return std::find(e.faults.begin(), e.faults.end(), name) != e.faults.end();
     });
     if (fired) out.push_back(name);
+  }
+  return out;
+}
+
+// The points the API server evaluates per request (sim/core/fault.h set_per_request), from a
+// throwaway world of `scenario`'s system, as the validator's dry run builds it.
+std::vector<std::string> request_points(const System& system, const proto::Scenario& scenario) {
+  Sim dummy(ChoiceSource::from_seed(scenario.seed()));
+  const std::unique_ptr<SystemRun> world = system.create(dummy, scenario);
+  WSIM_ASSERT(world != nullptr);
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < dummy.faults().size(); ++k) {
+    const FaultPoint& point = dummy.faults().point(static_cast<FaultId>(k));
+    if (point.per_request) out.push_back(point.name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool is_api_verb(const std::string& verb) {
+  static constexpr const char* kVerbs[] = {"get",    "list",  "watch",  "create",
+                                           "update", "patch", "delete", "apply"};
+  return std::find(std::begin(kVerbs), std::end(kVerbs), verb) != std::end(kVerbs);
+}
+
+// How a request pin names its request (pinned_faults).
+enum class PinBy {
+  // The first matching request after the midpoint between the previous matching request of the
+  // trace (or 0) and this one: anchored in time, as the scripted events are, so that a scripted
+  // run with more or fewer earlier requests of the object still hits the request of the moment.
+  kTime,
+  // The N-th matching request of the run (N counted in the trace): independent of timings.
+  kCount,
+};
+
+// One pinned override per fault firing of the trace (TraceEvent::faults), in trace order
+// (docs/shrinking.md §6). A request point's firing is pinned to its request: the trace event's
+// verb, object and actor, and its place among the trace events with the same three (`by`; the API
+// server traces every request that reaches it once, which is what a request pin counts). Any
+// other point's firing is pinned to the first evaluation in the millisecond it fired
+// ([t, t + 1)): its evaluations are not traced, so the trace gives no count. `rendered` are
+// the points whose firings the scripted events already show (action_of_fault): not pinned.
+std::vector<proto::FaultOverride> pinned_faults(const std::vector<TraceEvent>& trace,
+                                                const std::vector<std::string>& per_request,
+                                                const std::vector<std::string>& rendered,
+                                                PinBy by) {
+  std::vector<proto::FaultOverride> out;
+  struct Seen {
+    std::uint32_t count = 0;
+    std::int64_t last_ms = -1;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Seen> requests_seen;
+  for (const TraceEvent& event : trace) {
+    const bool request =
+        is_api_verb(event.verb) && !event.object.empty() && event.kind == TraceKind::kAction;
+    Seen before;
+    if (request) {
+      Seen& seen = requests_seen[{event.actor, event.verb, event.object}];
+      before = seen;
+      ++seen.count;
+      seen.last_ms = event.time_ms;
+    }
+    for (const std::string& name : event.faults) {
+      if (std::find(rendered.begin(), rendered.end(), name) != rendered.end()) continue;
+      proto::FaultOverride pin;
+      pin.set_name(name);
+      pin.set_enabled(true);
+      if (request && std::binary_search(per_request.begin(), per_request.end(), name)) {
+        pin.set_verb(event.verb);
+        pin.set_object(event.object);
+        pin.set_actor(event.actor);
+        if (by == PinBy::kCount) {
+          pin.set_occurrence(before.count + 1);
+        } else {
+          pin.set_occurrence(1);
+          // Midpoint, rounded up: after the previous request (even at the same millisecond).
+          const std::int64_t from_ms =
+              before.last_ms < 0 ? 0 : before.last_ms + (event.time_ms - before.last_ms + 1) / 2;
+          if (from_ms > 0) pin.set_from_ms(from_ms);
+        }
+      } else {
+        pin.set_occurrence(1);
+        pin.set_from_ms(event.time_ms);
+        pin.set_until_ms(event.time_ms + 1);
+      }
+      out.push_back(std::move(pin));
+    }
   }
   return out;
 }
@@ -293,6 +384,46 @@ const ActionInfo* best_action(const std::vector<ActionInfo>& catalog, const std:
   return best;
 }
 
+// The catalog action a fault firing of the event stands for: a point named
+// "<system>.<subject>.<action>" whose <action> is a catalog action of an actor named <subject> or
+// "<prefix>-<subject>" (gitpod.manager.restart → manager restart, gitpod.daemon.restart →
+// ws-daemon restart, gitpod.kubelet.reject_after_ready → kubelet reject_after_ready, not the
+// admission reject the trace verb names). The random form of an action, drawn by the workload,
+// which a scripted_only run never draws: rendered as the scripted action. Null when none.
+const ActionInfo* action_of_fault(const std::vector<ActionInfo>& catalog,
+                                  const std::string& fault) {
+  const std::size_t last_dot = fault.rfind('.');
+  if (last_dot == std::string::npos || last_dot == 0) return nullptr;
+  const std::size_t subject_dot = fault.rfind('.', last_dot - 1);
+  if (subject_dot == std::string::npos) return nullptr;
+  const std::string action = fault.substr(last_dot + 1);
+  const std::string subject = fault.substr(subject_dot + 1, last_dot - subject_dot - 1);
+  for (const ActionInfo& info : catalog) {
+    if (info.action != action) continue;
+    const std::string& actor = info.actor;
+    const bool named = actor == subject || (actor.size() > subject.size() + 1 &&
+                                            actor.compare(actor.size() - subject.size(),
+                                                          subject.size(), subject) == 0 &&
+                                            actor[actor.size() - subject.size() - 1] == '-');
+    if (named) return &info;
+  }
+  return nullptr;
+}
+
+// Only for an event of the action's own actor: a fault firing traced by another process
+// (ws-manager's stop for gitpod.manager.restart) stays unrendered, as before this rule; rendering
+// those too made the readable form of a hunted run longer (upgrade-naive-stuck-pending: 2 → 5
+// events, docs/shrinking.md §5).
+const ActionInfo* action_of_fault(const std::vector<ActionInfo>& catalog, const TraceEvent& event) {
+  const std::string actor = catalog_actor(catalog, event.actor);
+  if (actor.empty()) return nullptr;
+  for (const std::string& fault : event.faults) {
+    const ActionInfo* info = action_of_fault(catalog, fault);
+    if (info != nullptr && info->actor == actor) return info;
+  }
+  return nullptr;
+}
+
 // The target of a trace event (TargetFrom).
 std::string target_of(const TraceEvent& event, const std::vector<std::string>& targets,
                       TargetFrom target_from) {
@@ -318,9 +449,12 @@ std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
   std::vector<proto::ScriptedEvent> out;
   for (const TraceEvent& event : trace) {
     if (is_scripted_marker(event)) continue;  // The driver's marker; the action follows.
-    const std::string actor = catalog_actor(catalog, event.actor);
-    if (actor.empty()) continue;
-    const ActionInfo* best = best_action(catalog, actor, event);
+    const ActionInfo* best = action_of_fault(catalog, event);
+    if (best == nullptr) {
+      const std::string actor = catalog_actor(catalog, event.actor);
+      if (actor.empty()) continue;
+      best = best_action(catalog, actor, event);
+    }
     if (best == nullptr) continue;
     proto::ScriptedEvent scripted;
     scripted.set_at_ms(event.time_ms);
@@ -505,9 +639,26 @@ class ScriptedShrinker {
     }
   }
 
-  // Drops fault overrides one by one, last first; true when one went.
+  // Drops fault overrides: with more than kFaultChunksFrom of them (a hunted run's pinned
+  // faults), first in chunks of n/2, n/4, ... 2; then one by one, last first. True when one went.
+  static constexpr int kFaultChunksFrom = 4;
   bool drop_faults(proto::Scenario& scenario) {
     bool any = false;
+    if (scenario.faults_size() > kFaultChunksFrom) {
+      for (int chunk = scenario.faults_size() / 2; chunk >= 2 && budget_left(); chunk /= 2) {
+        for (int start = 0; start < scenario.faults_size() && budget_left();) {
+          proto::Scenario candidate = scenario;
+          const int count = std::min(chunk, scenario.faults_size() - start);
+          candidate.mutable_faults()->DeleteSubrange(start, count);
+          if (fails_same(candidate, nullptr)) {
+            scenario = std::move(candidate);
+            any = true;
+          } else {
+            start += chunk;
+          }
+        }
+      }
+    }
     for (int i = scenario.faults_size() - 1; i >= 0 && budget_left(); --i) {
       proto::Scenario candidate = scenario;
       candidate.mutable_faults()->DeleteSubrange(i, 1);
@@ -598,16 +749,57 @@ proto::Scenario with_faults(const proto::Scenario& base, const std::vector<std::
   return scenario;
 }
 
-// The variants, most faithful first: the rendered form; every fault the shrunk run had
+proto::Scenario with_pins(const proto::Scenario& base,
+                          const std::vector<proto::FaultOverride>& pins) {
+  proto::Scenario scenario = base;
+  for (const proto::FaultOverride& pin : pins) *scenario.add_faults() = pin;
+  return scenario;
+}
+
+// Seeds after the scenario's own tried with the pinned faults.
+constexpr int kPinnedSeeds = 3;
+// The name of every pinned variant starts with this.
+constexpr const char* kPinnedForm = "faults pinned";
+// Fault phase added to the pinned variants (see scripted_variants).
+constexpr DurationMs kPinnedPhaseSlackMs = 60 * kSecondMs;
+
+// The variants, most faithful first: the faults pinned to their moments (with the scenario's
+// seed and kPinnedSeeds more); the rendered form; every fault the shrunk run had
 // enabled; no faults; events shifted by ±1 s (a reply traced after its request; kept inside the
 // fault phase); other seeds. Each for `base` (targets from the actors first), then for `other`
 // (targets the objects name first) when it differs.
 std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
     const proto::Scenario& base, const proto::Scenario& other, std::int64_t phase_ms,
     std::uint64_t seed, const std::vector<std::string>& fired,
-    const std::vector<std::string>& enabled) {
+    const std::vector<std::string>& enabled, const std::vector<proto::FaultOverride>& pins_by_time,
+    const std::vector<proto::FaultOverride>& pins_by_count) {
   std::vector<std::pair<std::string, proto::Scenario>> variants;
   auto forms = [&](const proto::Scenario& events, const std::string& suffix, int seeds) {
+    // Faults pinned to the moments they fired first (docs/shrinking.md §6): what the reader
+    // wants to see, and the form that does not depend on the seed drawing the same faults.
+    for (const auto& [how, pins] :
+         {std::pair{"by time", &pins_by_time}, std::pair{"by count", &pins_by_count}}) {
+      if (pins->empty()) continue;
+      if (how == std::string("by count") &&
+          std::equal(pins->begin(), pins->end(), pins_by_time.begin(), pins_by_time.end(),
+                     [](const auto& a, const auto& b) {
+                       return google::protobuf::util::MessageDifferencer::Equals(a, b);
+                     })) {
+        continue;
+      }
+      for (std::uint64_t next = seed; next <= seed + static_cast<std::uint64_t>(kPinnedSeeds);
+           ++next) {
+        proto::Scenario pinned = with_pins(events, *pins);
+        pinned.set_seed(next);
+        // Nothing fires after the fault phase, pins included, and the phase is the tape run's
+        // shortest: a scripted run slower to reach the pinned request needs slack. In a
+        // scripted_only run only the pins fire, so a longer phase adds no other fault.
+        pinned.set_fault_phase_ms(std::min(phase_ms + kPinnedPhaseSlackMs, kPhaseMsMax));
+        variants.emplace_back(
+            std::string(kPinnedForm) + " " + how + " (seed " + std::to_string(next) + ")" + suffix,
+            pinned);
+      }
+    }
     variants.emplace_back("as rendered (seed " + std::to_string(seed) + ")" + suffix,
                           with_faults(events, fired));
     if (enabled.size() > fired.size()) {
@@ -636,6 +828,63 @@ std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
   return variants;
 }
 
+// The pinned overrides of the shrunk run, both forms (pinned_faults), without the points whose
+// firings the scripted events show (action_of_fault).
+struct Pins {
+  std::vector<proto::FaultOverride> by_time;
+  std::vector<proto::FaultOverride> by_count;
+};
+Pins pins_of(const System& system, const proto::Scenario& source, const RunResult& shrunk) {
+  const std::vector<std::string> per_request = request_points(system, source);
+  std::vector<std::string> rendered;
+  const std::vector<ActionInfo> catalog = system.actions();
+  for (const TraceEvent& event : shrunk.trace) {
+    if (const ActionInfo* info = action_of_fault(catalog, event)) {
+      for (const std::string& name : event.faults) {
+        if (action_of_fault(catalog, name) == info) rendered.push_back(name);
+      }
+    }
+  }
+  return Pins{pinned_faults(shrunk.trace, per_request, rendered, PinBy::kTime),
+              pinned_faults(shrunk.trace, per_request, rendered, PinBy::kCount)};
+}
+
+// Tries the variants in order and sets out.form / out.scenario / out.tried. The first pinned and
+// the first unpinned variant that reproduce are both shrunk (the scenario's own events, first
+// when `own_first`, are taken as they come when they reproduce): the result is the one with
+// fewer events, the pinned one on a tie (docs/shrinking.md §6: a pinned fault does not depend on
+// the seed drawing it at the right moment). Without pins, the first that reproduces.
+void choose_form(ScriptedShrinker& shrinker,
+                 std::vector<std::pair<std::string, proto::Scenario>>& variants, bool own_first,
+                 bool any_pins, const ScriptedOptions& options, ScriptedResult& out) {
+  out.scenario = variants.front().second;
+  bool have_pinned = false;
+  bool have_plain = false;
+  for (auto& [form, scenario] : variants) {
+    const bool own = own_first;
+    own_first = false;
+    const bool pinned = form.rfind(kPinnedForm, 0) == 0;
+    if (pinned ? have_pinned : have_plain) continue;
+    std::string what;
+    const bool same = shrinker.fails_same(scenario, &what);
+    out.tried.push_back(form + ": " + what);
+    if (options.progress != nullptr) {
+      *options.progress << "scripted: " << form << ": " << what << "\n";
+    }
+    if (!same) continue;
+    proto::Scenario shrunk_form = shrinker.shrink(scenario);
+    const bool first = !have_pinned && !have_plain;
+    const bool better = first || shrunk_form.events_size() < out.scenario.events_size() ||
+                        (shrunk_form.events_size() == out.scenario.events_size() && pinned);
+    if (better) {
+      out.form = form;
+      out.scenario = std::move(shrunk_form);
+    }
+    (pinned ? have_pinned : have_plain) = true;
+    if (own || !any_pins || (have_pinned && have_plain)) break;
+  }
+}
+
 }  // namespace
 
 ScriptedResult render_scripted(const System& system, const proto::Scenario& source,
@@ -654,8 +903,11 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
   out.faults_rendered = static_cast<int>(fired.size());
   const std::int64_t phase_ms =
       source.fault_phase_ms() > 0 ? source.fault_phase_ms() : system.default_fault_phase_ms();
+  const Pins pins = pins_of(system, source, shrunk);
+  out.faults_pinned = static_cast<int>(pins.by_time.size());
   std::vector<std::pair<std::string, proto::Scenario>> variants =
-      scripted_variants(base, other, phase_ms, source.seed(), fired, enabled_faults(shrunk));
+      scripted_variants(base, other, phase_ms, source.seed(), fired, enabled_faults(shrunk),
+                        pins.by_time, pins.by_count);
   const proto::Scenario& original = options.original != nullptr ? *options.original : source;
   if (original.scripted_only() && original.events_size() > 0) {
     // A scripted scenario (a corpus file's script) is its own best rendering: its events, fault
@@ -671,19 +923,8 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
   }
 
   ScriptedShrinker shrinker(system, verdict, invariant, options);
-  out.scenario = variants.front().second;
-  for (auto& [form, scenario] : variants) {
-    std::string what;
-    const bool same = shrinker.fails_same(scenario, &what);
-    out.tried.push_back(form + ": " + what);
-    if (options.progress != nullptr) {
-      *options.progress << "scripted: " << form << ": " << what << "\n";
-    }
-    if (!same) continue;
-    out.form = form;
-    out.scenario = shrinker.shrink(scenario);
-    break;
-  }
+  choose_form(shrinker, variants, original.scripted_only() && original.events_size() > 0,
+              !pins.by_time.empty(), options, out);
 
   // The final word is a run of the final text: nothing is claimed that was not checked.
   RunResult final_run;

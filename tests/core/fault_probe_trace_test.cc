@@ -148,6 +148,110 @@ TEST(Faults, PacingWakesActorsAtTheNextIncident) {
   EXPECT_EQ(faults.until_next_incident(9'000), 9'000);
 }
 
+// A pin on a point evaluated outside requests (sim/core/fault.h "Pins"): it fires at the N-th
+// evaluation inside its window, without a draw, and the pinned-only point fires nowhere else.
+TEST(Faults, PinFiresAtTheNthEvaluationInItsWindowOnly) {
+  ChoiceSource source = ChoiceSource::from_tape({1, 1, 1, 1, 1, 1, 1, 1});
+  Faults faults;
+  std::int64_t now_ms = 0;
+  faults.set_clock(&now_ms);
+  const FaultId id = faults.declare("x", "", Ratio::always(), Ratio::always());
+  FaultPin pin;
+  pin.occurrence = 2;
+  pin.from_ms = 1000;
+  pin.until_ms = 2000;
+  faults.pin(id, pin);
+  faults.draw_swarm(source.stream("swarm"));  // Forced by the pin: not drawn.
+  EXPECT_FALSE(faults.enabled(id));
+  ChoiceStream stream = source.stream("faults");
+  std::vector<std::int64_t> fired_at_ms;
+  for (now_ms = 0; now_ms < 3000; now_ms += 250) {
+    if (faults.fires(id, stream)) fired_at_ms.push_back(now_ms);
+  }
+  // Evaluations in the window: 1000 (first), 1250 (second: fires), 1500, 1750.
+  EXPECT_EQ(fired_at_ms, std::vector<std::int64_t>{1250});
+  EXPECT_EQ(faults.point(id).fired, 1u);
+  EXPECT_EQ(faults.pin_count(id), 1u);
+  EXPECT_EQ(source.consumed(), 0u);  // Neither the swarm nor the pinned firing drew a choice.
+  EXPECT_EQ(faults.describe_swarm(), "x=off");
+}
+
+// A request pin counts the requests observe_request reports that match its verb, object and
+// actor, and fires at the N-th, at that request's evaluation only; another point of the same
+// request does not fire, and after heal nothing does.
+TEST(Faults, RequestPinFiresAtTheNamedRequestOnly) {
+  ChoiceSource source = ChoiceSource::from_tape({});
+  Faults faults;
+  const FaultId lost = faults.declare("kube.api.lost_request", "", Ratio{1, 2}, Ratio{1, 2});
+  const FaultId conflict = faults.declare("kube.api.conflict", "", Ratio{1, 2}, Ratio{1, 2});
+  faults.set_per_request(lost);
+  faults.set_per_request(conflict);
+  FaultPin pin;
+  pin.verb = "create";
+  pin.object = "Pod/gitpod/ws-ws2-3";
+  pin.actor = "ws-manager";
+  pin.occurrence = 2;
+  faults.pin(lost, pin);
+  EXPECT_TRUE(faults.has_pins());
+  ChoiceStream stream = source.stream("faults");
+  struct Request {
+    const char* verb;
+    const char* object;
+    const char* actor;
+  };
+  const Request requests[] = {
+      {"create", "Pod/gitpod/ws-ws2-3", "ws-manager"},  // 1st match
+      {"create", "Pod/gitpod/ws-ws1-1", "ws-manager"},  // other object
+      {"update", "Pod/gitpod/ws-ws2-3", "ws-manager"},  // other verb
+      {"create", "Pod/gitpod/ws-ws2-3", "kubelet"},     // other actor
+      {"create", "Pod/gitpod/ws-ws2-3", "ws-manager"},  // 2nd match: fires
+      {"create", "Pod/gitpod/ws-ws2-3", "ws-manager"},  // 3rd
+  };
+  std::vector<int> fired;
+  for (int i = 0; i < 6; ++i) {
+    faults.observe_request(FaultRequest{requests[i].verb, requests[i].object, requests[i].actor});
+    EXPECT_FALSE(faults.fires(conflict, stream));
+    if (faults.fires(lost, stream)) fired.push_back(i);
+    EXPECT_FALSE(faults.fires(lost, stream));  // One firing per request.
+  }
+  EXPECT_EQ(fired, std::vector<int>{4});
+  EXPECT_EQ(source.consumed(), 0u);
+  // An armed pin whose point was not evaluated for its request does not fire at a later one.
+  Faults again;
+  const FaultId id = again.declare("kube.api.lost_request", "", Ratio{1, 2}, Ratio{1, 2});
+  again.set_per_request(id);
+  FaultPin first;
+  first.verb = "get";
+  again.pin(id, first);
+  again.observe_request(FaultRequest{"get", "Pod/a/b", "x"});
+  again.observe_request(FaultRequest{"list", "Pod/a", "x"});
+  EXPECT_FALSE(again.fires(id, stream));
+  again.observe_request(FaultRequest{"get", "Pod/a/b", "x"});
+  again.heal();
+  EXPECT_FALSE(again.fires(id, stream));
+}
+
+// A whole-run override forced before a pin decides the other moments: here on, with its ratio.
+TEST(Faults, PinOnAForcedPointKeepsTheForcedOddsElsewhere) {
+  ChoiceSource source = ChoiceSource::from_tape({0, 1});
+  Faults faults;
+  const FaultId id = faults.declare("x", "", Ratio::never(), Ratio{1, 2});
+  faults.force(id, true);
+  FaultPin pin;
+  pin.from_ms = 0;
+  pin.until_ms = 1;
+  faults.pin(id, pin);
+  ChoiceStream stream = source.stream("faults");
+  std::int64_t now_ms = 0;
+  faults.set_clock(&now_ms);
+  EXPECT_TRUE(faults.fires(id, stream));  // The pin: no draw.
+  EXPECT_EQ(source.consumed(), 0u);
+  now_ms = 5;
+  EXPECT_FALSE(faults.fires(id, stream));  // Drawn: 0.
+  EXPECT_TRUE(faults.fires(id, stream));   // Drawn: 1.
+  EXPECT_EQ(source.consumed(), 2u);
+}
+
 TEST(Probes, CountHitsAndMergeByName) {
   Probes run1;
   const ProbeId p = run1.declare("ns-deleted-while-running", "");

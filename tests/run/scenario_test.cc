@@ -2,9 +2,13 @@
 // gets an error naming the file, the line and column, and the field (docs/architecture.md §10).
 #include "sim/run/scenario.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sim/run/driver.h"
 #include "tests/run/test_util.h"
 
 namespace wsim::run {
@@ -122,6 +126,95 @@ TEST(ScenarioTest, CapsOnCountsDurationsAndRatios) {
   EXPECT_THAT(error_of(many), HasSubstr("more than 10000 scripted events"));
   EXPECT_THAT(error_of("toy { }\nevents { at_ms: 1 actor: \"kubectl\" }\n"),
               HasSubstr("field events[0].action: a scripted event needs an action"));
+}
+
+// Pinned fault overrides (docs/shrinking.md §6): each bad value is named with its file, line and
+// field; a request target on a point the API server does not evaluate per request is refused.
+TEST(ScenarioTest, PinnedFaultOverridesAreChecked) {
+  auto pinned = [](const std::string& fields) {
+    return error_of("toy { }\nfaults { name: \"kube.api.timeout_lost_request\" " + fields + " }\n");
+  };
+  EXPECT_THAT(error_of("toy { }\nfaults { name: \"toy.actor.crash\" enabled: true verb: "
+                       "\"create\" }\n"),
+              StartsWith("s.textproto:2:48: field faults[0].verb: fault point 'toy.actor.crash' is "
+                         "not evaluated per API request, so a pin on it takes no verb, object or "
+                         "actor (only occurrence, from_ms, until_ms); request points: "
+                         "kube.api.conflict, kube.api.error5xx,"));
+  EXPECT_EQ(pinned("enabled: true verb: \"frob\""),
+            "s.textproto:2:62: field faults[0].verb: 'frob' is not an API verb (get, list, "
+            "watch, create, update, patch, delete, apply)");
+  EXPECT_EQ(pinned("verb: \"create\""),
+            "s.textproto:2:1: field faults[0].enabled: a pinned override (verb, object, actor, "
+            "occurrence, from_ms or until_ms set) fires at its moment: it needs enabled: true");
+  EXPECT_EQ(pinned("enabled: true occurrence: 2 fire_num: 1 fire_den: 2"),
+            "s.textproto:2:88: field faults[0].fire_den: a pinned override fires without a draw: "
+            "it takes no fire ratio");
+  EXPECT_EQ(pinned("enabled: true from_ms: 5000 until_ms: 5000"),
+            "s.textproto:2:76: field faults[0].until_ms: 5000 is out of range (after from_ms "
+            "5000, at most 604800000 ms = 7 days)");
+  EXPECT_EQ(pinned("enabled: true occurrence: 2000000"),
+            "s.textproto:2:62: field faults[0].occurrence: 2000000 is out of range (0 or 1 = the "
+            "first, at most 1000000)");
+  EXPECT_EQ(pinned("enabled: true from_ms: -1"),
+            "s.textproto:2:62: field faults[0].from_ms: -1 is out of range (0 to 604800000 ms = "
+            "7 days)");
+  EXPECT_THAT(pinned("enabled: true object: \"" + std::string(300, 'x') + "\""),
+              StartsWith("s.textproto:2:62: field faults[0].object: value is 300 bytes"));
+  // Valid: a window pin on a point evaluated outside requests; a request pin with its target.
+  EXPECT_EQ(error_of("toy { }\nfaults { name: \"toy.actor.crash\" enabled: true occurrence: 3 "
+                     "until_ms: 9000 }\n"),
+            "");
+  EXPECT_EQ(pinned("enabled: true verb: \"update\" object: \"ConfigMap/toy-1/counter-0\" "
+                   "actor: \"toy/actor-2\" occurrence: 5 from_ms: 100 until_ms: 200000"),
+            "");
+}
+
+// A request pin fires exactly at the named request (the 5th update of one ConfigMap by one
+// actor) and nowhere else, although the seed's swarm enables the point (14 random lost requests
+// without the pin); a second pin takes the first matching request from 60 s on.
+TEST(ScenarioTest, PinnedFaultFiresAtTheNamedRequestAndNowhereElse) {
+  constexpr const char* kLost = "kube.api.timeout_lost_request";
+  constexpr const char* kObject = "ConfigMap/toy-1/counter-0";
+  RunOptions keep;
+  keep.keep_trace = true;
+  auto firings = [&](const RunResult& run) {
+    std::vector<const TraceEvent*> out;
+    for (const TraceEvent& event : run.trace) {
+      if (std::find(event.faults.begin(), event.faults.end(), kLost) != event.faults.end()) {
+        out.push_back(&event);
+      }
+    }
+    return out;
+  };
+  LoadedScenario plain = testing::scenario_from_text("seed: 3 toy { }\n");
+  const RunResult unpinned = execute_run(*plain.system, plain.scenario, keep);
+  EXPECT_GT(firings(unpinned).size(), 2u);
+
+  LoadedScenario loaded = testing::scenario_from_text(
+      std::string("seed: 3 toy { }\n") + "faults { name: \"" + kLost +
+      "\" enabled: true verb: \"update\" object: \"" + kObject +
+      "\" actor: \"toy/actor-2\" occurrence: 5 }\n" + "faults { name: \"" + kLost +
+      "\" enabled: true verb: \"update\" object: \"" + kObject + "\" from_ms: 60000 }\n");
+  const RunResult run = execute_run(*loaded.system, loaded.scenario, keep);
+  const std::vector<const TraceEvent*> fired = firings(run);
+  ASSERT_EQ(fired.size(), 2u);
+  // The first: the 5th request of (toy/actor-2, update, the object) that reached the server.
+  int seen = 0;
+  const TraceEvent* fifth = nullptr;
+  const TraceEvent* after_60s = nullptr;
+  for (const TraceEvent& event : run.trace) {
+    if (event.verb != "update" || event.object != kObject) continue;
+    if (after_60s == nullptr && event.time_ms >= 60000) after_60s = &event;
+    if (event.actor == "toy/actor-2" && ++seen == 5) fifth = &event;
+  }
+  EXPECT_EQ(fired[0], fifth);
+  EXPECT_EQ(fired[0]->result, "lost");
+  EXPECT_EQ(fired[1], after_60s);
+  EXPECT_EQ(fired[1]->result, "lost");
+  bool described = false;
+  for (const auto& [name, value] : run.swarm)
+    described |= name == kLost && value == "off (forced), 2 pins";
+  EXPECT_TRUE(described);
 }
 
 TEST(ScenarioTest, ScriptedEventsAreDryRun) {

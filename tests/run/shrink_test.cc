@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/gitlab/register.h"
@@ -220,6 +221,34 @@ TEST(Shrink, MapsTraceEventsToCatalogActions) {
       << events[2].ShortDebugString();
   EXPECT_TRUE(is(events[3], 4000, "agent", "restart", "")) << events[3].ShortDebugString();
   EXPECT_TRUE(is(events[4], 6000, "user", "terminate", "ws-1")) << events[4].ShortDebugString();
+}
+
+// A workload fault named after a catalog action of the event's actor renders as that action
+// (docs/shrinking.md §4): a scripted_only run never draws the workload's random faults.
+TEST(Shrink, MapsWorkloadFaultsToTheirCatalogActions) {
+  LoadedScenario loaded = load(R"(gitpod { manager: "mk2" })");
+  std::vector<TraceEvent> trace = {
+      {500, "user/ws2", "start-reply", "ws2-1", "OK", ""},
+      {1000, "ws-manager", "stop", "", "ok", ""},
+      {2000, "kubelet/node-1", "reject", "Pod/gitpod/ws-ws2-1", "NodeAffinity", "re-admitted"},
+      {3000, "kubelet/node-1", "reject", "Pod/gitpod/ws-ws2-1", "NodeAffinity", "admission"},
+      {4000, "ws-daemon/node-2", "stop", "", "ok", ""},
+  };
+  trace[1].faults = {"gitpod.manager.restart"};
+  trace[2].faults = {"gitpod.kubelet.reject_after_ready"};
+  trace[4].faults = {"gitpod.daemon.restart"};
+  const std::vector<proto::ScriptedEvent> events =
+      scripted_events_of(*loaded.system, trace, TargetFrom::kObjectFirst);
+  // ws-manager's stop is not the catalog's `manager` actor: not rendered (shrink_scripted.cc
+  // action_of_fault).
+  ASSERT_EQ(events.size(), 4u);
+  auto text = [](const proto::ScriptedEvent& e) {
+    return e.actor() + " " + e.action() + " " + e.target();
+  };
+  EXPECT_EQ(text(events[0]), "user start ws2");
+  EXPECT_EQ(text(events[1]), "kubelet reject_after_ready ws2");
+  EXPECT_EQ(text(events[2]), "kubelet reject ws2");  // No fault: the admission reject.
+  EXPECT_EQ(text(events[3]), "ws-daemon restart node-2");
 }
 
 // A form that does not reproduce is reported as such: asked for an invariant the events do not
@@ -459,6 +488,69 @@ TEST(Shrink, MutesTheUsersTheFailureDoesNotNeed) {
   proto::Scenario unmuted = result.scenario;
   unmuted.clear_muted_actors();
   EXPECT_NE(execute_run(*loaded.system, unmuted, replay).fingerprint, again.fingerprint);
+}
+
+// A fault-timed failure (issue #30 item 5; docs/shrinking.md §6): Gitpod's N4, ws-daemon deletes
+// the content after one BackupComplete write answered 5xx. The readable form renders the fault
+// pinned to that request (update of the Workspace by ws-daemon, after the previous one) and
+// reproduces from its seed; the same scenario with the point on for the whole run instead (what
+// the readable form was before pins) does not.
+TEST(Shrink, ScriptedFormPinsTheFaultOfTheMomentAndReproduces) {
+  gitpod::register_gitpod_system();
+  LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(load_scenario_file(
+      std::string(WSIM_SOURCE_DIR) +
+          "/corpus/regressions/gitpod/backup-condition-5xx-then-delete.textproto",
+      loaded, error))
+      << error;
+  for (const auto& [path, value] :
+       {std::pair{"gitpod.manager", "mk2"}, std::pair{"gitpod.fixes", ""},
+        std::pair{"gitpod.upgrade", "none"},
+        std::pair{"gitpod.daemon_keep_content_until_recorded", "false"}}) {
+    ASSERT_TRUE(set_field(loaded, path, value, std::string("--set ") + path, error)) << error;
+  }
+  ASSERT_TRUE(validate_scenario(loaded, error)) << error;
+  RunOptions record;
+  record.record_choices = true;
+  const RunResult failing = execute_run(*loaded.system, loaded.scenario, record);
+  ASSERT_TRUE(failing.violation);
+  ASSERT_EQ(failing.violation->invariant_id, "gitpod.S2");
+  const ShrinkResult shrunk =
+      shrink_run(*loaded.system, loaded.scenario, tape_of(failing.record), ShrinkOptions{});
+  ASSERT_TRUE(shrunk.ok) << shrunk.error;
+
+  const ScriptedResult scripted = render_scripted(*loaded.system, shrunk.scenario, shrunk.run,
+                                                  shrunk.verdict, shrunk.invariant, {});
+  ASSERT_TRUE(scripted.reproduces) << ::testing::PrintToString(scripted.tried);
+  EXPECT_EQ(scripted.form.rfind("faults pinned", 0), 0u) << scripted.form;
+  EXPECT_GT(scripted.faults_pinned, 0);
+  EXPECT_LE(scripted.events_kept, 4);
+  int pins = 0;
+  proto::Scenario whole_run = scripted.scenario;
+  for (proto::FaultOverride& fault : *whole_run.mutable_faults()) {
+    if (!is_pinned(fault)) continue;
+    ++pins;
+    EXPECT_EQ(fault.name(), "kube.api.error5xx");
+    EXPECT_EQ(fault.verb(), "update");
+    EXPECT_EQ(fault.object().rfind("Workspace/gitpod/", 0), 0u) << fault.object();
+    EXPECT_EQ(fault.actor().rfind("ws-daemon/", 0), 0u) << fault.actor();
+    proto::FaultOverride plain;
+    plain.set_name(fault.name());
+    plain.set_enabled(true);
+    fault = plain;
+  }
+  EXPECT_EQ(pins, 1);
+  // The reader's text, run from its seed: the invariant; without the pin's moment: not.
+  RunResult again;
+  ASSERT_TRUE(run_scenario_text(scripted_to_text(scripted.scenario, *loaded.system), again, error))
+      << error;
+  ASSERT_TRUE(again.violation);
+  EXPECT_EQ(again.violation->invariant_id, "gitpod.S2");
+  RunResult unpinned;
+  ASSERT_TRUE(run_scenario_text(scripted_to_text(whole_run, *loaded.system), unpinned, error))
+      << error;
+  EXPECT_FALSE(unpinned.violation && unpinned.violation->invariant_id == "gitpod.S2");
 }
 
 TEST(Shrink, RefusesAPassingRun) {
