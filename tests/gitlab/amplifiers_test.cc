@@ -84,7 +84,6 @@ TEST(GitlabAmplifiers, RealismNamesTheAmplifierTheFailureNeeds) {
   EXPECT_EQ(runs, 0);
 }
 
-
 TEST(GitlabAmplifiers, RealismSearchesOtherSeedsOnlyWhenTheCallerNamesTheBug) {
   GitlabSystem system;
   proto::Scenario scenario = normalized_default();
@@ -109,11 +108,11 @@ TEST(GitlabAmplifiers, RealismSearchesOtherSeedsOnlyWhenTheCallerNamesTheBug) {
   EXPECT_FALSE(unsearched.realistic);
   // The search is bounded, and a bug it does not find is still attributed and says so.
   searched.clear();
-  const run::Realism never = run::check_realism(scenario, system, own_seed_only,
-                                                [&](const proto::Scenario& s) {
-                                                  searched.push_back(s.seed());
-                                                  return false;
-                                                });
+  const run::Realism never =
+      run::check_realism(scenario, system, own_seed_only, [&](const proto::Scenario& s) {
+        searched.push_back(s.seed());
+        return false;
+      });
   EXPECT_FALSE(never.realistic);
   EXPECT_EQ(never.amplifiers, std::vector<std::string>{"gitlab.rails_clock_granularity_ms"});
   EXPECT_EQ(searched.size(), run::kRealismSearchSeeds);
@@ -131,8 +130,8 @@ TEST(GitlabAmplifiers, ABugThatNeedsNoAmplifierIsRealisticEvenWhenItsOwnSeedPass
   const std::string corpus = std::string(WSIM_SOURCE_DIR) + "/corpus/regressions";
   run::LoadedScenario loaded;
   std::string error;
-  ASSERT_TRUE(run::load_scenario_file(corpus + "/gitlab/overlapping-apply-stale-inventory.textproto",
-                                      loaded, error))
+  ASSERT_TRUE(run::load_scenario_file(
+      corpus + "/gitlab/overlapping-apply-stale-inventory.textproto", loaded, error))
       << error;
   loaded.scenario.set_seed(10);
   ASSERT_TRUE(run::validate_scenario(loaded, error)) << error;
@@ -149,11 +148,10 @@ TEST(GitlabAmplifiers, ABugThatNeedsNoAmplifierIsRealisticEvenWhenItsOwnSeedPass
   ASSERT_TRUE(failing.known.size() >= file.size() &&
               failing.known.compare(failing.known.size() - file.size(), file.size(), file) == 0)
       << failing.known;
-  const run::Realism realism = run::labelled_realism(*loaded.system, loaded.scenario, failing,
-                                                     known, options.events_max);
+  const run::Realism realism =
+      run::labelled_realism(*loaded.system, loaded.scenario, failing, known, options.events_max);
   EXPECT_TRUE(realism.realistic) << run::realism_text(realism);
 }
-
 
 // The tie family's case: the bug needs only the coarse clock, but its own seed fails only with
 // both amplifiers (the gap moves the seed's later choices). Other seeds tell the two apart.
