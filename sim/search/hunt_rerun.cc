@@ -11,6 +11,7 @@
 #include "sim/run/amplifiers.h"
 #include "sim/run/bundle.h"
 #include "sim/search/hunt_worker.h"
+#include "sim/triage/labelled_realism.h"
 
 namespace wsim::run {
 
@@ -139,7 +140,20 @@ Realism finding_realism(const HuntOptions& options, const Finding& finding,
     return found_again(finding, quiet_run(options, candidate), options.unmasked);
   };
   const bool names_a_bug = options.unmasked && finding.labelled && !finding.known.empty();
-  return check_realism(scenario, *options.system, same, names_a_bug ? same : Reproduces{});
+  if (!names_a_bug) return check_realism(scenario, *options.system, same);
+  // Another seed counts when it shows the same bug id, through any of its files.
+  const std::string bug = bug_id_of(*options.known, finding.known);
+  const Reproduces same_bug = [&](const proto::Scenario& candidate) {
+    for (const RunFinding& again : run_findings(quiet_run(options, candidate), true)) {
+      if (again.verdict == finding.verdict && again.invariant == finding.invariant &&
+          again.known != "NEW" && again.known != "-" &&
+          bug_id_of(*options.known, again.known) == bug) {
+        return true;
+      }
+    }
+    return false;
+  };
+  return check_realism(scenario, *options.system, same, same_bug);
 }
 
 void print_repro(const HuntOptions& options, const Finding& finding) {

@@ -21,6 +21,13 @@ bool applicable_corpus_bugs(const System& system, const proto::Scenario& run,
   return true;
 }
 
+std::string bug_id_of(const std::vector<KnownBug>& known, const std::string& name) {
+  for (const KnownBug& bug : known) {
+    if (bug.name == name) return bug.bug.empty() ? name : bug.bug;
+  }
+  return name;
+}
+
 Realism labelled_realism(const System& system, const proto::Scenario& scenario,
                          const RunResult& failing, const std::vector<KnownBug>& known,
                          std::uint64_t events_max) {
@@ -41,7 +48,18 @@ Realism labelled_realism(const System& system, const proto::Scenario& scenario,
     return !labelled || (again.labelled && again.known == failing.known);
   };
   const bool names_a_bug = labelled && !failing.known.empty();
-  return check_realism(scenario, system, same, names_a_bug ? same : Reproduces{});
+  const std::string bug = names_a_bug ? bug_id_of(known, failing.known) : "";
+  const Reproduces same_bug = [&](const proto::Scenario& candidate) {
+    RunOptions options;
+    options.events_max = events_max;
+    options.keep_trace = true;
+    options.known = &known;
+    const RunResult again = execute_run(system, candidate, options);
+    return again.verdict == failing.verdict && again.violation &&
+           again.violation->invariant_id == invariant && again.labelled && !again.known.empty() &&
+           bug_id_of(known, again.known) == bug;
+  };
+  return check_realism(scenario, system, same, names_a_bug ? same_bug : Reproduces{});
 }
 
 }  // namespace wsim::run

@@ -25,6 +25,11 @@ bool applicable_corpus_bugs(const System& system, const proto::Scenario& run,
                             const std::string& corpus_dir, std::vector<KnownBug>& out,
                             std::string& error);
 
+// The bug id (KnownBug::bug) of the known label `name` among `known`; `name` itself when no file
+// gives one. Runs of other seeds count as "the same bug" by this id: the corpus pins one bug
+// with several files (the R3 tie family, B15), and another seed may carry a sibling's label.
+std::string bug_id_of(const std::vector<KnownBug>& known, const std::string& name);
+
 // The realism of `failing`, a failing run of `scenario` labelled (or not) against `known` (the
 // applicable known bugs; empty: no labels). Re-runs are quiet except that a labelled finding's
 // re-runs keep the trace to be labelled. REQUIRES: failing has a violation.

@@ -175,5 +175,26 @@ TEST(GitlabAmplifiers, RealismAttributesAmplifiersOverOtherSeedsWhenTheCallerNam
   EXPECT_EQ(seed_only.amplifiers.size(), 2u);  // Without the search both look needed.
 }
 
+// Another seed counts as the same bug through any file of its bug id (the R3 tie family is five
+// files of one bug, r3-strict-tie): the realism search compares ids, not file names.
+TEST(GitlabAmplifiers, RealismComparesBugIdsAcrossTheFilesOfOneBug) {
+  register_gitlab_system();
+  const std::string corpus = std::string(WSIM_SOURCE_DIR) + "/corpus/regressions";
+  std::vector<run::KnownBug> known;
+  std::string error;
+  ASSERT_TRUE(run::known_bugs(corpus, "gitlab", known, error)) << error;
+  std::string full_sync;
+  std::string timestamp;
+  for (const run::KnownBug& bug : known) {
+    if (bug.name.find("tie-after-full-sync.textproto#0") != std::string::npos) full_sync = bug.name;
+    if (bug.name.find("timestamp-tie.textproto#1") != std::string::npos) timestamp = bug.name;
+  }
+  ASSERT_FALSE(full_sync.empty());
+  ASSERT_FALSE(timestamp.empty());
+  EXPECT_EQ(run::bug_id_of(known, full_sync), "r3-strict-tie");
+  EXPECT_EQ(run::bug_id_of(known, timestamp), "r3-strict-tie");
+  EXPECT_EQ(run::bug_id_of(known, "not-a-file#0"), "not-a-file#0");
+}
+
 }  // namespace
 }  // namespace wsim::gitlab
