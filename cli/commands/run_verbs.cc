@@ -102,14 +102,11 @@ int cmd_run(const RunCommand& command, std::ostream& out, std::ostream& err) {
   options.events_max = command.flags.events_max;
   RunResult result = execute_run(*loaded.system, loaded.scenario, options);
   // Labelled before the realism check, whose re-runs compare labels; printed after it.
-  // Loading the corpus runs its scripts: only for a failed run.
   std::vector<KnownBug> known;
-  if (result.violation &&
-      applicable_corpus_bugs(*loaded.system, loaded.scenario, command.known_dir, known, error)) {
-    label_with_known(known, result);
-  }
+  const bool labels_loaded =
+      label_with_corpus(*loaded.system, loaded.scenario, command.known_dir, result, error, &known);
   check_run_realism(loaded, options.events_max, known, result, out);
-  if (!error.empty()) {
+  if (!labels_loaded) {
     err << "wsim run: cannot label the finding: " << error << "\n";
   } else if (result.labelled) {
     out << (result.known.empty() ? "NEW" : "known: " + result.known) << " (signature "

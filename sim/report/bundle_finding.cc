@@ -39,7 +39,6 @@ bool replay_finding(const std::string& dir_given, bool original, const std::stri
   std::string dir = dir_given;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   out.dir = dir;
-  out.known_dir = known_dir;
   std::error_code ec;
   bool loaded = false;
   if (!original && std::filesystem::is_directory(dir + "-shrunk", ec)) {
@@ -66,7 +65,7 @@ bool replay_finding(const std::string& dir_given, bool original, const std::stri
     out.source += "\n       (as recorded: " + system.executable_error() + ")";
     out.result.realism = recorded_realism(out.dir);
     if (!label_with_corpus(system, out.bundle.scenario.scenario, known_dir, out.result,
-                           out.label_error)) {
+                           out.label_error, &out.known)) {
       WSIM_ASSERT(!out.label_error.empty());
     }
     return true;
@@ -77,7 +76,7 @@ bool replay_finding(const std::string& dir_given, bool original, const std::stri
   options.keep_trace = true;
   out.result = execute_run(system, out.bundle.scenario.scenario, options);
   if (!label_with_corpus(system, out.bundle.scenario.scenario, known_dir, out.result,
-                         out.label_error)) {
+                         out.label_error, &out.known)) {
     WSIM_ASSERT(!out.label_error.empty());
   }
   if (out.bundle.has_hashes && out.result.trace_hash != out.bundle.trace_hash) {
@@ -98,13 +97,8 @@ Realism finding_realism(const BundleFinding& finding) {
   if (!system.executable()) {
     return recorded ? *recorded : unchecked_realism(finding.bundle.scenario.scenario, system);
   }
-  std::vector<KnownBug> known;
-  std::string error;
-  if (!result.labelled || !applicable_corpus_bugs(system, finding.bundle.scenario.scenario,
-                                                  finding.known_dir, known, error)) {
-    known.clear();  // Unlabelled: re-runs compared by verdict and invariant only.
-  }
-  return labelled_realism(system, finding.bundle.scenario.scenario, result, known,
+  // Unlabelled (no corpus loaded): re-runs compared by verdict and invariant only.
+  return labelled_realism(system, finding.bundle.scenario.scenario, result, finding.known,
                           RunOptions{}.events_max);
 }
 

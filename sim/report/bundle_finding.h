@@ -24,7 +24,9 @@ struct BundleFinding {
   std::vector<std::uint64_t> tape;  // The choice record's values.
   RunResult result;                 // The replay, trace kept, labelled when the corpus loads.
   std::string label_error;          // Why the corpus could not label it (empty when it did).
-  std::string known_dir;            // The corpus it was labelled against (may be empty).
+  // The known bugs of the corpus that may be present on its versions (applicable_corpus_bugs),
+  // loaded to label a failing run; empty when none were (a pass, no corpus).
+  std::vector<KnownBug> known;
 };
 
 // Reads and replays `dir` (see the file comment); `original` ignores BUNDLE-shrunk. False with an

@@ -112,13 +112,15 @@ Realism check_realism(const proto::Scenario& scenario, const System& system,
                          std::to_string(scenario.seed()) + " itself passes there)"};
     }
   }
-  std::vector<Amplifier> needed;
   // One amplifier alone is the all-production run already checked: it is needed.
-  for (std::size_t i = 0; i < amplified.size() && amplified.size() > 1; ++i) {
-    // Past the bound the remaining amplifiers are named untested: never fewer than needed.
-    if (i >= kRealismSingleChecksMax ||
-        !survives_without(scenario, system, amplified[i], reproduces, same_bug)) {
-      needed.push_back(amplified[i]);
+  std::vector<Amplifier> needed;
+  if (amplified.size() > 1) {
+    for (std::size_t i = 0; i < amplified.size(); ++i) {
+      // Past the bound the remaining amplifiers are named untested: never fewer than needed.
+      if (i >= kRealismSingleChecksMax ||
+          !survives_without(scenario, system, amplified[i], reproduces, same_bug)) {
+        needed.push_back(amplified[i]);
+      }
     }
   }
   // No single amplifier was needed alone, but all of them together were.

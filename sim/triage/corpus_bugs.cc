@@ -319,13 +319,16 @@ std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
 }
 
 bool label_with_corpus(const System& system, const proto::Scenario& run,
-                       const std::string& corpus_dir, RunResult& result, std::string& error) {
+                       const std::string& corpus_dir, RunResult& result, std::string& error,
+                       std::vector<KnownBug>* applicable) {
+  if (applicable != nullptr) applicable->clear();
   if (!result.violation || !result.signature) return true;
   std::error_code ec;
   if (corpus_dir.empty() || !std::filesystem::is_directory(corpus_dir, ec)) return true;
   std::vector<KnownBug> known;
   if (!applicable_corpus_bugs(system, run, corpus_dir, known, error)) return false;
   label_with_known(known, result);
+  if (applicable != nullptr) *applicable = std::move(known);
   return true;
 }
 

@@ -85,8 +85,11 @@ std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
 // sets result.labelled and result.known when it has a violation and a signature. Loading the
 // corpus runs its scripts, so it is done only for a failed run. Returns false (result unchanged)
 // with an error when the corpus does not load; a missing directory is not an error (no labels).
+// With `applicable`, the known bugs it labelled against are left there (empty when none were
+// loaded), for re-runs that must be labelled the same way (labelled_realism.h).
 bool label_with_corpus(const System& system, const proto::Scenario& run,
-                       const std::string& corpus_dir, RunResult& result, std::string& error);
+                       const std::string& corpus_dir, RunResult& result, std::string& error,
+                       std::vector<KnownBug>* applicable = nullptr);
 
 // label_with_corpus with the applicable known bugs already loaded (labelled_realism.h
 // applicable_corpus_bugs): labels `result` when it has a violation and a signature.

@@ -2,6 +2,7 @@
 #include "sim/triage/labelled_realism.h"
 
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "sim/core/assert.h"
@@ -35,31 +36,34 @@ Realism labelled_realism(const System& system, const proto::Scenario& scenario,
   WSIM_ASSERT(failing.verdict == Verdict::kSafety || failing.verdict == Verdict::kLiveness);
   const bool labelled = failing.labelled && !known.empty();
   const std::string invariant = failing.violation->invariant_id;
-  const Reproduces same = [&](const proto::Scenario& candidate) {
+  // The label of a re-run that violates the same invariant ("" when NEW), or nullopt when it
+  // does not. Quiet first: only such a run is run again with the trace a label needs.
+  const auto label_of = [&](const proto::Scenario& candidate) -> std::optional<std::string> {
     RunOptions options;
     options.events_max = events_max;
-    options.keep_trace = labelled;  // A label needs the signature, which needs the trace.
-    if (labelled) options.known = &known;
-    const RunResult again = execute_run(system, candidate, options);
-    if (again.verdict != failing.verdict || !again.violation ||
-        again.violation->invariant_id != invariant) {
-      return false;
+    const RunResult quiet = execute_run(system, candidate, options);
+    if (quiet.verdict != failing.verdict || !quiet.violation ||
+        quiet.violation->invariant_id != invariant) {
+      return std::nullopt;
     }
-    return !labelled || (again.labelled && again.known == failing.known);
-  };
-  const bool names_a_bug = labelled && !failing.known.empty();
-  const std::string bug = names_a_bug ? bug_id_of(known, failing.known) : "";
-  const Reproduces same_bug = [&](const proto::Scenario& candidate) {
-    RunOptions options;
-    options.events_max = events_max;
+    if (!labelled) return std::string();
     options.keep_trace = true;
     options.known = &known;
-    const RunResult again = execute_run(system, candidate, options);
-    return again.verdict == failing.verdict && again.violation &&
-           again.violation->invariant_id == invariant && again.labelled && !again.known.empty() &&
-           bug_id_of(known, again.known) == bug;
+    const RunResult traced = execute_run(system, candidate, options);
+    WSIM_ASSERT(traced.verdict == quiet.verdict);  // Same scenario, same choices.
+    return traced.labelled ? traced.known : std::string();
   };
-  return check_realism(scenario, system, same, names_a_bug ? same_bug : Reproduces{});
+  const Reproduces same = [&](const proto::Scenario& candidate) {
+    const std::optional<std::string> label = label_of(candidate);
+    return label && (!labelled || *label == failing.known);
+  };
+  if (!labelled || failing.known.empty()) return check_realism(scenario, system, same);
+  const std::string bug = bug_id_of(known, failing.known);
+  const Reproduces same_bug = [&](const proto::Scenario& candidate) {
+    const std::optional<std::string> label = label_of(candidate);
+    return label && !label->empty() && bug_id_of(known, *label) == bug;
+  };
+  return check_realism(scenario, system, same, same_bug);
 }
 
 }  // namespace wsim::run

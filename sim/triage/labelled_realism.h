@@ -31,8 +31,9 @@ bool applicable_corpus_bugs(const System& system, const proto::Scenario& run,
 std::string bug_id_of(const std::vector<KnownBug>& known, const std::string& name);
 
 // The realism of `failing`, a failing run of `scenario` labelled (or not) against `known` (the
-// applicable known bugs; empty: no labels). Re-runs are quiet except that a labelled finding's
-// re-runs keep the trace to be labelled. REQUIRES: failing has a violation.
+// applicable known bugs, label_with_corpus's `applicable`; empty: no labels). Re-runs are quiet;
+// with labels, one that violates the same invariant runs again with the trace to be labelled.
+// REQUIRES: failing has a violation.
 Realism labelled_realism(const System& system, const proto::Scenario& scenario,
                          const RunResult& failing, const std::vector<KnownBug>& known,
                          std::uint64_t events_max);
