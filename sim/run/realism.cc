@@ -70,6 +70,30 @@ std::string realism_text(const Realism& realism) {
                              : realism_short(realism) + " (" + realism.why + ")";
 }
 
+Realism narrowed_realism(const Realism& checked, const System& system,
+                         const std::map<std::string, std::uint64_t>& failed_without) {
+  if (checked.realistic) return checked;
+  WSIM_ASSERT(!checked.amplifiers.empty());
+  std::vector<Amplifier> kept;
+  std::string evidence;
+  for (const std::string& name : checked.amplifiers) {
+    const auto seen = failed_without.find(name);
+    if (seen == failed_without.end()) {
+      const std::optional<Amplifier> amplifier = find_amplifier(system, name);
+      WSIM_ASSERT_MSG(amplifier.has_value(), "no amplifier " + name);
+      kept.push_back(*amplifier);
+      continue;
+    }
+    evidence += "; not " + name + ": seed " + std::to_string(seen->second) +
+                " failed with the same bug with it at production";
+  }
+  if (kept.empty() || evidence.empty()) return checked;
+  Realism narrowed{false, {}, why_needed(kept) + evidence};
+  for (const Amplifier& amplifier : kept) narrowed.amplifiers.push_back(amplifier.name);
+  WSIM_ASSERT_LT(narrowed.amplifiers.size(), checked.amplifiers.size());
+  return narrowed;
+}
+
 Realism realistic_at_production(std::uint64_t seed) {
   return Realism{
       true,

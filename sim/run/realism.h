@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,18 @@ using Reproduces = std::function<bool(const proto::Scenario&)>;
 // (it must name the bug, e.g. compare known labels; empty: no search).
 Realism check_realism(const proto::Scenario& scenario, const System& system,
                       const Reproduces& reproduces, const Reproduces& same_bug = {});
+
+// A `needs` verdict narrowed by evidence from other runs: `failed_without` maps an amplifier to a
+// seed whose run failed with the same bug while that amplifier was at its production value (a
+// hunt's other failing runs of a row labelled with one known bug). Those amplifiers are not
+// needed and are dropped, each with its seed in the why. The re-runs of check_realism look at
+// kRealismAttributionSeeds seeds per amplifier, too few for a rare bug (GitLab's
+// tie-after-full-sync fails 4 runs in 1,500 with the 1 s clock and the 20 ms gap, and was
+// labelled "needs clock, gap"). When the evidence would drop every needed amplifier the verdict is
+// kept (no one run failed without all of them: the bug needs one of them). Realistic verdicts
+// are returned as they are.
+Realism narrowed_realism(const Realism& checked, const System& system,
+                         const std::map<std::string, std::uint64_t>& failed_without);
 
 // Realistic, why "seen at production values (seed N)": a failure of a run that amplified nothing.
 Realism realistic_at_production(std::uint64_t seed);

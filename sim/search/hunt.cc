@@ -126,8 +126,16 @@ proto::Scenario hunt_run_scenario(const HuntOptions& options, std::uint64_t seed
   return scenario;
 }
 
+std::optional<std::uint64_t> own_production_seed(const Finding& finding) {
+  if (!finding.production_seed) return std::nullopt;
+  WSIM_ASSERT_GE(*finding.production_seed, finding.seed);  // finding.seed is the smallest.
+  const bool names_a_bug = finding.labelled && !finding.known.empty();
+  if (names_a_bug || *finding.production_seed == finding.seed) return finding.production_seed;
+  return std::nullopt;
+}
+
 int realism_rank(const Finding& finding) {
-  if (!finding.realism) return finding.production_seed ? 0 : 1;
+  if (!finding.realism) return own_production_seed(finding) ? 0 : 1;
   return finding.realism->realistic ? 0 : 2;
 }
 

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -130,6 +131,10 @@ struct Finding {
   // smallest seed among them: evidence that the finding is realistic without a re-run.
   std::uint64_t production_runs = 0;
   std::optional<std::uint64_t> production_seed;
+  // Per amplifier of the system, the smallest failing seed of this kind that had it at its
+  // production value (whatever the others had): evidence that the bug does not need it
+  // (realism.h narrowed_realism), for a row labelled with one known bug.
+  std::map<std::string, std::uint64_t> failed_without;
   // The realism verdict (realism.h), once checked (re-run findings only); absent: not checked.
   std::optional<Realism> realism;
   // " --set NAME=VALUE" of the amplifiers the hunt drew amplified for `seed` (a repro command
@@ -163,6 +168,13 @@ HuntResult hunt(const HuntOptions& options);
 // the amplifiers drawn for it (HuntOptions::amplifiers).
 proto::Scenario hunt_run_scenario(const HuntOptions& options, std::uint64_t seed,
                                   std::optional<std::uint64_t> swarm_seed);
+
+// The production-values seed that is evidence for this finding's own bug, if any. A row labelled
+// with a known bug is that bug, so any of its production runs counts. A NEW or unlabelled row
+// groups every failure of one invariant, possibly several bugs: only its own seed (the one its
+// bundle, repro and realism check use) counts, else another bug's production run would call it
+// realistic (a NEW S9 row said realistic on another seed while its own run needed the breaker).
+std::optional<std::uint64_t> own_production_seed(const Finding& finding);
 
 // Realistic findings first (0), then those not checked (1), then those that need an amplifier
 // (2); order_by_realism keeps the order within each group (the table of `wsim hunt`, issue #30).

@@ -91,21 +91,33 @@ void add_signatures(std::vector<std::string>& into, const std::vector<std::strin
   }
 }
 
-// One finding seen by two shards (issue #30): realistic when either shard showed it realistic;
-// the production runs add up.
+// The verdict with fewer needed amplifiers (a realistic one needs none); `a` on a tie.
+const std::optional<Realism>& less_needy(const std::optional<Realism>& a,
+                                         const std::optional<Realism>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return b->amplifiers.size() < a->amplifiers.size() ? b : a;
+}
+
+// One finding seen by two shards (issue #30); `into` is already the one of the smaller seed. The
+// production runs add up; the amplifiers seen at production keep their smallest seed. A row
+// labelled with a known bug is one bug: the verdict needing fewer amplifiers wins (realistic
+// when either shard showed it realistic). A NEW or unlabelled row may hold several bugs: it keeps
+// the verdict of its own (smallest) seed (hunt.h own_production_seed).
 void merge_realism(Finding& into, const Finding& a, const Finding& b) {
+  WSIM_ASSERT(into.seed == a.seed || into.seed == b.seed);
   into.production_runs = a.production_runs + b.production_runs;
   into.production_seed = a.production_seed;
   if (b.production_seed && (!into.production_seed || *b.production_seed < *into.production_seed)) {
     into.production_seed = b.production_seed;
   }
-  if (a.realism && a.realism->realistic) {
-    into.realism = a.realism;
-  } else if (b.realism && b.realism->realistic) {
-    into.realism = b.realism;
-  } else if (!into.realism) {
-    into.realism = a.realism ? a.realism : b.realism;
+  into.failed_without = a.failed_without;
+  for (const auto& [name, seed] : b.failed_without) {
+    auto [it, inserted] = into.failed_without.emplace(name, seed);
+    if (!inserted) it->second = std::min(it->second, seed);
   }
+  const bool names_a_bug = into.labelled && !into.known.empty();
+  if (names_a_bug) into.realism = less_needy(a.realism, b.realism);
 }
 
 // Adds one shard's findings to `merged`, deduplicated as HuntTally does: by verdict, invariant

@@ -36,7 +36,7 @@ std::string summary_found(const HuntResult& result) {
 
 std::string finding_realism(const Finding& finding) {
   if (finding.realism) return realism_short(*finding.realism);
-  return finding.production_seed ? "realistic" : "-";
+  return own_production_seed(finding) ? "realistic" : "-";
 }
 
 std::string finding_label(const Finding& finding) {

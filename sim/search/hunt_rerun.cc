@@ -1,9 +1,11 @@
 #include "sim/search/hunt_rerun.h"
 
-#include <sstream>
-
+#include <algorithm>
+#include <map>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "sim/core/assert.h"
 #include "sim/report/bundle_write.h"
@@ -134,13 +136,16 @@ RunResult quiet_run(const HuntOptions& options, const proto::Scenario& scenario)
 // Other seeds are searched only for a finding the workers labelled with a known bug: then
 // found_again tells that bug from others of the same invariant.
 Realism finding_realism(const HuntOptions& options, const Finding& finding,
+                        const std::map<std::string, std::uint64_t>& bug_failed_without,
                         const proto::Scenario& scenario) {
-  if (finding.production_seed) return realistic_at_production(*finding.production_seed);
+  if (const auto seed = own_production_seed(finding)) return realistic_at_production(*seed);
   const Reproduces same = [&](const proto::Scenario& candidate) {
     return found_again(finding, quiet_run(options, candidate), options.unmasked);
   };
   const bool names_a_bug = options.unmasked && finding.labelled && !finding.known.empty();
   if (!names_a_bug) return check_realism(scenario, *options.system, same);
+  // The row is one known bug: the hunt's other failing runs of that bug are evidence too
+  // (realism.h narrowed_realism).
   // Another seed counts when it shows the same bug id, through any of its files.
   const std::string bug = bug_id_of(*options.known, finding.known);
   const Reproduces same_bug = [&](const proto::Scenario& candidate) {
@@ -153,7 +158,8 @@ Realism finding_realism(const HuntOptions& options, const Finding& finding,
     }
     return false;
   };
-  return check_realism(scenario, *options.system, same, same_bug);
+  return narrowed_realism(check_realism(scenario, *options.system, same, same_bug),
+                          *options.system, bug_failed_without);
 }
 
 void print_repro(const HuntOptions& options, const Finding& finding) {
@@ -244,7 +250,7 @@ void recorded_finding(const HuntOptions& options, Finding& finding, LastRerun& l
   }
   const RunResult& recorded = *last.result;
   finding.amplifier_flags = amplifier_flags(scenario, *options.system, options.amplifiers);
-  if (finding.production_seed) finding.realism = realistic_at_production(*finding.production_seed);
+  if (const auto seed = own_production_seed(finding)) finding.realism = realistic_at_production(*seed);
   label_finding(finding, recorded, options);
   describe_finding(finding, recorded);
   finding.bundle = last.bundle;
@@ -257,7 +263,9 @@ void recorded_finding(const HuntOptions& options, Finding& finding, LastRerun& l
   print_repro(options, finding);
 }
 
-void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last) {
+void rerun_finding(const HuntOptions& options, Finding& finding,
+                   const std::map<std::string, std::uint64_t>& bug_failed_without,
+                   LastRerun& last) {
   std::ostream* log = options.log;
   const bool brief = !options.verbose && finding.labelled && !finding.known.empty();
   if (log && !brief) *log << "\n";
@@ -279,7 +287,7 @@ void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last
     return;
   }
   finding.amplifier_flags = amplifier_flags(scenario, *options.system, options.amplifiers);
-  finding.realism = finding_realism(options, finding, scenario);
+  finding.realism = finding_realism(options, finding, bug_failed_without, scenario);
   // The bundle's verdict.json carries the verdict of its first finding.
   if (last.bundle.empty()) last.result->realism = finding.realism;
   label_finding(finding, rerun, options);
@@ -300,11 +308,39 @@ void rerun_finding(const HuntOptions& options, Finding& finding, LastRerun& last
 
 }  // namespace
 
+// Per finding, the amplifiers seen at production in a failing run of its bug (Finding::
+// failed_without of every row of the same bug id: a bug of several corpus files, as the R3 tie
+// family, fails under several labels), for a row labelled with a known bug; empty for others.
+std::vector<std::map<std::string, std::uint64_t>> failed_without_by_bug(
+    const HuntOptions& options, const HuntResult& result) {
+  std::vector<std::map<std::string, std::uint64_t>> evidence(result.findings.size());
+  if (!options.unmasked) return evidence;
+  std::map<std::string, std::map<std::string, std::uint64_t>> by_bug;
+  std::vector<std::string> bug_of(result.findings.size());
+  for (std::size_t i = 0; i < result.findings.size(); ++i) {
+    const Finding& finding = result.findings[i];
+    if (!finding.labelled || finding.known.empty()) continue;
+    bug_of[i] = bug_id_of(*options.known, finding.known);
+    std::map<std::string, std::uint64_t>& seen = by_bug[bug_of[i]];
+    for (const auto& [name, seed] : finding.failed_without) {
+      auto [it, inserted] = seen.emplace(name, seed);
+      if (!inserted) it->second = std::min(it->second, seed);
+    }
+  }
+  for (std::size_t i = 0; i < result.findings.size(); ++i) {
+    if (!bug_of[i].empty()) evidence[i] = by_bug[bug_of[i]];
+  }
+  return evidence;
+}
+
 void rerun_findings(const HuntOptions& options, HuntResult& result) {
   WSIM_ASSERT(options.system != nullptr);
+  const std::vector<std::map<std::string, std::uint64_t>> evidence =
+      failed_without_by_bug(options, result);
+  WSIM_ASSERT_EQ(evidence.size(), result.findings.size());
   LastRerun last;
   for (std::size_t i = 0; i < result.findings.size() && i < kRerunFindingsMax; ++i) {
-    rerun_finding(options, result.findings[i], last);
+    rerun_finding(options, result.findings[i], evidence[i], last);
   }
 }
 

@@ -43,6 +43,7 @@ Json finding_to_json(const Finding& finding, const std::vector<std::string>& sig
   out["production_runs"] = finding.production_runs;
   if (!finding.amplifier_flags.empty()) out["amplifier_flags"] = finding.amplifier_flags;
   if (finding.production_seed) out["production_seed"] = *finding.production_seed;
+  if (!finding.failed_without.empty()) out["failed_without"] = finding.failed_without;
   if (finding.realism) {
     out["realism"] = Json{{"label", realism_label(*finding.realism)},
                           {"amplifiers", finding.realism->amplifiers},
@@ -133,6 +134,10 @@ bool realism_from_json(const Json& in, const std::string& where, Reader& reader,
     if (!reader.get(in, where, "production_seed", seed)) return false;
     finding.production_seed = seed;
   }
+  if (in.contains("failed_without") &&
+      !reader.get(in, where, "failed_without", finding.failed_without)) {
+    return false;
+  }
   if (!in.contains("realism")) return true;
   const Json& realism = in["realism"];
   const std::string at = where + ".realism";
@@ -178,13 +183,25 @@ bool finding_from_json(const Json& in, const std::string& where, Reader& reader,
     finding.swarm_seed = swarm_seed;
   }
   if (!realism_from_json(in, where, reader, finding)) return false;
-  return reader.get(in, where, "first_seed", finding.seed) &&
-         reader.get(in, where, "runs", finding.count) &&
-         reader.get(in, where, "signature", finding.signature) &&
-         reader.get(in, where, "signatures", signatures) &&
-         reader.get(in, where, "object", finding.object) &&
-         reader.get(in, where, "message", finding.message) &&
-         reader.get(in, where, "bundle", finding.bundle);
+  if (!(reader.get(in, where, "first_seed", finding.seed) &&
+        reader.get(in, where, "runs", finding.count) &&
+        reader.get(in, where, "signature", finding.signature) &&
+        reader.get(in, where, "signatures", signatures) &&
+        reader.get(in, where, "object", finding.object) &&
+        reader.get(in, where, "message", finding.message) &&
+        reader.get(in, where, "bundle", finding.bundle))) {
+    return false;
+  }
+  // first_seed is the smallest failing seed of the row, production runs included.
+  if (finding.production_seed && *finding.production_seed < finding.seed) {
+    return reader.fail(where + ".production_seed", "must not be below first_seed");
+  }
+  for (const auto& [name, seed] : finding.failed_without) {
+    if (seed < finding.seed) {
+      return reader.fail(where + ".failed_without." + name, "must not be below first_seed");
+    }
+  }
+  return true;
 }
 
 bool probes_from_json(const Json& in, const std::string& where, Reader& reader,

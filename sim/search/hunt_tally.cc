@@ -69,6 +69,28 @@ void HuntTally::finish() {
   probes_.clear();
 }
 
+// What the failing run of `seed` amplified: a run that amplified nothing makes the row
+// realistic; each amplifier it kept at production is one the row's bug may not need.
+void HuntTally::note_amplifiers(Finding& found, std::uint64_t seed,
+                                std::optional<std::uint64_t> swarm_seed) const {
+  const proto::Scenario scenario = hunt_run_scenario(options_, seed, swarm_seed);
+  const std::vector<Amplifier> amplified = amplified_in(scenario, *options_.system);
+  if (amplified.empty()) {
+    ++found.production_runs;
+    if (!found.production_seed || seed < *found.production_seed) found.production_seed = seed;
+  }
+  for (const Amplifier& amplifier : options_.system->amplifiers()) {
+    const bool was_amplified =
+        std::any_of(amplified.begin(), amplified.end(),
+                    [&](const Amplifier& a) { return a.name == amplifier.name; });
+    if (was_amplified) continue;
+    auto [it, inserted] = found.failed_without.emplace(amplifier.name, seed);
+    if (!inserted) it->second = std::min(it->second, seed);
+  }
+  WSIM_ASSERT(!amplified.empty() || (found.production_seed && *found.production_seed <= seed));
+  WSIM_ASSERT_LE(found.failed_without.size(), options_.system->amplifiers().size());
+}
+
 // A known finding of an unmasked hunt does not stop it.
 bool HuntTally::record_failure(std::uint64_t seed, std::optional<std::uint64_t> swarm_seed,
                                Verdict verdict, const std::string& kind, const std::string& label,
@@ -90,11 +112,7 @@ bool HuntTally::record_failure(std::uint64_t seed, std::optional<std::uint64_t> 
   }
   Finding& found = result_.findings[it->second];
   ++found.count;
-  if (kind != "crash" &&
-      amplified_in(hunt_run_scenario(options_, seed, swarm_seed), *options_.system).empty()) {
-    ++found.production_runs;
-    if (!found.production_seed || seed < *found.production_seed) found.production_seed = seed;
-  }
+  if (kind != "crash") note_amplifiers(found, seed, swarm_seed);
   if (seed < found.seed) {
     found.seed = seed;
     found.swarm_seed = swarm_seed;

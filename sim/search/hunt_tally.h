@@ -42,6 +42,8 @@ class HuntTally {
 
  private:
   void mark_done(std::uint64_t local);
+  void note_amplifiers(Finding& found, std::uint64_t seed,
+                       std::optional<std::uint64_t> swarm_seed) const;
   bool record_failure(std::uint64_t seed, std::optional<std::uint64_t> swarm_seed, Verdict verdict,
                       const std::string& kind, const std::string& label,
                       const std::string& message);

@@ -2,6 +2,9 @@
 // hunt's swarm per configuration seed, and the realism check names the amplifier a failure needs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "model/gitlab/register.h"
@@ -9,6 +12,9 @@
 #include "sim/run/amplifiers.h"
 #include "sim/run/realism.h"
 #include "sim/run/scenario.h"
+#include "sim/search/hunt.h"
+#include "sim/search/hunt_tally.h"
+#include "sim/search/hunt_worker.h"
 #include "sim/triage/corpus_bugs.h"
 #include "sim/triage/labelled_realism.h"
 
@@ -194,6 +200,70 @@ TEST(GitlabAmplifiers, RealismComparesBugIdsAcrossTheFilesOfOneBug) {
   EXPECT_EQ(run::bug_id_of(known, full_sync), "r3-strict-tie");
   EXPECT_EQ(run::bug_id_of(known, timestamp), "r3-strict-tie");
   EXPECT_EQ(run::bug_id_of(known, "not-a-file#0"), "not-a-file#0");
+}
+
+// A hunt's other failing runs of the same bug narrow a `needs`: an amplifier one of them kept at
+// production is not needed (GitLab's tie-after-full-sync failed 4 of 1,500 runs with the 1 s clock
+// and the 20 ms gap, yet its re-run attribution over 17 seeds said "needs clock, gap").
+TEST(GitlabAmplifiers, NarrowedRealismDropsAnAmplifierAFailingRunKeptAtProduction) {
+  GitlabSystem system;
+  const run::Realism both{
+      false, {"gitlab.rails_clock_granularity_ms", "gitlab.rails_touch_gap_max_ms"}, "both"};
+  const run::Realism clock_only =
+      run::narrowed_realism(both, system, {{"gitlab.rails_touch_gap_max_ms", 82}});
+  EXPECT_FALSE(clock_only.realistic);
+  EXPECT_EQ(clock_only.amplifiers, std::vector<std::string>{"gitlab.rails_clock_granularity_ms"});
+  EXPECT_NE(clock_only.why.find("not gitlab.rails_touch_gap_max_ms: seed 82 failed"),
+            std::string::npos)
+      << clock_only.why;
+  EXPECT_NE(clock_only.why.find("Rails stores timestamps in microseconds"), std::string::npos);
+  // No evidence, or evidence against every needed amplifier (no single run without all of them):
+  // the verdict stays.
+  EXPECT_EQ(run::narrowed_realism(both, system, {}).amplifiers, both.amplifiers);
+  const run::Realism all_seen = run::narrowed_realism(
+      both, system,
+      {{"gitlab.rails_clock_granularity_ms", 3}, {"gitlab.rails_touch_gap_max_ms", 82}});
+  EXPECT_EQ(all_seen.amplifiers, both.amplifiers);
+  EXPECT_EQ(all_seen.why, "both");
+  const run::Realism realistic{true, {}, "seed 1"};
+  EXPECT_TRUE(run::narrowed_realism(realistic, system, {{"gitlab.rails_touch_gap_max_ms", 82}})
+                  .realistic);
+}
+
+// The hunt's tally keeps, per row, the smallest failing seed that had each amplifier at
+// production (Finding::failed_without) and the smallest that amplified nothing: what the
+// narrowing above and the row's `realistic` rest on.
+TEST(GitlabAmplifiers, HuntTallyRecordsTheAmplifiersEachFailingRunKeptAtProduction) {
+  GitlabSystem system;
+  run::HuntOptions options;
+  options.system = &system;
+  options.scenario = normalized_default();
+  options.amplifiers = run::drawable_amplifiers(options.scenario, system, {});
+  options.keep_going = true;
+  run::HuntResult result;
+  run::HuntTally tally(options, result);
+  std::map<std::string, std::uint64_t> expected;
+  std::optional<std::uint64_t> expected_production;
+  for (std::uint64_t seed = 100; seed > 36; --seed) {  // Larger seeds first: the minimum matters.
+    const std::vector<run::Amplifier> amplified =
+        run::amplified_in(run::hunt_run_scenario(options, seed, std::nullopt), system);
+    for (const run::Amplifier& amplifier : system.amplifiers()) {
+      const bool on = std::any_of(amplified.begin(), amplified.end(),
+                                  [&](const run::Amplifier& a) { return a.name == amplifier.name; });
+      if (!on) expected[amplifier.name] = seed;
+    }
+    if (amplified.empty()) expected_production = seed;
+    tally.record_run(100 - seed, seed, std::nullopt,
+                     {run::RunFinding{run::Verdict::kSafety, "gitlab.S14", "-"}});
+  }
+  tally.finish();
+  ASSERT_EQ(result.findings.size(), 1u);
+  const run::Finding& row = result.findings[0];
+  EXPECT_EQ(row.seed, 37u);
+  EXPECT_EQ(row.failed_without, expected);
+  EXPECT_EQ(expected.size(), 2u);  // 64 draws: each amplifier was at production in some run,
+  EXPECT_EQ(row.production_seed, expected_production);
+  EXPECT_TRUE(expected_production.has_value());  // and some run amplified nothing.
 }
 
 }  // namespace

@@ -161,6 +161,10 @@ TEST(HuntShardTest, MalformedSummaryNamesFileAndField) {
   text.replace(text.find(runs_field), runs_field.size(), "\"runs\": \"x\",\n \"signature\"");
   EXPECT_FALSE(summary_from_json(text, "good.json", summary, error));
   EXPECT_THAT(error, HasSubstr("good.json: targets[0].findings[0].runs: wrong type"));
+  good.targets[0].result.findings[0].seed = 7;
+  good.targets[0].result.findings[0].production_seed = 3;  // Below the row's smallest seed.
+  EXPECT_FALSE(summary_from_json(summary_to_json(good), "low.json", summary, error));
+  EXPECT_THAT(error, HasSubstr("low.json: targets[0].findings[0].production_seed: must not be"));
 }
 
 TEST(HuntShardTest, JUnitHasATestCasePerVersionTupleAndAFailurePerFinding) {
@@ -244,6 +248,67 @@ TEST(HuntShardTest, ShardsOfAHuntGoingPastKnownBugsMergeToTheWholeHunt) {
   for (const Finding& f : whole.targets[0].result.findings) known += f.known.empty() ? 0 : 1;
   EXPECT_GE(known, 2u) << "gitpod's latest model meets known bugs within 10 runs";
   EXPECT_EQ(comparable(merged), comparable(whole));
+}
+
+// issue #30: two shards of one finding. A row labelled with a known bug is one bug: the verdict
+// needing fewer amplifiers wins and the amplifiers seen at production keep their smallest seed. A
+// NEW row may be several bugs: it keeps the verdict of its own smallest seed, even when the
+// other shard's (another bug's, maybe) was realistic.
+TEST(HuntShardTest, MergeKeepsTheRealismOfTheRowsOwnBug) {
+  auto part = [](std::uint64_t index) {
+    HuntSummary summary;
+    summary.shard = Shard{index, 2};
+    summary.runs_budget = 10;
+    HuntResult result;
+    result.unmasked = true;
+    summary.targets.push_back(HuntTarget{"toy", "version=T1", "repro", result, {}});
+    return summary;
+  };
+  auto finding = [](std::uint64_t seed, const std::string& known, std::optional<Realism> realism,
+                    std::map<std::string, std::uint64_t> failed_without) {
+    Finding f;
+    f.seed = seed;
+    f.count = 1;
+    f.verdict = Verdict::kSafety;
+    f.invariant = "toy.S1";
+    f.labelled = true;
+    f.known = known;
+    f.realism = std::move(realism);
+    f.failed_without = std::move(failed_without);
+    return f;
+  };
+  HuntSummary a = part(0);
+  HuntSummary b = part(1);
+  a.targets[0].result.findings.push_back(
+      finding(4, "k#0", Realism{false, {"x", "y"}, "both"}, {{"y", 9}}));
+  b.targets[0].result.findings.push_back(
+      finding(5, "k#0", Realism{false, {"x"}, "x"}, {{"y", 7}, {"x", 11}}));
+  a.targets[0].result.findings.push_back(finding(3, "", Realism{false, {"x"}, "x"}, {}));
+  b.targets[0].result.findings.push_back(finding(6, "", Realism{true, {}, "seed 6"}, {}));
+  HuntSummary merged;
+  std::string error;
+  ASSERT_TRUE(merge_summaries({a, b}, {"a.json", "b.json"}, merged, error)) << error;
+  ASSERT_EQ(merged.targets.size(), 1u);
+  const std::vector<Finding>& rows = merged.targets[0].result.findings;
+  ASSERT_EQ(rows.size(), 2u);
+  for (const Finding& row : rows) {
+    ASSERT_TRUE(row.realism.has_value());
+    if (row.known == "k#0") {
+      EXPECT_EQ(row.seed, 4u);
+      EXPECT_EQ(row.realism->amplifiers, std::vector<std::string>{"x"});
+      EXPECT_EQ(row.failed_without, (std::map<std::string, std::uint64_t>{{"x", 11}, {"y", 7}}));
+    } else {
+      EXPECT_EQ(row.seed, 3u);
+      EXPECT_FALSE(row.realism->realistic);  // Seed 6's realistic verdict is not seed 3's.
+    }
+  }
+  // The evidence survives the summary's JSON form; a seed below the row's is refused.
+  HuntSummary parsed;
+  ASSERT_TRUE(summary_from_json(summary_to_json(merged), "m.json", parsed, error)) << error;
+  EXPECT_EQ(parsed.targets[0].result.findings[0].failed_without, rows[0].failed_without);
+  merged.targets[0].result.findings[0].failed_without["x"] = 0;
+  EXPECT_FALSE(summary_from_json(summary_to_json(merged), "m.json", parsed, error));
+  EXPECT_THAT(error, HasSubstr("failed_without.x: must not be below first_seed"));
 }
 
 }  // namespace

@@ -294,5 +294,29 @@ TEST(HuntTest, AWorkerSendsEachRunsProbesWithTheRun) {
   EXPECT_EQ(pending_probe_lines, 0u);  // ... and no probe line waits for the worker's end.
 }
 
+// A row labelled with a known bug is that bug: any of its production-values runs is evidence. A
+// NEW or unlabelled row holds every failure of one invariant, possibly several bugs: another
+// seed's production run is no evidence for the row's own seed (issue #30).
+TEST(HuntTest, OnlyTheRowsOwnSeedMakesANewRowRealistic) {
+  Finding row;
+  row.verdict = Verdict::kSafety;
+  row.invariant = "S9";
+  row.seed = 199;
+  row.production_seed = 256;
+  row.labelled = true;  // NEW
+  EXPECT_EQ(own_production_seed(row), std::nullopt);
+  EXPECT_EQ(realism_rank(row), 1);  // Not checked, not realistic.
+  row.labelled = false;  // An unlabelled hunt's row: the same.
+  EXPECT_EQ(own_production_seed(row), std::nullopt);
+  row.production_seed = 199;  // The row's own seed ran at production values.
+  EXPECT_EQ(own_production_seed(row), std::optional<std::uint64_t>(199));
+  EXPECT_EQ(realism_rank(row), 0);
+  row.labelled = true;
+  row.known = "S9-failed-start-then-restart";
+  row.production_seed = 256;  // A known bug's row: any of its production seeds.
+  EXPECT_EQ(own_production_seed(row), std::optional<std::uint64_t>(256));
+  EXPECT_EQ(realism_rank(row), 0);
+}
+
 }  // namespace
 }  // namespace wsim::run
