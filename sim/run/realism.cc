@@ -74,13 +74,15 @@ Realism narrowed_realism(const Realism& checked, const System& system,
                          const std::map<std::string, std::uint64_t>& failed_without) {
   if (checked.realistic) return checked;
   WSIM_ASSERT(!checked.amplifiers.empty());
+  std::vector<Amplifier> needed;
   std::vector<Amplifier> kept;
   std::string evidence;
   for (const std::string& name : checked.amplifiers) {
+    const std::optional<Amplifier> amplifier = find_amplifier(system, name);
+    WSIM_ASSERT_MSG(amplifier.has_value(), "no amplifier " + name);
+    needed.push_back(*amplifier);
     const auto seen = failed_without.find(name);
     if (seen == failed_without.end()) {
-      const std::optional<Amplifier> amplifier = find_amplifier(system, name);
-      WSIM_ASSERT_MSG(amplifier.has_value(), "no amplifier " + name);
       kept.push_back(*amplifier);
       continue;
     }
@@ -88,7 +90,11 @@ Realism narrowed_realism(const Realism& checked, const System& system,
                 " failed with the same bug with it at production";
   }
   if (kept.empty() || evidence.empty()) return checked;
-  Realism narrowed{false, {}, why_needed(kept) + evidence};
+  // What check_realism said after the reasons (the seeds it looked at) stays.
+  const std::string reasons = why_needed(needed);
+  const std::string after = checked.why.rfind(reasons, 0) == 0 ? checked.why.substr(reasons.size())
+                                                                : std::string();
+  Realism narrowed{false, {}, why_needed(kept) + after + evidence};
   for (const Amplifier& amplifier : kept) narrowed.amplifiers.push_back(amplifier.name);
   WSIM_ASSERT_LT(narrowed.amplifiers.size(), checked.amplifiers.size());
   return narrowed;

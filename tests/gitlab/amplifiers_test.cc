@@ -217,6 +217,23 @@ TEST(GitlabAmplifiers, NarrowedRealismDropsAnAmplifierAFailingRunKeptAtProductio
             std::string::npos)
       << clock_only.why;
   EXPECT_NE(clock_only.why.find("Rails stores timestamps in microseconds"), std::string::npos);
+  EXPECT_EQ(clock_only.why.find("run milliseconds apart"), std::string::npos);  // The gap's reason.
+  // What the re-runs said after the reasons stays.
+  const run::Realism checked = run::check_realism(
+      [] {
+        proto::Scenario s = normalized_default();
+        s.mutable_gitlab()->set_rails_clock_granularity_ms(1000);
+        s.mutable_gitlab()->set_rails_touch_gap_max_ms(2000);
+        return s;
+      }(),
+      system, [](const proto::Scenario& s) { return s.gitlab().rails_touch_gap_max_ms() == 2000 &&
+                                                     s.gitlab().rails_clock_granularity_ms() == 1000; },
+      [](const proto::Scenario&) { return false; });
+  ASSERT_EQ(checked.amplifiers.size(), 2u);
+  const run::Realism narrowed =
+      run::narrowed_realism(checked, system, {{"gitlab.rails_touch_gap_max_ms", 82}});
+  EXPECT_NE(narrowed.why.find("the bug was not seen at production values"), std::string::npos)
+      << narrowed.why;
   // No evidence, or evidence against every needed amplifier (no single run without all of them):
   // the verdict stays.
   EXPECT_EQ(run::narrowed_realism(both, system, {}).amplifiers, both.amplifiers);
