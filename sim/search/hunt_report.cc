@@ -75,8 +75,12 @@ void print_findings(std::ostream& out, const HuntResult& result, bool verbose) {
         << finding_label(f) << std::setw(wr) << finding_realism(f)
         << (f.bundle.empty() ? "-" : f.bundle) << "\n";
   }
+  // The why of a `needs` (and of a NEW finding): a known bug's `realistic` is in its row, its
+  // why in the summary JSON, verdict.json and `wsim explain` (--verbose prints it here too).
   for (const Finding& f : result.findings) {
-    if (f.realism && !f.realism->why.empty()) {
+    if (!f.realism || f.realism->why.empty()) continue;
+    const bool known = f.labelled && !f.known.empty();
+    if (!f.realism->realistic || verbose || !known) {
       out << "  realism of " << finding_label(f) << " " << f.invariant << ": "
           << realism_text(*f.realism) << "\n";
     }

@@ -17,6 +17,7 @@
 
 #include "sim/run/driver.h"
 #include "sim/run/signature.h"
+#include "sim/search/hunt_report.h"
 #include "sim/search/hunt_worker.h"
 #include "tests/run/test_util.h"
 
@@ -25,6 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 HuntOptions options_for(const std::string& text, const std::string& out) {
   LoadedScenario loaded = testing::scenario_from_text(text);
@@ -316,6 +318,34 @@ TEST(HuntTest, OnlyTheRowsOwnSeedMakesANewRowRealistic) {
   row.production_seed = 256;  // A known bug's row: any of its production seeds.
   EXPECT_EQ(own_production_seed(row), std::optional<std::uint64_t>(256));
   EXPECT_EQ(realism_rank(row), 0);
+}
+
+// The findings table tells a `needs` and a NEW finding's realism in full; a known bug's
+// `realistic` only in its row (its why is in the summary JSON and explain), unless verbose
+// (issue #31 item 6: the main job's output stays short when nothing is NEW).
+TEST(HuntTest, FindingsTableTellsTheWhyOfNeedsAndNewOnly) {
+  HuntResult result;
+  auto row = [](std::uint64_t seed, const std::string& known, Realism realism) {
+    Finding f;
+    f.seed = seed;
+    f.verdict = Verdict::kSafety;
+    f.invariant = "S" + std::to_string(seed);
+    f.labelled = true;
+    f.known = known;
+    f.realism = std::move(realism);
+    return f;
+  };
+  result.findings.push_back(row(1, "a#0", Realism{true, {}, "seen at production (seed 1)"}));
+  result.findings.push_back(row(2, "b#0", Realism{false, {"amp"}, "amp is rare"}));
+  result.findings.push_back(row(3, "", Realism{true, {}, "seed 3 fails at production"}));
+  std::ostringstream brief;
+  print_findings(brief, result, false);
+  EXPECT_THAT(brief.str(), Not(HasSubstr("realism of known: a#0")));
+  EXPECT_THAT(brief.str(), HasSubstr("realism of known: b#0 S2: needs amp (amp is rare)"));
+  EXPECT_THAT(brief.str(), HasSubstr("realism of NEW S3: realistic (seed 3 fails at production)"));
+  std::ostringstream verbose;
+  print_findings(verbose, result, true);
+  EXPECT_THAT(verbose.str(), HasSubstr("realism of known: a#0 S1: realistic"));
 }
 
 }  // namespace
