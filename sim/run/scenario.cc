@@ -357,11 +357,18 @@ std::string describe_config(const proto::Scenario& scenario, const System& syste
   if (config == nullptr) return "";
   std::string out;
   const pb::Descriptor* descriptor = config->GetDescriptor();
+  const std::vector<VersionAxis> axes = system.axes();
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const pb::FieldDescriptor* field = descriptor->field(i);
     if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) continue;
     if (!out.empty()) out += ' ';
-    out += field->name() + "=" + field_text(*config, field);
+    std::string value = field_text(*config, field);
+    // A version axis left empty selects its latest (gitpod's `fixes: ""` is every fix): say
+    // which, as describe_versions does.
+    const auto axis = std::find_if(axes.begin(), axes.end(),
+                                   [&](const VersionAxis& a) { return a.field == field->name(); });
+    if (value.empty() && axis != axes.end() && !axis->latest.empty()) value = axis->latest;
+    out += field->name() + "=" + value;
   }
   return out;
 }

@@ -97,7 +97,7 @@ TEST(GitpodRunLayer, RejectsUnknownVersionsAndActions) {
   EXPECT_NE(error.find("fly"), std::string::npos) << error;
 }
 
-// The hunt's summary names the versions in words: an empty `fixes` (every fix) reads
+// The hunt's summary and banner name the versions in words: an empty `fixes` (every fix) reads
 // "fixes=all", a list reads as itself.
 TEST(GitpodRunLayer, VersionsSayAllFixesWhenTheFieldIsEmpty) {
   register_gitpod_system();
@@ -115,6 +115,12 @@ TEST(GitpodRunLayer, VersionsSayAllFixesWhenTheFieldIsEmpty) {
   EXPECT_NE(run::describe_versions(listed.scenario, *listed.system).find("fixes=16622 "),
             std::string::npos)
       << run::describe_versions(listed.scenario, *listed.system);
+  // So does the hunt's banner (the whole config).
+  EXPECT_NE(run::describe_config(latest.scenario, *latest.system).find(" fixes=all "),
+            std::string::npos)
+      << run::describe_config(latest.scenario, *latest.system);
+  EXPECT_NE(run::describe_config(listed.scenario, *listed.system).find(" fixes=16622 "),
+            std::string::npos);
 }
 
 }  // namespace
