@@ -144,10 +144,12 @@ Realism finding_realism(const HuntOptions& options, const Finding& finding,
   };
   const bool names_a_bug = options.unmasked && finding.labelled && !finding.known.empty();
   if (!names_a_bug) return check_realism(scenario, *options.system, same);
-  // The row is one known bug: the hunt's other failing runs of that bug are evidence too
-  // (realism.h narrowed_realism).
-  // Another seed counts when it shows the same bug id, through any of its files.
+  // The row is one known bug: a corpus file that reproduces it at production values makes it
+  // realistic; else other seeds count when they show the same bug id, through any of its files,
+  // and the hunt's other failing runs of that bug are evidence too (realism.h narrowed_realism).
   const std::string bug = bug_id_of(*options.known, finding.known);
+  const std::string exemplar = production_exemplar(*options.system, *options.known, bug);
+  if (!exemplar.empty()) return realistic_by_exemplar(exemplar);
   const Reproduces same_bug = [&](const proto::Scenario& candidate) {
     for (const RunFinding& again : run_findings(quiet_run(options, candidate), true)) {
       if (again.verdict == finding.verdict && again.invariant == finding.invariant &&

@@ -168,9 +168,6 @@ bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::stri
   return validate_scenario(loaded, error);
 }
 
-namespace {
-
-// The bug's own script with its expectation's `when` applied, validated.
 bool load_bug_script(const CorpusBug& bug, LoadedScenario& loaded, std::string& error) {
   if (!load_scenario_file(bug.path, loaded, error)) return false;
   if (selected_system(loaded, error) == nullptr) return false;
@@ -183,8 +180,6 @@ bool load_bug_script(const CorpusBug& bug, LoadedScenario& loaded, std::string& 
   }
   return validate_scenario(loaded, error);
 }
-
-}  // namespace
 
 // The values of KnownBug::fixed_by (defined with fix_switches below).
 bool fixing_values(const CorpusBug& bug, std::map<std::string, std::vector<std::string>>& out,

@@ -49,6 +49,10 @@ bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& erro
 // loaded.hunted_invariant is the bug's invariant.
 bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::string& error);
 
+// The bug's own script (its file as written) with its expectation's `when` applied, validated,
+// with the system registered: the run the corpus tests check.
+bool load_bug_script(const CorpusBug& bug, LoadedScenario& loaded, std::string& error);
+
 // A hash of a hunting scenario (corpus_bug_scenario) without its name, description and seed (a
 // hunt draws its own seeds): bugs with the same key are hunted by the same scenario
 // (scripts/bench-find measures them once).

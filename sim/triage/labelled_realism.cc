@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "sim/core/assert.h"
+#include "sim/run/amplifiers.h"
 #include "sim/triage/corpus_bugs.h"
 
 namespace wsim::run {
@@ -27,6 +28,30 @@ std::string bug_id_of(const std::vector<KnownBug>& known, const std::string& nam
     if (bug.name == name) return bug.bug.empty() ? name : bug.bug;
   }
   return name;
+}
+
+std::string production_exemplar(const System& system, const std::vector<KnownBug>& known,
+                                const std::string& bug_id) {
+  for (const KnownBug& candidate : known) {
+    if (bug_id_of(known, candidate.name) != bug_id) continue;
+    CorpusBug bug;
+    LoadedScenario loaded;
+    std::string error;  // A file that does not load is no exemplar (the corpus tests say why).
+    if (!parse_corpus_bug(candidate.name, bug, error) || !load_bug_script(bug, loaded, error)) {
+      continue;
+    }
+    if (loaded.system == nullptr || loaded.system->name() != system.name()) continue;
+    if (amplified_in(loaded.scenario, system).empty()) return candidate.name;
+  }
+  return "";
+}
+
+Realism realistic_by_exemplar(const std::string& exemplar) {
+  WSIM_ASSERT(!exemplar.empty());
+  return Realism{true,
+                 {},
+                 "the corpus file " + exemplar +
+                     " fails with this bug with every amplifier at its production value"};
 }
 
 Realism labelled_realism(const System& system, const proto::Scenario& scenario,
@@ -59,6 +84,10 @@ Realism labelled_realism(const System& system, const proto::Scenario& scenario,
   };
   if (!labelled || failing.known.empty()) return check_realism(scenario, system, same);
   const std::string bug = bug_id_of(known, failing.known);
+  if (!amplified_in(scenario, system).empty()) {
+    const std::string exemplar = production_exemplar(system, known, bug);
+    if (!exemplar.empty()) return realistic_by_exemplar(exemplar);
+  }
   const Reproduces same_bug = [&](const proto::Scenario& candidate) {
     const std::optional<std::string> label = label_of(candidate);
     return label && !label->empty() && bug_id_of(known, *label) == bug;

@@ -283,5 +283,25 @@ TEST(GitlabAmplifiers, HuntTallyRecordsTheAmplifiersEachFailingRunKeptAtProducti
   EXPECT_TRUE(expected_production.has_value());  // and some run amplified nothing.
 }
 
+// A bug whose corpus file reproduces it with every amplifier at production is realistic by that
+// file, without re-runs (the positive case: GitpodFindings, B15). Every GitLab file pins the old
+// defaults (1 s clock, 2 s gap) to keep its verdict, so no GitLab bug has one: their findings go
+// through the re-runs.
+TEST(GitlabAmplifiers, NoGitlabCorpusFileIsAProductionExemplar) {
+  register_gitlab_system();
+  GitlabSystem system;
+  const std::string corpus = std::string(WSIM_SOURCE_DIR) + "/corpus/regressions";
+  std::vector<run::KnownBug> known;
+  std::string error;
+  ASSERT_TRUE(run::known_bugs(corpus, "gitlab", known, error)) << error;
+  std::set<std::string> ids;
+  for (const run::KnownBug& bug : known) ids.insert(run::bug_id_of(known, bug.name));
+  EXPECT_TRUE(ids.count("r3-strict-tie"));
+  EXPECT_TRUE(ids.count("gitlab-411205"));
+  for (const std::string& id : ids) {
+    EXPECT_EQ(run::production_exemplar(system, known, id), "") << id;
+  }
+}
+
 }  // namespace
 }  // namespace wsim::gitlab

@@ -7,11 +7,16 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "model/gitpod/register.h"
 #include "sim/run/driver.h"
 #include "sim/run/expect.h"
+#include "sim/run/amplifiers.h"
 #include "sim/run/scenario.h"
+#include "sim/run/system.h"
+#include "sim/triage/corpus_bugs.h"
+#include "sim/triage/labelled_realism.h"
 
 namespace wsim::gitpod {
 namespace {
@@ -121,6 +126,29 @@ TEST(GitpodRunLayer, VersionsSayAllFixesWhenTheFieldIsEmpty) {
       << run::describe_config(latest.scenario, *latest.system);
   EXPECT_NE(run::describe_config(listed.scenario, *listed.system).find(" fixes=16622 "),
             std::string::npos);
+}
+
+// A bug whose corpus file reproduces it with every amplifier at production (B15's scripted file:
+// four production events) is realistic by that file (sim/triage/labelled_realism.h
+// production_exemplar), whatever a breaker hunt's seed needed.
+TEST(GitpodRunLayer, B15HasAProductionExemplarInTheCorpus) {
+  register_gitpod_system();
+  const run::System* system = run::find_system("gitpod");
+  ASSERT_NE(system, nullptr);
+  std::vector<run::KnownBug> known;
+  std::string error;
+  ASSERT_TRUE(run::known_bugs(std::string(WSIM_SOURCE_DIR) + "/corpus/regressions", "gitpod",
+                              known, error))
+      << error;
+  const std::string exemplar = run::production_exemplar(*system, known, "B15");
+  ASSERT_FALSE(exemplar.empty());
+  run::CorpusBug bug;
+  run::LoadedScenario loaded;
+  ASSERT_TRUE(run::parse_corpus_bug(exemplar, bug, error)) << error;
+  ASSERT_TRUE(run::load_bug_script(bug, loaded, error)) << error;
+  EXPECT_TRUE(run::amplified_in(loaded.scenario, *system).empty()) << exemplar;
+  EXPECT_EQ(bug.bug, "B15");
+  EXPECT_EQ(run::production_exemplar(*system, known, "no-such-bug"), "");
 }
 
 }  // namespace
