@@ -26,7 +26,11 @@ struct FreeFrame {
 // Constant-initialised and trivially destructible: no guard, no destructor per thread.
 thread_local FreeFrame* free_heads[kClasses] = {};
 
-std::size_t size_class(std::size_t size) { return (size - 1) / kGrainBytes; }
+std::size_t size_class(std::size_t size) {
+  WSIM_ASSERT_GT(size, 0u);
+  WSIM_ASSERT_LE(size, kMaxPooledBytes);
+  return (size - 1) / kGrainBytes;
+}
 
 }  // namespace
 
@@ -47,6 +51,7 @@ void* allocate(std::size_t size) {
 
 void release(void* frame, std::size_t size) noexcept {
   if (frame == nullptr) return;
+  WSIM_ASSERT_GT(size, 0u);  // The size allocate() was given (sized operator delete).
 #ifndef WSIM_FRAME_POOL_OFF
   if (size <= kMaxPooledBytes) {
     const std::size_t c = size_class(size);

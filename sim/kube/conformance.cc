@@ -48,6 +48,7 @@ std::string ref_of(const Object& object) { return ObjectRef::of(object).to_strin
 // A pod write that keeps its spec and whether it is finished (a status write): count_usage
 // would take its usage off its node and add the same back (docs/performance.md §14.2).
 bool same_usage(WatchEventType type, const Object& pod, const Object* previous) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   return type == WatchEventType::kModified && previous != nullptr && previous->spec == pod.spec &&
          terminal_phase(field(previous->status, "phase")) ==
              terminal_phase(field(pod.status, "phase"));
@@ -122,6 +123,8 @@ std::optional<ConformanceViolation> ConformanceMonitor::take_safety_violation() 
 }
 
 void ConformanceMonitor::report(const char* id, const Object& object, std::string message) {
+  WSIM_ASSERT(id != nullptr);
+  WSIM_ASSERT(!message.empty());  // A violation says what broke.
   std::string ref = ref_of(object);
   if (!reported_.emplace(id, ref).second) return;
   pending_.push_back({id, std::move(ref), std::move(message)});
