@@ -29,7 +29,6 @@
 #include <string_view>
 #include <utility>
 
-#include "sim/core/assert.h"
 #include "sim/kube/bytes_order.h"
 
 namespace wsim::kube {
@@ -86,18 +85,14 @@ class Fields {
   const_iterator erase(const_iterator pos);
   template <typename V>
   std::pair<const_iterator, bool> insert_or_assign(const std::string& key, V&& value) {
-    auto result = mutable_map().insert_or_assign(key, std::forward<V>(value));
-    WSIM_ASSERT(result.first->first == key);
-    return result;
+    return mutable_map().insert_or_assign(key, std::forward<V>(value));
   }
   template <typename... Args>
   std::pair<const_iterator, bool> emplace(Args&&... args) {
     return mutable_map().emplace(std::forward<Args>(args)...);
   }
   std::pair<const_iterator, bool> insert(const value_type& entry) {
-    auto result = mutable_map().insert(entry);
-    WSIM_ASSERT(result.first->first == entry.first);
-    return result;
+    return mutable_map().insert(entry);
   }
   void clear() { map_.reset(); }
 
