@@ -1,3 +1,5 @@
+// ChoiceSource backends (choice.h): seeded streams, tapes, keyed tapes and libFuzzer bytes, and the
+// choices.bin encoding of a recorded run.
 #include "sim/core/choice.h"
 
 #include <cstring>

@@ -1,3 +1,5 @@
+// EventLoop (event_loop.h): the pending-event queue (FIFO plus 4-ary heap), actor bookkeeping
+// (spawn, park, wake, cancel, finish) and priority-tie change points.
 #include "sim/core/event_loop.h"
 
 #include <algorithm>

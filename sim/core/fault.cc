@@ -1,3 +1,5 @@
+// Fault points (fault.h): declaration, the per-run swarm and incident draws, pins, and the
+// per-evaluation firing decision.
 #include "sim/core/fault.h"
 
 #include <algorithm>
@@ -200,6 +202,7 @@ std::string Faults::describe_incidents() const {
   if (incidents_.empty()) return "none";
   std::string out = std::to_string(incidents_.size()) + ":";
   for (const Incident& incident : incidents_) {
+    WSIM_ASSERT_LT(incident.start_ms, incident.end_ms);  // Paired with draw_incidents().
     out += " " + std::to_string(incident.start_ms / 1000) + "s+" +
            std::to_string((incident.end_ms - incident.start_ms) / 1000) + "s";
   }

@@ -1,5 +1,9 @@
+// FramePool (frame_pool.h): per-size free lists of coroutine frames, most recently freed first;
+// plain operator new/delete under the sanitizers.
 #include "sim/core/frame_pool.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <new>
 
 #include "sim/core/assert.h"
@@ -40,6 +44,8 @@ void* allocate(std::size_t size) {
   if (size <= kMaxPooledBytes) {
     const std::size_t c = size_class(size);
     if (FreeFrame* frame = free_heads[c]) {
+      // A sound free list hands out only blocks operator new gave (aligned for any frame).
+      WSIM_ASSERT_EQ(reinterpret_cast<std::uintptr_t>(frame) % alignof(std::max_align_t), 0u);
       free_heads[c] = frame->next;
       return frame;
     }

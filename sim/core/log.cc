@@ -1,3 +1,5 @@
+// Logging (log.h): an spdlog logger whose sink stamps every line with virtual time, never wall
+// time; off unless `wsim --log-level` turns it on.
 #include "sim/core/log.h"
 
 #include <spdlog/details/null_mutex.h>

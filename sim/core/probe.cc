@@ -1,3 +1,4 @@
+// Probes (probe.h): named coverage counters, declared once per name, merged across runs.
 #include "sim/core/probe.h"
 
 #include "sim/core/assert.h"

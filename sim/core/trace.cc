@@ -1,3 +1,5 @@
+// Trace (trace.h): the run's event hash (FNV-1a over every field, with separators) and the kept
+// events.
 #include "sim/core/trace.h"
 
 #include "sim/core/assert.h"

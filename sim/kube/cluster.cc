@@ -1,3 +1,5 @@
+// Cluster (cluster.h): builds the fake API server and its controllers, registers nodes and runs
+// the kubectl-like node, object and pod actions.
 #include "sim/kube/cluster.h"
 
 #include <algorithm>

@@ -264,6 +264,7 @@ void ConformanceMonitor::check_namespace(WatchEventType type, const Object& obje
 // node readiness (only Ready nodes are schedulable). Phases [reconstructed] from the Pod
 // lifecycle documentation (kubernetes.io "Pod Lifecycle": Succeeded and Failed are terminal).
 void ConformanceMonitor::check_pod(const Object& object, const Object* previous) {
+  WSIM_ASSERT_EQ(object.kind, "Pod");
   if (previous == nullptr) return;
   const std::string& was_node = field(previous->spec, "nodeName");
   const std::string& node = field(object.spec, "nodeName");
@@ -281,6 +282,7 @@ void ConformanceMonitor::check_pod(const Object& object, const Object* previous)
 
 void ConformanceMonitor::check_bind(const Object& pod) {
   const std::string& name = field(pod.spec, "nodeName");
+  WSIM_ASSERT(!name.empty());  // check_pod binds only a pod that names its node.
   const Object* node = api_.peek(ObjectRefView{"Node", "", name});
   std::string misfit;
   if (node == nullptr) {
@@ -337,6 +339,7 @@ void ConformanceMonitor::index(WatchEventType type, const Object& object, const 
 // A pod counts on its node while bound and not finished (the scheduler's NodeInfo: terminating
 // pods still hold their resources).
 void ConformanceMonitor::count_usage(const Object* pod, int sign) {
+  WSIM_ASSERT(sign == 1 || sign == -1);
   if (pod == nullptr) return;
   const std::string& node = field(pod->spec, "nodeName");
   if (node.empty() || terminal_phase(field(pod->status, "phase"))) return;

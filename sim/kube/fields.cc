@@ -1,3 +1,4 @@
+// Fields (fields.h): the copy-on-write detach and the erase that keeps other copies intact.
 #include "sim/kube/fields.h"
 
 #include "sim/core/assert.h"

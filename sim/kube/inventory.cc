@@ -1,3 +1,5 @@
+// cli-utils inventories (inventory.h): inventory data keys, grouping objects by owning inventory
+// and the applier that applies a group and prunes what it no longer lists.
 #include "sim/kube/inventory.h"
 
 #include <algorithm>
