@@ -1,3 +1,5 @@
+// The failure path of the always-on assertions (assert.h): prints the expression, its operands,
+// the run's seed and virtual time, then aborts so that the CLI and libFuzzer both see a crash.
 #include "sim/core/assert.h"
 
 #include <cstdio>

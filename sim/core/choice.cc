@@ -1,3 +1,5 @@
+// ChoiceSource backends (choice.h): seeded streams, tapes, keyed tapes and libFuzzer bytes, and the
+// choices.bin encoding of a recorded run.
 #include "sim/core/choice.h"
 
 #include <cstring>
@@ -17,9 +19,13 @@ bool ChoiceStream::chance(Ratio ratio) {
 
 std::int64_t ChoiceStream::range(std::int64_t lo, std::int64_t hi) {
   WSIM_ASSERT_LE(lo, hi);
+  WSIM_ASSERT(source_ != nullptr);
   const auto span = static_cast<std::uint64_t>(hi - lo) + 1;
   if (span == 0) return lo + static_cast<std::int64_t>(source_->draw(index_, UINT64_MAX));
-  return lo + static_cast<std::int64_t>(below(span));
+  const std::int64_t value = lo + static_cast<std::int64_t>(below(span));
+  WSIM_ASSERT_GE(value, lo);
+  WSIM_ASSERT_LE(value, hi);
+  return value;
 }
 
 ChoiceSource ChoiceSource::from_seed(std::uint64_t seed) { return from_seed(seed, seed); }
@@ -64,6 +70,7 @@ ChoiceSource ChoiceSource::from_bytes(std::span<const std::uint8_t> bytes, Bytes
 }
 
 ChoiceStream ChoiceSource::stream(std::string_view name) {
+  WSIM_ASSERT_MSG(!name.empty(), "a choice stream needs a name (STYLE.md §2)");
   auto it = stream_index_by_name_.find(name);
   if (it == stream_index_by_name_.end()) {
     const int index = static_cast<int>(stream_index_by_name_.size());
@@ -111,6 +118,8 @@ std::uint32_t ChoiceSource::current_key_index() {
   }
   WSIM_ASSERT_EQ(key_names_.size(), key_index_by_name_.size());
   last_key_index_ = it->second;
+  WSIM_ASSERT_LT(last_key_index_, key_names_.size());
+  WSIM_ASSERT_EQ(key_names_[last_key_index_], key);  // The index found names the asked key.
   return last_key_index_;
 }
 
@@ -126,6 +135,7 @@ std::uint64_t ChoiceSource::next_from_keyed_tape(std::uint64_t bound) {
     return 0;
   }
   const std::uint64_t raw = values->second[cursor++];
+  WSIM_ASSERT_LE(cursor, values->second.size());
   return raw < bound ? raw : raw % bound;
 }
 
@@ -138,6 +148,9 @@ ChoiceSource::KeyedTape keyed_tape_of(const std::vector<Choice>& record,
     WSIM_ASSERT_LT(keys[i], names.size());
     tape[names[keys[i]]].push_back(record[i].value);
   }
+  std::size_t values_count = 0;  // Every choice lands on exactly one key's tape.
+  for (const auto& [key, values] : tape) values_count += values.size();
+  WSIM_ASSERT_EQ(values_count, record.size());
   return tape;
 }
 
@@ -148,10 +161,12 @@ std::uint64_t ChoiceSource::next_from_tape(std::uint64_t bound) {
     return 0;
   }
   const std::uint64_t raw = tape_[cursor_++];
+  WSIM_ASSERT_LE(cursor_, tape_.size());
   return raw < bound ? raw : raw % bound;
 }
 
 std::uint64_t ChoiceSource::next_from_bytes(std::uint64_t bound) {
+  WSIM_ASSERT_GT(bound, 0u);
   if (cursor_ >= bytes_.size()) {
     exhausted_ = true;
     return tail_ ? tail_->below(bound) : 0;
@@ -163,6 +178,7 @@ std::uint64_t ChoiceSource::next_from_bytes(std::uint64_t bound) {
   for (int i = 0; i < width && cursor_ < bytes_.size(); ++i) {
     raw |= static_cast<std::uint64_t>(bytes_[cursor_++]) << (8 * i);
   }
+  WSIM_ASSERT_LE(cursor_, bytes_.size());
   return raw < bound ? raw : raw % bound;
 }
 
@@ -210,6 +226,7 @@ bool decode_choice_record(std::string_view bytes, std::vector<Choice>& record, s
             std::to_string(body) + " bytes of choices that follow";
     return false;
   }
+  WSIM_ASSERT_LE(count, bytes.size() / 16);  // Never reserve more than the input holds.
   record.reserve(count);
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::size_t offset = kMagicSize + 8 + i * 16;

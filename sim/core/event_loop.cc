@@ -1,3 +1,5 @@
+// EventLoop (event_loop.h): the pending-event queue (FIFO plus 4-ary heap), actor bookkeeping
+// (spawn, park, wake, cancel, finish) and priority-tie change points.
 #include "sim/core/event_loop.h"
 
 #include <algorithm>
@@ -58,6 +60,7 @@ void EventLoop::Queue::pop() {
     fifo_.clear();
     fifo_head_ = 0;
   }
+  WSIM_ASSERT_LE(fifo_head_, fifo_.size());
 }
 
 void EventLoop::Queue::clear() {
@@ -76,6 +79,8 @@ void EventLoop::Queue::heap_push(const Event& event) {
     i = parent;
   }
   heap_[i] = event;
+  // The heap property where the event landed (O(1): the rest of the path was already ordered).
+  if (i > 0) WSIM_ASSERT(!before(heap_[i], heap_[(i - 1) / kArity]));
 }
 
 void EventLoop::Queue::heap_pop() {
@@ -98,6 +103,7 @@ void EventLoop::Queue::heap_pop() {
     i = best;
   }
   heap_[i] = last;
+  if (i > 0) WSIM_ASSERT(!before(heap_[i], heap_[(i - 1) / kArity]));
 }
 
 EventLoop::EventLoop() {
@@ -106,6 +112,7 @@ EventLoop::EventLoop() {
 }
 
 EventLoop::~EventLoop() {
+  WSIM_ASSERT_EQ(current_, kNoActor);  // Never destroyed from inside one of its actors.
   // Destroy actor frames before the queue so no frame outlives the loop it points to.
   queue_.clear();
   callbacks_.clear();
@@ -155,6 +162,7 @@ ActorId EventLoop::spawn(std::string name, Task<void> task) {
   if (priority_ties_) ranks_[id] = 1 + static_cast<std::uint32_t>(rank_stream_.below(kRanks));
   enqueue(queue_, Event{now_ms_, next_seq_++, id, ref.token, start, 0, ranks_[id]}, now_ms_);
   WSIM_ASSERT_EQ(actors_.size(), static_cast<std::size_t>(id) + 1);
+  WSIM_ASSERT_LT(live_actors_, actors_.size());  // Slot 0 is never an actor.
   WSIM_ASSERT_EQ(ranks_.size(), actors_.size());
   return id;
 }
@@ -162,6 +170,7 @@ ActorId EventLoop::spawn(std::string name, Task<void> task) {
 void EventLoop::cancel(ActorId id) {
   WSIM_ASSERT_NE(id, kNoActor);
   WSIM_ASSERT_LT(id, actors_.size());
+  WSIM_ASSERT_EQ(ranks_.size(), actors_.size());
   if (actors_[id] == nullptr) return;  // Finished (and freed).
   Actor& actor = actor_ref(id);
   if (actor.done || actor.cancelled) return;
@@ -186,6 +195,7 @@ const std::string& EventLoop::actor_name(ActorId id) const {
 
 void EventLoop::schedule(DurationMs delay_ms, Callback callback) {
   WSIM_ASSERT_GE(delay_ms, 0);
+  WSIM_ASSERT_LE(free_slots_.size(), callbacks_.size());
   std::uint32_t slot = 0;
   if (free_slots_.empty()) {
     slot = static_cast<std::uint32_t>(callbacks_.size());
@@ -193,6 +203,7 @@ void EventLoop::schedule(DurationMs delay_ms, Callback callback) {
   } else {
     slot = free_slots_.back();
     free_slots_.pop_back();
+    WSIM_ASSERT_LT(slot, callbacks_.size());
     WSIM_ASSERT(callbacks_[slot] == nullptr);
     callbacks_[slot] = std::move(callback);
   }
@@ -202,7 +213,9 @@ void EventLoop::schedule(DurationMs delay_ms, Callback callback) {
 
 WakeTicket EventLoop::park(std::coroutine_handle<> handle) {
   WSIM_ASSERT_MSG(current_ != kNoActor, "an awaitable was suspended outside of an actor");
+  WSIM_ASSERT(handle);
   Actor& actor = actor_ref(current_);
+  WSIM_ASSERT(!actor.done);
   actor.suspended = handle;
   return WakeTicket{current_, ++actor.token, handle};
 }
@@ -211,6 +224,7 @@ void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
   WSIM_ASSERT(ticket.actor != kNoActor);
   WSIM_ASSERT_GE(due_ms, now_ms_);
   WSIM_ASSERT(ticket.handle);
+  WSIM_ASSERT_GT(ticket.token, 0u);  // From park(), which bumps the token from 0.
   // Without priority ties every rank is 0: no actor lookup on this hot path.
   // A finished actor's rank outlives it (ranks_): a late wake-up for it is dropped when it runs,
   // but it takes its place among same-time events (and may pass a change point) as it did.
@@ -221,9 +235,12 @@ void EventLoop::wake_at(const WakeTicket& ticket, TimeMs due_ms) {
 }
 
 bool EventLoop::step() {
+  WSIM_ASSERT_EQ(current_, kNoActor);  // Not reentrant: an actor never steps its own loop.
   if (queue_.empty()) return false;
   Event event = queue_.top();
+  const std::size_t pending_before = queue_.size();
   queue_.pop();
+  WSIM_ASSERT_EQ(queue_.size() + 1, pending_before);
   WSIM_ASSERT_GE(event.due_ms, now_ms_);
   now_ms_ = event.due_ms;
   assert_context().now_ms = now_ms_;
@@ -235,6 +252,7 @@ bool EventLoop::step() {
 }
 
 void EventLoop::run_until(TimeMs until_ms) {
+  WSIM_ASSERT_GE(until_ms, 0);
   while (!stop_requested_ && !queue_.empty() && queue_.top().due_ms <= until_ms) step();
   if (!stop_requested_ && !queue_.empty()) WSIM_ASSERT_GT(queue_.top().due_ms, until_ms);
   if (!stop_requested_ && now_ms_ < until_ms) {
@@ -246,10 +264,13 @@ void EventLoop::run_until(TimeMs until_ms) {
 void EventLoop::run_until_idle(TimeMs limit_ms) {
   WSIM_ASSERT_GE(limit_ms, 0);
   while (!stop_requested_ && !queue_.empty() && queue_.top().due_ms <= limit_ms) step();
+  if (!stop_requested_ && !queue_.empty()) WSIM_ASSERT_GT(queue_.top().due_ms, limit_ms);
 }
 
 void EventLoop::run_event(Event& event) {
+  WSIM_ASSERT_EQ(event.due_ms, now_ms_);  // step() moved the clock to it.
   if (event.actor == kNoActor) {
+    WSIM_ASSERT_EQ(event.rank, 0u);  // Callbacks never race by rank (see the top of the header).
     mix_hash(static_cast<std::uint64_t>(event.due_ms) * 2);
     // Moved out and the slot freed first: the callback may schedule more (and grow callbacks_).
     WSIM_ASSERT_LT(event.callback_slot, callbacks_.size());
@@ -264,6 +285,7 @@ void EventLoop::run_event(Event& event) {
   if (actors_[event.actor] == nullptr) return;  // Stale wake-up of a finished (freed) actor.
   Actor& actor = actor_ref(event.actor);
   if (actor.done || event.token != actor.token) return;  // Stale wake-up.
+  WSIM_ASSERT(event.handle);
   mix_hash(static_cast<std::uint64_t>(event.due_ms) * 2 + 1);
   mix_hash(event.actor);
   if (actor.cancelled && actor.started) {
@@ -282,13 +304,18 @@ void EventLoop::resume_actor(ActorId id, std::coroutine_handle<> handle) {
   const ActorId previous = current_;
   current_ = id;
   handle.resume();
+  WSIM_ASSERT_EQ(current_, id);  // Nested resumptions restored it.
   current_ = previous;
+  // An actor that did not end is parked at a loop awaitable (park()), or nothing would wake it.
+  if (!actor.root.done()) WSIM_ASSERT(actor.suspended);
   if (actor.root.done()) finish_actor(id);
 }
 
 void EventLoop::finish_actor(ActorId id) {
   Actor& actor = actor_ref(id);
   WSIM_ASSERT(!actor.done);
+  WSIM_ASSERT(actor.root.done());
+  WSIM_ASSERT(!actor.suspended);  // A finished body is parked nowhere.
   WSIM_ASSERT_GT(live_actors_, 0u);
   actor.done = true;
   --live_actors_;
@@ -319,7 +346,9 @@ void EventLoop::finish_actor(ActorId id) {
 // unwinding ran them in. Destructors run as the actor (current_), as they did while unwinding.
 void EventLoop::finish_cancelled(ActorId id) {
   Actor& actor = actor_ref(id);
-  WSIM_ASSERT(actor.cancelled && actor.started && !actor.done);
+  WSIM_ASSERT(actor.cancelled);
+  WSIM_ASSERT(actor.started);
+  WSIM_ASSERT(!actor.done);
   WSIM_ASSERT_GT(live_actors_, 0u);
   actor.suspended = {};
   const ActorId previous = current_;
@@ -334,6 +363,7 @@ void EventLoop::finish_cancelled(ActorId id) {
 
 void EventLoop::use_priority_ties(ChoiceStream ranks, std::vector<TimeMs> change_points_ms) {
   WSIM_ASSERT_MSG(actors_.size() == 1, "use_priority_ties() after an actor was spawned");
+  WSIM_ASSERT(!priority_ties_);  // Once per run.
   WSIM_ASSERT_LE(change_points_ms.size(), kChangePointsMax);
   WSIM_ASSERT(std::is_sorted(change_points_ms.begin(), change_points_ms.end()));
   priority_ties_ = true;
@@ -343,6 +373,7 @@ void EventLoop::use_priority_ties(ChoiceStream ranks, std::vector<TimeMs> change
 }
 
 void EventLoop::pass_change_point(const Event& event) {
+  WSIM_ASSERT(priority_ties_);
   if (event.actor == kNoActor || change_points_passed_ >= change_points_ms_.size()) return;
   if (event.due_ms < change_points_ms_[change_points_passed_]) return;
   // Every change point already passed counts once: a quiet stretch may pass several.

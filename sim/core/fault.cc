@@ -1,3 +1,5 @@
+// Fault points (fault.h): declaration, the per-run swarm and incident draws, pins, and the
+// per-evaluation firing decision.
 #include "sim/core/fault.h"
 
 #include <algorithm>
@@ -15,6 +17,7 @@ FaultId Faults::declare(std::string name, std::string description, Ratio enable,
   WSIM_ASSERT_LE(fire.num, fire.den);
   auto it = id_by_name_.find(name);
   if (it != id_by_name_.end()) {
+    WSIM_ASSERT_LT(it->second, points_.size());
     WSIM_ASSERT_MSG(points_[it->second].swarm == swarm,
                     "fault point " << name << " declared on two swarm streams");
     return it->second;
@@ -58,6 +61,7 @@ void Faults::pin(FaultId id, FaultPin pin) {
 }
 
 std::size_t Faults::pin_count(FaultId id) const {
+  WSIM_ASSERT_LT(id, points_.size());
   return static_cast<std::size_t>(std::count_if(
       pins_.begin(), pins_.end(), [id](const Pinned& pinned) { return pinned.id == id; }));
 }
@@ -68,11 +72,14 @@ void Faults::set_per_request(FaultId id) {
 }
 
 bool Faults::in_window(const FaultPin& pin) const {
+  WSIM_ASSERT_LT(pin.from_ms, pin.until_ms);  // Paired with pin()'s check.
   const std::int64_t now = now_ms_ != nullptr ? *now_ms_ : 0;
   return pin.from_ms <= now && now < pin.until_ms;
 }
 
 bool Faults::matches(const Pinned& pinned, const FaultRequest& request) const {
+  WSIM_ASSERT_LT(pinned.id, points_.size());
+  WSIM_ASSERT(points_[pinned.id].per_request);  // Only request pins match requests.
   const FaultPin& pin = pinned.pin;
   return (pin.verb.empty() || pin.verb == request.verb) &&
          (pin.object.empty() || pin.object == request.object) &&
@@ -81,15 +88,19 @@ bool Faults::matches(const Pinned& pinned, const FaultRequest& request) const {
 
 void Faults::observe_request(const FaultRequest& request) {
   for (Pinned& pinned : pins_) {
+    WSIM_ASSERT_LT(pinned.id, points_.size());
     if (!points_[pinned.id].per_request) continue;
     pinned.armed = false;  // An armed pin whose point was not evaluated for its request is spent.
     if (!in_window(pinned.pin) || !matches(pinned, request)) continue;
     ++pinned.seen;
     pinned.armed = pinned.seen == pinned.pin.occurrence;
+    WSIM_ASSERT_GE(pinned.pin.occurrence, 1u);  // Else no request would ever arm it.
   }
 }
 
 bool Faults::pinned_fires(FaultId id) {
+  WSIM_ASSERT_LT(id, points_.size());
+  WSIM_ASSERT(!pins_.empty());
   bool fire = false;
   for (Pinned& pinned : pins_) {
     if (pinned.id != id) continue;
@@ -108,13 +119,16 @@ bool Faults::pinned_fires(FaultId id) {
 }
 
 void Faults::note_firing(FaultId id) {
+  WSIM_ASSERT_LT(id, points_.size());
   FaultPoint& point = points_[id];
   ++point.fired;
+  WSIM_ASSERT_LE(point.fired, point.evaluations);  // Every firing was counted as an evaluation.
   fired_pending_.push_back(Firing{current_step(), id});
 }
 
 void Faults::draw_swarm(ChoiceStream first, ChoiceStream second) {
   WSIM_ASSERT_MSG(!healed_, "the swarm is drawn before the fault phase, never after heal");
+  WSIM_ASSERT_EQ(points_.size(), id_by_name_.size());  // The name walk reaches every point.
   // The first group exactly as before the second existed, then the second group.
   for (const SwarmStream group : {SwarmStream::kFirst, SwarmStream::kSecond}) {
     ChoiceStream& stream = group == SwarmStream::kFirst ? first : second;
@@ -151,7 +165,13 @@ void Faults::draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ra
     }
   }
   incidents_ = std::move(merged);
-  for (const Incident& incident : incidents_) WSIM_ASSERT_LT(incident.start_ms, incident.end_ms);
+  WSIM_ASSERT_LE(incidents_.size(), 4u);
+  for (std::size_t i = 0; i < incidents_.size(); ++i) {
+    WSIM_ASSERT_LT(incidents_[i].start_ms, incidents_[i].end_ms);
+    WSIM_ASSERT_LE(incidents_[i].end_ms, fault_phase_ms);
+    // Sorted and disjoint (current_incident() returns the first that contains now).
+    if (i > 0) WSIM_ASSERT_LT(incidents_[i - 1].end_ms, incidents_[i].start_ms);
+  }
 }
 
 int Faults::current_incident() const {
@@ -170,7 +190,8 @@ std::int64_t Faults::until_next_incident(std::int64_t normal_ms) const {
   for (const Incident& incident : incidents_) {
     if (incident.start_ms > now) {
       const std::int64_t result = std::min(normal_ms, incident.start_ms - now);
-      WSIM_ASSERT(result > 0 && result <= normal_ms);
+      WSIM_ASSERT_GT(result, 0);
+      WSIM_ASSERT_LE(result, normal_ms);
       return result;
     }
   }
@@ -181,6 +202,7 @@ std::string Faults::describe_incidents() const {
   if (incidents_.empty()) return "none";
   std::string out = std::to_string(incidents_.size()) + ":";
   for (const Incident& incident : incidents_) {
+    WSIM_ASSERT_LT(incident.start_ms, incident.end_ms);  // Paired with draw_incidents().
     out += " " + std::to_string(incident.start_ms / 1000) + "s+" +
            std::to_string((incident.end_ms - incident.start_ms) / 1000) + "s";
   }
@@ -212,6 +234,8 @@ bool Faults::fires(FaultId id, ChoiceStream& stream) {
 std::vector<std::string> Faults::take_fired(std::uint64_t step) {
   std::vector<std::string> names;
   for (const Firing& firing : fired_pending_) {
+    WSIM_ASSERT_LE(firing.step, step);  // Steps only grow: no firing comes from a later step.
+    WSIM_ASSERT_LT(firing.id, points_.size());
     if (firing.step != step) continue;
     const std::string& name = points_[firing.id].name;
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);

@@ -1,5 +1,9 @@
+// FramePool (frame_pool.h): per-size free lists of coroutine frames, most recently freed first;
+// plain operator new/delete under the sanitizers.
 #include "sim/core/frame_pool.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <new>
 
 #include "sim/core/assert.h"
@@ -26,7 +30,11 @@ struct FreeFrame {
 // Constant-initialised and trivially destructible: no guard, no destructor per thread.
 thread_local FreeFrame* free_heads[kClasses] = {};
 
-std::size_t size_class(std::size_t size) { return (size - 1) / kGrainBytes; }
+std::size_t size_class(std::size_t size) {
+  WSIM_ASSERT_GT(size, 0u);
+  WSIM_ASSERT_LE(size, kMaxPooledBytes);
+  return (size - 1) / kGrainBytes;
+}
 
 }  // namespace
 
@@ -36,6 +44,8 @@ void* allocate(std::size_t size) {
   if (size <= kMaxPooledBytes) {
     const std::size_t c = size_class(size);
     if (FreeFrame* frame = free_heads[c]) {
+      // A sound free list hands out only blocks operator new gave (aligned for any frame).
+      WSIM_ASSERT_EQ(reinterpret_cast<std::uintptr_t>(frame) % alignof(std::max_align_t), 0u);
       free_heads[c] = frame->next;
       return frame;
     }
@@ -47,6 +57,7 @@ void* allocate(std::size_t size) {
 
 void release(void* frame, std::size_t size) noexcept {
   if (frame == nullptr) return;
+  WSIM_ASSERT_GT(size, 0u);  // The size allocate() was given (sized operator delete).
 #ifndef WSIM_FRAME_POOL_OFF
   if (size <= kMaxPooledBytes) {
     const std::size_t c = size_class(size);

@@ -1,3 +1,5 @@
+// Logging (log.h): an spdlog logger whose sink stamps every line with virtual time, never wall
+// time; off unless `wsim --log-level` turns it on.
 #include "sim/core/log.h"
 
 #include <spdlog/details/null_mutex.h>
@@ -75,6 +77,7 @@ bool log_enabled(LogLevel level) { return log_state().logger.should_log(to_spdlo
 
 void log_line(LogLevel level, std::string_view text) {
   WSIM_ASSERT_NE(static_cast<int>(level), static_cast<int>(LogLevel::kOff));
+  WSIM_ASSERT(log_enabled(level));  // Paired with WSIM_LOG_AT_: a line is built only when on.
   log_state().logger.log(to_spdlog(level), text);
 }
 

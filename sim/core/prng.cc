@@ -1,3 +1,5 @@
+// SplitMix64, FNV-1a and the xoshiro256** seeding and forking behind ChoiceSource's seed backend
+// (prng.h).
 #include "sim/core/prng.h"
 
 #include "sim/core/assert.h"

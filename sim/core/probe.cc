@@ -1,3 +1,4 @@
+// Probes (probe.h): named coverage counters, declared once per name, merged across runs.
 #include "sim/core/probe.h"
 
 #include "sim/core/assert.h"
@@ -7,7 +8,10 @@ namespace wsim {
 ProbeId Probes::declare(std::string name, std::string description) {
   WSIM_ASSERT_MSG(!name.empty(), "a probe needs a dotted name");
   auto it = id_by_name_.find(name);
-  if (it != id_by_name_.end()) return it->second;
+  if (it != id_by_name_.end()) {
+    WSIM_ASSERT_LT(it->second, probes_.size());
+    return it->second;
+  }
   const auto id = static_cast<ProbeId>(probes_.size());
   id_by_name_.emplace(name, id);
   probes_.push_back(Probe{std::move(name), std::move(description), 0});
@@ -29,6 +33,7 @@ void Probes::merge(const Probes& other) {
     WSIM_ASSERT_LT(id, probes_.size());
     probes_[id].hits += probe.hits;
   }
+  WSIM_ASSERT_GE(probes_.size(), other.probes_.size());  // Every probe of `other` is one of ours.
 }
 
 }  // namespace wsim

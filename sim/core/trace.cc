@@ -1,3 +1,5 @@
+// Trace (trace.h): the run's event hash (FNV-1a over every field, with separators) and the kept
+// events.
 #include "sim/core/trace.h"
 
 #include "sim/core/assert.h"
@@ -54,7 +56,8 @@ void Trace::mix(std::uint64_t value) {
 void Trace::mix_event(TimeMs time_ms, std::string_view actor, std::string_view verb,
                       std::string_view object, std::string_view result, std::string_view detail,
                       TraceKind kind, const std::vector<std::string>& faults) {
-  WSIM_ASSERT(time_ms >= 0);
+  WSIM_ASSERT_GE(time_ms, 0);
+  WSIM_ASSERT_LE(static_cast<int>(kind), static_cast<int>(TraceKind::kViolation));
   mix(static_cast<std::uint64_t>(time_ms));
   mix(actor);
   mix(verb);
@@ -71,6 +74,7 @@ void Trace::record(TraceEvent event) {
   mix_event(event.time_ms, event.actor, event.verb, event.object, event.result, event.detail,
             event.kind, event.faults);
   if (keep_events_) events_.push_back(std::move(event));
+  WSIM_ASSERT_LE(events_.size(), count_);  // Kept events are hashed events (keeping may stop).
 }
 
 void Trace::record(TimeMs time_ms, std::string_view actor, std::string_view verb,
@@ -82,6 +86,7 @@ void Trace::record(TimeMs time_ms, std::string_view actor, std::string_view verb
                    std::string(result), std::string(detail), kind);
   event.faults = std::move(faults);
   events_.push_back(std::move(event));
+  WSIM_ASSERT_LE(events_.size(), count_);
 }
 
 void Trace::record(TimeMs time_ms, std::string actor, std::string verb, std::string object,

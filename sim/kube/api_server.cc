@@ -32,6 +32,7 @@ const char* verb_name(Verb verb) {
     case Verb::kApply:
       return "apply";
   }
+  WSIM_ASSERT_MSG(false, "verb_name: not a Verb: " << static_cast<int>(verb));
   return "unknown";
 }
 
@@ -102,6 +103,7 @@ void ApiServer::allow(const std::string& identity, Verb verb, const std::string&
 bool ApiServer::Impl::is_denied(const std::string& identity, Verb verb,
                                 const std::string& kind) const {
   if (denied.empty()) return false;
+  WSIM_ASSERT(!identity.empty());  // Paired with deny(): only named identities are denied.
   return denied.count(std::make_tuple(identity, verb, kind)) != 0 ||
          denied.count(std::make_tuple(identity, verb, std::string())) != 0;
 }

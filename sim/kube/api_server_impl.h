@@ -34,6 +34,7 @@ class Delivery {
   // Sets the value; the waiter resumes at `due_ms` (>= now).
   void deliver(T value, TimeMs due_ms) {
     WSIM_ASSERT_MSG(!state_->value.has_value(), "Delivery set twice");
+    WSIM_ASSERT_GE(due_ms, state_->loop->now_ms());
     state_->value.emplace(std::move(value));
     state_->due_ms = due_ms;
     if (state_->waiter) state_->loop->wake_at(*std::exchange(state_->waiter, std::nullopt), due_ms);
@@ -46,6 +47,7 @@ class Delivery {
         return state->value.has_value() && state->due_ms <= state->loop->now_ms();
       }
       void await_suspend(std::coroutine_handle<> handle) {
+        WSIM_ASSERT_MSG(!state->waiter, "Delivery awaited twice");
         WakeTicket ticket = state->loop->park(handle);
         if (state->value.has_value()) {
           state->loop->wake_at(ticket, state->due_ms);
@@ -158,6 +160,7 @@ struct ApiServer::Impl {
   KindStore& store_for(const std::string& kind);
   // The one scan of kind_index behind both (its pointers are to the mutable stores of `kinds`).
   KindStore* find_store(std::string_view kind) const {
+    WSIM_ASSERT_EQ(kind_index.size(), kinds.size());  // Paired with store_for().
     for (const auto& [name, store] : kind_index) {
       if (name == kind) return store;
     }
@@ -287,6 +290,8 @@ struct ApiServer::Impl {
 // Whether `a`'s ObjectRef orders before `b`'s: ObjectRef::of(*a) < ObjectRef::of(*b) without
 // building either (lists' order, docs/performance.md §14.2).
 inline bool ref_order_less(const Object* a, const Object* b) {
+  WSIM_ASSERT(a != nullptr);
+  WSIM_ASSERT(b != nullptr);
   return ObjectRef::compare_ref(a->meta.namespace_, a->meta.name, a->kind, b->meta.namespace_,
                                 b->meta.name, b->kind) < 0;
 }

@@ -1,6 +1,8 @@
 // CachedClient (cached_client.h): controller-runtime's delegating client over the informer cache.
 #include "sim/kube/cached_client.h"
 
+#include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "sim/core/assert.h"
@@ -28,6 +30,7 @@ void CachedClient::share(const std::string& kind, Informer* informer) {
     owned_.erase(it);
   }
   shared_[kind] = informer;
+  WSIM_ASSERT_EQ(owned_.count(kind), 0u);  // One informer serves a kind: shared or owned.
 }
 
 void CachedClient::stop() {
@@ -36,6 +39,7 @@ void CachedClient::stop() {
 }
 
 const Informer* CachedClient::informer_for(const std::string& kind) const {
+  WSIM_ASSERT(!kind.empty());
   if (auto it = shared_.find(kind); it != shared_.end()) return it->second;
   if (auto it = owned_.find(kind); it != owned_.end()) return it->second.get();
   return nullptr;
@@ -86,6 +90,10 @@ Task<Result<std::vector<Object>>> CachedClient::list(std::string kind, std::stri
     if (!selector.matches(object->meta.labels)) continue;
     out.push_back(*object);
   }
+  // Sorted by namespace, then name, like the API server's lists (the cache is ordered so).
+  WSIM_ASSERT(std::is_sorted(out.begin(), out.end(), [](const Object& a, const Object& b) {
+    return std::tie(a.meta.namespace_, a.meta.name) < std::tie(b.meta.namespace_, b.meta.name);
+  }));
   Result<std::vector<Object>> result;
   result.value = std::move(out);
   co_return result;

@@ -1,5 +1,8 @@
+// Cluster (cluster.h): builds the fake API server and its controllers, registers nodes and runs
+// the kubectl-like node, object and pod actions.
 #include "sim/kube/cluster.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace wsim::kube {
@@ -102,6 +105,8 @@ Status Cluster::delete_node(const std::string& name) {
 
 Status Cluster::patch_node(const std::string& name, MergePatch patch, Subresource subresource,
                            const char* verb, const std::string& detail) {
+  WSIM_ASSERT(!name.empty());
+  WSIM_ASSERT(verb != nullptr);
   const Status status =
       api_->server_patch(ObjectRef{"Node", "", name}, patch, subresource, kKubectl).status;
   sim_.record(kKubectl, verb, "Node/" + name, status.ok() ? "ok" : code_name(status.code), detail);
@@ -165,6 +170,7 @@ bool Cluster::node_not_ready_fault(const std::string& node) {
 
 Status Cluster::label_node(const std::string& name, const std::string& key,
                            std::optional<std::string> value) {
+  WSIM_ASSERT(!key.empty());
   MergePatch patch;
   const std::string detail = value ? key + "=" + *value : "-" + key;
   patch.labels[key] = std::move(value);
@@ -174,12 +180,14 @@ Status Cluster::label_node(const std::string& name, const std::string& key,
 std::vector<std::string> Cluster::node_names() const {
   std::vector<std::string> names;
   for (const Object* node : api_->peek_list("Node", "")) names.push_back(node->meta.name);
+  WSIM_ASSERT(std::is_sorted(names.begin(), names.end()));  // Nodes are cluster-scoped: by name.
   return names;
 }
 
 Kubelet* Cluster::kubelet(const std::string& node) {
   auto it = kubelets_.find(node);
   if (it == kubelets_.end() || it->second->stopped()) return nullptr;
+  WSIM_ASSERT_EQ(it->second->node(), node);  // The kubelet found runs the asked node.
   return it->second.get();
 }
 

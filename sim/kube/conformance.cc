@@ -48,6 +48,7 @@ std::string ref_of(const Object& object) { return ObjectRef::of(object).to_strin
 // A pod write that keeps its spec and whether it is finished (a status write): count_usage
 // would take its usage off its node and add the same back (docs/performance.md §14.2).
 bool same_usage(WatchEventType type, const Object& pod, const Object* previous) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   return type == WatchEventType::kModified && previous != nullptr && previous->spec == pod.spec &&
          terminal_phase(field(previous->status, "phase")) ==
              terminal_phase(field(pod.status, "phase"));
@@ -122,6 +123,8 @@ std::optional<ConformanceViolation> ConformanceMonitor::take_safety_violation() 
 }
 
 void ConformanceMonitor::report(const char* id, const Object& object, std::string message) {
+  WSIM_ASSERT(id != nullptr);
+  WSIM_ASSERT(!message.empty());  // A violation says what broke.
   std::string ref = ref_of(object);
   if (!reported_.emplace(id, ref).second) return;
   pending_.push_back({id, std::move(ref), std::move(message)});
@@ -261,6 +264,7 @@ void ConformanceMonitor::check_namespace(WatchEventType type, const Object& obje
 // node readiness (only Ready nodes are schedulable). Phases [reconstructed] from the Pod
 // lifecycle documentation (kubernetes.io "Pod Lifecycle": Succeeded and Failed are terminal).
 void ConformanceMonitor::check_pod(const Object& object, const Object* previous) {
+  WSIM_ASSERT_EQ(object.kind, "Pod");
   if (previous == nullptr) return;
   const std::string& was_node = field(previous->spec, "nodeName");
   const std::string& node = field(object.spec, "nodeName");
@@ -278,6 +282,7 @@ void ConformanceMonitor::check_pod(const Object& object, const Object* previous)
 
 void ConformanceMonitor::check_bind(const Object& pod) {
   const std::string& name = field(pod.spec, "nodeName");
+  WSIM_ASSERT(!name.empty());  // check_pod binds only a pod that names its node.
   const Object* node = api_.peek(ObjectRefView{"Node", "", name});
   std::string misfit;
   if (node == nullptr) {
@@ -334,6 +339,7 @@ void ConformanceMonitor::index(WatchEventType type, const Object& object, const 
 // A pod counts on its node while bound and not finished (the scheduler's NodeInfo: terminating
 // pods still hold their resources).
 void ConformanceMonitor::count_usage(const Object* pod, int sign) {
+  WSIM_ASSERT(sign == 1 || sign == -1);
   if (pod == nullptr) return;
   const std::string& node = field(pod->spec, "nodeName");
   if (node.empty() || terminal_phase(field(pod->status, "phase"))) return;

@@ -18,14 +18,18 @@ std::vector<ConformanceViolation> ConformanceMonitor::check_liveness() const {
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return std::tie(a.invariant_id, a.object) < std::tie(b.invariant_id, b.object);
   });
+  // Only the liveness side's ids (kube.L*): the safety ones come from observe().
+  for (const ConformanceViolation& v : out) WSIM_ASSERT_EQ(v.invariant_id.rfind("kube.L", 0), 0u);
   return out;
 }
 
 bool ConformanceMonitor::recently_changed(const ObjectRef& ref) const {
   const TimeMs now = sim_.now_ms();
   auto written = last_write_ms_.find(ref);
+  if (written != last_write_ms_.end()) WSIM_ASSERT_LE(written->second, now);  // Time only grows.
   if (written != last_write_ms_.end() && now - written->second < options_.quiet_ms) return true;
   auto removed = removed_ms_.find(ref);
+  if (removed != removed_ms_.end()) WSIM_ASSERT_LE(removed->second, now);
   return removed != removed_ms_.end() && now - removed->second < options_.quiet_ms;
 }
 
@@ -33,6 +37,7 @@ std::vector<std::string> cache_differences(
     const std::vector<std::pair<ObjectRef, std::uint64_t>>& cache,
     const std::map<ObjectRef, std::uint64_t>& stored,
     const std::function<bool(const ObjectRef&)>& skip) {
+  WSIM_ASSERT(skip != nullptr);
   const std::map<ObjectRef, std::uint64_t> cached(cache.begin(), cache.end());
   std::vector<std::string> out;
   for (const auto& [ref, rv] : stored) {
@@ -63,6 +68,7 @@ void ConformanceMonitor::check_informers(std::vector<ConformanceViolation>& out)
     const std::vector<std::string> differences = cache_differences(view.cache, stored, skip);
     if (differences.empty()) continue;
     const std::string& first = differences.front();
+    WSIM_ASSERT_NE(first.find(' '), std::string::npos);  // "<ref> ...": the ref is cut off.
     const std::string scope = view.kind + (view.namespace_.empty() ? "" : " in " + view.namespace_);
     out.push_back({"kube.L1", first.substr(0, first.find(' ')),
                    "informer " + view.identity + " (" + scope + ") still differs from the store " +
@@ -84,6 +90,7 @@ ObjectRef owner_ref(const Object& dependent, const OwnerReference& owner) {
 
 bool ConformanceMonitor::owner_alive(const ObjectRef& target, const OwnerReference& owner) const {
   const Object* live = api_.peek(target);
+  if (live != nullptr) WSIM_ASSERT_EQ(live->meta.name, target.name);
   return live != nullptr && live->meta.uid == owner.uid;
 }
 

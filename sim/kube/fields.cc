@@ -1,3 +1,4 @@
+// Fields (fields.h): the copy-on-write detach and the erase that keeps other copies intact.
 #include "sim/kube/fields.h"
 
 #include "sim/core/assert.h"
@@ -21,7 +22,9 @@ Fields::Map& Fields::mutable_map() {
 
 Fields::size_type Fields::erase(const std::string& key) {
   if (!contains(key)) return 0;  // Nothing to erase: no need to detach.
-  return mutable_map().erase(key);
+  const size_type erased = mutable_map().erase(key);
+  WSIM_ASSERT_EQ(erased, 1u);  // contains() saw it in the map we now own a copy of.
+  return erased;
 }
 
 Fields::const_iterator Fields::erase(const_iterator pos) {

@@ -295,6 +295,8 @@ std::optional<ApiServer::InformerCacheView> cache_view(const InformerCore& core)
   view.selector = core.options.selector;
   view.cache.reserve(core.cache.size());
   for (const auto& [ref, object] : core.cache) {
+    // A cached object is one the informer saw: at or below the last version it saw.
+    WSIM_ASSERT_LE(object->meta.resource_version, core.last_rv);
     view.cache.emplace_back(ref, object->meta.resource_version);
   }
   return view;
@@ -363,6 +365,7 @@ bool Informer::synced() const { return state_->core->synced; }
 Task<void> Informer::wait_synced() {
   std::shared_ptr<InformerCore> core = state_->core;
   while (!core->synced) co_await core->changed.wait();
+  WSIM_ASSERT(core->synced);  // Checked again after the await (STYLE.md §9).
 }
 
 std::vector<Object> Informer::list() const {
@@ -394,6 +397,9 @@ Informer::ObjectView Informer::get_shared(std::string_view namespace_,
   auto it = core.cache.find(ref);
   if (it == core.cache.end()) return nullptr;
   WSIM_ASSERT(it->second != nullptr);
+  // The cache holds its kind only, and the object found is the one asked for.
+  WSIM_ASSERT_EQ(it->second->kind, core.options.kind);
+  WSIM_ASSERT(it->second->meta.name == name);
   return it->second;
 }
 

@@ -69,6 +69,7 @@ const char* fault_action_name(FaultAction action) {
     case FaultAction::kLoseResponse:
       return "lose_response";
   }
+  WSIM_ASSERT_MSG(false, "fault_action_name: not a FaultAction: " << static_cast<int>(action));
   return "unknown";
 }
 
@@ -91,6 +92,7 @@ std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(const std
       if (!sim.faults().fires(*rule.fault, api_faults)) continue;
     }
     ++rule.fired;
+    if (r.times >= 0) WSIM_ASSERT_LE(rule.fired, r.times);  // A rule fires at most `times`.
     Intercepted out;
     out.action = r.action;
     out.detail = rule.fault ? "fault " + sim.faults().point(*rule.fault).name
@@ -135,6 +137,7 @@ std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(const std
 }
 
 void ApiServer::Impl::install_default_rules() {
+  WSIM_ASSERT(rules.empty());  // First in the chain: installed by the constructor, once.
   struct Default {
     const char* fault;
     FaultAction action;

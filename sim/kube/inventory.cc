@@ -1,3 +1,5 @@
+// cli-utils inventories (inventory.h): inventory data keys, grouping objects by owning inventory
+// and the applier that applies a group and prunes what it no longer lists.
 #include "sim/kube/inventory.h"
 
 #include <algorithm>
@@ -12,6 +14,7 @@ namespace wsim::kube {
 namespace {
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  WSIM_ASSERT(!from.empty());  // Else the loop below never ends.
   std::size_t pos = 0;
   while ((pos = text.find(from, pos)) != std::string::npos) {
     text.replace(pos, from.size(), to);
@@ -21,6 +24,8 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 }
 
 std::string error_line(const char* verb, const ObjectRef& ref, const Status& status) {
+  WSIM_ASSERT(verb != nullptr);
+  WSIM_ASSERT(!status.ok());  // An error line reports an error.
   return std::string(verb) + " " + ref.to_string() + ": " + code_name(status.code) + ": " +
          status.message;
 }
@@ -58,6 +63,12 @@ std::string inventory_key(const ObjectRef& ref, const CustomKindGroups& custom) 
   key += group;
   key += '_';
   key += ref.kind;
+  // Paired with parse_inventory_key: a key names the object it was made from.
+  if (!ref.name.empty()) {
+    const std::optional<InventoryKey> parsed = parse_inventory_key(key);
+    WSIM_ASSERT(parsed.has_value());
+    WSIM_ASSERT(parsed->ref == ref);
+  }
   return key;
 }
 
@@ -119,7 +130,10 @@ Result<std::vector<InventoryGroup>> group_by_inventory(std::vector<Object> objec
     }
     group->second.objects.push_back(std::move(object));
   }
-  for (auto& [name, group] : by_name) result.value.push_back(std::move(group));
+  for (auto& [name, group] : by_name) {
+    WSIM_ASSERT(is_inventory(group.inventory));
+    result.value.push_back(std::move(group));
+  }
   return result;
 }
 

@@ -1,3 +1,5 @@
+// Object, ObjectRef and LabelSelector helpers (object.h): field reads, ref rendering and the
+// cluster-scoped kinds.
 #include "sim/kube/object.h"
 
 #include <string_view>

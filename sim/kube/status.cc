@@ -1,3 +1,4 @@
+// The Kubernetes reason names of the fake API server's status codes (status.h).
 #include "sim/kube/status.h"
 
 namespace wsim::kube {

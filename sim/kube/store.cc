@@ -161,6 +161,10 @@ const std::shared_ptr<const Object>* ApiServer::Impl::find(const ObjectRefView& 
   if (it == by_ref.end()) return nullptr;
   const std::shared_ptr<const Object>& slot = it->second->second;
   WSIM_ASSERT(slot != nullptr);
+  // The index entry names the object it holds (store index consistency).
+  WSIM_ASSERT(slot->meta.name == ref.name);
+  WSIM_ASSERT(slot->meta.namespace_ == ns);
+  WSIM_ASSERT(slot->kind == ref.kind);
   WSIM_ASSERT_LE(slot->meta.resource_version, resource_version);
   return &slot;
 }

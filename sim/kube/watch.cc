@@ -118,6 +118,7 @@ void ApiServer::Impl::offer(Watcher& watcher, const Change& change, bool may_exp
 }
 
 void ApiServer::Impl::close_gone(Watcher& watcher) {
+  WSIM_ASSERT_EQ(watchers.count(watcher.id), 1u);  // Only a registered watch closes.
   if (watcher.closed) return;
   WSIM_LOG_DEBUG("apiserver: watch " << watcher.id << " of " << watcher.identity << " ("
                                      << watcher.kind << ") ends with 410 Gone at rv "
@@ -128,6 +129,7 @@ void ApiServer::Impl::close_gone(Watcher& watcher) {
 }
 
 void ApiServer::Impl::close_dropped(Watcher& watcher) {
+  WSIM_ASSERT_EQ(watchers.count(watcher.id), 1u);
   WatchDelivery delivery;
   delivery.dropped = true;
   end_watch(watcher, delivery);
@@ -163,6 +165,7 @@ void ApiServer::Impl::deliver(std::uint64_t watcher_id, const WatchDelivery& del
 }
 
 std::uint64_t ApiServer::Impl::watch_floor(const std::string& kind) const {
+  WSIM_ASSERT_LE(history_floor_rv, resource_version);
   const std::size_t window = options.watch_cache_events_per_kind;
   // Only in runs that draw kube.watch.drop (the per-run decision, healed or not): a run without
   // it replays as before the window existed (a 429'd re-watch can start from an old version too).
@@ -205,6 +208,8 @@ Response ApiServer::Impl::start_watch(const std::string& identity, Request& requ
   auto it = history.begin();
   while (it != history.end() && it->resource_version <= replay_after) ++it;
   for (; it != history.end() && !watcher.closed; ++it) offer(watcher, *it, /*may_expire=*/false);
+  // The replay offered nothing past the present.
+  WSIM_ASSERT_LE(watcher.last_offered_rv, resource_version);
   response.watcher_id = id;
   response.resource_version = resource_version;
   return response;

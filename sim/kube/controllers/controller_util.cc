@@ -22,6 +22,7 @@ bool has_finalizer(const Object& object, std::string_view finalizer) {
 
 std::vector<std::string> without_finalizer(const std::vector<std::string>& finalizers,
                                            std::string_view finalizer) {
+  WSIM_ASSERT(!finalizer.empty());
   std::vector<std::string> out;
   out.reserve(finalizers.size());
   for (const std::string& f : finalizers) {
@@ -52,14 +53,20 @@ std::int64_t int_field(const Fields& fields, std::string_view key, std::int64_t 
   return negative ? -value : value;
 }
 
-std::string pod_phase(const Object& pod) { return pod.status_or("phase", "Pending"); }
+std::string pod_phase(const Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
+  return pod.status_or("phase", "Pending");
+}
 
 bool pod_is_terminal(const Object& pod) {
   const std::string phase = pod_phase(pod);
   return phase == "Succeeded" || phase == "Failed";
 }
 
-bool pod_is_ready(const Object& pod) { return pod.status_or("ready", "false") == "true"; }
+bool pod_is_ready(const Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
+  return pod.status_or("ready", "false") == "true";
+}
 
 bool pod_is_active(const Object& pod) { return !pod_is_terminal(pod) && !is_deleting(pod); }
 
@@ -109,6 +116,11 @@ bool set_condition(std::vector<Condition>& conditions, Condition condition, Time
                                      : now_ms;
   std::erase_if(conditions, [&](const Condition& c) { return c.type == condition.type; });
   conditions.push_back(std::move(condition));
+  // One condition per type (a handful of conditions: the count is cheap).
+  WSIM_ASSERT_EQ(
+      std::count_if(conditions.begin(), conditions.end(),
+                    [&](const Condition& c) { return c.type == conditions.back().type; }),
+      1);
   return true;
 }
 

@@ -32,6 +32,8 @@ bool is_complete_deployment(const Condition* progressing, const DeploymentObserv
 // deployment_util.go DeploymentTimedOut: never after a completed rollout; stays timed out; else
 // no progress for longer than the deadline.
 bool timed_out(const Condition* progressing, const DeploymentObservation& obs) {
+  WSIM_ASSERT_GE(obs.progress_deadline_ms, 0);
+  WSIM_ASSERT_LE(obs.last_progress_ms, obs.now_ms);  // Progress is observed, not foreseen.
   if (progressing == nullptr || progressing->reason == "NewReplicaSetAvailable") return false;
   return obs.now_ms - obs.last_progress_ms > obs.progress_deadline_ms;
 }
@@ -39,6 +41,7 @@ bool timed_out(const Condition* progressing, const DeploymentObservation& obs) {
 }  // namespace
 
 std::string pod_template_hash(const Object& deployment) {
+  WSIM_ASSERT_EQ(deployment.kind, "Deployment");
   // FNV-1a (32 bit) over the template keys in map (sorted) order, then Kubernetes'
   // SafeEncodeString over the decimal rendering, like pkg/controller.ComputeHash.
   std::uint32_t hash = 2166136261u;
@@ -253,6 +256,8 @@ void DeploymentController::sync(const ObjectRef& ref) {
 }
 
 std::vector<const Object*> DeploymentController::owned_pods(const Object& deployment) const {
+  WSIM_ASSERT_EQ(deployment.kind, "Deployment");
+  WSIM_ASSERT(!deployment.meta.uid.empty());  // Owned = controlled by this uid.
   std::vector<const Object*> pods;
   for (const Object* pod : api_.peek_list("Pod", deployment.meta.namespace_)) {
     const OwnerReference* owner = controller_of(*pod);
@@ -422,6 +427,8 @@ void DeploymentController::write_status(const Object& deployment,
 void DeploymentController::schedule_deadline(const ObjectRef& ref, Memory& memory,
                                              const DeploymentStatusUpdate& update,
                                              DurationMs progress_deadline_ms) {
+  WSIM_ASSERT_EQ(ref.kind, "Deployment");
+  WSIM_ASSERT_GE(progress_deadline_ms, 0);
   const Condition* p = find_condition(update.conditions, "Progressing");
   const bool waiting = !update.complete && p != nullptr && p->reason != "NewReplicaSetAvailable" &&
                        p->reason != "ProgressDeadlineExceeded";

@@ -28,6 +28,7 @@ void GarbageCollector::start() {
 }
 
 std::vector<ObjectRef> GarbageCollector::dependents_of(const std::string& owner_uid) const {
+  WSIM_ASSERT(!owner_uid.empty());
   auto it = dependents_.find(owner_uid);
   if (it == dependents_.end()) return {};
   return {it->second.begin(), it->second.end()};
@@ -81,11 +82,13 @@ void GarbageCollector::on_event(const WatchEvent& event) {
 void GarbageCollector::on_written(const Object& object) {
   // The object's ref as a view: an ObjectRef is built only where one is stored or queued.
   const ObjectRefView view = ObjectRefView::of(object);
+  WSIM_ASSERT(!object.meta.uid.empty());  // Stored objects have a uid (store.cc create()).
   if (auto self = by_uid_.find(object.meta.uid); self == by_uid_.end()) {
     by_uid_.emplace(object.meta.uid, ObjectRef::of(object));
   } else if (!ObjectRefEqual{}(self->second, view)) {
     self->second = ObjectRef::of(object);
   }
+  WSIM_ASSERT(ObjectRefEqual{}(by_uid_.at(object.meta.uid), view));  // The uid index is current.
   auto indexed = owner_uids_.find(view);
   // Re-indexed only when the owners changed: the index is a function of the owner uids.
   const bool same_owners = indexed != owner_uids_.end()
@@ -186,6 +189,7 @@ void GarbageCollector::check_dependent(const ObjectRef& ref) {
 }
 
 std::vector<Object> GarbageCollector::live_dependents(const std::string& owner_uid) const {
+  WSIM_ASSERT(!owner_uid.empty());
   std::vector<Object> out;
   auto it = dependents_.find(owner_uid);
   if (it == dependents_.end()) return out;

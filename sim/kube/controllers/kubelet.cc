@@ -19,6 +19,7 @@ std::string result_name(const Status& status) {
 // Failed at admission; Pending → Running, or straight to a terminal phase; Running → a terminal
 // phase; Succeeded and Failed are final).
 bool legal_phase_transition(const std::string& from, const std::string& to) {
+  WSIM_ASSERT(!to.empty());  // A write always names the phase it writes.
   if (from == to) return true;
   if (from.empty()) return to == "Pending" || to == "Failed";
   if (from == "Pending") return to == "Running" || to == "Succeeded" || to == "Failed";
@@ -29,6 +30,7 @@ bool legal_phase_transition(const std::string& from, const std::string& to) {
 
 std::string rejection_message(const std::string& reason, std::int64_t requested, std::int64_t used,
                               std::int64_t capacity) {
+  WSIM_ASSERT(!reason.empty());
   auto resource = [&](const char* name) {
     return std::string("Pod was rejected: Node didn't have enough resource: ") + name +
            ", requested: " + std::to_string(requested) + ", used: " + std::to_string(used) +
@@ -58,7 +60,9 @@ KubeletShared::KubeletShared(Sim& sim, KubeletOptions o)
 }
 
 Kubelet::Kubelet(Sim& sim, ApiServer& api, KubeletShared& shared, std::string node)
-    : sim_(sim), api_(api), shared_(shared), node_(std::move(node)) {}
+    : sim_(sim), api_(api), shared_(shared), node_(std::move(node)) {
+  WSIM_ASSERT(!node_.empty());
+}
 
 Kubelet::PodState* Kubelet::find(const std::string& uid) {
   WSIM_ASSERT(!uid.empty());

@@ -42,6 +42,8 @@ void NodeLifecycleController::heartbeat(const std::string& node, bool posting) {
 }
 
 void NodeLifecycleController::check_heartbeat(const std::string& name, std::uint64_t token) {
+  WSIM_ASSERT(!name.empty());
+  WSIM_ASSERT_GT(token, 0u);  // heartbeat() hands out tokens from 1.
   auto it = silent_.find(name);
   if (it == silent_.end() || it->second != token) return;  // Posting again (or a newer outage).
   const Object* node = api_.peek(ObjectRefView{"Node", "", name});

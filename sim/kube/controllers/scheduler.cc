@@ -60,11 +60,15 @@ namespace {
 
 // Adds (sign 1) or takes away (sign -1) what `pod` holds on its node.
 void count_pod(std::map<std::string, NodeUsage>& usage, const Object& pod, int sign) {
+  WSIM_ASSERT(sign == 1 || sign == -1);
   const PodUsage one = pod_usage(pod);
   if (one.node.empty()) return;
   NodeUsage& u = usage[one.node];
   u.cpu_milli += sign * one.used.cpu_milli;
   u.memory_mib += sign * one.used.memory_mib;
+  // Only what was added is taken away: a node's usage never goes below zero.
+  WSIM_ASSERT_GE(u.cpu_milli, 0);
+  WSIM_ASSERT_GE(u.memory_mib, 0);
 }
 
 }  // namespace
