@@ -92,8 +92,8 @@ Realism narrowed_realism(const Realism& checked, const System& system,
   if (kept.empty() || evidence.empty()) return checked;
   // What check_realism said after the reasons (the seeds it looked at) stays.
   const std::string reasons = why_needed(needed);
-  const std::string after = checked.why.rfind(reasons, 0) == 0 ? checked.why.substr(reasons.size())
-                                                                : std::string();
+  const std::string after =
+      checked.why.rfind(reasons, 0) == 0 ? checked.why.substr(reasons.size()) : std::string();
   Realism narrowed{false, {}, why_needed(kept) + after + evidence};
   for (const Amplifier& amplifier : kept) narrowed.amplifiers.push_back(amplifier.name);
   WSIM_ASSERT_LT(narrowed.amplifiers.size(), checked.amplifiers.size());

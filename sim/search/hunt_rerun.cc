@@ -160,8 +160,8 @@ Realism finding_realism(const HuntOptions& options, const Finding& finding,
     }
     return false;
   };
-  return narrowed_realism(check_realism(scenario, *options.system, same, same_bug),
-                          *options.system, bug_failed_without);
+  return narrowed_realism(check_realism(scenario, *options.system, same, same_bug), *options.system,
+                          bug_failed_without);
 }
 
 void print_repro(const HuntOptions& options, const Finding& finding) {
@@ -252,7 +252,8 @@ void recorded_finding(const HuntOptions& options, Finding& finding, LastRerun& l
   }
   const RunResult& recorded = *last.result;
   finding.amplifier_flags = amplifier_flags(scenario, *options.system, options.amplifiers);
-  if (const auto seed = own_production_seed(finding)) finding.realism = realistic_at_production(*seed);
+  if (const auto seed = own_production_seed(finding))
+    finding.realism = realistic_at_production(*seed);
   label_finding(finding, recorded, options);
   describe_finding(finding, recorded);
   finding.bundle = last.bundle;
@@ -313,8 +314,8 @@ void rerun_finding(const HuntOptions& options, Finding& finding,
 // Per finding, the amplifiers seen at production in a failing run of its bug (Finding::
 // failed_without of every row of the same bug id: a bug of several corpus files, as the R3 tie
 // family, fails under several labels), for a row labelled with a known bug; empty for others.
-std::vector<std::map<std::string, std::uint64_t>> failed_without_by_bug(
-    const HuntOptions& options, const HuntResult& result) {
+std::vector<std::map<std::string, std::uint64_t>> failed_without_by_bug(const HuntOptions& options,
+                                                                        const HuntResult& result) {
   std::vector<std::map<std::string, std::uint64_t>> evidence(result.findings.size());
   if (!options.unmasked) return evidence;
   std::map<std::string, std::map<std::string, std::uint64_t>> by_bug;

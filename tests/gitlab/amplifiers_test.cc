@@ -226,8 +226,11 @@ TEST(GitlabAmplifiers, NarrowedRealismDropsAnAmplifierAFailingRunKeptAtProductio
         s.mutable_gitlab()->set_rails_touch_gap_max_ms(2000);
         return s;
       }(),
-      system, [](const proto::Scenario& s) { return s.gitlab().rails_touch_gap_max_ms() == 2000 &&
-                                                     s.gitlab().rails_clock_granularity_ms() == 1000; },
+      system,
+      [](const proto::Scenario& s) {
+        return s.gitlab().rails_touch_gap_max_ms() == 2000 &&
+               s.gitlab().rails_clock_granularity_ms() == 1000;
+      },
       [](const proto::Scenario&) { return false; });
   ASSERT_EQ(checked.amplifiers.size(), 2u);
   const run::Realism narrowed =
@@ -243,8 +246,8 @@ TEST(GitlabAmplifiers, NarrowedRealismDropsAnAmplifierAFailingRunKeptAtProductio
   EXPECT_EQ(all_seen.amplifiers, both.amplifiers);
   EXPECT_EQ(all_seen.why, "both");
   const run::Realism realistic{true, {}, "seed 1"};
-  EXPECT_TRUE(run::narrowed_realism(realistic, system, {{"gitlab.rails_touch_gap_max_ms", 82}})
-                  .realistic);
+  EXPECT_TRUE(
+      run::narrowed_realism(realistic, system, {{"gitlab.rails_touch_gap_max_ms", 82}}).realistic);
 }
 
 // The hunt's tally keeps, per row, the smallest failing seed that had each amplifier at
@@ -265,8 +268,9 @@ TEST(GitlabAmplifiers, HuntTallyRecordsTheAmplifiersEachFailingRunKeptAtProducti
     const std::vector<run::Amplifier> amplified =
         run::amplified_in(run::hunt_run_scenario(options, seed, std::nullopt), system);
     for (const run::Amplifier& amplifier : system.amplifiers()) {
-      const bool on = std::any_of(amplified.begin(), amplified.end(),
-                                  [&](const run::Amplifier& a) { return a.name == amplifier.name; });
+      const bool on = std::any_of(amplified.begin(), amplified.end(), [&](const run::Amplifier& a) {
+        return a.name == amplifier.name;
+      });
       if (!on) expected[amplifier.name] = seed;
     }
     if (amplified.empty()) expected_production = seed;

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "model/gitpod/register.h"
+#include "sim/run/amplifiers.h"
 #include "sim/run/driver.h"
 #include "sim/run/expect.h"
-#include "sim/run/amplifiers.h"
 #include "sim/run/scenario.h"
 #include "sim/run/system.h"
 #include "sim/triage/corpus_bugs.h"
@@ -137,8 +137,8 @@ TEST(GitpodRunLayer, B15HasAProductionExemplarInTheCorpus) {
   ASSERT_NE(system, nullptr);
   std::vector<run::KnownBug> known;
   std::string error;
-  ASSERT_TRUE(run::known_bugs(std::string(WSIM_SOURCE_DIR) + "/corpus/regressions", "gitpod",
-                              known, error))
+  ASSERT_TRUE(
+      run::known_bugs(std::string(WSIM_SOURCE_DIR) + "/corpus/regressions", "gitpod", known, error))
       << error;
   const std::string exemplar = run::production_exemplar(*system, known, "B15");
   ASSERT_FALSE(exemplar.empty());

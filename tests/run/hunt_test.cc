@@ -308,7 +308,7 @@ TEST(HuntTest, OnlyTheRowsOwnSeedMakesANewRowRealistic) {
   row.labelled = true;  // NEW
   EXPECT_EQ(own_production_seed(row), std::nullopt);
   EXPECT_EQ(realism_rank(row), 1);  // Not checked, not realistic.
-  row.labelled = false;  // An unlabelled hunt's row: the same.
+  row.labelled = false;             // An unlabelled hunt's row: the same.
   EXPECT_EQ(own_production_seed(row), std::nullopt);
   row.production_seed = 199;  // The row's own seed ran at production values.
   EXPECT_EQ(own_production_seed(row), std::optional<std::uint64_t>(199));
