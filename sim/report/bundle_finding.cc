@@ -15,14 +15,24 @@ namespace wsim::run {
 
 namespace {
 
-// The realism verdict.json of the bundle `dir` recorded, if any.
-std::optional<Realism> recorded_realism(const std::string& dir) {
+// The realism verdict.json of the bundle `dir` recorded, if any, when it is about the failure
+// `now` shows: the same invariant and, when both were labelled, the same label. A hunt bundle
+// serves every finding of its run and records the realism of the first; a shrunk run may end
+// in another bug (a swallowed action gone past, then a timestamp tie): that bug's realism is
+// checked afresh, not borrowed.
+std::optional<Realism> recorded_realism(const std::string& dir, const RunResult* now) {
   std::string json;
   std::string error;
   proto::VerdictRecord record;
   if (!read_file_capped(dir + "/verdict.json", kVerdictBytesMax, json, error) ||
       !parse_verdict_json(json, dir + "/verdict.json", record, error) || !record.has_realism()) {
     return std::nullopt;
+  }
+  if (now != nullptr) {
+    const bool same_invariant = now->violation && now->violation->invariant_id == record.invariant();
+    const bool both_labelled = now->labelled && !record.known().empty();
+    const std::string label_now = now->known.empty() ? "NEW" : now->known;
+    if (!same_invariant || (both_labelled && label_now != record.known())) return std::nullopt;
   }
   Realism realism;
   realism.realistic = record.realism().label() == "realistic";
@@ -63,7 +73,7 @@ bool replay_finding(const std::string& dir_given, bool original, const std::stri
     // A run of a process outside wsim (the external system): told as recorded, not re-executed.
     if (!read_recorded_run(out.bundle, system, out.result, error)) return false;
     out.source += "\n       (as recorded: " + system.executable_error() + ")";
-    out.result.realism = recorded_realism(out.dir);
+    out.result.realism = recorded_realism(out.dir, nullptr);
     if (!label_with_corpus(system, out.bundle.scenario.scenario, known_dir, out.result,
                            out.label_error, &out.known)) {
       WSIM_ASSERT(!out.label_error.empty());
@@ -91,7 +101,7 @@ bool replay_finding(const std::string& dir_given, bool original, const std::stri
 Realism finding_realism(const BundleFinding& finding) {
   const RunResult& result = finding.result;
   WSIM_ASSERT(result.verdict == Verdict::kSafety || result.verdict == Verdict::kLiveness);
-  std::optional<Realism> recorded = recorded_realism(finding.dir);
+  std::optional<Realism> recorded = recorded_realism(finding.dir, &result);
   if (recorded && !is_unchecked(*recorded)) return *recorded;
   const System& system = *finding.bundle.scenario.system;
   if (!system.executable()) {

@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "cli/commands/commands.h"
 #include "model/gitlab/register.h"
 #include "model/gitpod/register.h"
+#include "sim/report/bundle_finding.h"
 #include "sim/report/bundle_write.h"
 #include "sim/run/driver.h"
 #include "sim/run/scenario.h"
@@ -184,6 +186,34 @@ TEST(IssueReport, APassingBundleIsNotReported) {
   std::ostringstream err;
   EXPECT_EQ(cmd_report(command, out, err), kExitUsage);
   EXPECT_THAT(err.str(), HasSubstr("nothing to report"));
+}
+
+// A hunt bundle records the realism of its run's first finding, and a shrunk run may end in
+// another bug (a swallowed action gone past, then a timestamp tie): a recorded realism is used
+// only for the failure it was recorded for (same invariant and label), never borrowed.
+TEST(IssueReport, ARecordedRealismOfAnotherLabelIsNotBorrowed) {
+  const std::string bundle =
+      gitlab_bundle("report-borrowed", "timestamp-tie.textproto", [](proto::Scenario& s) {
+        s.mutable_gitlab()->set_agent("A3");
+        s.mutable_gitlab()->set_rails("R3");
+      });
+  const std::string corpus = std::string(WSIM_SOURCE_DIR) + "/corpus/regressions";
+  BundleFinding finding;
+  std::string error;
+  ASSERT_TRUE(replay_finding(bundle, false, corpus, finding, error)) << error;
+  ASSERT_TRUE(finding.result.labelled && !finding.result.known.empty());
+  const std::string verdict_path = bundle + "/verdict.json";
+  nlohmann::json verdict = nlohmann::json::parse(testing::read_text(verdict_path));
+  verdict["realism"] = {
+      {"label", "realistic"}, {"amplifiers", nlohmann::json::array()}, {"why", "borrowed"}};
+  verdict["known"] = "corpus/regressions/gitlab/swallowed-user-action.textproto#0";
+  testing::write_text(verdict_path, verdict.dump(1));
+  const Realism checked = finding_realism(finding);
+  EXPECT_NE(checked.why, "borrowed");
+  EXPECT_FALSE(checked.realistic);  // The tie needs the 1 s clock.
+  verdict["known"] = finding.result.known;  // Recorded for this very label: used as it is.
+  testing::write_text(verdict_path, verdict.dump(1));
+  EXPECT_EQ(finding_realism(finding).why, "borrowed");
 }
 
 }  // namespace
