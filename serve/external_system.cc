@@ -176,18 +176,22 @@ void ExternalRun::attach() {
   options.stop_waiting = [this] {
     return !settings().command.empty() && !process_.running(process_exit_);
   };
-  options.busy = [this] { return process_.busy(); };
-  if (settings().ready_test && !settings().command.empty()) {
-    options.ready_mark = [this](std::size_t parked) -> std::optional<std::uint64_t> {
-      std::uint64_t rounds = 0;
-      if (!server_->http_idle(parked, rounds) || !loopback_queues_empty(port_)) {
-        return std::nullopt;
-      }
-      const std::optional<std::uint64_t> sleeping = process_.sleep_mark(settings().quiet_ms);
-      if (!sleeping) return std::nullopt;
-      return *sleeping * 1000003u + rounds;
-    };
-  }
+  // One walk of the process tree per poll: busy, asleep (its digest) and, with the readiness
+  // test, its mark — only when the front-end is idle too (read before the walk: a request the
+  // process writes after it makes its thread run, and the next walk's digest differ).
+  options.look = [this](std::size_t parked) {
+    ProcessLook out;
+    if (settings().command.empty()) return out;
+    std::uint64_t rounds = 0;
+    const bool front_end_idle =
+        settings().ready_test && server_->http_idle(parked, rounds) && loopback_queues_empty(port_);
+    const TreeLook tree = process_.look(settings().quiet_ms);
+    out.busy = tree.busy;
+    if (tree.asleep) out.asleep = tree.digest;
+    if (front_end_idle && tree.asleep && !tree.timer_due)
+      out.ready = tree.digest * 1000003u + rounds;
+    return out;
+  };
   ServerOptions server_options;
   server_options.port = settings().port;
   server_options.epoch_wall_ms = 0;
@@ -220,7 +224,8 @@ void ExternalRun::detach() {
     *settings().log << "external: " << stats.requests << " requests, " << stats.watches_opened
                     << " watches, " << stats.syncs << " lockstep waits (" << stats.wait_ms
                     << " ms of wall time, " << stats.ready << " ended by the readiness test, "
-                    << stats.timeouts << " hit the bound; " << stats.start_wait_ms
+                    << stats.timeouts << " hit the bound, " << stats.rechecks << " of "
+                    << stats.looks << " skips refused: the process had run; " << stats.start_wait_ms
                     << " ms until the process was ready)\n";
   }
   server_.reset();

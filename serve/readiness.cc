@@ -76,41 +76,63 @@ bool timer_due_soon(const std::string& syscall_path, std::int64_t horizon_ms) {
 #endif
 }
 
-std::optional<std::uint64_t> sleep_mark_of_tree(pid_t root, std::int64_t timer_horizon_ms) {
-  std::uint64_t mark = 0;
-  std::uint64_t threads = 0;
+// FNV-1a 64 step over the 8 bytes of `value`.
+std::uint64_t mix(std::uint64_t digest, std::uint64_t value) {
+  for (int i = 0; i < 8; ++i) {
+    digest ^= (value >> (8 * i)) & 0xffu;
+    digest *= 0x100000001b3ull;
+  }
+  return digest;
+}
+
+TreeLook walk_tree(pid_t root, std::int64_t timer_horizon_ms) {
+  TreeLook look;
+  look.asleep = true;
+  std::uint64_t digest = 0xcbf29ce484222325ull;
   std::vector<pid_t> pending = {root};
-  int processes = 0;
   while (!pending.empty()) {
     const pid_t pid = pending.back();
     pending.pop_back();
-    if (++processes > kReadinessProcessesMax) return std::nullopt;
+    if (++look.processes > kReadinessProcessesMax) return TreeLook{.busy = true};
     const std::vector<std::string> tasks = tasks_of(pid);
-    if (tasks.empty() || static_cast<int>(tasks.size()) > kReadinessThreadsMax) return std::nullopt;
+    // Gone between its parent's children list and now (it exited; the parent reaps it).
+    if (tasks.empty()) look.asleep = false;
     for (const std::string& tid : tasks) {
+      if (++look.threads > kReadinessThreadsMax) return TreeLook{.busy = true};
       const std::string base = "/proc/" + std::to_string(pid) + "/task/" + tid;
-      if (state_of(base + "/stat") != 'S') return std::nullopt;
-      if (timer_due_soon(base + "/syscall", timer_horizon_ms)) return std::nullopt;
+      const char state = state_of(base + "/stat");
+      // R: on a CPU or waiting for one; D: in the kernel (an exec loading, a page fault).
+      if (state == 'R' || state == 'D') return TreeLook{.busy = true};
       std::uint64_t switches = 0;
-      if (!switches_of(base + "/status", switches)) return std::nullopt;
-      mark += switches;
-      ++threads;
+      if (state != 'S' || !switches_of(base + "/status", switches)) look.asleep = false;
+      if (look.asleep && timer_due_soon(base + "/syscall", timer_horizon_ms)) {
+        look.timer_due = true;
+      }
+      digest = mix(mix(mix(digest, static_cast<std::uint64_t>(pid)), std::stoull(tid)), switches);
       std::ifstream children(base + "/children");
       for (pid_t child = 0; children >> child;) pending.push_back(child);
     }
   }
-  return mark + (threads << 32);
+  if (!look.asleep) look.timer_due = false;
+  look.digest = look.asleep ? mix(digest, static_cast<std::uint64_t>(look.threads)) : 0;
+  return look;
 }
 
 }  // namespace
 
-// /proc is the kernel's, but a number that does not parse must not end the run: no mark then.
-std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root, std::int64_t timer_horizon_ms) {
+// /proc is the kernel's, but a number that does not parse must not end the run: not asleep.
+TreeLook look_at_process_tree(pid_t root, std::int64_t timer_horizon_ms) {
   try {
-    return sleep_mark_of_tree(root, timer_horizon_ms);
+    return walk_tree(root, timer_horizon_ms);
   } catch (const std::exception&) {
-    return std::nullopt;
+    return TreeLook{};
   }
+}
+
+std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root, std::int64_t timer_horizon_ms) {
+  const TreeLook look = look_at_process_tree(root, timer_horizon_ms);
+  if (!look.asleep || look.timer_due) return std::nullopt;
+  return look.digest;
 }
 
 bool loopback_queues_empty(int port) {

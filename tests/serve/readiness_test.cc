@@ -50,7 +50,11 @@ TEST(Readiness, SleepingTreeGivesAStableMark) {
   ASSERT_TRUE(first.has_value());
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(process_tree_sleep_mark(pid, 30), first);
-  EXPECT_GE(*first >> 32, 2u) << "the shell and its sleeping child";
+  const TreeLook look = look_at_process_tree(pid, 30);
+  EXPECT_TRUE(look.asleep);
+  EXPECT_FALSE(look.busy);
+  EXPECT_EQ(look.digest, *first);
+  EXPECT_GE(look.processes, 2) << "the shell and its sleeping child";
   reap(pid);
 }
 
