@@ -176,20 +176,22 @@ void ExternalRun::attach() {
   options.stop_waiting = [this] {
     return !settings().command.empty() && !process_.running(process_exit_);
   };
-  // One walk of the process tree per poll: busy, asleep (its digest) and, with the readiness
+  // One walk of the process tree per look: busy, asleep (its digest) and, with the readiness
   // test, its mark — only when the front-end is idle too (read before the walk: a request the
   // process writes after it makes its thread run, and the next walk's digest differ).
-  options.look = [this](std::size_t parked) {
+  options.look = [this](std::size_t parked, bool mark_wanted) {
     ProcessLook out;
     if (settings().command.empty()) return out;
+    const bool ready_test = mark_wanted && settings().ready_test;
     std::uint64_t rounds = 0;
     const bool front_end_idle =
-        settings().ready_test && server_->http_idle(parked, rounds) && loopback_queues_empty(port_);
-    const TreeLook tree = process_.look(settings().quiet_ms);
+        ready_test && server_->http_idle(parked, rounds) && loopback_queues_empty(port_);
+    const TreeLook tree = process_.look(ready_test ? settings().quiet_ms : 0);
     out.busy = tree.busy;
     if (tree.asleep) out.asleep = tree.digest;
-    if (front_end_idle && tree.asleep && !tree.timer_due)
+    if (front_end_idle && tree.asleep && !tree.timer_due) {
       out.ready = tree.digest * 1000003u + rounds;
+    }
     return out;
   };
   ServerOptions server_options;

@@ -25,11 +25,12 @@ struct TreeLook {
   // zombie (its parent is about to run), a stopped thread, or a /proc file that does not read.
   bool asleep = false;
   // Asleep, and one thread sleeps in epoll_wait/epoll_pwait with a timeout of 1..horizon ms
-  // (/proc/.../syscall): an event loop's timer is due soon.
+  // (/proc/.../syscall): an event loop's timer is due soon. Not looked for with a horizon of 0.
   bool timer_due = false;
-  // When asleep: a digest of every thread's process id, thread id and context switches
-  // (voluntary + involuntary) in walk order. Two equal digests a moment apart mean no thread
-  // of the tree ran in between, and the tree has the same threads.
+  // When asleep: a digest of every thread's process id, thread id and how often it was
+  // switched in (/proc/.../schedstat; context switches from status without it) in walk order. Two
+  // equal digests a moment apart mean no thread of the tree ran in between, and the tree has the
+  // same threads.
   std::uint64_t digest = 0;
   int processes = 0;
   int threads = 0;

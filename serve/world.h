@@ -97,10 +97,13 @@ struct LockstepOptions {
   std::function<DurationMs(const kube::Object& object)> delivery_delay;
   // Polled (simulation thread) while sync() waits: true ends the wait (the process exited).
   std::function<bool()> stop_waiting;
-  // Polled (simulation thread) while sync() waits, with the number of requests parked in the
-  // world (queued or in the simulation: their HTTP threads wait for the answer), and before
-  // sync() skips a wait. Empty = the process is never busy, never ready, never looked at.
-  std::function<ProcessLook(std::size_t parked)> look;
+  // Polled (simulation thread) while sync() waits and the world is settled, with the number of
+  // requests parked in the world (queued or in the simulation: their HTTP threads wait for the
+  // answer) and whether a readiness mark is wanted (ProcessLook::ready; false: busy and asleep
+  // are enough, so the look may skip the timer rule and the front-end); and before sync()
+  // skips a wait (no mark wanted). Empty = the process is never busy, never ready, never
+  // looked at.
+  std::function<ProcessLook(std::size_t parked, bool mark_wanted)> look;
 };
 
 inline constexpr std::int64_t kReadyPollMs = 1;
@@ -240,7 +243,7 @@ class World {
   bool watch_flushed(const WatchSlot& slot) const;
   bool settled() const;
   bool can_start() const;
-  ProcessLook look();
+  ProcessLook look(bool mark_wanted);
   bool process_unchanged();
 
   std::mutex mutex_;

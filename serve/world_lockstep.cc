@@ -100,9 +100,9 @@ bool World::submit(RequestTicket& ticket) {
   return true;
 }
 
-ProcessLook World::look() {
+ProcessLook World::look(bool mark_wanted) {
   if (!lockstep_options_.look) return ProcessLook{};
-  return lockstep_options_.look(queue_.size() + in_simulation_);
+  return lockstep_options_.look(queue_.size() + in_simulation_, mark_wanted);
 }
 
 // True when the process is as the last wait left it: asleep with the same digest (no thread of
@@ -112,7 +112,7 @@ ProcessLook World::look() {
 bool World::process_unchanged() {
   if (!lockstep_options_.look) return true;
   ++stats_.looks;
-  const ProcessLook now = look();
+  const ProcessLook now = look(false);
   const bool same =
       now.asleep ? now.asleep == asleep_after_wait_ : !asleep_after_wait_.has_value() && !now.busy;
   if (!same) ++stats_.rechecks;
@@ -147,9 +147,11 @@ std::vector<RequestTicket*> World::sync() {
     changed_.wait_for(sim_lock_, poll);
     const std::int64_t now = steady_ms();
     if (watches_.size() >= lockstep_options_.ready_watches) ready_ = true;
-    const ProcessLook seen_now = look();
+    // Activity or an unsettled world restarts the quiet period without a look at the process.
+    const bool moved = activity_ != seen || !settled();
+    const ProcessLook seen_now = moved ? ProcessLook{} : look(ready_ && can_start());
     asleep_after_wait_ = seen_now.asleep;
-    if (activity_ != seen || seen_now.busy || !settled()) {
+    if (moved || seen_now.busy) {
       seen = activity_;
       quiet_since.reset();
       quiet_polls = 0;

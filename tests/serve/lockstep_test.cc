@@ -93,7 +93,7 @@ TEST(ServeLockstep, SyncWaitsAgainForAProcessThatRanSinceItsLastWait) {
   options.ready_watches = 0;
   std::uint64_t digest = 7;
   int busy_looks = 0;
-  options.look = [&](std::size_t) {
+  options.look = [&](std::size_t, bool) {
     ProcessLook look;
     if (busy_looks > 0) {
       --busy_looks;
@@ -138,7 +138,7 @@ TEST(ServeLockstep, QuietPeriodNeedsTwoQuietLooksInARow) {
   options.ready_watches = 0;
   bool alternate = true;
   int looks = 0;
-  options.look = [&](std::size_t) {
+  options.look = [&](std::size_t, bool) {
     ProcessLook look;
     if (alternate) {
       std::this_thread::sleep_for(std::chrono::milliseconds(40));
