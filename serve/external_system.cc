@@ -177,19 +177,22 @@ void ExternalRun::attach() {
     return !settings().command.empty() && !process_.running(process_exit_);
   };
   // One walk of the process tree per look: busy, asleep (its digest) and, with the readiness
-  // test, its mark — only when the front-end is idle too (read before the walk: a request the
-  // process writes after it makes its thread run, and the next walk's digest differ).
+  // test, its mark. The front-end counts as the process: a request read but not yet parked
+  // for the simulation (a pool thread waiting for a CPU under load), or bytes unread on the
+  // port's connections, is work in progress, as a thread of the process on a CPU is — without
+  // it, the quiet period and sync()'s skip took a process waiting for its answer, with its
+  // request still in the HTTP layer, for a quiet one (the kubectl and node examples'
+  // external.L3 at load 14-16). /proc/net/tcp is read last: it is the costly part.
   options.look = [this](std::size_t parked, bool mark_wanted) {
     ProcessLook out;
     if (settings().command.empty()) return out;
     const bool ready_test = mark_wanted && settings().ready_test;
     std::uint64_t rounds = 0;
-    const bool front_end_idle =
-        ready_test && server_->http_idle(parked, rounds) && loopback_queues_empty(port_);
+    const bool http_idle = server_->http_idle(parked, rounds);
     const TreeLook tree = process_.look(ready_test ? settings().quiet_ms : 0);
-    out.busy = tree.busy;
+    out.busy = tree.busy || !http_idle || !loopback_queues_empty(port_);
     if (tree.asleep) out.asleep = tree.digest;
-    if (front_end_idle && tree.asleep && !tree.timer_due) {
+    if (ready_test && !out.busy && tree.asleep && !tree.timer_due) {
       out.ready = tree.digest * 1000003u + rounds;
     }
     return out;

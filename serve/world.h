@@ -68,8 +68,9 @@ struct RequestTicket {
 
 // What LockstepOptions::look sees of the external process and the front-end.
 struct ProcessLook {
-  // The process is on a CPU or waiting for one: restarts the quiet period, so a slow or loaded
-  // process is not taken for a quiet one.
+  // The process is on a CPU or waiting for one, or the front-end holds a request not yet
+  // parked or bytes unread: restarts the quiet period, so a slow or loaded process (or wsim's
+  // own HTTP threads waiting for a CPU) is not taken for a quiet one.
   bool busy = false;
   // Fast lockstep (issue #33 item 2): a mark of the process and the front-end when both are
   // idle (every thread of the process tree asleep, no event-loop timer due within the quiet
