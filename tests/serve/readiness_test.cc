@@ -22,6 +22,7 @@ namespace {
 pid_t spawn(const char* script) {
   const pid_t pid = ::fork();
   if (pid == 0) {
+    ::setpgid(0, 0);  // reap() kills the group: a child left behind would hold ctest's pipe.
     ::execl("/bin/sh", "sh", "-c", script, static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -29,6 +30,7 @@ pid_t spawn(const char* script) {
 }
 
 void reap(pid_t pid) {
+  ::kill(-pid, SIGKILL);
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
