@@ -1,14 +1,10 @@
 #include "serve/external_process.h"
 
-#include "serve/readiness.h"
-
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include <fcntl.h>
@@ -52,49 +48,11 @@ std::string describe_status(int status) {
   _exit(127);
 }
 
-// The state letter of /proc/.../stat (after the command name in parentheses), or 0.
-char state_of(const std::filesystem::path& stat_file) {
-  std::ifstream in(stat_file);
-  std::string line;
-  if (!std::getline(in, line)) return 0;
-  const std::size_t paren = line.rfind(')');
-  return paren == std::string::npos || paren + 2 >= line.size() ? 0 : line[paren + 2];
-}
-
 }  // namespace
 
-// Walks the process tree (/proc/PID/task/TID/children), as readiness.h does: a shell's
-// children (kubectl starting up while the shell waits for it) are the process too.
-bool ExternalProcess::busy() const {
-  if (pid_ < 0 || exited_) return false;
-  std::vector<pid_t> pending = {pid_};
-  int processes = 0;
-  int threads = 0;
-  while (!pending.empty()) {
-    // A tree too large to look at is taken for busy: the lockstep then waits for HTTP quiet
-    // up to its bound (LockstepOptions::wait_max_ms) instead of moving time past its processes.
-    if (processes >= kReadinessProcessesMax || threads >= kReadinessThreadsMax) return true;
-    const pid_t pid = pending.back();
-    pending.pop_back();
-    ++processes;
-    std::error_code ec;
-    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
-    for (auto it = std::filesystem::directory_iterator(tasks, ec);
-         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-      ++threads;
-      const char state = state_of(it->path() / "stat");
-      // R: on a CPU or waiting for one; D: in the kernel (an exec loading, a page fault).
-      if (state == 'R' || state == 'D') return true;
-      std::ifstream children(it->path() / "children");
-      for (pid_t child = 0; children >> child;) pending.push_back(child);
-    }
-  }
-  return false;
-}
-
-std::optional<std::uint64_t> ExternalProcess::sleep_mark(std::int64_t timer_horizon_ms) const {
-  if (pid_ < 0 || exited_) return std::nullopt;
-  return process_tree_sleep_mark(pid_, timer_horizon_ms);
+TreeLook ExternalProcess::look(std::int64_t timer_horizon_ms) const {
+  if (pid_ < 0 || exited_) return TreeLook{};
+  return look_at_process_tree(pid_, timer_horizon_ms);
 }
 
 bool ExternalProcess::start(const std::vector<std::string>& argv, const std::string& server_url,

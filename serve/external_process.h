@@ -12,6 +12,8 @@
 
 #include <sys/types.h>
 
+#include "serve/readiness.h"
+
 namespace wsim::serve {
 
 class ExternalProcess {
@@ -26,12 +28,13 @@ class ExternalProcess {
              const std::string& log_path, std::string& error);
   // True while it runs; once it has exited, false and `exit_text` says how.
   bool running(std::string& exit_text);
-  // True when a thread of the process or of its descendants is running, runnable or in the
-  // kernel (Linux: state R or D in /proc/PID/task/*/stat): it is still reacting, whatever the
-  // sockets show. False elsewhere.
-  bool busy() const;
-  // readiness.h process_tree_sleep_mark of the process (nullopt when not running).
-  std::optional<std::uint64_t> sleep_mark(std::int64_t timer_horizon_ms) const;
+  // readiness.h look_at_process_tree of the process and its descendants (a shell's children:
+  // kubectl starting up while the shell waits for it, are the process too); not busy and not
+  // asleep when it is not running.
+  TreeLook look(std::int64_t timer_horizon_ms) const;
+  // look().busy: a thread of the process or of its descendants is running, runnable or in the
+  // kernel (Linux: state R or D in /proc/PID/task/*/stat). False elsewhere.
+  bool busy() const { return look(0).busy; }
   // SIGTERM to its process group, up to 2 s, then SIGKILL. Idempotent.
   void stop();
 

@@ -176,18 +176,27 @@ void ExternalRun::attach() {
   options.stop_waiting = [this] {
     return !settings().command.empty() && !process_.running(process_exit_);
   };
-  options.busy = [this] { return process_.busy(); };
-  if (settings().ready_test && !settings().command.empty()) {
-    options.ready_mark = [this](std::size_t parked) -> std::optional<std::uint64_t> {
-      std::uint64_t rounds = 0;
-      if (!server_->http_idle(parked, rounds) || !loopback_queues_empty(port_)) {
-        return std::nullopt;
-      }
-      const std::optional<std::uint64_t> sleeping = process_.sleep_mark(settings().quiet_ms);
-      if (!sleeping) return std::nullopt;
-      return *sleeping * 1000003u + rounds;
-    };
-  }
+  // One walk of the process tree per look: busy, asleep (its digest) and, with the readiness
+  // test, its mark. The front-end counts as the process: a request read but not yet parked
+  // for the simulation (a pool thread waiting for a CPU under load), or bytes unread on the
+  // port's connections, is work in progress, as a thread of the process on a CPU is — without
+  // it, the quiet period and sync()'s skip took a process waiting for its answer, with its
+  // request still in the HTTP layer, for a quiet one (the kubectl and node examples'
+  // external.L3 at load 14-16). /proc/net/tcp is read last: it is the costly part.
+  options.look = [this](std::size_t parked, bool mark_wanted) {
+    ProcessLook out;
+    if (settings().command.empty()) return out;
+    const bool ready_test = mark_wanted && settings().ready_test;
+    std::uint64_t rounds = 0;
+    const bool http_idle = server_->http_idle(parked, rounds);
+    const TreeLook tree = process_.look(ready_test ? settings().quiet_ms : 0);
+    out.busy = tree.busy || !http_idle || !loopback_queues_empty(port_);
+    if (tree.asleep) out.asleep = tree.digest;
+    if (ready_test && !out.busy && tree.asleep && !tree.timer_due) {
+      out.ready = tree.digest * 1000003u + rounds;
+    }
+    return out;
+  };
   ServerOptions server_options;
   server_options.port = settings().port;
   server_options.epoch_wall_ms = 0;
@@ -220,7 +229,8 @@ void ExternalRun::detach() {
     *settings().log << "external: " << stats.requests << " requests, " << stats.watches_opened
                     << " watches, " << stats.syncs << " lockstep waits (" << stats.wait_ms
                     << " ms of wall time, " << stats.ready << " ended by the readiness test, "
-                    << stats.timeouts << " hit the bound; " << stats.start_wait_ms
+                    << stats.timeouts << " hit the bound, " << stats.rechecks << " of "
+                    << stats.looks << " skips refused: the process had run; " << stats.start_wait_ms
                     << " ms until the process was ready)\n";
   }
   server_.reset();

@@ -1,6 +1,8 @@
 #include "serve/readiness.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <sstream>
@@ -8,6 +10,8 @@
 #include <vector>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace wsim::serve {
 namespace {
@@ -26,26 +30,51 @@ std::vector<std::string> tasks_of(pid_t pid) {
   return out;
 }
 
-// The state letter of a /proc stat file (after the command name in parentheses), or 0.
-char state_of(const std::string& stat_path) {
-  std::ifstream in(stat_path);
-  std::string line;
-  if (!std::getline(in, line)) return 0;
-  const std::size_t paren = line.rfind(')');
-  return paren == std::string::npos || paren + 2 >= line.size() ? 0 : line[paren + 2];
+// Up to `cap` - 1 bytes of a /proc file, NUL-terminated; false when it cannot be read. Plain
+// read(2): the walk runs on every lockstep poll, and a stream per file costs more than the look.
+bool read_proc(const std::string& path, char* buffer, std::size_t cap) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::size_t length = 0;
+  while (length + 1 < cap) {
+    const ssize_t got = ::read(fd, buffer + length, cap - 1 - length);
+    if (got <= 0) break;
+    length += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+  buffer[length] = '\0';
+  return length > 0;
 }
 
-// voluntary_ctxt_switches + nonvoluntary_ctxt_switches of a /proc status file; false if absent.
-bool switches_of(const std::string& status_path, std::uint64_t& switches) {
-  std::ifstream in(status_path);
+// The state letter of a /proc stat file (after the command name in parentheses), or 0.
+char state_of(const std::string& stat_path) {
+  char buffer[1024];
+  if (!read_proc(stat_path, buffer, sizeof buffer)) return 0;
+  const char* paren = std::strrchr(buffer, ')');
+  return paren == nullptr || paren[1] != ' ' ? 0 : paren[2];
+}
+
+// How often the thread was switched in: the third number of /proc/.../schedstat (run time,
+// wait time, timeslices), or voluntary_ctxt_switches + nonvoluntary_ctxt_switches of
+// /proc/.../status where there is no schedstat (a kernel without CONFIG_SCHED_INFO; status is
+// heavier: the kernel sums the memory maps). False when neither reads.
+bool switches_of(const std::string& base, std::uint64_t& switches) {
+  char buffer[4096];
+  if (read_proc(base + "/schedstat", buffer, sizeof buffer)) {
+    char* end = buffer;
+    std::strtoull(end, &end, 10);
+    std::strtoull(end, &end, 10);
+    const char* last = end;
+    switches = std::strtoull(last, &end, 10);
+    return end != last;
+  }
+  if (!read_proc(base + "/status", buffer, sizeof buffer)) return false;
   int found = 0;
   switches = 0;
-  for (std::string line; std::getline(in, line);) {
-    const std::size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string key = line.substr(0, colon);
-    if (key != "voluntary_ctxt_switches" && key != "nonvoluntary_ctxt_switches") continue;
-    switches += std::stoull(line.substr(colon + 1));
+  for (const char* key : {"voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"}) {
+    const char* at = std::strstr(buffer, key);
+    if (at == nullptr) continue;
+    switches += std::strtoull(at + std::strlen(key), nullptr, 10);
     ++found;
   }
   return found == 2;
@@ -58,16 +87,19 @@ constexpr long kSysEpollPwait = 281;  // x86-64
 // (/proc/.../syscall: the number, then the arguments in hex; the timeout is the fourth).
 bool timer_due_soon(const std::string& syscall_path, std::int64_t horizon_ms) {
 #if defined(__x86_64__)
-  std::ifstream in(syscall_path);
-  std::string number;
-  if (!(in >> number) || number.empty() || number[0] < '0' || number[0] > '9') return false;
-  const long nr = std::stol(number);
+  char buffer[512];
+  if (!read_proc(syscall_path, buffer, sizeof buffer)) return false;
+  if (buffer[0] < '0' || buffer[0] > '9') return false;  // "running", "-1 ...".
+  char* end = buffer;
+  const long nr = std::strtol(end, &end, 10);
   if (nr != kSysEpollWait && nr != kSysEpollPwait) return false;
-  std::string args[4];
-  for (std::string& arg : args) {
-    if (!(in >> arg)) return false;
+  std::uint64_t args[4] = {};
+  for (std::uint64_t& arg : args) {
+    const char* before = end;
+    arg = std::strtoull(end, &end, 16);
+    if (end == before) return false;
   }
-  const auto timeout = static_cast<std::int32_t>(std::stoull(args[3], nullptr, 16));
+  const auto timeout = static_cast<std::int32_t>(args[3]);
   return timeout > 0 && timeout <= horizon_ms;
 #else
   (void)syscall_path;
@@ -76,41 +108,77 @@ bool timer_due_soon(const std::string& syscall_path, std::int64_t horizon_ms) {
 #endif
 }
 
-std::optional<std::uint64_t> sleep_mark_of_tree(pid_t root, std::int64_t timer_horizon_ms) {
-  std::uint64_t mark = 0;
-  std::uint64_t threads = 0;
+// The child pids listed in /proc/.../children, appended to `out`.
+void children_of(const std::string& children_path, std::vector<pid_t>& out) {
+  char buffer[4096];
+  if (!read_proc(children_path, buffer, sizeof buffer)) return;
+  char* at = buffer;
+  while (true) {
+    char* end = at;
+    const long child = std::strtol(at, &end, 10);
+    if (end == at) break;
+    out.push_back(static_cast<pid_t>(child));
+    at = end;
+  }
+}
+
+// FNV-1a 64 step over the 8 bytes of `value`.
+std::uint64_t mix(std::uint64_t digest, std::uint64_t value) {
+  for (int i = 0; i < 8; ++i) {
+    digest ^= (value >> (8 * i)) & 0xffu;
+    digest *= 0x100000001b3ull;
+  }
+  return digest;
+}
+
+TreeLook walk_tree(pid_t root, std::int64_t timer_horizon_ms) {
+  TreeLook look;
+  look.asleep = true;
+  std::uint64_t digest = 0xcbf29ce484222325ull;
   std::vector<pid_t> pending = {root};
-  int processes = 0;
   while (!pending.empty()) {
     const pid_t pid = pending.back();
     pending.pop_back();
-    if (++processes > kReadinessProcessesMax) return std::nullopt;
+    if (++look.processes > kReadinessProcessesMax) return TreeLook{.busy = true};
     const std::vector<std::string> tasks = tasks_of(pid);
-    if (tasks.empty() || static_cast<int>(tasks.size()) > kReadinessThreadsMax) return std::nullopt;
+    // Gone between its parent's children list and now (it exited; the parent reaps it).
+    if (tasks.empty()) look.asleep = false;
     for (const std::string& tid : tasks) {
+      if (++look.threads > kReadinessThreadsMax) return TreeLook{.busy = true};
       const std::string base = "/proc/" + std::to_string(pid) + "/task/" + tid;
-      if (state_of(base + "/stat") != 'S') return std::nullopt;
-      if (timer_due_soon(base + "/syscall", timer_horizon_ms)) return std::nullopt;
+      const char state = state_of(base + "/stat");
+      // R: on a CPU or waiting for one; D: in the kernel (an exec loading, a page fault).
+      if (state == 'R' || state == 'D') return TreeLook{.busy = true};
       std::uint64_t switches = 0;
-      if (!switches_of(base + "/status", switches)) return std::nullopt;
-      mark += switches;
-      ++threads;
-      std::ifstream children(base + "/children");
-      for (pid_t child = 0; children >> child;) pending.push_back(child);
+      if (state != 'S' || !switches_of(base, switches)) look.asleep = false;
+      if (look.asleep && timer_horizon_ms > 0 &&
+          timer_due_soon(base + "/syscall", timer_horizon_ms)) {
+        look.timer_due = true;
+      }
+      digest = mix(mix(mix(digest, static_cast<std::uint64_t>(pid)), std::stoull(tid)), switches);
+      children_of(base + "/children", pending);
     }
   }
-  return mark + (threads << 32);
+  if (!look.asleep) look.timer_due = false;
+  look.digest = look.asleep ? mix(digest, static_cast<std::uint64_t>(look.threads)) : 0;
+  return look;
 }
 
 }  // namespace
 
-// /proc is the kernel's, but a number that does not parse must not end the run: no mark then.
-std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root, std::int64_t timer_horizon_ms) {
+// /proc is the kernel's, but a number that does not parse must not end the run: not asleep.
+TreeLook look_at_process_tree(pid_t root, std::int64_t timer_horizon_ms) {
   try {
-    return sleep_mark_of_tree(root, timer_horizon_ms);
+    return walk_tree(root, timer_horizon_ms);
   } catch (const std::exception&) {
-    return std::nullopt;
+    return TreeLook{};
   }
+}
+
+std::optional<std::uint64_t> process_tree_sleep_mark(pid_t root, std::int64_t timer_horizon_ms) {
+  const TreeLook look = look_at_process_tree(root, timer_horizon_ms);
+  if (!look.asleep || look.timer_due) return std::nullopt;
+  return look.digest;
 }
 
 bool loopback_queues_empty(int port) {

@@ -66,6 +66,27 @@ struct RequestTicket {
   bool done = false;                    // Guarded by the world's mutex.
 };
 
+// What LockstepOptions::look sees of the external process and the front-end.
+struct ProcessLook {
+  // The process is on a CPU or waiting for one, or the front-end holds a request not yet
+  // parked or bytes unread: restarts the quiet period, so a slow or loaded process (or wsim's
+  // own HTTP threads waiting for a CPU) is not taken for a quiet one.
+  bool busy = false;
+  // Fast lockstep (issue #33 item 2): a mark of the process and the front-end when both are
+  // idle (every thread of the process tree asleep, no event-loop timer due within the quiet
+  // period, nothing queued on its connections, no request in the HTTP layer but the parked
+  // ones), nullopt when not (or in `--lockstep quiet`). Two equal marks on consecutive polls
+  // (kReadyPollMs apart, no activity between) end a wait at once; otherwise the quiet period
+  // does.
+  std::optional<std::uint64_t> ready;
+  // A digest of the process tree when every thread of it is asleep (timers or not), nullopt
+  // when not. sync() keeps the last one a wait saw, and skips a later wait (nothing changed
+  // that the process could see) only while the process still has that digest — or, when it had
+  // none, while it is still not busy: a process that ran since the wait (a shell between two
+  // kubectl calls, a wall-clock timer) is waited for again, not left behind by virtual time.
+  std::optional<std::uint64_t> asleep;
+};
+
 // Bounds and knobs of lockstep sync().
 struct LockstepOptions {
   std::int64_t quiet_ms = 30;              // Wall time with no activity before virtual time moves.
@@ -77,17 +98,13 @@ struct LockstepOptions {
   std::function<DurationMs(const kube::Object& object)> delivery_delay;
   // Polled (simulation thread) while sync() waits: true ends the wait (the process exited).
   std::function<bool()> stop_waiting;
-  // Polled likewise: true (the process is on a CPU or waiting for one) restarts the quiet
-  // period, so a slow or loaded process is not taken for a quiet one. Empty = never busy.
-  std::function<bool()> busy;
-  // Fast lockstep (issue #33 item 2): polled likewise once the world is settled and nothing
-  // changed, with the number of requests parked in the world (queued or in the simulation: their
-  // HTTP threads wait for the answer); a mark of the process and the front-end when both are
-  // idle (every thread of the process asleep, nothing queued on its connections, no request in
-  // the HTTP layer but the parked ones), nullopt when not. Two equal marks on consecutive polls
-  // (kReadyPollMs apart, no activity between) end the wait at once; otherwise the quiet period
-  // still does. Empty = quiet period only.
-  std::function<std::optional<std::uint64_t>(std::size_t parked)> ready_mark;
+  // Polled (simulation thread) while sync() waits and the world is settled, with the number of
+  // requests parked in the world (queued or in the simulation: their HTTP threads wait for the
+  // answer) and whether a readiness mark is wanted (ProcessLook::ready; false: busy and asleep
+  // are enough, so the look may skip the timer rule and the front-end); and before sync()
+  // skips a wait (no mark wanted). Empty = the process is never busy, never ready, never
+  // looked at.
+  std::function<ProcessLook(std::size_t parked, bool mark_wanted)> look;
 };
 
 inline constexpr std::int64_t kReadyPollMs = 1;
@@ -95,7 +112,11 @@ inline constexpr std::int64_t kReadyPollMs = 1;
 struct LockstepStats {
   std::uint64_t syncs = 0;     // sync() calls that waited.
   std::uint64_t timeouts = 0;  // Waits that hit wait_max_ms.
-  std::uint64_t ready = 0;  // Waits ended by the readiness test (ready_mark), not the quiet period.
+  std::uint64_t ready = 0;     // Waits ended by the readiness test (ProcessLook::ready).
+  // sync() calls with nothing new for the process that looked at it (LockstepOptions::look)
+  // before skipping the wait, and of those the ones that waited because it had run since.
+  std::uint64_t looks = 0;
+  std::uint64_t rechecks = 0;
   std::uint64_t requests = 0;  // Requests submitted.
   std::uint64_t watches_opened = 0;
   std::int64_t wait_ms = 0;        // Wall time spent waiting in sync().
@@ -177,9 +198,12 @@ class World {
   // when the world closed first (the run is over; the ticket was not or only partly served).
   bool submit(RequestTicket& ticket);
   // Simulation thread: when anything the external process could see happened since the last
-  // call, waits (mutex_ released) until it is quiet — every entered request submitted, every
-  // response taken, every open watch flushed up to what is deliverable now, then quiet_ms with
-  // no activity — and returns the requests that arrived, in key order. Bounded by wait_max_ms.
+  // call, or the process ran since the last wait (LockstepOptions::look, ProcessLook::asleep),
+  // waits (mutex_ released) until it is quiet — every entered request submitted, every
+  // response taken, every open watch flushed up to what is deliverable now, then the readiness
+  // test's two equal marks, or at least two polls quiet_ms apart with no activity and the
+  // process not busy in between — and returns the requests that arrived, in key order.
+  // Bounded by wait_max_ms.
   std::vector<RequestTicket*> sync();
   // Simulation thread: `ticket` is answered; its HTTP thread may send the response.
   void complete(RequestTicket& ticket);
@@ -220,6 +244,8 @@ class World {
   bool watch_flushed(const WatchSlot& slot) const;
   bool settled() const;
   bool can_start() const;
+  ProcessLook look(bool mark_wanted);
+  bool process_unchanged();
 
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -251,6 +277,8 @@ class World {
   bool dirty_ = false;             // Something the external process may see happened.
   bool ready_ = false;             // ready_watches were open once.
   std::size_t in_simulation_ = 0;  // Tickets handed to the simulation, not complete().
+  // ProcessLook::asleep at the end of the last wait (sync()'s skip test).
+  std::optional<std::uint64_t> asleep_after_wait_;
   std::size_t responses_out_ = 0;  // complete() tickets whose HTTP thread has not woken yet.
   std::vector<RequestTicket*> queue_;
   std::map<std::uint64_t, WatchSlot> watches_;

@@ -100,10 +100,30 @@ bool World::submit(RequestTicket& ticket) {
   return true;
 }
 
+ProcessLook World::look(bool mark_wanted) {
+  if (!lockstep_options_.look) return ProcessLook{};
+  return lockstep_options_.look(queue_.size() + in_simulation_, mark_wanted);
+}
+
+// True when the process is as the last wait left it: asleep with the same digest (no thread of
+// it ran since), or, when the wait ended without one (the quiet period, the bound), still
+// without one and not busy. A shell that was between two kubectl calls when the wait ended
+// (one exited, the next one starting) fails it, and sync() waits for it again.
+bool World::process_unchanged() {
+  if (!lockstep_options_.look) return true;
+  ++stats_.looks;
+  const ProcessLook now = look(false);
+  const bool same =
+      now.asleep ? now.asleep == asleep_after_wait_ : !asleep_after_wait_.has_value() && !now.busy;
+  if (!same) ++stats_.rechecks;
+  return same;
+}
+
 std::vector<RequestTicket*> World::sync() {
   WSIM_ASSERT(lockstep_ && sim_lock_.owns_lock());
   if (watches_.size() >= lockstep_options_.ready_watches) ready_ = true;
-  if (!dirty_ && activity_ == synced_activity_ && queue_.empty() && settled() && can_start()) {
+  if (!dirty_ && activity_ == synced_activity_ && queue_.empty() && settled() && can_start() &&
+      process_unchanged()) {
     return {};
   }
   ++stats_.syncs;
@@ -112,29 +132,46 @@ std::vector<RequestTicket*> World::sync() {
   const bool was_ready = ready_;
   const std::int64_t bound =
       ready_ ? lockstep_options_.wait_max_ms : lockstep_options_.start_wait_max_ms;
-  std::int64_t quiet_since = start;
+  // The quiet period runs from the first of consecutive quiet polls (no activity, settled, not
+  // busy) and needs two of them at least: under load one poll can take longer than the
+  // period, and a single look may catch a process tree between two of its steps (a child
+  // exited and reaped, the next one not yet forked).
+  std::optional<std::int64_t> quiet_since;
+  int quiet_polls = 0;
   std::uint64_t seen = activity_;
-  std::optional<std::uint64_t> last_mark;  // The previous poll's readiness mark.
-  const auto poll = std::chrono::milliseconds(lockstep_options_.ready_mark ? kReadyPollMs : 2);
+  // The previous poll's readiness mark (a plain pair: GCC 12 takes an optional for unset).
+  bool has_last_mark = false;
+  std::uint64_t last_mark = 0;
+  const auto poll = std::chrono::milliseconds(kReadyPollMs);
   while (true) {
     changed_.wait_for(sim_lock_, poll);
     const std::int64_t now = steady_ms();
     if (watches_.size() >= lockstep_options_.ready_watches) ready_ = true;
-    const bool busy = lockstep_options_.busy && lockstep_options_.busy();
-    if (activity_ != seen || busy || !settled()) {
+    // Activity or an unsettled world restarts the quiet period without a look at the process.
+    const bool moved = activity_ != seen || !settled();
+    const ProcessLook seen_now = moved ? ProcessLook{} : look(ready_ && can_start());
+    asleep_after_wait_ = seen_now.asleep;
+    if (moved || seen_now.busy) {
       seen = activity_;
-      quiet_since = now;
-      last_mark.reset();
-    } else if (lockstep_options_.ready_mark && ready_ && can_start()) {
-      const std::optional<std::uint64_t> mark =
-          lockstep_options_.ready_mark(queue_.size() + in_simulation_);
-      if (mark && last_mark && *mark == *last_mark) {
-        ++stats_.ready;
-        break;
+      quiet_since.reset();
+      quiet_polls = 0;
+      has_last_mark = false;
+    } else {
+      if (!quiet_since) quiet_since = steady_ms();  // After the look: the quiet poll's end.
+      ++quiet_polls;
+      if (ready_ && can_start()) {
+        if (seen_now.ready && has_last_mark && *seen_now.ready == last_mark) {
+          ++stats_.ready;
+          break;
+        }
+        has_last_mark = seen_now.ready.has_value();
+        last_mark = seen_now.ready.value_or(0);
       }
-      last_mark = mark;
     }
-    if (now - quiet_since >= lockstep_options_.quiet_ms && can_start()) break;
+    if (quiet_since && quiet_polls >= 2 && now - *quiet_since >= lockstep_options_.quiet_ms &&
+        can_start()) {
+      break;
+    }
     if (lockstep_options_.stop_waiting && lockstep_options_.stop_waiting()) break;
     if (now - start >= bound) {
       ++stats_.timeouts;

@@ -1,8 +1,10 @@
 // serve/world_lockstep.cc: requests of an external process reach the simulation only through
 // sync() — all requests that entered are in the batch, sorted by key — and run on the
-// simulation thread; the HTTP thread gets the answer after complete().
+// simulation thread; the HTTP thread gets the answer after complete(). sync() waits again for a
+// process that ran since its last wait, and its quiet period needs two quiet looks.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 
 #include "serve/world.h"
@@ -75,6 +77,86 @@ TEST(ServeLockstep, ARequestAfterTheRunEndsIsRefused) {
   RequestTicket ticket;
   world.request_entered();
   EXPECT_FALSE(world.submit(ticket));
+}
+
+// The kubectl example's correct variant (examples/kubectl-controller): a wait ended while the
+// shell was between two kubectl calls, nothing the process could see changed afterwards, and
+// sync() skipped every later wait while the shell went on working: virtual time ran to the end
+// of the run without it. Now a skip first looks at the process: a digest other than the last
+// wait's, or busy, means it ran since, and sync() waits for it again.
+TEST(ServeLockstep, SyncWaitsAgainForAProcessThatRanSinceItsLastWait) {
+  Sim sim(ChoiceSource::from_seed(1));
+  kube::ApiServer api(sim);
+  World world(sim, api, 100);
+  LockstepOptions options;
+  options.quiet_ms = 5;
+  options.ready_watches = 0;
+  std::uint64_t digest = 7;
+  int busy_looks = 0;
+  options.look = [&](std::size_t, bool) {
+    ProcessLook look;
+    if (busy_looks > 0) {
+      --busy_looks;
+      look.busy = true;
+    } else {
+      look.asleep = digest;
+      look.ready = digest;
+    }
+    return look;
+  };
+  world.enter_lockstep(options);
+  EXPECT_TRUE(world.sync().empty());
+  EXPECT_EQ(world.stats().syncs, 1u) << "the first look finds a process not seen asleep yet";
+  EXPECT_EQ(world.stats().ready, 1u);
+  EXPECT_TRUE(world.sync().empty());
+  EXPECT_EQ(world.stats().syncs, 1u) << "asleep with the same digest: nothing to wait for";
+  // The process runs on its own (a shell starting its next kubectl): busy, then asleep again
+  // with another digest.
+  busy_looks = 3;
+  digest = 8;
+  EXPECT_TRUE(world.sync().empty());
+  EXPECT_EQ(world.stats().syncs, 2u) << "a process that ran since the last wait is waited for";
+  EXPECT_EQ(world.stats().ready, 2u);
+  EXPECT_EQ(world.stats().rechecks, 2u);
+  EXPECT_TRUE(world.sync().empty());
+  EXPECT_EQ(world.stats().syncs, 2u);
+  EXPECT_EQ(world.stats().looks, 4u);
+  world.leave_lockstep();
+}
+
+// Under load one poll (the wait and the /proc walk) can take longer than the quiet period; a
+// single quiet look after a busy one must not end the wait (it may have caught a shell between
+// a child's exit and the next fork). A look that takes 40 ms and alternates busy and quiet
+// never gives two quiet looks in a row: the wait ends at its bound, not by the quiet period.
+TEST(ServeLockstep, QuietPeriodNeedsTwoQuietLooksInARow) {
+  Sim sim(ChoiceSource::from_seed(1));
+  kube::ApiServer api(sim);
+  World world(sim, api, 100);
+  LockstepOptions options;
+  options.quiet_ms = 30;
+  options.wait_max_ms = 400;
+  options.ready_watches = 0;
+  bool alternate = true;
+  int looks = 0;
+  options.look = [&](std::size_t, bool) {
+    ProcessLook look;
+    if (alternate) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(40));
+      look.busy = looks++ % 2 == 0;
+    }
+    return look;
+  };
+  world.enter_lockstep(options);
+  EXPECT_TRUE(world.sync().empty());
+  EXPECT_EQ(world.stats().syncs, 1u);
+  EXPECT_EQ(world.stats().timeouts, 1u) << "ended by a lone quiet look, not the bound";
+  // A process that stays quiet (no mark: the quiet period decides) ends the next wait by it.
+  alternate = false;
+  world.close_watch(world.open_watch("ConfigMap", "default"));  // Activity: the next one waits.
+  EXPECT_TRUE(world.sync().empty());
+  EXPECT_EQ(world.stats().syncs, 2u);
+  EXPECT_EQ(world.stats().timeouts, 1u);
+  world.leave_lockstep();
 }
 
 TEST(ServeLockstep, GeneratedNamesAreDeterministic) {

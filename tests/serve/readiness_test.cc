@@ -22,6 +22,7 @@ namespace {
 pid_t spawn(const char* script) {
   const pid_t pid = ::fork();
   if (pid == 0) {
+    ::setpgid(0, 0);  // reap() kills the group: a child left behind would hold ctest's pipe.
     ::execl("/bin/sh", "sh", "-c", script, static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -29,6 +30,7 @@ pid_t spawn(const char* script) {
 }
 
 void reap(pid_t pid) {
+  ::kill(-pid, SIGKILL);
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -50,7 +52,11 @@ TEST(Readiness, SleepingTreeGivesAStableMark) {
   ASSERT_TRUE(first.has_value());
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(process_tree_sleep_mark(pid, 30), first);
-  EXPECT_GE(*first >> 32, 2u) << "the shell and its sleeping child";
+  const TreeLook look = look_at_process_tree(pid, 30);
+  EXPECT_TRUE(look.asleep);
+  EXPECT_FALSE(look.busy);
+  EXPECT_EQ(look.digest, *first);
+  EXPECT_GE(look.processes, 2) << "the shell and its sleeping child";
   reap(pid);
 }
 
