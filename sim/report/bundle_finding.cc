@@ -29,7 +29,8 @@ std::optional<Realism> recorded_realism(const std::string& dir, const RunResult*
     return std::nullopt;
   }
   if (now != nullptr) {
-    const bool same_invariant = now->violation && now->violation->invariant_id == record.invariant();
+    const bool same_invariant =
+        now->violation && now->violation->invariant_id == record.invariant();
     const bool both_labelled = now->labelled && !record.known().empty();
     const std::string label_now = now->known.empty() ? "NEW" : now->known;
     if (!same_invariant || (both_labelled && label_now != record.known())) return std::nullopt;

@@ -210,7 +210,7 @@ TEST(IssueReport, ARecordedRealismOfAnotherLabelIsNotBorrowed) {
   testing::write_text(verdict_path, verdict.dump(1));
   const Realism checked = finding_realism(finding);
   EXPECT_NE(checked.why, "borrowed");
-  EXPECT_FALSE(checked.realistic);  // The tie needs the 1 s clock.
+  EXPECT_FALSE(checked.realistic);          // The tie needs the 1 s clock.
   verdict["known"] = finding.result.known;  // Recorded for this very label: used as it is.
   testing::write_text(verdict_path, verdict.dump(1));
   EXPECT_EQ(finding_realism(finding).why, "borrowed");
