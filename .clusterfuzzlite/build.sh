@@ -21,7 +21,7 @@ cmake -S "${src}" -B "${build}" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_FLAGS="${CFLAGS}" -DCMAKE_CXX_FLAGS="${CXXFLAGS}" \
   -DCMAKE_CXX_FLAGS_RELEASE="-O1" \
-  -DWSIM_BUILD_TESTS=OFF -DWSIM_BUILD_FUZZ=ON \
+  -DWSIM_BUILD_TESTS=OFF -DWSIM_BUILD_FUZZ=ON -DWSIM_LINKER=default \
   -DWSIM_FUZZ_ENGINE="${LIB_FUZZING_ENGINE}"
 cmake --build "${build}" --target wsim_fuzz_all -j "${WSIM_JOBS:-$(nproc)}"
 for options in "${build}"/fuzz/*.options; do
