@@ -134,6 +134,14 @@ std::optional<std::uint64_t> own_production_seed(const Finding& finding) {
   return std::nullopt;
 }
 
+void merge_failed_without(std::map<std::string, std::uint64_t>& into,
+                          const std::map<std::string, std::uint64_t>& more) {
+  for (const auto& [name, seed] : more) {
+    auto [it, inserted] = into.emplace(name, seed);
+    if (!inserted) it->second = std::min(it->second, seed);
+  }
+}
+
 int realism_rank(const Finding& finding) {
   if (!finding.realism) return own_production_seed(finding) ? 0 : 1;
   return finding.realism->realistic ? 0 : 2;

@@ -176,6 +176,10 @@ proto::Scenario hunt_run_scenario(const HuntOptions& options, std::uint64_t seed
 // realistic (a NEW S9 row said realistic on another seed while its own run needed the breaker).
 std::optional<std::uint64_t> own_production_seed(const Finding& finding);
 
+// Adds `more` to `into` (Finding::failed_without), each amplifier keeping its smallest seed.
+void merge_failed_without(std::map<std::string, std::uint64_t>& into,
+                          const std::map<std::string, std::uint64_t>& more);
+
 // Realistic findings first (0), then those not checked (1), then those that need an amplifier
 // (2); order_by_realism keeps the order within each group (the table of `wsim hunt`, issue #30).
 int realism_rank(const Finding& finding);

@@ -112,10 +112,7 @@ void merge_realism(Finding& into, const Finding& a, const Finding& b) {
     into.production_seed = b.production_seed;
   }
   into.failed_without = a.failed_without;
-  for (const auto& [name, seed] : b.failed_without) {
-    auto [it, inserted] = into.failed_without.emplace(name, seed);
-    if (!inserted) it->second = std::min(it->second, seed);
-  }
+  merge_failed_without(into.failed_without, b.failed_without);
   const bool names_a_bug = into.labelled && !into.known.empty();
   if (names_a_bug) into.realism = less_needy(a.realism, b.realism);
 }

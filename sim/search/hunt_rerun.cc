@@ -324,11 +324,7 @@ std::vector<std::map<std::string, std::uint64_t>> failed_without_by_bug(const Hu
     const Finding& finding = result.findings[i];
     if (!finding.labelled || finding.known.empty()) continue;
     bug_of[i] = bug_id_of(*options.known, finding.known);
-    std::map<std::string, std::uint64_t>& seen = by_bug[bug_of[i]];
-    for (const auto& [name, seed] : finding.failed_without) {
-      auto [it, inserted] = seen.emplace(name, seed);
-      if (!inserted) it->second = std::min(it->second, seed);
-    }
+    merge_failed_without(by_bug[bug_of[i]], finding.failed_without);
   }
   for (std::size_t i = 0; i < result.findings.size(); ++i) {
     if (!bug_of[i].empty()) evidence[i] = by_bug[bug_of[i]];

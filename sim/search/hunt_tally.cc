@@ -79,16 +79,17 @@ void HuntTally::note_amplifiers(Finding& found, std::uint64_t seed,
     ++found.production_runs;
     if (!found.production_seed || seed < *found.production_seed) found.production_seed = seed;
   }
-  for (const Amplifier& amplifier : options_.system->amplifiers()) {
+  const std::vector<Amplifier> all = options_.system->amplifiers();
+  std::map<std::string, std::uint64_t> at_production;
+  for (const Amplifier& amplifier : all) {
     const bool was_amplified =
         std::any_of(amplified.begin(), amplified.end(),
                     [&](const Amplifier& a) { return a.name == amplifier.name; });
-    if (was_amplified) continue;
-    auto [it, inserted] = found.failed_without.emplace(amplifier.name, seed);
-    if (!inserted) it->second = std::min(it->second, seed);
+    if (!was_amplified) at_production.emplace(amplifier.name, seed);
   }
+  merge_failed_without(found.failed_without, at_production);
   WSIM_ASSERT(!amplified.empty() || (found.production_seed && *found.production_seed <= seed));
-  WSIM_ASSERT_LE(found.failed_without.size(), options_.system->amplifiers().size());
+  WSIM_ASSERT_LE(found.failed_without.size(), all.size());
 }
 
 // A known finding of an unmasked hunt does not stop it.
