@@ -90,6 +90,7 @@ class Callback {
   };
 
   void take(Callback& other) noexcept {
+    WSIM_ASSERT(ops_ == nullptr);  // Only into an empty Callback: the old callable would leak.
     if (other.ops_ == nullptr) return;
     other.ops_->relocate(other.storage_, storage_);
     ops_ = std::exchange(other.ops_, nullptr);

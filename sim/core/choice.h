@@ -68,7 +68,10 @@ class ChoiceStream {
 
  private:
   friend class ChoiceSource;
-  ChoiceStream(ChoiceSource* source, int index) : source_(source), index_(index) {}
+  ChoiceStream(ChoiceSource* source, int index) : source_(source), index_(index) {
+    WSIM_ASSERT(source_ != nullptr);
+    WSIM_ASSERT_GE(index_, 0);
+  }
   ChoiceSource* source_ = nullptr;
   int index_ = 0;
 };
@@ -109,7 +112,10 @@ class ChoiceSource {
   const std::vector<Choice>& record() const { return record_; }
   // Where the keyed tape and key recording learn the current key (Sim installs the event loop's
   // running actor). Without one, every draw has the key "-".
-  void set_key_source(KeySource source) { key_source_ = std::move(source); }
+  void set_key_source(KeySource source) {
+    WSIM_ASSERT(source);
+    key_source_ = std::move(source);
+  }
   // With recording on: also record the key of every choice (record_keys()[i] indexes key_names()
   // for record()[i]). Off by default: it costs a name lookup per draw.
   void set_recording_keys(bool on) { recording_keys_ = on; }
@@ -136,6 +142,7 @@ class ChoiceSource {
       record_.push_back(Choice{value, bound});
       if (recording_keys_) record_keys_.push_back(current_key_index());
     }
+    WSIM_ASSERT_LE(record_.size(), consumed_);  // Recording may start late, never runs ahead.
     return value;
   }
 
@@ -186,6 +193,7 @@ class KeyScope {
  public:
   KeyScope(ChoiceSource& source, std::string_view key) : source_(source) {
     if (!source_.keys_needed()) return;
+    WSIM_ASSERT_MSG(!key.empty(), "a key scope needs a key (the object a request is about)");
     active_ = true;
     outer_scoped_ = source_.scoped_;
     if (outer_scoped_) outer_key_ = source_.scope_key_;
@@ -194,6 +202,7 @@ class KeyScope {
   }
   ~KeyScope() {
     if (!active_) return;
+    WSIM_ASSERT(source_.scoped_);  // Scopes nest: an inner one ended restored ours.
     source_.scoped_ = outer_scoped_;
     if (outer_scoped_) source_.scope_key_ = std::move(outer_key_);
   }

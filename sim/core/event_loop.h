@@ -93,6 +93,7 @@ class EventLoop {
 
   // Awaitable: resumes the current actor delay_ms later (delay_ms >= 0).
   auto sleep(DurationMs delay_ms) {
+    WSIM_ASSERT_GE(delay_ms, 0);
     struct Awaiter {
       EventLoop* loop;
       DurationMs delay_ms;
@@ -164,6 +165,7 @@ class EventLoop {
   // The run order: (due_ms, rank, seq), seq unique, so a strict total order: any exact priority
   // queue pops the very same sequence.
   static bool before(const Event& a, const Event& b) {
+    WSIM_ASSERT_NE(a.seq, b.seq);  // Unique, or the order would not be total.
     if (a.due_ms != b.due_ms) return a.due_ms < b.due_ms;
     return a.rank != b.rank ? a.rank < b.rank : a.seq < b.seq;
   }
@@ -175,7 +177,10 @@ class EventLoop {
   class Queue {
    public:
     void push(const Event& event, TimeMs now_ms);
-    const Event& top() const { return fifo_first() ? fifo_[fifo_head_] : heap_.front(); }
+    const Event& top() const {
+      WSIM_ASSERT(!empty());
+      return fifo_first() ? fifo_[fifo_head_] : heap_.front();
+    }
     void pop();
     bool empty() const { return heap_.empty() && fifo_head_ == fifo_.size(); }
     std::size_t size() const { return heap_.size() + (fifo_.size() - fifo_head_); }
@@ -183,6 +188,7 @@ class EventLoop {
 
    private:
     bool fifo_first() const {
+      WSIM_ASSERT_LE(fifo_head_, fifo_.size());
       if (fifo_head_ == fifo_.size()) return false;
       return heap_.empty() || before(fifo_[fifo_head_], heap_.front());
     }
@@ -236,6 +242,7 @@ class EventLoop {
 inline void EventLoop::throw_if_cancelled() const {
   if (current_ == kNoActor) return;
   WSIM_ASSERT_LT(current_, actors_.size());
+  WSIM_ASSERT(actors_[current_] != nullptr);  // The running actor's slot is freed only at its end.
   if (actors_[current_]->cancelled) throw Cancelled{};
 }
 

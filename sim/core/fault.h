@@ -91,7 +91,10 @@ class Faults {
 
   // Scenario override: enable/disable a point for this run, optionally with a new fire ratio.
   void force(FaultId id, bool enabled, Ratio fire);
-  void force(FaultId id, bool enabled) { force(id, enabled, points_[id].fire); }
+  void force(FaultId id, bool enabled) {
+    WSIM_ASSERT_LT(id, points_.size());
+    force(id, enabled, points_[id].fire);
+  }
 
   // Pins `id` to one moment (see the top of this file); a point not forced before is forced off
   // for every other moment. REQUIRES: pin.occurrence >= 1, pin.from_ms < pin.until_ms.
@@ -118,7 +121,10 @@ class Faults {
   void draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ratio enable,
                       std::optional<bool> force = std::nullopt);
   // The virtual time incidents are judged at; must outlive this. Unset: no incident applies.
-  void set_clock(const std::int64_t* now_ms) { now_ms_ = now_ms; }
+  void set_clock(const std::int64_t* now_ms) {
+    WSIM_ASSERT(now_ms != nullptr);
+    now_ms_ = now_ms;
+  }
   const std::vector<Incident>& incidents() const { return incidents_; }
   // "none" or "3: 13m02s+41s, ..." for the swarm print-out.
   std::string describe_incidents() const;
@@ -137,16 +143,25 @@ class Faults {
   // Per-evaluation: true if a pin of the point fires now (no draw), else if the point is enabled
   // and fires now.
   bool fires(FaultId id, ChoiceStream& stream);
-  bool enabled(FaultId id) const { return !healed_ && points_[id].enabled; }
+  bool enabled(FaultId id) const {
+    WSIM_ASSERT_LT(id, points_.size());
+    return !healed_ && points_[id].enabled;
+  }
 
-  const FaultPoint& point(FaultId id) const { return points_[id]; }
+  const FaultPoint& point(FaultId id) const {
+    WSIM_ASSERT_LT(id, points_.size());
+    return points_[id];
+  }
   std::size_t size() const { return points_.size(); }
   // "name=on/off" for every point in name order (printed at the start of a run).
   std::string describe_swarm() const;
 
   // Where fires() stamps a firing: the event loop's step counter (Sim sets it). Unset, every
   // firing carries step 0.
-  void set_step_counter(std::function<std::uint64_t()> counter) { step_ = std::move(counter); }
+  void set_step_counter(std::function<std::uint64_t()> counter) {
+    WSIM_ASSERT(counter);
+    step_ = std::move(counter);
+  }
   // The names of the points that fired during step `step`, in firing order without repeats, and
   // forgets every pending firing (a firing of an earlier step that no trace event showed is
   // dropped, so it is never pinned on another actor's later event).

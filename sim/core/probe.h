@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/assert.h"
+
 namespace wsim {
 
 using ProbeId = std::uint32_t;
@@ -23,13 +25,19 @@ class Probes {
  public:
   // Declares a probe; declaring a name twice returns the existing id.
   ProbeId declare(std::string name, std::string description);
-  void hit(ProbeId id) { ++probes_[id].hits; }
+  void hit(ProbeId id) {
+    WSIM_ASSERT_LT(id, probes_.size());
+    ++probes_[id].hits;
+  }
   // Marks the probe when `condition` holds; returns `condition`.
   bool sometimes(bool condition, ProbeId id) {
     if (condition) hit(id);
     return condition;
   }
-  const Probe& probe(ProbeId id) const { return probes_[id]; }
+  const Probe& probe(ProbeId id) const {
+    WSIM_ASSERT_LT(id, probes_.size());
+    return probes_[id];
+  }
   std::size_t size() const { return probes_.size(); }
   // All probes in name order.
   std::vector<Probe> sorted() const;

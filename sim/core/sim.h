@@ -17,7 +17,10 @@ namespace wsim {
 
 class Sim {
  public:
+  // REQUIRES: `choices` fresh (nothing drawn yet): a run is a function of its choices from the
+  // first one.
   explicit Sim(ChoiceSource choices) : choices_(std::move(choices)) {
+    WSIM_ASSERT_EQ(choices_.consumed(), 0u);
     faults_.set_step_counter([this] { return loop_.events_processed(); });
     faults_.set_clock(loop_.now_ms_clock());
     // A choice's key is the actor that draws it ("-" in callbacks): keyed tapes and key records.
@@ -43,21 +46,27 @@ class Sim {
   // (docs/performance.md §10).
   void record(std::string_view actor, std::string_view verb, std::string_view object,
               std::string_view result, std::string_view detail = {}) {
+    WSIM_ASSERT_MSG(!actor.empty(), "a trace event needs an actor");
+    WSIM_ASSERT_MSG(!verb.empty(), "a trace event needs a verb");
     trace_.record(now_ms(), actor, verb, object, result, detail, TraceKind::kAction,
                   faults_.take_fired(loop_.events_processed()));
   }
   // The driver's marker that a scripted scenario event (actor, action, target) fires now.
   void record_scripted(std::string actor, std::string action, std::string target) {
+    WSIM_ASSERT_MSG(!actor.empty(), "a scripted event needs an actor");
+    WSIM_ASSERT_MSG(!action.empty(), "a scripted event needs an action");
     record_event(TraceEvent(now_ms(), std::move(actor), std::move(action), std::move(target),
                             "scripted", {}, TraceKind::kScripted));
   }
   // The harness's verdict: invariant `invariant_id` broke on `object`.
   void record_violation(std::string object, std::string invariant_id, std::string message) {
+    WSIM_ASSERT_MSG(!invariant_id.empty(), "a verdict needs a stable invariant id (STYLE.md §6)");
     record_event(TraceEvent(now_ms(), "wsim", "violation", std::move(object),
                             std::move(invariant_id), std::move(message), TraceKind::kViolation));
   }
   // Records `event` with the fault points fired in this event-loop step (TraceEvent::faults).
   void record_event(TraceEvent event) {
+    WSIM_ASSERT_LE(event.time_ms, now_ms());  // Stamped now or before, never in the future.
     event.faults = faults_.take_fired(loop_.events_processed());
     trace_.record(std::move(event));
   }

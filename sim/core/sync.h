@@ -36,6 +36,7 @@ class OneShot {
       bool await_ready() noexcept { return state->value.has_value(); }
       void await_suspend(std::coroutine_handle<> handle) {
         WSIM_ASSERT_MSG(!state->waiter, "OneShot awaited twice");
+        WSIM_ASSERT(!state->value.has_value());  // await_ready said not ready.
         state->waiter = state->loop->park(handle);
       }
       T await_resume() {
@@ -108,6 +109,7 @@ class Channel {
   // Waits for the next item.
   Task<T> receive() {
     while (items_.empty()) co_await ready_.wait();
+    WSIM_ASSERT(!items_.empty());  // Checked again after the await (STYLE.md §9).
     T value = std::move(items_.front());
     items_.pop_front();
     co_return value;

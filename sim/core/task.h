@@ -13,6 +13,7 @@
 #include <optional>
 #include <utility>
 
+#include "sim/core/assert.h"
 #include "sim/core/frame_pool.h"
 
 namespace wsim {
@@ -34,13 +35,17 @@ struct PromiseBase {
     bool await_ready() noexcept { return false; }
     template <typename Promise>
     std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> done) noexcept {
+      WSIM_ASSERT(done.done());  // Suspended at its final point: its body has ended.
       std::coroutine_handle<> next = done.promise().continuation;
       return next ? next : std::noop_coroutine();
     }
     void await_resume() noexcept {}
   };
   FinalAwaiter final_suspend() noexcept { return {}; }
-  void unhandled_exception() { error = std::current_exception(); }
+  void unhandled_exception() {
+    WSIM_ASSERT(!error);  // A body ends once: at most one exception escapes it.
+    error = std::current_exception();
+  }
 
   // Every Task's frame comes from the frame pool (frame_pool.h): freed frames are reused, most
   // recently freed first, instead of a malloc and a free per coroutine call.
@@ -62,6 +67,7 @@ class [[nodiscard]] Task {
     }
     template <typename U>
     void return_value(U&& result) {
+      WSIM_ASSERT(!value.has_value());  // co_return runs once per frame.
       value.emplace(std::forward<U>(result));
     }
   };
@@ -70,6 +76,8 @@ class [[nodiscard]] Task {
   Task() = default;
   Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
   Task& operator=(Task&& other) noexcept {
+    // One owner per frame: two Tasks holding one handle would destroy it twice.
+    if (this != &other && handle_) WSIM_ASSERT(handle_ != other.handle_);
     if (this != &other) {
       if (handle_) handle_.destroy();
       handle_ = std::exchange(other.handle_, {});
@@ -82,16 +90,24 @@ class [[nodiscard]] Task {
     if (handle_) handle_.destroy();
   }
 
+  // REQUIRES: a Task that holds a frame (not moved from) and has not run yet: a Task is awaited
+  // once.
   auto operator co_await() && noexcept {
+    WSIM_ASSERT(handle_);
+    WSIM_ASSERT(!handle_.done());
     struct Awaiter {
       Handle handle;
       bool await_ready() noexcept { return false; }
       std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
+        WSIM_ASSERT(!handle.promise().continuation);  // Awaited by one frame only.
         handle.promise().continuation = awaiter;
         return handle;
       }
       T await_resume() {
+        WSIM_ASSERT(handle.done());  // Resumed by its child's final suspend, never before.
         if (handle.promise().error) std::rethrow_exception(handle.promise().error);
+        // A body that fell off its end without co_return (undefined behaviour) lands here.
+        WSIM_ASSERT(handle.promise().value.has_value());
         return std::move(*handle.promise().value);
       }
     };
@@ -119,6 +135,8 @@ class [[nodiscard]] Task<void> {
   Task() = default;
   Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
   Task& operator=(Task&& other) noexcept {
+    // One owner per frame: two Tasks holding one handle would destroy it twice.
+    if (this != &other && handle_) WSIM_ASSERT(handle_ != other.handle_);
     if (this != &other) {
       if (handle_) handle_.destroy();
       handle_ = std::exchange(other.handle_, {});
@@ -131,15 +149,21 @@ class [[nodiscard]] Task<void> {
     if (handle_) handle_.destroy();
   }
 
+  // REQUIRES: a Task that holds a frame (not moved from) and has not run yet: a Task is awaited
+  // once.
   auto operator co_await() && noexcept {
+    WSIM_ASSERT(handle_);
+    WSIM_ASSERT(!handle_.done());
     struct Awaiter {
       Handle handle;
       bool await_ready() noexcept { return false; }
       std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
+        WSIM_ASSERT(!handle.promise().continuation);  // Awaited by one frame only.
         handle.promise().continuation = awaiter;
         return handle;
       }
       void await_resume() {
+        WSIM_ASSERT(handle.done());  // Resumed by its child's final suspend, never before.
         if (handle.promise().error) std::rethrow_exception(handle.promise().error);
       }
     };

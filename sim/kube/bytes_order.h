@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "sim/core/assert.h"
+
 namespace wsim::kube {
 
 namespace bytes_detail {
@@ -31,6 +33,8 @@ inline std::uint64_t load_word(const char* s) {
 // The k bytes at `s`, 1 <= k <= 7, as a big-endian number (numbers of the same k compare like
 // the bytes): two overlapping loads of four (or two) bytes, no loop over the bytes.
 inline std::uint64_t load_short(const char* s, std::size_t k) {
+  WSIM_ASSERT_GE(k, 1u);
+  WSIM_ASSERT_LE(k, 7u);
   if (k >= 4) {
     std::uint32_t hi = 0;
     std::uint32_t lo = 0;

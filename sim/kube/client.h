@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/assert.h"
 #include "sim/core/task.h"
 #include "sim/kube/object.h"
 #include "sim/kube/status.h"
@@ -52,7 +53,9 @@ struct MergePatch {
 class Client {
  public:
   Client(ApiServer* server, std::string identity)
-      : server_(server), identity_(std::move(identity)) {}
+      : server_(server), identity_(std::move(identity)) {
+    WSIM_ASSERT(server_ != nullptr);
+  }
 
   const std::string& identity() const { return identity_; }
 

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <utility>
 
+#include "sim/core/assert.h"
 #include "sim/kube/bytes_order.h"
 
 namespace wsim::kube {
@@ -85,14 +86,18 @@ class Fields {
   const_iterator erase(const_iterator pos);
   template <typename V>
   std::pair<const_iterator, bool> insert_or_assign(const std::string& key, V&& value) {
-    return mutable_map().insert_or_assign(key, std::forward<V>(value));
+    auto result = mutable_map().insert_or_assign(key, std::forward<V>(value));
+    WSIM_ASSERT(result.first->first == key);
+    return result;
   }
   template <typename... Args>
   std::pair<const_iterator, bool> emplace(Args&&... args) {
     return mutable_map().emplace(std::forward<Args>(args)...);
   }
   std::pair<const_iterator, bool> insert(const value_type& entry) {
-    return mutable_map().insert(entry);
+    auto result = mutable_map().insert(entry);
+    WSIM_ASSERT(result.first->first == entry.first);
+    return result;
   }
   void clear() { map_.reset(); }
 

@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/assert.h"
 #include "sim/core/time.h"
 #include "sim/kube/bytes_order.h"
 #include "sim/kube/fields.h"
@@ -92,7 +93,10 @@ struct Object {
   std::string status_or(std::string_view key, std::string_view fallback) const;
   // The status value at `key`, or an empty view when absent: status_or(key, "") without the
   // copy, for a value that is compared, not kept. Valid while `status` is not written.
-  std::string_view status_view(std::string_view key) const { return status.value_or_empty(key); }
+  std::string_view status_view(std::string_view key) const {
+    WSIM_ASSERT(!key.empty());  // Paired with status_or().
+    return status.value_or_empty(key);
+  }
   friend bool operator==(const Object&, const Object&) = default;
 };
 

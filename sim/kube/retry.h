@@ -21,7 +21,11 @@ namespace wsim::kube {
 struct Backoff {
   Backoff() = default;  // Not an aggregate: it is passed as a temporary across co_await.
   Backoff(int steps_, DurationMs duration_ms_, double factor_, double jitter_)
-      : steps(steps_), duration_ms(duration_ms_), factor(factor_), jitter(jitter_) {}
+      : steps(steps_), duration_ms(duration_ms_), factor(factor_), jitter(jitter_) {
+    WSIM_ASSERT_GE(steps, 0);
+    WSIM_ASSERT_GE(duration_ms, 0);
+    WSIM_ASSERT_GE(jitter, 0.0);
+  }
   int steps = 1;
   DurationMs duration_ms = 0;
   double factor = 1.0;

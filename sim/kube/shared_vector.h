@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/assert.h"
+
 namespace wsim::kube {
 
 template <typename T>
@@ -48,9 +50,18 @@ class SharedVector {
   const_iterator cend() const { return end(); }
   size_type size() const { return vector_ ? vector_->size() : 0; }
   bool empty() const { return !vector_ || vector_->empty(); }
-  const T& operator[](size_type i) const { return vector()[i]; }
-  const T& front() const { return vector().front(); }
-  const T& back() const { return vector().back(); }
+  const T& operator[](size_type i) const {
+    WSIM_ASSERT_LT(i, size());
+    return vector()[i];
+  }
+  const T& front() const {
+    WSIM_ASSERT(!empty());
+    return vector().front();
+  }
+  const T& back() const {
+    WSIM_ASSERT(!empty());
+    return vector().back();
+  }
 
   // Writes: detach, then change this SharedVector's own vector.
   Vector& mutable_vector() {
@@ -59,6 +70,7 @@ class SharedVector {
     } else if (vector_.use_count() > 1) {
       vector_ = std::make_shared<Vector>(*vector_);  // The other copies keep the old vector.
     }
+    WSIM_ASSERT_EQ(vector_.use_count(), 1);  // A write is never seen through another copy.
     return *vector_;
   }
   void push_back(T value) { mutable_vector().push_back(std::move(value)); }

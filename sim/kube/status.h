@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "sim/core/assert.h"
+
 namespace wsim::kube {
 
 enum class Code {
@@ -29,7 +31,10 @@ struct Status {
   bool ok() const { return code == Code::kOk; }
   bool is(Code c) const { return code == c; }
   static Status Ok() { return {}; }
-  static Status Error(Code code, std::string message) { return Status{code, std::move(message)}; }
+  static Status Error(Code code, std::string message) {
+    WSIM_ASSERT(code != Code::kOk);  // An error names what went wrong; Ok() is the success.
+    return Status{code, std::move(message)};
+  }
 };
 
 template <typename T>
