@@ -1,14 +1,26 @@
+// The parser of the scenario's invariants over API state (api_invariants.h has the grammar).
+// Checking them is api_invariants_check.cc.
 #include "serve/api_invariants.h"
 
-#include <map>
 #include <sstream>
+
+#include "sim/core/assert.h"
+#include "sim/run/duration.h"
 
 namespace wsim::serve {
 namespace {
 
-std::vector<std::string> words(const std::string& text) {
+using Words = std::vector<std::string>;
+
+constexpr std::size_t kTransitionsMax = 32;
+constexpr std::size_t kAtomsMax = 16;
+constexpr const char* kAtomForms =
+    "PATH == VALUE, PATH != VALUE, label KEY, deleting, not deleting, KIND TARGET exists or no "
+    "KIND TARGET";
+
+Words words(const std::string& text) {
   std::istringstream in(text);
-  std::vector<std::string> out;
+  Words out;
   for (std::string word; in >> word;) out.push_back(word);
   return out;
 }
@@ -21,15 +33,23 @@ bool parse_count(const std::string& text, int& out) {
   return true;
 }
 
+// A VALUE as written: "" is the empty value.
+std::string value_of(const std::string& word) { return word == "\"\"" ? std::string() : word; }
+
+std::string joined(const Words& w, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to && i < w.size(); ++i) out += (out.empty() ? "" : " ") + w[i];
+  return out;
+}
+
 // "at most N KIND per label KEY" (from `at`, the index after "at").
-bool parse_at_most(const std::vector<std::string>& w, std::size_t at, ApiInvariant& out,
-                   std::string& error) {
+bool parse_at_most(const Words& w, std::size_t at, ApiInvariant& out, std::string& error) {
   if (w.size() != at + 6 || w[at] != "most" || w[at + 3] != "per" || w[at + 4] != "label" ||
       !parse_count(w[at + 1], out.at_most)) {
     error = "expected 'at most N KIND per label KEY'";
     return false;
   }
-  if (!out.always) {
+  if (!out.always || out.within_ms > 0) {
     error = "'at most' is a safety invariant: write it with 'always:'";
     return false;
   }
@@ -39,8 +59,107 @@ bool parse_at_most(const std::vector<std::string>& w, std::size_t at, ApiInvaria
   return true;
 }
 
-// "[in NAMESPACE] [labelled KEY]" from `i`; advances `i`.
-void parse_scope(const std::vector<std::string>& w, std::size_t& i, ApiInvariant& out) {
+// TARGET from `i`: "NS/NAME", "NAME" or "labelled KEY=VALUE"; advances `i`.
+bool parse_target(const Words& w, std::size_t& i, ApiTarget& out, std::string& error) {
+  if (i + 1 >= w.size()) {
+    error = "expected 'KIND NAMESPACE/NAME', 'KIND NAME' or 'KIND labelled KEY=VALUE'";
+    return false;
+  }
+  out.kind = w[i];
+  if (w[i + 1] != "labelled") {
+    out.ref = w[i + 1];
+    i += 2;
+    return true;
+  }
+  const std::size_t eq = i + 2 < w.size() ? w[i + 2].find('=') : std::string::npos;
+  if (eq == std::string::npos || eq == 0) {
+    error = "expected 'labelled KEY=VALUE' after '" + w[i] + "'";
+    return false;
+  }
+  out.label = w[i + 2].substr(0, eq);
+  out.value = w[i + 2].substr(eq + 1);
+  i += 3;
+  return true;
+}
+
+bool parse_comparison(const Words& w, std::size_t& i, ApiAtom& atom, std::string& error) {
+  if (!valid_api_path(w[i])) {
+    error = "unknown field '" + w[i] +
+            "': expected spec.KEY, status.KEY, status.conditions.TYPE, metadata.name, "
+            "metadata.namespace, metadata.labels.KEY, metadata.annotations.KEY or data.KEY";
+    return false;
+  }
+  if (i + 2 >= w.size()) {
+    error = "expected a value after '" + w[i] + " " + w[i + 1] + "' (\"\" for none)";
+    return false;
+  }
+  atom.op = w[i + 1] == "==" ? ApiAtom::Op::kEquals : ApiAtom::Op::kNotEquals;
+  atom.path = w[i];
+  atom.value = value_of(w[i + 2]);
+  i += 3;
+  return true;
+}
+
+// One ATOM from `i`; advances `i`.
+bool parse_atom(const Words& w, std::size_t& i, ApiAtom& atom, std::string& error) {
+  const std::size_t start = i;
+  bool ok = true;
+  if (i >= w.size()) {
+    error = std::string("expected a condition: ") + kAtomForms;
+    return false;
+  }
+  if (w[i] == "label" && i + 1 < w.size()) {
+    atom.op = ApiAtom::Op::kHasLabel;
+    atom.value = w[i + 1];
+    i += 2;
+  } else if (w[i] == "deleting") {
+    atom.op = ApiAtom::Op::kDeleting;
+    i += 1;
+  } else if (w[i] == "not" && i + 1 < w.size() && w[i + 1] == "deleting") {
+    atom.op = ApiAtom::Op::kNotDeleting;
+    i += 2;
+  } else if (w[i] == "no") {
+    atom.op = ApiAtom::Op::kMissing;
+    ++i;
+    ok = parse_target(w, i, atom.target, error);
+  } else if (i + 1 < w.size() && (w[i + 1] == "==" || w[i + 1] == "!=")) {
+    ok = parse_comparison(w, i, atom, error);
+  } else {
+    atom.op = ApiAtom::Op::kExists;
+    ok = parse_target(w, i, atom.target, error);
+    if (ok && (i >= w.size() || w[i] != "exists")) {
+      error = "unknown condition '" + joined(w, start, i + 1) + "': expected " + kAtomForms;
+      ok = false;
+    }
+    i += ok ? 1 : 0;
+  }
+  atom.text = joined(w, start, i);
+  return ok;
+}
+
+// CONDITION from `i`: ATOM [and ATOM ...]; advances `i`.
+bool parse_condition(const Words& w, std::size_t& i, std::vector<ApiAtom>& out,
+                     std::string& error) {
+  for (;;) {
+    ApiAtom atom;
+    if (!parse_atom(w, i, atom, error)) return false;
+    out.push_back(std::move(atom));
+    if (out.size() > kAtomsMax) {
+      error = "more than " + std::to_string(kAtomsMax) + " conditions";
+      return false;
+    }
+    if (i >= w.size() || w[i] != "and") return true;
+    ++i;
+  }
+}
+
+// SUBJECT from `i`: KIND [in NAMESPACE] [labelled KEY] [with CONDITION]; advances `i`.
+bool parse_subject(const Words& w, std::size_t& i, ApiInvariant& out, std::string& error) {
+  if (i >= w.size()) {
+    error = "expected a kind after '" + w[i - 1] + "'";
+    return false;
+  }
+  out.kind = w[i++];
   if (i + 1 < w.size() && w[i] == "in") {
     out.namespace_ = w[i + 1];
     i += 2;
@@ -49,155 +168,172 @@ void parse_scope(const std::vector<std::string>& w, std::size_t& i, ApiInvariant
     out.label = w[i + 1];
     i += 2;
   }
+  if (i < w.size() && w[i] == "with") {
+    ++i;
+    return parse_condition(w, i, out.with, error);
+  }
+  return true;
 }
 
-// "every KIND [in NS] [labelled KEY] has KIND2 TARGET" or "no KIND [in NS] [labelled KEY]".
-bool parse_every_or_no(const std::vector<std::string>& w, std::size_t at, ApiInvariant& out,
-                       std::string& error) {
-  const bool every = w[at - 1] == "every";
-  if (at >= w.size()) {
-    error = "expected a kind after '" + w[at - 1] + "'";
-    return false;
-  }
-  out.kind = w[at];
-  std::size_t i = at + 1;
-  parse_scope(w, i, out);
-  if (!every) {
-    out.form = ApiInvariant::Form::kNone;
-    if (i == w.size()) return true;
-    error = "unexpected '" + w[i] + "': expected 'no KIND [in NAMESPACE] [labelled KEY]'";
-    return false;
-  }
+// "every SUBJECT has [no] KIND2 TARGET" from `at` (after "every").
+bool parse_every(const Words& w, std::size_t at, ApiInvariant& out, std::string& error) {
+  std::size_t i = at;
+  if (!parse_subject(w, i, out, error)) return false;
   out.form = ApiInvariant::Form::kEveryHas;
-  if (i + 2 == w.size() && w[i] == "has") {
-    out.target_kind = w[i + 1];
-    error = "expected 'has KIND2 NAMESPACE/NAME' or 'has KIND2 labelled KEY=VALUE'";
-    return false;
-  }
-  if (i + 3 == w.size() && w[i] == "has") {
-    out.target_kind = w[i + 1];
-    out.target_ref = w[i + 2];
-    return true;
-  }
-  const std::size_t eq = i + 4 == w.size() ? w[i + 3].find('=') : std::string::npos;
-  if (i + 4 == w.size() && w[i] == "has" && w[i + 2] == "labelled" && eq != std::string::npos) {
-    out.target_kind = w[i + 1];
-    out.target_label = w[i + 3].substr(0, eq);
-    out.target_value = w[i + 3].substr(eq + 1);
-    return true;
+  if (i < w.size() && w[i] == "has") {
+    ++i;
+    if (i < w.size() && w[i] == "no") {
+      out.target_absent = true;
+      ++i;
+    }
+    ApiTarget target;
+    if (parse_target(w, i, target, error) && i == w.size()) {
+      out.target_kind = target.kind;
+      out.target_ref = target.ref;
+      out.target_label = target.label;
+      out.target_value = target.value;
+      return true;
+    }
   }
   error =
-      "expected 'every KIND [in NAMESPACE] [labelled KEY] has KIND2 NAMESPACE/NAME' or '... "
-      "has KIND2 labelled KEY=VALUE'";
+      "expected 'every KIND [in NAMESPACE] [labelled KEY] [with CONDITION] has [no] KIND2 "
+      "NAMESPACE/NAME' or '... has [no] KIND2 labelled KEY=VALUE'";
   return false;
 }
 
-// {name}, {namespace}, {label:KEY} of `object` in `pattern`.
-std::string expand(const std::string& pattern, const kube::Object& object) {
-  std::string out;
-  for (std::size_t i = 0; i < pattern.size();) {
-    const std::size_t close = pattern[i] == '{' ? pattern.find('}', i) : std::string::npos;
-    if (close == std::string::npos) {
-      out += pattern[i++];
-      continue;
-    }
-    const std::string field = pattern.substr(i + 1, close - i - 1);
-    if (field == "name") {
-      out += object.meta.name;
-    } else if (field == "namespace") {
-      out += object.meta.namespace_;
-    } else if (field.rfind("label:", 0) == 0) {
-      auto label = object.meta.labels.find(field.substr(6));
-      if (label != object.meta.labels.end()) out += label->second;
+// "no SUBJECT" from `at` (after "no").
+bool parse_none(const Words& w, std::size_t at, ApiInvariant& out, std::string& error) {
+  std::size_t i = at;
+  if (!parse_subject(w, i, out, error)) return false;
+  out.form = ApiInvariant::Form::kNone;
+  if (i == w.size()) return true;
+  error = "unexpected '" + w[i] + "': expected 'no KIND [in NAMESPACE] [labelled KEY] [with " +
+          "CONDITION]'";
+  return false;
+}
+
+// "SUBJECT implies CONDITION" from `at`.
+bool parse_implies(const Words& w, std::size_t at, ApiInvariant& out, std::string& error) {
+  std::size_t i = at;
+  if (!parse_subject(w, i, out, error)) return false;
+  out.form = ApiInvariant::Form::kImplies;
+  if (i >= w.size() || w[i] != "implies") {
+    error = (i < w.size() ? "unexpected '" + w[i] + "': " : std::string()) +
+            "expected 'at most ...', 'every ...', 'no ...' or 'KIND [with CONDITION] implies "
+            "CONDITION'";
+    return false;
+  }
+  ++i;
+  if (!parse_condition(w, i, out.then, error)) return false;
+  if (i == w.size()) return true;
+  error = "unexpected '" + w[i] + "' after the condition (conditions are joined by 'and')";
+  return false;
+}
+
+// "A -> B, C -> D" (the words from `from` on).
+bool parse_transitions(const Words& w, std::size_t from, ApiInvariant& out, std::string& error) {
+  std::string rest = joined(w, from, w.size()) + ",";
+  for (std::size_t start = 0, comma; (comma = rest.find(',', start)) != std::string::npos;
+       start = comma + 1) {
+    const Words part = words(rest.substr(start, comma - start));
+    if (part.size() == 3 && part[1] == "->") {
+      out.transitions.emplace_back(value_of(part[0]), value_of(part[2]));
     } else {
-      out += pattern.substr(i, close - i + 1);
+      error = "expected transitions 'A -> B[, C -> D ...]' (values, * or \"\"), got '" +
+              joined(part, 0, part.size()) + "'";
+      return false;
     }
-    i = close + 1;
-  }
-  return out;
-}
-
-std::vector<const kube::Object*> selected(const ApiInvariant& inv, const kube::ApiServer& api) {
-  std::vector<const kube::Object*> out;
-  for (const kube::Object* object : api.peek_list(inv.kind, inv.namespace_)) {
-    if (inv.label.empty() || object->meta.labels.count(inv.label) > 0) out.push_back(object);
-  }
-  return out;
-}
-
-std::string ref_text(const kube::Object& object) { return kube::ObjectRef::of(object).to_string(); }
-
-std::vector<run::Violation> check_at_most(const ApiInvariant& inv, const kube::ApiServer& api) {
-  std::map<std::string, std::vector<std::string>> by_value;
-  for (const kube::Object* object : selected(inv, api)) {
-    if (object->meta.deletion_ms) continue;
-    by_value[object->meta.labels.at(inv.label)].push_back(object->meta.name);
-  }
-  std::vector<run::Violation> out;
-  for (const auto& [value, names] : by_value) {
-    if (static_cast<int>(names.size()) <= inv.at_most) continue;
-    std::string list;
-    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
-    out.push_back({inv.id,
-                   inv.kind + " " + inv.label + "=" + value,
-                   std::to_string(names.size()) + " " + inv.kind + "s carry " + inv.label + "=" +
-                       value + " (" + list + "); at most " + std::to_string(inv.at_most) +
-                       " may: " + inv.text,
-                   {}});
-  }
-  return out;
-}
-
-bool target_exists(const ApiInvariant& inv, const kube::ApiServer& api, const kube::Object& of) {
-  if (!inv.target_ref.empty()) {
-    const std::string ref = expand(inv.target_ref, of);
-    const std::size_t slash = ref.find('/');
-    const std::string ns = slash == std::string::npos ? "" : ref.substr(0, slash);
-    const std::string name = slash == std::string::npos ? ref : ref.substr(slash + 1);
-    return api.peek(kube::ObjectRef{inv.target_kind, ns, name}) != nullptr;
-  }
-  const std::string value = expand(inv.target_value, of);
-  return !api.peek_list(
-                 inv.target_kind, "",
-                 kube::LabelSelector(std::map<std::string, std::string>{{inv.target_label, value}}))
-              .empty();
-}
-
-std::vector<run::Violation> check_every(const ApiInvariant& inv, const kube::ApiServer& api) {
-  std::vector<run::Violation> out;
-  for (const kube::Object* object : selected(inv, api)) {
-    if (inv.form == ApiInvariant::Form::kNone) {
-      out.push_back({inv.id, ref_text(*object), ref_text(*object) + " exists: " + inv.text, {}});
-      continue;
+    if (out.transitions.size() > kTransitionsMax) {
+      error = "more than " + std::to_string(kTransitionsMax) + " transitions";
+      return false;
     }
-    if (target_exists(inv, api, *object)) continue;
-    const std::string target = inv.target_ref.empty() ? "labelled " + inv.target_label + "=" +
-                                                            expand(inv.target_value, *object)
-                                                      : expand(inv.target_ref, *object);
-    out.push_back(
-        {inv.id,
-         ref_text(*object),
-         ref_text(*object) + " has no " + inv.target_kind + " " + target + ": " + inv.text,
-         {}});
   }
-  return out;
+  return true;
+}
+
+// "SUBJECT PATH never|only TRANSITIONS" or "SUBJECT PATH after A never B" from `at`.
+bool parse_history(const Words& w, std::size_t at, ApiInvariant& out, std::string& error) {
+  std::size_t i = at;
+  if (!parse_subject(w, i, out, error)) return false;
+  out.form = ApiInvariant::Form::kHistory;
+  const char* expected =
+      "expected 'history: KIND [with CONDITION] PATH never A -> B[, ...]', '... PATH only A -> "
+      "B[, ...]' or '... PATH after A never B'";
+  if (i + 2 >= w.size()) {
+    error = expected;
+    return false;
+  }
+  out.path = w[i];
+  if (!valid_api_path(out.path)) {
+    error =
+        "unknown field '" + out.path + "' in a history rule: expected spec.KEY, status.KEY, ...";
+    return false;
+  }
+  const std::string& mode = w[i + 1];
+  if (mode == "after" && i + 5 == w.size() && w[i + 3] == "never") {
+    out.history = ApiInvariant::History::kAfterNever;
+    out.transitions.emplace_back(value_of(w[i + 2]), value_of(w[i + 4]));
+    return true;
+  }
+  if (mode != "never" && mode != "only") {
+    error = expected;
+    return false;
+  }
+  out.history = mode == "never" ? ApiInvariant::History::kNever : ApiInvariant::History::kOnly;
+  return parse_transitions(w, i + 2, out, error);
+}
+
+// "eventually within DURATION:" (w[0] is "eventually").
+bool parse_within(const Words& w, ApiInvariant& out, std::string& error) {
+  if (w.size() < 3 || w[1] != "within" || w[2].size() < 2 || w[2].back() != ':') {
+    error = "expected 'eventually:' or 'eventually within DURATION:' (e.g. 'within 60s:')";
+    return false;
+  }
+  std::string why;
+  if (!run::parse_duration_ms(w[2].substr(0, w[2].size() - 1), out.within_ms, why) ||
+      out.within_ms <= 0) {
+    error = "bad duration '" + w[2].substr(0, w[2].size() - 1) + "' (e.g. 500ms, 60s, 5m)" +
+            (why.empty() ? "" : ": " + why);
+    return false;
+  }
+  out.always = true;
+  return true;
 }
 
 }  // namespace
 
+bool valid_api_path(const std::string& path) {
+  for (const char* prefix :
+       {"spec.", "status.", "metadata.labels.", "metadata.annotations.", "data."}) {
+    const std::string p(prefix);
+    if (path.size() > p.size() && path.rfind(p, 0) == 0) return true;
+  }
+  return path == "metadata.name" || path == "metadata.namespace";
+}
+
 bool parse_api_invariant(const std::string& text, ApiInvariant& out, std::string& error) {
-  const std::vector<std::string> w = words(text);
+  const Words w = words(text);
   out.text = text;
-  if (w.empty() || (w[0] != "always:" && w[0] != "eventually:")) {
-    error = "an invariant starts with 'always:' or 'eventually:'";
+  if (w.empty() ||
+      (w[0] != "always:" && w[0] != "eventually:" && w[0] != "eventually" && w[0] != "history:")) {
+    error =
+        "an invariant starts with 'always:', 'eventually:', 'eventually within DURATION:' or "
+        "'history:'";
     return false;
   }
+  if (w[0] == "history:") return parse_history(w, 1, out, error);
   out.always = w[0] == "always:";
-  if (w.size() >= 2 && w[1] == "at") return parse_at_most(w, 2, out, error);
-  if (w.size() >= 2 && (w[1] == "every" || w[1] == "no")) {
-    return parse_every_or_no(w, 2, out, error);
+  std::size_t at = 1;
+  if (w[0] == "eventually") {
+    if (!parse_within(w, out, error)) return false;
+    at = 3;
   }
-  error = "expected 'at most ...', 'every ...' or 'no ...' after '" + w[0] + "'";
+  if (w.size() > at && w[at] == "at") return parse_at_most(w, at + 1, out, error);
+  if (w.size() > at && w[at] == "every") return parse_every(w, at + 1, out, error);
+  if (w.size() > at && w[at] == "no") return parse_none(w, at + 1, out, error);
+  if (w.size() > at) return parse_implies(w, at, out, error);
+  error = "expected 'at most ...', 'every ...', 'no ...' or 'KIND ... implies ...' after '" +
+          joined(w, 0, at) + "'";
   return false;
 }
 
@@ -212,17 +348,13 @@ bool parse_api_invariants(const std::vector<std::string>& texts, std::vector<Api
       error = "invariants[" + std::to_string(i) + "] \"" + texts[i].substr(0, 120) + "\": " + error;
       return false;
     }
+    WSIM_ASSERT(!inv.kind.empty());
     inv.id = inv.always ? "external.S" + std::to_string(++safety)
                         : "external.L" + std::to_string(++liveness);
     out.push_back(std::move(inv));
   }
+  WSIM_ASSERT_EQ(out.size(), texts.size());
   return true;
-}
-
-std::vector<run::Violation> check_api_invariant(const ApiInvariant& invariant,
-                                                const kube::ApiServer& api) {
-  if (invariant.form == ApiInvariant::Form::kAtMost) return check_at_most(invariant, api);
-  return check_every(invariant, api);
 }
 
 }  // namespace wsim::serve

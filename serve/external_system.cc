@@ -8,6 +8,7 @@
 
 #include "serve/api_invariants.h"
 #include "serve/external_process.h"
+#include "serve/external_workload.h"
 #include "serve/readiness.h"
 #include "serve/server.h"
 #include "serve/world.h"
@@ -55,19 +56,23 @@ class ExternalRun : public run::SystemRun {
   Task<void> serve_request(RequestTicket* ticket);
   int decide(RequestTicket& ticket, ChoiceStream& stream, std::string& fault);
   Task<void> user(int index);
+  Task<void> wake(DurationMs delay_ms);
+  void arm_deadline();
   kube::Object workspace(const std::string& name) const;
 
   Sim& sim_;
   proto::ExternalConfig config_;
   std::vector<ApiInvariant> invariants_;
   std::unique_ptr<kube::Cluster> cluster_;
+  std::unique_ptr<ApiMonitor> monitor_;
+  std::unique_ptr<ExternalWorkload> workload_;  // Null: the default Workspace users (user()).
+  TimeMs armed_ms_ = -1;                        // When the deadline wake-up is due.
   ExternalFaults faults_;
   bool scripted_only_ = false;
   bool healed_ = false;
   bool attached_ = false;
   bool process_failed_ = false;
   std::string process_exit_;
-  std::uint64_t checked_rv_ = 0;
   int port_ = 0;
   std::unique_ptr<World> world_;
   std::unique_ptr<Server> server_;
@@ -85,6 +90,12 @@ ExternalRun::ExternalRun(Sim& sim, const proto::Scenario& scenario,
   options.nodes = static_cast<int>(config_.nodes());
   if (config_.namespace_() != "default") options.namespaces.push_back(config_.namespace_());
   cluster_ = std::make_unique<kube::Cluster>(sim_, options);
+  monitor_ = std::make_unique<ApiMonitor>(invariants_, cluster_->api());
+  if (config_.has_workload()) {
+    std::string error;
+    WSIM_ASSERT_MSG(ExternalWorkload::serve_kind(config_.workload(), error), error);
+    workload_ = std::make_unique<ExternalWorkload>(sim_, *cluster_, config_, healed_);
+  }
   Faults& faults = sim_.faults();
   faults_.conflict = faults.declare("serve.conflict",
                                     "the external process's write is answered 409 Conflict, "
@@ -118,6 +129,10 @@ kube::Object ExternalRun::workspace(const std::string& name) const {
 void ExternalRun::start() {
   cluster_->start();
   if (scripted_only_) return;
+  if (workload_ != nullptr) {
+    workload_->start();
+    return;
+  }
   for (std::uint32_t i = 0; i < config_.workspaces(); ++i) {
     sim_.loop().spawn("user/ws-" + std::to_string(i), user(static_cast<int>(i)));
   }
@@ -142,6 +157,9 @@ Task<void> ExternalRun::user(int index) {
 }
 
 bool ExternalRun::perform(const proto::ScriptedEvent& event, std::string& error) {
+  if (workload_ != nullptr && event.actor() == "user") {
+    return workload_->perform(event.action(), event.target(), error);
+  }
   const kube::ObjectRef ws{"Workspace", config_.namespace_(), event.target()};
   if (event.actor() == "user" && event.action() == "create_workspace") {
     cluster_->create(workspace(event.target()));
@@ -287,33 +305,35 @@ std::optional<run::Violation> ExternalRun::check_safety() {
         "external.S0", "external process", "the external process " + process_exit_, {}};
   }
   sync();
-  const std::uint64_t rv = cluster_->api().current_resource_version();
-  if (rv == checked_rv_) return std::nullopt;
-  for (const ApiInvariant& invariant : invariants_) {
-    if (!invariant.always) continue;
-    std::vector<run::Violation> found = check_api_invariant(invariant, cluster_->api());
-    if (!found.empty()) return found.front();
-  }
-  checked_rv_ = rv;
-  return std::nullopt;
+  std::optional<run::Violation> found = monitor_->check_safety(sim_.loop().now_ms());
+  if (!found) arm_deadline();
+  return found;
 }
 
-std::vector<run::Violation> ExternalRun::check_liveness() {
-  std::vector<run::Violation> out;
-  for (const ApiInvariant& invariant : invariants_) {
-    if (invariant.always) continue;
-    for (run::Violation& v : check_api_invariant(invariant, cluster_->api())) {
-      out.push_back(std::move(v));
-    }
-  }
-  return out;
+// An "eventually within" deadline is missed at an instant where nothing else may happen: a
+// wake-up then makes the check see it (api_invariants.h ApiMonitor).
+void ExternalRun::arm_deadline() {
+  const std::optional<TimeMs> due = monitor_->next_deadline_ms();
+  const TimeMs now_ms = sim_.loop().now_ms();
+  if (!due || (armed_ms_ > now_ms && armed_ms_ <= *due)) return;
+  WSIM_ASSERT_GT(*due, now_ms);
+  armed_ms_ = *due;
+  sim_.loop().spawn("external/deadline", wake(*due - now_ms));
 }
+
+Task<void> ExternalRun::wake(DurationMs delay_ms) { co_await sim_.loop().sleep(delay_ms); }
+
+std::vector<run::Violation> ExternalRun::check_liveness() { return monitor_->check_liveness(); }
 
 std::string ExternalRun::describe_state() const {
   std::string out;
-  for (const char* kind : {"Workspace", "Namespace", "Pod"}) {
+  std::vector<std::string> kinds = {"Workspace", "Namespace", "Pod"};
+  if (workload_ != nullptr && config_.workload().kind() != "Workspace") {
+    kinds.insert(kinds.begin(), config_.workload().kind());
+  }
+  for (const std::string& kind : kinds) {
     for (const kube::Object* object : cluster_->api().peek_list(kind, "")) {
-      if (std::string(kind) == "Namespace" && object->meta.labels.empty()) continue;
+      if (kind == "Namespace" && object->meta.labels.empty()) continue;
       out += kube::ObjectRef::of(*object).to_string() +
              (object->meta.deletion_ms ? " (deleting)" : "") + "\n";
     }
@@ -322,6 +342,11 @@ std::string ExternalRun::describe_state() const {
 }
 
 std::vector<std::pair<std::string, std::string>> ExternalRun::swarm_parameters() const {
+  if (workload_ != nullptr) {
+    return {{"external.controller", config_.controller()},
+            {"external.workload",
+             config_.workload().kind() + " x" + std::to_string(config_.workload().objects())}};
+  }
   return {{"external.controller", config_.controller()},
           {"external.workspaces", std::to_string(config_.workspaces())}};
 }
@@ -365,7 +390,8 @@ std::vector<run::InvariantInfo> ExternalSystem::invariants() const {
                                           "serve/external_system.h"}};
   for (int i = 1; i <= kNumberedInvariants; ++i) {
     out.push_back({"external.S" + std::to_string(i), run::InvariantKind::kSafety,
-                   "the scenario's " + std::to_string(i) + ". 'always:' invariant",
+                   "the scenario's " + std::to_string(i) +
+                       ". safety rule ('always:', 'eventually within', 'history:')",
                    "serve/api_invariants.h"});
   }
   for (int i = 1; i <= kNumberedInvariants; ++i) {
@@ -392,6 +418,7 @@ bool ExternalSystem::normalize(proto::Scenario& scenario, std::string& error) co
     error = "think_min_ms must be at least 1 and at most think_max_ms";
     return false;
   }
+  if (config->has_workload() && !ExternalWorkload::normalize_workload(*config, error)) return false;
   std::vector<ApiInvariant> parsed;
   const std::vector<std::string> texts(config->invariants().begin(), config->invariants().end());
   if (!parse_api_invariants(texts, parsed, error)) return false;

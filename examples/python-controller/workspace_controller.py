@@ -7,7 +7,8 @@ Run as the reconciler of
 
 For every Workspace (workspace.gitpod.io/v1) in NAMESPACE it keeps a namespace ws-<name> and one
 pod in it, both labelled workspace=<name>, and sets status.phase=Running; a finalizer lets it
-delete the namespace before the Workspace goes. The shape is the usual one for this client:
+delete the namespace before the Workspace goes. A Workspace with spec.desired=stopped (the
+start/stop workload of start-stop.textproto) has its pods deleted and status.phase=Stopped. The shape is the usual one for this client:
 three informers (a thread each: list, then watch from the list's resourceVersion, relist on any
 error or 410 Expired) keep caches and feed one work queue; WORKERS threads (default 2) take keys
 from the queue and reconcile them. Reads come from the caches; before it creates a pod or drops
@@ -234,6 +235,21 @@ class Controller:
         created = body_of(self.core.create_namespaced_pod(ns_name, pod, _preload_content=False))
         log(f"{name}: created pod {ns_name}/{created['metadata']['name']}")
 
+    def stop_pods(self, ws, ns_name):
+        name = ws["metadata"]["name"]
+        listed = body_of(self.core.list_namespaced_pod(
+            ns_name, label_selector=f"workspace={name}", _preload_content=False))
+        for pod in listed.get("items") or []:
+            if pod["metadata"].get("deletionTimestamp"):
+                continue
+            try:
+                self.core.delete_namespaced_pod(pod["metadata"]["name"], ns_name,
+                                                _preload_content=False)
+                log(f"{name}: stopped, deleted pod {ns_name}/{pod['metadata']['name']}")
+            except ApiException as error:
+                if error.status != 404:
+                    raise
+
     def reconcile(self, name):
         ws = self.workspaces.get(self.namespace, name)
         if ws is None:
@@ -261,10 +277,15 @@ class Controller:
             except ApiException as error:
                 if error.status != 409:
                     raise
-        self.ensure_pod(ws, ns_name)
-        if (ws.get("status") or {}).get("phase") != "Running":
+        phase = "Running"
+        if (ws.get("spec") or {}).get("desired") == "stopped":
+            self.stop_pods(ws, ns_name)
+            phase = "Stopped"
+        else:
+            self.ensure_pod(ws, ns_name)
+        if (ws.get("status") or {}).get("phase") != phase:
             ws = json.loads(json.dumps(ws))
-            ws["status"] = dict(ws.get("status") or {}, phase="Running")
+            ws["status"] = dict(ws.get("status") or {}, phase=phase)
             self.replace_workspace(ws, status=True)
 
     def worker(self):

@@ -17,15 +17,42 @@ struct Fixture {
   Fixture() { add("Namespace", "", "default"); }
 
   void add(const std::string& kind, const std::string& ns, const std::string& name,
-           std::map<std::string, std::string> labels = {}) {
+           std::map<std::string, std::string> labels = {},
+           std::map<std::string, std::string> spec = {}) {
     kube::Object object;
     object.kind = kind;
     object.meta.namespace_ = ns;
     object.meta.name = name;
     object.meta.labels = std::move(labels);
+    object.spec = std::move(spec);
     ASSERT_TRUE(api.server_create(object, "test").ok());
   }
+
+  // Writes spec KEY or status KEY (key "status.phase") of an object.
+  void set(const std::string& kind, const std::string& ns, const std::string& name,
+           const std::string& key, const std::string& value) {
+    const kube::Object* current = api.peek(kube::ObjectRef{kind, ns, name});
+    ASSERT_NE(current, nullptr);
+    kube::Object object = *current;
+    const bool status = key.rfind("status.", 0) == 0;
+    (status ? object.status : object.spec)[key.substr(key.find('.') + 1)] = value;
+    ASSERT_TRUE(api.server_update(object,
+                                  status ? kube::Subresource::kStatus : kube::Subresource::kMain,
+                                  "test")
+                    .ok());
+  }
+
+  void remove(const std::string& kind, const std::string& ns, const std::string& name) {
+    ASSERT_TRUE(api.server_delete(kube::ObjectRef{kind, ns, name}, {}, "test").ok());
+  }
 };
+
+std::string parse_error(const std::string& text) {
+  ApiInvariant inv;
+  std::string error;
+  EXPECT_FALSE(parse_api_invariant(text, inv, error)) << text;
+  return error;
+}
 
 ApiInvariant parsed(const std::string& text) {
   ApiInvariant inv;
@@ -39,7 +66,7 @@ TEST(ServeApiInvariants, ParseErrorsSayWhatWasExpected) {
   ApiInvariant inv;
   std::string error;
   EXPECT_FALSE(parse_api_invariant("sometimes: at most 1 Pod per label a", inv, error));
-  EXPECT_NE(error.find("'always:' or 'eventually:'"), std::string::npos) << error;
+  EXPECT_NE(error.find("'always:', 'eventually:'"), std::string::npos) << error;
   EXPECT_FALSE(parse_api_invariant("always: at most x Pod per label a", inv, error));
   EXPECT_NE(error.find("at most N KIND per label KEY"), std::string::npos) << error;
   EXPECT_FALSE(parse_api_invariant("eventually: at most 1 Pod per label a", inv, error));
@@ -104,6 +131,275 @@ TEST(ServeApiInvariants, NoForbidsEveryMatchingObject) {
   EXPECT_TRUE(check_api_invariant(inv, f.api).empty());
   f.add("ConfigMap", "default", "o", {{"orphan", "yes"}});
   EXPECT_EQ(check_api_invariant(inv, f.api).size(), 1u);
+}
+
+// --- Ordering and state rules (issue #33 item 4) ---
+
+TEST(ServeApiInvariants, ParsesImpliesWithinAndHistoryRules) {
+  ApiInvariant inv = parsed(
+      "always: Workspace in default with status.phase == Running and not deleting implies "
+      "spec.desired == running");
+  EXPECT_EQ(inv.form, ApiInvariant::Form::kImplies);
+  EXPECT_EQ(inv.namespace_, "default");
+  ASSERT_EQ(inv.with.size(), 2u);
+  EXPECT_EQ(inv.with[0].op, ApiAtom::Op::kEquals);
+  EXPECT_EQ(inv.with[0].path, "status.phase");
+  EXPECT_EQ(inv.with[1].op, ApiAtom::Op::kNotDeleting);
+  ASSERT_EQ(inv.then.size(), 1u);
+  EXPECT_EQ(inv.then[0].text, "spec.desired == running");
+
+  inv = parsed("always: Pod with label workspace implies Workspace {label:workspace} exists");
+  ASSERT_EQ(inv.then.size(), 1u);
+  EXPECT_EQ(inv.then[0].op, ApiAtom::Op::kExists);
+  EXPECT_EQ(inv.then[0].target.kind, "Workspace");
+  EXPECT_EQ(inv.then[0].target.ref, "{label:workspace}");
+
+  inv = parsed(
+      "eventually within 60s: every Workspace with spec.desired == stopped has no Pod labelled "
+      "workspace={name}");
+  EXPECT_TRUE(inv.always);
+  EXPECT_EQ(inv.within_ms, 60000);
+  EXPECT_EQ(inv.form, ApiInvariant::Form::kEveryHas);
+  EXPECT_TRUE(inv.target_absent);
+  EXPECT_EQ(inv.target_label, "workspace");
+  EXPECT_EQ(inv.target_value, "{name}");
+
+  inv = parsed("history: Workspace status.phase never Stopped -> Running, \"\" -> Stopped");
+  EXPECT_EQ(inv.form, ApiInvariant::Form::kHistory);
+  EXPECT_EQ(inv.history, ApiInvariant::History::kNever);
+  EXPECT_EQ(inv.path, "status.phase");
+  ASSERT_EQ(inv.transitions.size(), 2u);
+  EXPECT_EQ(inv.transitions[1], std::make_pair(std::string(), std::string("Stopped")));
+  inv = parsed("history: Workspace labelled a status.phase only * -> Failed, Pending -> Running");
+  EXPECT_EQ(inv.history, ApiInvariant::History::kOnly);
+  EXPECT_EQ(inv.label, "a");
+  inv = parsed("history: Workspace spec.desired after deleted never running");
+  EXPECT_EQ(inv.history, ApiInvariant::History::kAfterNever);
+
+  std::vector<ApiInvariant> list;
+  std::string error;
+  ASSERT_TRUE(parse_api_invariants({"eventually: no Pod", "history: Pod spec.a never x -> y",
+                                    "eventually within 5m: no Pod", "always: Pod implies label a"},
+                                   list, error))
+      << error;
+  EXPECT_EQ(list[0].id, "external.L1");
+  EXPECT_EQ(list[1].id, "external.S1");
+  EXPECT_EQ(list[2].id, "external.S2");
+  EXPECT_EQ(list[3].id, "external.S3");
+}
+
+TEST(ServeApiInvariants, BadOrderingRulesSayWhatWasExpected) {
+  EXPECT_NE(
+      parse_error("always: Pod with phase == x implies label a").find("unknown field 'phase'"),
+      std::string::npos);
+  EXPECT_NE(parse_error("always: Pod with label a").find("'KIND [with CONDITION] implies"),
+            std::string::npos);
+  EXPECT_NE(parse_error("always: Pod implies spec.a ==").find("expected a value"),
+            std::string::npos);
+  EXPECT_NE(parse_error("always: Pod implies Workspace x").find("unknown condition"),
+            std::string::npos);
+  EXPECT_NE(parse_error("always: Pod implies label a or label b").find("unexpected 'or'"),
+            std::string::npos);
+  EXPECT_NE(parse_error("eventually within soon: no Pod").find("bad duration 'soon'"),
+            std::string::npos);
+  EXPECT_NE(parse_error("eventually within 60s no Pod").find("'eventually within DURATION:'"),
+            std::string::npos);
+  EXPECT_NE(parse_error("eventually within 1m: at most 1 Pod per label a").find("safety"),
+            std::string::npos);
+  EXPECT_NE(parse_error("history: Pod status.phase never Stopped Running").find("'A -> B"),
+            std::string::npos);
+  EXPECT_NE(parse_error("history: Pod status.phase sometimes a -> b").find("never A -> B"),
+            std::string::npos);
+  EXPECT_NE(parse_error("history: Pod phase never a -> b").find("unknown field 'phase'"),
+            std::string::npos);
+  EXPECT_NE(parse_error("always: every Pod has no").find("has [no] KIND2"), std::string::npos);
+  std::vector<ApiInvariant> list;
+  std::string error;
+  EXPECT_FALSE(parse_api_invariants(
+      {"always: no Pod", "eventually: no Pod", "always: Pod with x == 1 implies label a"}, list,
+      error));
+  EXPECT_EQ(error.rfind("invariants[2] \"always: Pod with x == 1", 0), 0u) << error;
+}
+
+TEST(ServeApiInvariants, ImpliesComparesFieldsOfTheSameObject) {
+  Fixture f;
+  const ApiInvariant inv =
+      parsed("always: Workspace with status.phase == Running implies spec.desired == running");
+  f.add("Workspace", "default", "a", {}, {{"desired", "running"}});
+  f.add("Workspace", "default", "b", {}, {{"desired", "stopped"}});
+  EXPECT_TRUE(check_api_invariant(inv, f.api).empty());  // No phase yet: not selected.
+  f.set("Workspace", "default", "a", "status.phase", "Running");
+  EXPECT_TRUE(check_api_invariant(inv, f.api).empty());
+  f.set("Workspace", "default", "b", "status.phase", "Running");
+  const std::vector<run::Violation> found = check_api_invariant(inv, f.api);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].object, "Workspace/default/b");
+  EXPECT_NE(found[0].message.find("not spec.desired == running"), std::string::npos)
+      << found[0].message;
+  // "" is no value.
+  const ApiInvariant unset = parsed("always: Workspace implies status.reason == \"\"");
+  EXPECT_TRUE(check_api_invariant(unset, f.api).empty());
+  f.set("Workspace", "default", "a", "status.reason", "x");
+  EXPECT_EQ(check_api_invariant(unset, f.api).size(), 1u);
+}
+
+TEST(ServeApiInvariants, ExistsLooksInTheSubjectsNamespaceForABareName) {
+  Fixture f;
+  const ApiInvariant inv =
+      parsed("always: Pod with label workspace implies Workspace {label:workspace} exists");
+  const ApiInvariant ns = parsed("always: Pod implies Namespace {namespace} exists");
+  f.add("Pod", "default", "p", {{"workspace", "w"}});
+  f.add("Pod", "default", "unlabelled");
+  ASSERT_EQ(check_api_invariant(inv, f.api).size(), 1u);
+  EXPECT_EQ(check_api_invariant(inv, f.api)[0].object, "Pod/default/p");
+  EXPECT_TRUE(check_api_invariant(ns, f.api).empty());  // Cluster-scoped: by name alone.
+  f.add("Namespace", "", "other");
+  f.add("Workspace", "other", "w");
+  EXPECT_EQ(check_api_invariant(inv, f.api).size(), 1u);  // Not in the Pod's namespace.
+  f.add("Workspace", "default", "w");
+  EXPECT_TRUE(check_api_invariant(inv, f.api).empty());
+}
+
+TEST(ServeApiInvariants, EveryHasNoAndWithSelectTheirObjects) {
+  Fixture f;
+  const ApiInvariant inv = parsed(
+      "always: every Workspace with spec.desired == stopped has no Pod labelled "
+      "workspace={name}");
+  const ApiInvariant none = parsed("always: no Pod with deleting");
+  f.add("Workspace", "default", "a", {}, {{"desired", "running"}});
+  f.add("Pod", "default", "pa", {{"workspace", "a"}});
+  EXPECT_TRUE(check_api_invariant(inv, f.api).empty());
+  f.set("Workspace", "default", "a", "spec.desired", "stopped");
+  const std::vector<run::Violation> found = check_api_invariant(inv, f.api);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].message.find("Workspace/default/a has Pod labelled workspace=a"),
+            std::string::npos)
+      << found[0].message;
+  EXPECT_TRUE(check_api_invariant(none, f.api).empty());
+  f.remove("Pod", "default", "pa");
+  EXPECT_TRUE(check_api_invariant(inv, f.api).empty());
+}
+
+TEST(ServeApiInvariants, WithinFiresOnlyAfterTheDeadlineWithoutABreak) {
+  Fixture f;
+  std::vector<ApiInvariant> rules;
+  std::string error;
+  ASSERT_TRUE(parse_api_invariants(
+      {"eventually within 60s: every Workspace with spec.desired == stopped has no Pod labelled "
+       "workspace={name}"},
+      rules, error))
+      << error;
+  ApiMonitor monitor(rules, f.api);
+  f.add("Workspace", "default", "a", {}, {{"desired", "stopped"}});
+  f.add("Pod", "default", "pa", {{"workspace", "a"}});
+  EXPECT_FALSE(monitor.check_safety(1000));
+  EXPECT_EQ(monitor.next_deadline_ms(), std::optional<TimeMs>(61001));
+  EXPECT_FALSE(monitor.check_safety(61000));  // Exactly 60 s: still in time.
+  std::optional<run::Violation> late = monitor.check_safety(61001);
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->invariant_id, "external.S1");
+  EXPECT_EQ(late->object, "Workspace/default/a");
+  EXPECT_NE(late->message.find("for longer than"), std::string::npos) << late->message;
+  EXPECT_FALSE(monitor.check_safety(70000));  // Reported once.
+  EXPECT_FALSE(monitor.next_deadline_ms());
+
+  // Another object whose obligation ends in time, then starts again: the clock restarts.
+  f.add("Workspace", "default", "b", {}, {{"desired", "stopped"}});
+  f.add("Pod", "default", "pb", {{"workspace", "b"}});
+  EXPECT_FALSE(monitor.check_safety(100000));
+  f.remove("Pod", "default", "pb");
+  EXPECT_FALSE(monitor.check_safety(150000));
+  EXPECT_FALSE(monitor.next_deadline_ms());
+  f.add("Pod", "default", "pb2", {{"workspace", "b"}});
+  EXPECT_FALSE(monitor.check_safety(170000));
+  EXPECT_FALSE(monitor.check_safety(200000));  // 30 s since the new pod, not 100 s.
+  EXPECT_TRUE(monitor.check_safety(230001));
+}
+
+TEST(ServeApiInvariants, HistoryNeverSeesEachCommittedTransition) {
+  Fixture f;
+  std::vector<ApiInvariant> rules;
+  std::string error;
+  ASSERT_TRUE(parse_api_invariants({"history: Workspace status.phase never Stopped -> Running"},
+                                   rules, error))
+      << error;
+  ApiMonitor monitor(rules, f.api);
+  f.add("Workspace", "default", "a");
+  f.set("Workspace", "default", "a", "status.phase", "Running");
+  f.set("Workspace", "default", "a", "status.phase", "Stopped");
+  EXPECT_FALSE(monitor.check_safety(0));
+  // Two writes between checks: the monitor sees both, not only the last state.
+  f.set("Workspace", "default", "a", "status.phase", "Running");
+  f.set("Workspace", "default", "a", "status.phase", "Stopped");
+  std::optional<run::Violation> found = monitor.check_safety(0);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->invariant_id, "external.S1");
+  EXPECT_NE(found->message.find("status.phase 'Stopped' -> 'Running'"), std::string::npos)
+      << found->message;
+  EXPECT_FALSE(monitor.check_safety(0));
+}
+
+TEST(ServeApiInvariants, HistoryOnlyAllowsTheListedTransitions) {
+  Fixture f;
+  std::vector<ApiInvariant> rules;
+  std::string error;
+  ASSERT_TRUE(parse_api_invariants(
+      {"history: Workspace status.phase only \"\" -> Pending, Pending -> Running, * -> Failed"},
+      rules, error))
+      << error;
+  ApiMonitor monitor(rules, f.api);
+  f.add("Workspace", "default", "a");
+  f.set("Workspace", "default", "a", "status.phase", "Pending");
+  f.set("Workspace", "default", "a", "status.phase", "Running");
+  f.set("Workspace", "default", "a", "spec.x", "1");  // The field does not change.
+  f.set("Workspace", "default", "a", "status.phase", "Failed");
+  EXPECT_FALSE(monitor.check_safety(0));
+  f.set("Workspace", "default", "a", "status.phase", "Running");
+  std::optional<run::Violation> found = monitor.check_safety(0);
+  ASSERT_TRUE(found);
+  EXPECT_NE(found->message.find("'Failed' -> 'Running'"), std::string::npos) << found->message;
+}
+
+TEST(ServeApiInvariants, HistoryAfterNeverIsPerObjectIncarnation) {
+  Fixture f;
+  std::vector<ApiInvariant> rules;
+  std::string error;
+  ASSERT_TRUE(parse_api_invariants({"history: Workspace spec.desired after stopped never running"},
+                                   rules, error))
+      << error;
+  ApiMonitor monitor(rules, f.api);
+  f.add("Workspace", "default", "a", {}, {{"desired", "stopped"}});
+  f.add("Workspace", "default", "b", {}, {{"desired", "running"}});
+  f.set("Workspace", "default", "b", "spec.desired", "stopped");
+  f.remove("Workspace", "default", "a");
+  f.add("Workspace", "default", "a", {}, {{"desired", "running"}});  // A new object.
+  EXPECT_FALSE(monitor.check_safety(0));
+  f.set("Workspace", "default", "b", "spec.desired", "paused");
+  EXPECT_FALSE(monitor.check_safety(0));
+  f.set("Workspace", "default", "b", "spec.desired", "running");
+  std::optional<run::Violation> found = monitor.check_safety(0);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->object, "Workspace/default/b");
+}
+
+TEST(ServeApiInvariants, MonitorGivesEachViolationOnceThenTheNext) {
+  Fixture f;
+  std::vector<ApiInvariant> rules;
+  std::string error;
+  ASSERT_TRUE(parse_api_invariants({"always: no Pod", "eventually: no ConfigMap"}, rules, error));
+  ApiMonitor monitor(rules, f.api);
+  f.add("Pod", "default", "a");
+  f.add("Pod", "default", "b");
+  f.add("ConfigMap", "default", "c");
+  std::optional<run::Violation> first = monitor.check_safety(0);
+  std::optional<run::Violation> second = monitor.check_safety(0);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(first->object, "Pod/default/a");
+  EXPECT_EQ(second->object, "Pod/default/b");
+  EXPECT_FALSE(monitor.check_safety(0));
+  ASSERT_EQ(monitor.check_liveness().size(), 1u);
+  EXPECT_EQ(monitor.check_liveness()[0].invariant_id, "external.L1");
 }
 
 }  // namespace
