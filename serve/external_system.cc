@@ -363,6 +363,10 @@ class ExternalSystem : public run::System {
   std::vector<run::ActionInfo> actions() const override {
     return {{"user", "create_workspace", "create Workspace <target> in the scenario's namespace"},
             {"user", "delete_workspace", "delete Workspace <target>"},
+            {"user", "start", "workload: create <target> (or start it when stopped)"},
+            {"user", "stop", "workload: set <target>'s stop field to the stop value"},
+            {"user", "restart", "workload: stop and start <target> (or delete and create)"},
+            {"user", "terminate", "workload: delete <target>"},
             {"kubectl", "delete_namespace", "delete namespace <target>"}};
   }
   DurationMs default_fault_phase_ms() const override { return 2 * kMinuteMs; }

@@ -30,9 +30,11 @@ in wall time, which wsim's lockstep cannot replay (docs/external.md); every retr
 so it costs virtual time.
 
 Usage: WSIM_SERVER=http://127.0.0.1:PORT [WORKERS=2] [NAMESPACE=default]
-       /usr/bin/python3 workspace_controller.py [correct|racy]
+       /usr/bin/python3 workspace_controller.py [correct|racy|nostop]
 (the variant may also come from VARIANT in the environment; on the command line it is part of
 the COMMAND a bundle records, so `wsim replay` and `wsim corpus add` see it)
+VARIANT=nostop: correct, but deaf to spec.desired=stopped (a PLANTED BUG for the start/stop
+world of start-stop.textproto: a stopped Workspace keeps its pod, external.S3 there).
 """
 
 import collections
@@ -170,7 +172,8 @@ class Controller:
         self.core = kubernetes.client.CoreV1Api(client)
         self.custom = kubernetes.client.CustomObjectsApi(client)
         self.namespace = namespace
-        self.queue = WorkQueue(exclusive=(variant == "correct"))
+        self.queue = WorkQueue(exclusive=(variant != "racy"))
+        self.stops = variant != "nostop"
 
         def by_label(obj):
             name = (obj["metadata"].get("labels") or {}).get("workspace")
@@ -278,7 +281,7 @@ class Controller:
                 if error.status != 409:
                     raise
         phase = "Running"
-        if (ws.get("spec") or {}).get("desired") == "stopped":
+        if self.stops and (ws.get("spec") or {}).get("desired") == "stopped":
             self.stop_pods(ws, ns_name)
             phase = "Stopped"
         else:
@@ -322,9 +325,9 @@ def main():
     variant = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("VARIANT", "correct")
     namespace = os.environ.get("NAMESPACE", "default")
     workers = int(os.environ.get("WORKERS", "2"))
-    if not server or variant not in ("correct", "racy") or workers < 1:
+    if not server or variant not in ("correct", "racy", "nostop") or workers < 1:
         print("workspace_controller.py: set WSIM_SERVER=http://127.0.0.1:PORT, WORKERS>=1; "
-              "usage: workspace_controller.py [correct|racy]", file=sys.stderr)
+              "usage: workspace_controller.py [correct|racy|nostop]", file=sys.stderr)
         return 2
     log(f"workspace_controller.py ({variant}, {workers} workers): Workspaces in {namespace} "
         f"on {server}")

@@ -28,14 +28,14 @@ proto::ExternalConfig notebook_config() {
   return config;
 }
 
-struct Run {
+struct WorkloadRun {
   Sim sim;
   kube::Cluster cluster;
   proto::ExternalConfig config;
   bool healed = false;
   ExternalWorkload workload;
 
-  Run(std::uint64_t seed, proto::ExternalConfig c)
+  WorkloadRun(std::uint64_t seed, proto::ExternalConfig c)
       : sim(ChoiceSource::from_seed(seed)),
         cluster(sim),
         config(std::move(c)),
@@ -110,7 +110,7 @@ TEST(ServeExternalWorkload, BadConfigurationsNameTheirField) {
 }
 
 TEST(ServeExternalWorkload, ObjectFollowsTheTemplate) {
-  Run run(1, normalized(notebook_config()));
+  WorkloadRun run(1, normalized(notebook_config()));
   const kube::Object object = run.workload.object(1);
   EXPECT_EQ(object.kind, "Notebook");
   EXPECT_EQ(object.meta.namespace_, "default");
@@ -121,7 +121,7 @@ TEST(ServeExternalWorkload, ObjectFollowsTheTemplate) {
 }
 
 TEST(ServeExternalWorkload, UsersStartStopRestartAndTerminate) {
-  Run run(7, normalized(notebook_config()));
+  WorkloadRun run(7, normalized(notebook_config()));
   run.sim.loop().run_until(20 * kMinuteMs);
   std::map<std::string, int> verbs = run.user_verbs();
   EXPECT_GT(verbs["create"], 2) << run.sim.trace().events().size();
@@ -145,7 +145,7 @@ TEST(ServeExternalWorkload, RecreateRestartsDeleteThenCreate) {
   w->set_weight_start(1);
   w->set_weight_restart(5);
   w->set_objects(1);
-  Run run(3, normalized(config));
+  WorkloadRun run(3, normalized(config));
   EXPECT_EQ(run.config.workload().restart(), "recreate");
   run.sim.loop().run_until(10 * kMinuteMs);
   std::map<std::string, int> verbs = run.user_verbs();
@@ -155,7 +155,7 @@ TEST(ServeExternalWorkload, RecreateRestartsDeleteThenCreate) {
 }
 
 TEST(ServeExternalWorkload, ScriptedActionsApplyAtOnce) {
-  Run run(1, normalized(notebook_config()));
+  WorkloadRun run(1, normalized(notebook_config()));
   std::string error;
   const kube::ObjectRef ref{"Notebook", "default", "notebook-0"};
   ASSERT_TRUE(run.workload.perform("start", "notebook-0", error)) << error;
@@ -174,7 +174,7 @@ TEST(ServeExternalWorkload, ScriptedActionsApplyAtOnce) {
 
 TEST(ServeExternalWorkload, SameSeedSameTraceOtherSeedOtherTrace) {
   auto hash_of = [](std::uint64_t seed) {
-    Run run(seed, normalized(notebook_config()));
+    WorkloadRun run(seed, normalized(notebook_config()));
     run.sim.loop().run_until(10 * kMinuteMs);
     return run.sim.trace().hash();
   };

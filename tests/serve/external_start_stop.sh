@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The start/stop world of external scenarios (issue #33 item 4): a `workload` block (users who
+# start, stop, restart, terminate and burst their Workspaces) and the ordering and state rules
+# (implies, eventually within, history) of examples/python-controller/start-stop.textproto.
+#   - the correct variant of the python3-kubernetes controller stays CLEAN over seeds 1..SEEDS;
+#   - the `nostop` variant (deaf to spec.desired=stopped: a stopped Workspace keeps its pod) is
+#     FOUND by the deadline rule `eventually within 3m: ...` (external.S3) within seeds 1..SEEDS.
+# Exits 77 (SKIP) when /usr/bin/python3 cannot import kubernetes (Debian python3-kubernetes).
+# Usage: tests/serve/external_start_stop.sh PATH/TO/wsim [SEEDS]
+set -uo pipefail
+wsim="$(realpath "${1:?usage: external_start_stop.sh WSIM [SEEDS]}")"
+seeds="${2:-3}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+python=/usr/bin/python3
+if ! "${python}" -c 'import kubernetes' 2>/dev/null; then
+  echo "SKIP: ${python} cannot import kubernetes (apt-get install python3-kubernetes)"
+  exit 77
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "${work}"' EXIT
+example="${root}/examples/python-controller"
+failures=0
+
+hunt() {  # hunt NAME VARIANT: a hunt of seeds 1..SEEDS, output in ${work}/NAME.txt.
+  (cd "${example}" && "${wsim}" hunt --scenario start-stop.textproto --seed-start 1 \
+    --runs "${seeds}" --out "${work}/$1" -- "${python}" workspace_controller.py "$2") \
+    >"${work}/$1.txt" 2>"${work}/$1.err"
+}
+
+echo "--- correct variant, seeds 1..${seeds}"
+hunt correct correct
+code=$?
+grep -v '^  \(never\|reached\) ' "${work}/correct.txt" | tail -4
+if [[ ${code} -eq 0 ]]; then echo "ok   the correct variant is clean"; else
+  failures=$((failures + 1)); echo "FAIL the correct variant: exit ${code}"; cat "${work}/correct.err"
+fi
+
+echo "--- nostop variant, seeds 1..${seeds} (stops at the first failure)"
+hunt nostop nostop
+code=$?
+grep -v '^  \(never\|reached\) ' "${work}/nostop.txt" | tail -6
+if [[ ${code} -eq 2 ]] && grep -q '^SAFETY_VIOLATION external.S3 at seed' "${work}/nostop.txt"; then
+  echo "ok   the deadline rule finds the stopped Workspace that keeps its pod"
+else
+  failures=$((failures + 1)); echo "FAIL nostop: exit ${code}, no external.S3"; cat "${work}/nostop.err"
+fi
+
+[[ ${failures} -eq 0 ]] || { echo "${failures} check(s) failed"; exit 1; }
+echo "all checks passed"
