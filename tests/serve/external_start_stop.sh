@@ -4,8 +4,9 @@
 # (implies, eventually within, history) of examples/python-controller/start-stop.textproto.
 #   - the correct variant of the python3-kubernetes controller stays CLEAN over seeds 1..3;
 #   - the `nostop` variant (deaf to spec.desired=stopped: a stopped Workspace keeps its pod) is
-#     FOUND by the deadline rule `eventually within 3m: ...` (external.S3) within seeds 1..5
-#     (seed 5 is the first that finds it: a Workspace stopped at heal keeps its pod for 3 min).
+#     FOUND by the deadline rule `eventually within 3m: ...` (external.S3) at seed 5 or 6 (of
+#     seeds 1..20, 5 and 13 find it: a Workspace its user left stopped at heal keeps its pod for
+#     3 min; the users' choices come from the seed, so the seed keeps finding it).
 # Exits 77 (SKIP) when /usr/bin/python3 cannot import kubernetes (Debian python3-kubernetes).
 # Usage: tests/serve/external_start_stop.sh PATH/TO/wsim
 set -uo pipefail
@@ -21,22 +22,22 @@ trap 'rm -rf "${work}"' EXIT
 example="${root}/examples/python-controller"
 failures=0
 
-hunt() {  # hunt VARIANT SEEDS: a hunt of seeds 1..SEEDS, output in ${work}/VARIANT.txt.
-  (cd "${example}" && "${wsim}" hunt --scenario start-stop.textproto --seed-start 1 \
-    --runs "$2" --out "${work}/$1" -- "${python}" workspace_controller.py "$1") \
+hunt() {  # hunt VARIANT FIRST RUNS: a hunt of seeds FIRST.., output in ${work}/VARIANT.txt.
+  (cd "${example}" && "${wsim}" hunt --scenario start-stop.textproto --seed-start "$2" \
+    --runs "$3" --out "${work}/$1" -- "${python}" workspace_controller.py "$1") \
     >"${work}/$1.txt" 2>"${work}/$1.err"
 }
 
 echo "--- correct variant, seeds 1..3"
-hunt correct 3
+hunt correct 1 3
 code=$?
 grep -v '^  \(never\|reached\) ' "${work}/correct.txt" | tail -4
 if [[ ${code} -eq 0 ]]; then echo "ok   the correct variant is clean"; else
   failures=$((failures + 1)); echo "FAIL the correct variant: exit ${code}"; cat "${work}/correct.err"
 fi
 
-echo "--- nostop variant, seeds 1..5 (stops at the first failure)"
-hunt nostop 5
+echo "--- nostop variant, seeds 5..6 (stops at the first failure)"
+hunt nostop 5 2
 code=$?
 grep -v '^  \(never\|reached\) ' "${work}/nostop.txt" | tail -6
 if [[ ${code} -eq 2 ]] && grep -q '^SAFETY_VIOLATION external.S3 at seed' "${work}/nostop.txt"; then
