@@ -5,9 +5,9 @@
 // scheduler, kubelets and their swarm faults) plus users who create and delete Workspace
 // objects (workspace.gitpod.io/v1) in the scenario's namespace — or, with a `workload` block,
 // start, stop, restart and terminate objects of any kind (external_workload.h). The reconciler
-// is the external process: it reaches the world through the REST front-end (server.h) in lockstep (world.h
-// invariant 4) — each of its requests is a task of the simulation with a latency, the fault
-// points below, and a trace event; its watches deliver changes at virtual instants (possibly
+// is the external process: it reaches the world through the REST front-end (server.h) in lockstep
+// (world.h invariant 4) — each of its requests is a task of the simulation with a latency, the
+// fault points below, and a trace event; its watches deliver changes at virtual instants (possibly
 // delayed by a fault) and may expire (410). The invariants are the scenario's, over API state
 // (api_invariants.h), plus external.S0: the process keeps running.
 //
