@@ -110,6 +110,9 @@ struct LockstepOptions {
   // clock (serve/virtual_clock.h). Lets the run start before `ready_watches` are open: a
   // process that sleeps before it watches must see virtual time move. Empty = never.
   std::function<bool()> timer_pending;
+  // Look at the process without sleeping kReadyPollMs first when the world is settled, and take
+  // the second readiness mark right after the first.
+  bool look_at_once = true;
 };
 
 inline constexpr std::int64_t kReadyPollMs = 1;
@@ -223,6 +226,12 @@ class World {
   // Simulation thread: the process was woken (a timer of its on virtual time came due,
   // serve/virtual_clock.h): the next sync() waits for it even when nothing else changed.
   void mark_dirty() { dirty_ = true; }
+  // Simulation thread: while held, no answer leaves and no watch delivers (settled() counts
+  // neither), so a sync() waits for what the process does on its own — its timers woken at
+  // this instant — before it sees the answers and changes of the same instant. Without it the
+  // two race inside the process (libuv runs expired timers and ready sockets in one turn or in
+  // two, as the wall clock has it) and a replay takes the other order.
+  void hold_deliveries(bool hold);
   // Called by HTTP threads when an HTTP request arrives / a watch opens or closes.
   void request_entered() { entered_.fetch_add(1); }
   std::uint64_t open_watch(const std::string& kind, const std::string& namespace_);
@@ -301,6 +310,7 @@ class World {
   std::uint64_t next_watch_id_ = 1;
   std::map<std::string, TimeMs> last_deliver_ms_;  // Per kind.
   LockstepStats stats_;
+  bool holding_ = false;  // hold_deliveries().
 };
 
 }  // namespace wsim::serve

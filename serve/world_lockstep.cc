@@ -58,7 +58,8 @@ std::size_t World::open_watches() {
 }
 
 bool World::deliverable(const LoggedEvent& event) const {
-  return !lockstep_ || event.deliver_ms <= sim_->now_ms();
+  if (!lockstep_) return true;
+  return !holding_ && event.deliver_ms <= sim_->now_ms();
 }
 
 bool World::watch_flushed(const WatchSlot& slot) const {
@@ -75,7 +76,8 @@ bool World::watch_flushed(const WatchSlot& slot) const {
 }
 
 bool World::settled() const {
-  if (entered_.load() != submitted_ || responses_out_ != 0) return false;
+  // Held answers are not out (hold_deliveries): the process cannot be waiting to read them.
+  if (entered_.load() != submitted_ || (!holding_ && responses_out_ != 0)) return false;
   return std::all_of(watches_.begin(), watches_.end(),
                      [this](const auto& entry) { return watch_flushed(entry.second); });
 }
@@ -104,7 +106,9 @@ bool World::submit(RequestTicket& ticket) {
   ++stats_.requests;
   changed_.notify_all();
   // Bounded: the simulation completes every ticket it took, and closes the world at its end.
-  while (!ticket.done && !closed_) changed_.wait_for(lock, std::chrono::seconds(1));
+  while ((!ticket.done || holding_) && !closed_) {
+    changed_.wait_for(lock, std::chrono::seconds(1));
+  }
   if (!ticket.done) return false;
   --responses_out_;
   ++activity_;
@@ -114,7 +118,9 @@ bool World::submit(RequestTicket& ticket) {
 
 ProcessLook World::look(bool mark_wanted) {
   if (!lockstep_options_.look) return ProcessLook{};
-  return lockstep_options_.look(queue_.size() + in_simulation_, mark_wanted);
+  // Answers held back (hold_deliveries) are parked too: their HTTP threads wait in submit().
+  return lockstep_options_.look(queue_.size() + in_simulation_ + (holding_ ? responses_out_ : 0),
+                                mark_wanted);
 }
 
 // True when the process is as the last wait left it: asleep with the same digest (no thread of
@@ -162,7 +168,7 @@ std::vector<RequestTicket*> World::sync() {
   // first mark, the second look follows at once (world.h ProcessLook::ready). A request arriving
   // or an answer being taken wakes the condition variable; only a process busy on its own
   // (no activity to wait for) costs a poll interval.
-  bool look_now = settled();
+  bool look_now = lockstep_options_.look_at_once && settled();
   while (true) {
     if (look_now) {
       // Let the HTTP threads take the mutex if they wait for it, without sleeping.
@@ -196,7 +202,7 @@ std::vector<RequestTicket*> World::sync() {
         }
         has_last_mark = seen_now.ready.has_value();
         last_mark = seen_now.ready.value_or(0);
-        look_now = has_last_mark;
+        look_now = lockstep_options_.look_at_once && has_last_mark;
       }
     }
     if (quiet_since && quiet_polls >= 2 && now - *quiet_since >= lockstep_options_.quiet_ms &&
@@ -235,6 +241,12 @@ void World::complete(RequestTicket& ticket) {
   ++responses_out_;
   dirty_ = true;
   changed_.notify_all();
+}
+
+void World::hold_deliveries(bool hold) {
+  WSIM_ASSERT(lockstep_ && sim_lock_.owns_lock());
+  holding_ = hold;
+  if (!hold) changed_.notify_all();
 }
 
 void World::expire_watches() {

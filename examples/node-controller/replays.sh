@@ -11,7 +11,7 @@ bundle="$(realpath "${2:?usage: replays.sh WSIM BUNDLE [N] [JOBS] [VARIANT]}")"
 count="${3:-50}" jobs="${4:-2}" variant="${5:-correct}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="$(mktemp -d)"
-trap 'rm -rf "${out}"' EXIT
+[[ -n "${KEEP:-}" ]] && echo "kept: ${out}" || trap 'rm -rf "${out}"' EXIT
 load() { cut -d' ' -f1 /proc/loadavg; }
 echo "load before: $(load)"
 t0=$(date +%s)
