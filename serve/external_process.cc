@@ -22,8 +22,22 @@ std::string describe_status(int status) {
 }
 
 // In the child: output to the log, WSIM_SERVER set, its own process group, then exec.
+// In the child: the virtual clock's page inherited across exec, the shim preloaded (before any
+// preload of the user's own).
+void preload_virtual_clock(int clock_fd, const std::string& shim_path) {
+  if (clock_fd < 0 || shim_path.empty()) return;
+  const int flags = fcntl(clock_fd, F_GETFD);
+  if (flags < 0 || fcntl(clock_fd, F_SETFD, flags & ~FD_CLOEXEC) != 0) return;
+  setenv("WSIM_VCLOCK_FD", std::to_string(clock_fd).c_str(), 1);
+  const char* before = getenv("LD_PRELOAD");
+  const std::string preload =
+      before != nullptr && *before != '\0' ? shim_path + ":" + before : shim_path;
+  setenv("LD_PRELOAD", preload.c_str(), 1);
+}
+
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::string& server_url,
-                             const std::string& log_path) {
+                             const std::string& log_path, int clock_fd,
+                             const std::string& shim_path) {
   setpgid(0, 0);
   // Dies with wsim (a hunt worker killed at its stop's grace period must not leave it running).
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -39,6 +53,7 @@ std::string describe_status(int status) {
   const int null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_in >= 0) dup2(null_in, STDIN_FILENO);
   setenv("WSIM_SERVER", server_url.c_str(), 1);
+  preload_virtual_clock(clock_fd, shim_path);
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -66,7 +81,7 @@ bool ExternalProcess::start(const std::vector<std::string>& argv, const std::str
     error = std::string("fork: ") + strerror(errno);
     return false;
   }
-  if (pid == 0) exec_child(argv, server_url, log_path);
+  if (pid == 0) exec_child(argv, server_url, log_path, clock_fd_, shim_path_);
   setpgid(pid, pid);  // Also here: no race with the child's own setpgid.
   pid_ = pid;
   return true;

@@ -23,6 +23,13 @@ class ExternalProcess {
   ExternalProcess(const ExternalProcess&) = delete;
   ExternalProcess& operator=(const ExternalProcess&) = delete;
 
+  // Before start(): run the process's clocks and timed waits on the virtual clock of the page
+  // `clock_fd` (serve/virtual_clock.h) through the LD_PRELOAD shim `shim_path`: the child
+  // inherits the descriptor (WSIM_VCLOCK_FD) and LD_PRELOAD names the shim first.
+  void use_virtual_clock(int clock_fd, std::string shim_path) {
+    clock_fd_ = clock_fd;
+    shim_path_ = std::move(shim_path);
+  }
   // Starts `argv` (argv[0] looked up in PATH). `log_path` empty = /dev/null. False with `error`.
   bool start(const std::vector<std::string>& argv, const std::string& server_url,
              const std::string& log_path, std::string& error);
@@ -40,6 +47,8 @@ class ExternalProcess {
 
  private:
   pid_t pid_ = -1;
+  int clock_fd_ = -1;
+  std::string shim_path_;
   bool exited_ = false;
   std::string exit_text_;
 };

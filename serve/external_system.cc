@@ -1,9 +1,11 @@
 #include "serve/external_system.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <thread>
 
 #include "serve/api_invariants.h"
@@ -11,6 +13,7 @@
 #include "serve/external_workload.h"
 #include "serve/readiness.h"
 #include "serve/server.h"
+#include "serve/virtual_clock.h"
 #include "serve/world.h"
 #include "sim/core/assert.h"
 #include "sim/core/task.h"
@@ -53,6 +56,8 @@ class ExternalRun : public run::SystemRun {
   void attach();
   void detach();
   void sync();
+  void start_virtual_clock();
+  void arm_clock_alarm();
   Task<void> serve_request(RequestTicket* ticket);
   int decide(RequestTicket& ticket, ChoiceStream& stream, std::string& fault);
   Task<void> user(int index);
@@ -78,6 +83,10 @@ class ExternalRun : public run::SystemRun {
   std::unique_ptr<Server> server_;
   std::thread http_;
   ExternalProcess process_;
+  // The process's clocks and timed waits (serve/virtual_clock.h); inactive without the shim.
+  VirtualClock clock_;
+  bool clock_alarms_on_ = false;   // WSIM_VCLOCK=precise (arm_clock_alarm).
+  std::set<TimeMs> clock_alarms_;  // Virtual instants with an event scheduled for a deadline.
 };
 
 ExternalRun::ExternalRun(Sim& sim, const proto::Scenario& scenario,
@@ -215,6 +224,10 @@ void ExternalRun::attach() {
     }
     return out;
   };
+  if (const char* at_once = std::getenv("WSIM_LOOK_AT_ONCE"); at_once != nullptr) {
+    options.look_at_once = std::string(at_once) != "0";
+  }
+  options.timer_pending = [this] { return clock_.next_deadline_ms().has_value(); };
   ServerOptions server_options;
   server_options.port = settings().port;
   server_options.epoch_wall_ms = 0;
@@ -228,6 +241,7 @@ void ExternalRun::attach() {
   const std::string url = "http://" + std::string(kLoopback) + ":" + std::to_string(port);
   if (!settings().port_file.empty()) std::ofstream(settings().port_file) << port << "\n";
   if (settings().log != nullptr) *settings().log << "external: serving " << url << "\n";
+  start_virtual_clock();
   if (!settings().command.empty() &&
       !process_.start(settings().command, url, settings().log_path, error)) {
     process_failed_ = true;
@@ -250,15 +264,76 @@ void ExternalRun::detach() {
                     << stats.timeouts << " hit the bound, " << stats.rechecks << " of "
                     << stats.looks << " skips refused: the process had run; " << stats.start_wait_ms
                     << " ms until the process was ready)\n";
+    *settings().log << "external: lockstep waits after the start: " << stats.settle_us / 1000
+                    << " ms until settled and idle, " << stats.idle_us / 1000
+                    << " ms from then to their end, " << stats.polls << " looks\n";
+    if (clock_.active()) {
+      *settings().log << "external: virtual clock: " << clock_.waits()
+                      << " timed waits of the process on virtual time, " << clock_.wakes()
+                      << " woken at their deadline\n";
+    }
   }
   server_.reset();
   world_.reset();
 }
 
+// The process's clocks on virtual time (issue #33 item 3) when the shim is there and not
+// turned off (WSIM_VCLOCK=0: the wall clock, as before the shim). WSIM_VCLOCK=precise: also an
+// event of the simulation at every deadline (arm_clock_alarm).
+void ExternalRun::start_virtual_clock() {
+  if (settings().command.empty() || !settings().virtual_clock) return;
+  const char* mode = std::getenv("WSIM_VCLOCK");
+  if (mode != nullptr && std::string(mode) == "0") return;
+  clock_alarms_on_ = mode != nullptr && std::string(mode) == "precise";
+  const std::string shim = vclock_shim_path();
+  std::string error;
+  if (shim.empty() || !clock_.create(error)) {
+    if (settings().log != nullptr) {
+      *settings().log << "external: the process runs on the wall clock ("
+                      << (shim.empty() ? "no libwsim_vclock.so" : error) << ")\n";
+    }
+    return;
+  }
+  process_.use_virtual_clock(clock_.fd(), shim);
+}
+
+// WSIM_VCLOCK=precise only: an event at the earliest deadline of the process's timed waits, so
+// that virtual time stops there and the sync after it wakes the thread (one event per instant).
+// Not the default: node's own threads wait for deadlines that depend on its garbage collector
+// (V8's delayed tasks), and an event for one of those in one run and not in its replay changes
+// the schedule hash, so the replay is not exact although the process made the same requests.
+// By default a thread whose deadline came is woken at the first event of the simulation at or
+// after it: its timer fires late in virtual time, but at the same instant in every replay.
+void ExternalRun::arm_clock_alarm() {
+  if (!clock_alarms_on_) return;
+  const std::optional<TimeMs> due = clock_.next_deadline_ms();
+  if (!due) return;
+  const TimeMs now = sim_.now_ms();
+  clock_alarms_.erase(clock_alarms_.begin(), clock_alarms_.upper_bound(now));
+  if (*due <= now) return;  // Woken at the next sync.
+  if (!clock_alarms_.insert(*due).second) return;
+  sim_.loop().schedule(*due - now, [] {});
+}
+
 void ExternalRun::sync() {
+  if (clock_.active()) {
+    clock_.publish(sim_.now_ms());
+    // A thread whose deadline came runs now: a wait for it alone (answers and changes of this
+    // instant held back, World::hold_deliveries), then the usual one.
+    if (clock_.wake_due() > 0) {
+      world_->hold_deliveries(true);
+      world_->mark_dirty();
+      for (RequestTicket* ticket : world_->sync()) {
+        sim_.loop().spawn(ticket->actor, serve_request(ticket));
+      }
+      world_->hold_deliveries(false);
+      world_->mark_dirty();
+    }
+  }
   for (RequestTicket* ticket : world_->sync()) {
     sim_.loop().spawn(ticket->actor, serve_request(ticket));
   }
+  if (clock_.active()) arm_clock_alarm();
 }
 
 // The fault a request meets, if any: answers it (fail) or serves it (execute). Returns the code.

@@ -47,6 +47,10 @@ struct ExternalSettings {
   // Fast lockstep: end a wait as soon as the process and the front-end are idle (readiness.h),
   // the quiet period as the fallback. False: the quiet period only (`--lockstep quiet`).
   bool ready_test = true;
+  // The process's clocks and timed waits on virtual time through the LD_PRELOAD shim
+  // (serve/virtual_clock.h, vclock/) when it was built; WSIM_VCLOCK=0 in wsim's environment
+  // turns it off too. False: the wall clock.
+  bool virtual_clock = true;
   std::ostream* log = nullptr;  // Where to say what it serves; null = quiet.
 };
 

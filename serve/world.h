@@ -76,7 +76,8 @@ struct ProcessLook {
   // idle (every thread of the process tree asleep, no event-loop timer due within the quiet
   // period, nothing queued on its connections, no request in the HTTP layer but the parked
   // ones), nullopt when not (or in `--lockstep quiet`). Two equal marks on consecutive polls
-  // (kReadyPollMs apart, no activity between) end a wait at once; otherwise the quiet period
+  // (taken back to back: a thread that ran or was woken between them changes its switch-in
+  // count or is runnable; no activity between) end a wait at once; otherwise the quiet period
   // does.
   std::optional<std::uint64_t> ready;
   // A digest of the process tree when every thread of it is asleep (timers or not), nullopt
@@ -105,6 +106,13 @@ struct LockstepOptions {
   // skips a wait (no mark wanted). Empty = the process is never busy, never ready, never
   // looked at.
   std::function<ProcessLook(std::size_t parked, bool mark_wanted)> look;
+  // Polled (simulation thread): a thread of the process waits for a deadline on the virtual
+  // clock (serve/virtual_clock.h). Lets the run start before `ready_watches` are open: a
+  // process that sleeps before it watches must see virtual time move. Empty = never.
+  std::function<bool()> timer_pending;
+  // Look at the process without sleeping kReadyPollMs first when the world is settled, and take
+  // the second readiness mark right after the first.
+  bool look_at_once = true;
 };
 
 inline constexpr std::int64_t kReadyPollMs = 1;
@@ -121,6 +129,12 @@ struct LockstepStats {
   std::uint64_t watches_opened = 0;
   std::int64_t wait_ms = 0;        // Wall time spent waiting in sync().
   std::int64_t start_wait_ms = 0;  // Of which before the process was ready (ready_watches).
+  // Where the waits after the start went (wall µs): until the world was settled and the
+  // process not busy (its requests in, answers taken, watches flushed, no thread running), and
+  // from then until the wait ended (the readiness marks or the quiet period); the looks taken.
+  std::int64_t settle_us = 0;
+  std::int64_t idle_us = 0;
+  std::uint64_t polls = 0;
 };
 
 // What wait_events() hands a watch.
@@ -209,6 +223,15 @@ class World {
   void complete(RequestTicket& ticket);
   // Simulation thread: every open watch ends with 410 Expired (the client relists).
   void expire_watches();
+  // Simulation thread: the process was woken (a timer of its on virtual time came due,
+  // serve/virtual_clock.h): the next sync() waits for it even when nothing else changed.
+  void mark_dirty() { dirty_ = true; }
+  // Simulation thread: while held, no answer leaves and no watch delivers (settled() counts
+  // neither), so a sync() waits for what the process does on its own — its timers woken at
+  // this instant — before it sees the answers and changes of the same instant. Without it the
+  // two race inside the process (libuv runs expired timers and ready sockets in one turn or in
+  // two, as the wall clock has it) and a replay takes the other order.
+  void hold_deliveries(bool hold);
   // Called by HTTP threads when an HTTP request arrives / a watch opens or closes.
   void request_entered() { entered_.fetch_add(1); }
   std::uint64_t open_watch(const std::string& kind, const std::string& namespace_);
@@ -244,6 +267,8 @@ class World {
   bool watch_flushed(const WatchSlot& slot) const;
   bool settled() const;
   bool can_start() const;
+  bool timer_pending() const;
+  bool marks_may_end() const;
   ProcessLook look(bool mark_wanted);
   bool process_unchanged();
 
@@ -285,6 +310,7 @@ class World {
   std::uint64_t next_watch_id_ = 1;
   std::map<std::string, TimeMs> last_deliver_ms_;  // Per kind.
   LockstepStats stats_;
+  bool holding_ = false;  // hold_deliveries().
 };
 
 }  // namespace wsim::serve

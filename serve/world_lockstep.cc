@@ -11,10 +11,12 @@
 namespace wsim::serve {
 namespace {
 
-std::int64_t steady_ms() {
+std::int64_t steady_us() {
   using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
 }
+
+std::int64_t steady_ms() { return steady_us() / 1000; }
 
 }  // namespace
 
@@ -56,7 +58,8 @@ std::size_t World::open_watches() {
 }
 
 bool World::deliverable(const LoggedEvent& event) const {
-  return !lockstep_ || event.deliver_ms <= sim_->now_ms();
+  if (!lockstep_) return true;
+  return !holding_ && event.deliver_ms <= sim_->now_ms();
 }
 
 bool World::watch_flushed(const WatchSlot& slot) const {
@@ -73,12 +76,23 @@ bool World::watch_flushed(const WatchSlot& slot) const {
 }
 
 bool World::settled() const {
-  if (entered_.load() != submitted_ || responses_out_ != 0) return false;
+  // Held answers are not out (hold_deliveries): the process cannot be waiting to read them.
+  if (entered_.load() != submitted_ || (!holding_ && responses_out_ != 0)) return false;
   return std::all_of(watches_.begin(), watches_.end(),
                      [this](const auto& entry) { return watch_flushed(entry.second); });
 }
 
-bool World::can_start() const { return ready_ || !queue_.empty() || in_simulation_ > 0; }
+// A process that waits for its virtual clock before it has opened its watches (a start-up
+// delay) needs virtual time to move: it may start then too.
+bool World::timer_pending() const {
+  return lockstep_options_.timer_pending && lockstep_options_.timer_pending();
+}
+
+bool World::can_start() const {
+  return ready_ || !queue_.empty() || in_simulation_ > 0 || timer_pending();
+}
+
+bool World::marks_may_end() const { return (ready_ || timer_pending()) && can_start(); }
 
 bool World::submit(RequestTicket& ticket) {
   std::unique_lock<std::mutex> lock(mutex_);
@@ -92,7 +106,9 @@ bool World::submit(RequestTicket& ticket) {
   ++stats_.requests;
   changed_.notify_all();
   // Bounded: the simulation completes every ticket it took, and closes the world at its end.
-  while (!ticket.done && !closed_) changed_.wait_for(lock, std::chrono::seconds(1));
+  while ((!ticket.done || holding_) && !closed_) {
+    changed_.wait_for(lock, std::chrono::seconds(1));
+  }
   if (!ticket.done) return false;
   --responses_out_;
   ++activity_;
@@ -102,7 +118,9 @@ bool World::submit(RequestTicket& ticket) {
 
 ProcessLook World::look(bool mark_wanted) {
   if (!lockstep_options_.look) return ProcessLook{};
-  return lockstep_options_.look(queue_.size() + in_simulation_, mark_wanted);
+  // Answers held back (hold_deliveries) are parked too: their HTTP threads wait in submit().
+  return lockstep_options_.look(queue_.size() + in_simulation_ + (holding_ ? responses_out_ : 0),
+                                mark_wanted);
 }
 
 // True when the process is as the last wait left it: asleep with the same digest (no thread of
@@ -129,6 +147,8 @@ std::vector<RequestTicket*> World::sync() {
   ++stats_.syncs;
   changed_.notify_all();
   const std::int64_t start = steady_ms();
+  const std::int64_t start_us = steady_us();
+  std::int64_t idle_since_us = 0;  // When the wait first found the world settled and idle.
   const bool was_ready = ready_;
   const std::int64_t bound =
       ready_ ? lockstep_options_.wait_max_ms : lockstep_options_.start_wait_max_ms;
@@ -143,29 +163,46 @@ std::vector<RequestTicket*> World::sync() {
   bool has_last_mark = false;
   std::uint64_t last_mark = 0;
   const auto poll = std::chrono::milliseconds(kReadyPollMs);
+  // Look without sleeping first: when the world is settled already (the common case after an
+  // event the process could see: the answer is out), the process may be idle now; and after a
+  // first mark, the second look follows at once (world.h ProcessLook::ready). A request arriving
+  // or an answer being taken wakes the condition variable; only a process busy on its own
+  // (no activity to wait for) costs a poll interval.
+  bool look_now = lockstep_options_.look_at_once && settled();
   while (true) {
-    changed_.wait_for(sim_lock_, poll);
+    if (look_now) {
+      // Let the HTTP threads take the mutex if they wait for it, without sleeping.
+      sim_lock_.unlock();
+      sim_lock_.lock();
+    } else {
+      changed_.wait_for(sim_lock_, poll);
+    }
+    look_now = false;
     const std::int64_t now = steady_ms();
     if (watches_.size() >= lockstep_options_.ready_watches) ready_ = true;
     // Activity or an unsettled world restarts the quiet period without a look at the process.
     const bool moved = activity_ != seen || !settled();
-    const ProcessLook seen_now = moved ? ProcessLook{} : look(ready_ && can_start());
+    const ProcessLook seen_now = moved ? ProcessLook{} : look(marks_may_end());
+    if (!moved) ++stats_.polls;
     asleep_after_wait_ = seen_now.asleep;
     if (moved || seen_now.busy) {
       seen = activity_;
       quiet_since.reset();
       quiet_polls = 0;
       has_last_mark = false;
+      idle_since_us = 0;
     } else {
       if (!quiet_since) quiet_since = steady_ms();  // After the look: the quiet poll's end.
+      if (idle_since_us == 0) idle_since_us = steady_us();
       ++quiet_polls;
-      if (ready_ && can_start()) {
+      if (marks_may_end()) {
         if (seen_now.ready && has_last_mark && *seen_now.ready == last_mark) {
           ++stats_.ready;
           break;
         }
         has_last_mark = seen_now.ready.has_value();
         last_mark = seen_now.ready.value_or(0);
+        look_now = lockstep_options_.look_at_once && has_last_mark;
       }
     }
     if (quiet_since && quiet_polls >= 2 && now - *quiet_since >= lockstep_options_.quiet_ms &&
@@ -179,7 +216,14 @@ std::vector<RequestTicket*> World::sync() {
     }
   }
   stats_.wait_ms += steady_ms() - start;
-  if (!was_ready) stats_.start_wait_ms += steady_ms() - start;
+  if (!was_ready) {
+    stats_.start_wait_ms += steady_ms() - start;
+  } else {
+    const std::int64_t end_us = steady_us();
+    const std::int64_t idle_us = idle_since_us == 0 ? end_us : idle_since_us;
+    stats_.settle_us += idle_us - start_us;
+    stats_.idle_us += end_us - idle_us;
+  }
   dirty_ = false;
   synced_activity_ = activity_;
   std::vector<RequestTicket*> batch;
@@ -197,6 +241,12 @@ void World::complete(RequestTicket& ticket) {
   ++responses_out_;
   dirty_ = true;
   changed_.notify_all();
+}
+
+void World::hold_deliveries(bool hold) {
+  WSIM_ASSERT(lockstep_ && sim_lock_.owns_lock());
+  holding_ = hold;
+  if (!hold) changed_.notify_all();
 }
 
 void World::expire_watches() {

@@ -4,6 +4,7 @@
 // process that ran since its last wait, and its quiet period needs two quiet looks.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -155,6 +156,75 @@ TEST(ServeLockstep, QuietPeriodNeedsTwoQuietLooksInARow) {
   world.close_watch(world.open_watch("ConfigMap", "default"));  // Activity: the next one waits.
   EXPECT_TRUE(world.sync().empty());
   EXPECT_EQ(world.stats().syncs, 2u);
+  EXPECT_EQ(world.stats().timeouts, 1u);
+  world.leave_lockstep();
+}
+
+// issue #33 item 3: timers woken by the virtual clock run in a wait of their own. While
+// deliveries are held, an answer that is ready stays in the world (its HTTP thread counts as
+// parked for the look) and the wait still ends; released, the next sync hands it out.
+TEST(ServeLockstep, HeldAnswersLeaveOnlyAfterTheHold) {
+  Sim sim(ChoiceSource::from_seed(1));
+  kube::ApiServer api(sim);
+  World world(sim, api, 100);
+  LockstepOptions options;
+  options.quiet_ms = 5;
+  options.ready_watches = 0;
+  std::size_t parked_seen = 0;
+  options.look = [&](std::size_t parked, bool) {
+    parked_seen = parked;
+    ProcessLook look;
+    look.asleep = 7;
+    look.ready = 7;
+    return look;
+  };
+  world.enter_lockstep(options);
+  RequestTicket ticket;
+  ticket.key = "a";
+  world.request_entered();
+  std::atomic<bool> answered{false};
+  std::thread client([&] { answered = world.submit(ticket); });
+  ASSERT_EQ(world.sync().size(), 1u);
+  world.complete(ticket);
+  world.hold_deliveries(true);
+  world.mark_dirty();
+  EXPECT_TRUE(world.sync().empty());
+  EXPECT_EQ(world.stats().timeouts, 0u) << "held, the answer does not keep the world unsettled";
+  EXPECT_EQ(parked_seen, 1u) << "the held answer's HTTP thread is parked";
+  EXPECT_FALSE(answered) << "no answer leaves while held";
+  world.hold_deliveries(false);
+  EXPECT_TRUE(world.sync().empty());
+  client.join();
+  EXPECT_TRUE(answered);
+  world.leave_lockstep();
+}
+
+// A process that sleeps on its virtual clock before it has opened its watches: the run starts
+// (the wait ends by the readiness marks), instead of waiting for the watches until the bound.
+TEST(ServeLockstep, APendingVirtualTimerLetsTheRunStartBeforeTheWatches) {
+  Sim sim(ChoiceSource::from_seed(1));
+  kube::ApiServer api(sim);
+  World world(sim, api, 100);
+  LockstepOptions options;
+  options.quiet_ms = 5;
+  options.ready_watches = 1;
+  options.start_wait_max_ms = 300;
+  bool timer = true;
+  options.timer_pending = [&] { return timer; };
+  options.look = [&](std::size_t, bool) {
+    ProcessLook look;
+    look.asleep = 9;
+    look.ready = 9;
+    return look;
+  };
+  world.enter_lockstep(options);
+  EXPECT_TRUE(world.sync().empty());
+  EXPECT_EQ(world.stats().timeouts, 0u);
+  EXPECT_EQ(world.stats().ready, 1u);
+  // Without a timer and without watches the start still waits for them, up to its bound.
+  timer = false;
+  world.mark_dirty();
+  EXPECT_TRUE(world.sync().empty());
   EXPECT_EQ(world.stats().timeouts, 1u);
   world.leave_lockstep();
 }
