@@ -135,6 +135,7 @@ const std::string& EventLoop::actor_key(ActorId id) const {
 
 void EventLoop::set_muted(std::set<std::string, std::less<>> names) {
   WSIM_ASSERT_EQ(actors_.size(), 1u);  // Only the unused slot 0: nothing spawned yet.
+  for (const std::string& name : names) WSIM_ASSERT(!name.empty());  // Matched to spawn names.
   muted_ = std::move(names);
 }
 
