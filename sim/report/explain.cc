@@ -115,6 +115,7 @@ std::vector<std::string> state_lines(const std::string& state, const std::string
 std::string config_summary(const System& system, const proto::Scenario& scenario) {
   std::string out;
   for (const VersionAxis& axis : system.axes()) {
+    WSIM_ASSERT(!axis.field.empty());  // As describe_versions: an axis names its field.
     std::string value;
     if (!config_value(scenario, system, axis.field, value)) continue;
     out += (out.empty() ? "" : " ") + axis.field + "=" + value;

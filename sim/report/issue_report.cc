@@ -182,6 +182,7 @@ void write_upstream(std::ostream& out, const IssueReportInput& input) {
           << step_url(step) << ")\n";
       continue;
     }
+    WSIM_ASSERT_GE(step.commit().size(), 7u);  // validate_step: 7..40 hex digits.
     out << i + 1 << ". " << cell(step.says()) << " — [`" << cell(step.file()) << ":" << step.lines()
         << "`](" << step_url(step) << ") `" << cell(step.function()) << "` @"
         << step.commit().substr(0, 12) << "\n";
