@@ -201,6 +201,7 @@ std::vector<std::vector<bool>> new_when_left_out_each(const std::vector<BugRow>&
     }
     WSIM_ASSERT_EQ(out[r].size(), rows[r].signatures.size());
   }
+  WSIM_ASSERT_EQ(out.size(), rows.size());  // One list per row (print_counterfactual's `fresh`).
   return out;
 }
 
@@ -591,7 +592,6 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
                           const std::vector<std::vector<Evidence>>& evidence,
                           const std::vector<std::vector<bool>>& fresh, std::ostream& out) {
   WSIM_ASSERT_EQ(evidence.size(), rows.size());
-  WSIM_ASSERT_EQ(fresh.size(), rows.size());
   out << "\nCounterfactual replays (each instance replayed with the first fix switch of its hunt's "
          "bug that applies and, when it is labelled with another bug, spares that bug's "
          "script; and with the first of its label's that spares its hunt's bug's script):\n\n"
