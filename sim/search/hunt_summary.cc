@@ -27,10 +27,10 @@ std::string label_of(const Finding& finding) {
 }
 
 Json finding_to_json(const Finding& finding, const std::vector<std::string>& signatures) {
-  // Paired with finding_from_json's checks: what is written reads back.
-  if (finding.realism)
+  // Paired with realism_from_json's check: a realism written reads back.
+  if (finding.realism) {
     WSIM_ASSERT_EQ(finding.realism->realistic, finding.realism->amplifiers.empty());
-  if (finding.production_seed) WSIM_ASSERT_GE(*finding.production_seed, finding.seed);
+  }
   Json out;
   out["verdict"] = verdict_name(finding.verdict);
   out["exit_code"] = exit_code(finding.verdict);
@@ -356,6 +356,7 @@ bool write_summary_file(const std::string& path, const HuntSummary& summary, std
 }
 
 bool read_summary_file(const std::string& path, HuntSummary& summary, std::string& error) {
+  WSIM_ASSERT(!path.empty());  // Errors name the file.
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = path + ": cannot read";
