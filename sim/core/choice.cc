@@ -39,6 +39,7 @@ ChoiceSource ChoiceSource::from_seed(std::uint64_t seed, std::uint64_t swarm_see
 }
 
 bool ChoiceSource::is_swarm_stream(std::string_view name) {
+  WSIM_ASSERT(!name.empty());  // Paired with stream(): every stream has a name.
   constexpr std::string_view kSuffix = ".swarm";
   return name == "swarm" || name == "swarm2" || name == "incidents" || name == "scheduler" ||
          (name.size() > kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix);
@@ -102,6 +103,8 @@ std::uint64_t ChoiceSource::draw_replayed(std::uint64_t bound) {
 }
 
 std::string_view ChoiceSource::current_key() const {
+  // A KeyScope names its key; an empty one would merge its draws into the unnamed key's tape.
+  if (scoped_) WSIM_ASSERT(!scope_key_.empty());
   if (scoped_) return scope_key_;
   return key_source_ ? key_source_() : std::string_view("-");
 }
@@ -125,6 +128,7 @@ std::uint32_t ChoiceSource::current_key_index() {
 
 std::uint64_t ChoiceSource::next_from_keyed_tape(std::uint64_t bound) {
   WSIM_ASSERT_GT(bound, 0u);
+  WSIM_ASSERT(backend_ == Backend::kKeyedTape);  // draw_replayed() dispatches by backend.
   const std::string_view key = current_key();
   const auto values = keyed_tape_.find(key);
   auto at = keyed_cursor_.find(key);
@@ -156,6 +160,7 @@ ChoiceSource::KeyedTape keyed_tape_of(const std::vector<Choice>& record,
 
 std::uint64_t ChoiceSource::next_from_tape(std::uint64_t bound) {
   WSIM_ASSERT_GT(bound, 0u);
+  WSIM_ASSERT(backend_ == Backend::kTape);
   if (cursor_ >= tape_.size()) {
     exhausted_ = true;
     return 0;
@@ -167,6 +172,7 @@ std::uint64_t ChoiceSource::next_from_tape(std::uint64_t bound) {
 
 std::uint64_t ChoiceSource::next_from_bytes(std::uint64_t bound) {
   WSIM_ASSERT_GT(bound, 0u);
+  WSIM_ASSERT(backend_ == Backend::kBytes);
   if (cursor_ >= bytes_.size()) {
     exhausted_ = true;
     return tail_ ? tail_->below(bound) : 0;

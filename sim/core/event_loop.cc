@@ -34,6 +34,7 @@ constexpr std::size_t kArity = 4;
 }  // namespace
 
 void EventLoop::Queue::push(const Event& event, TimeMs now_ms) {
+  WSIM_ASSERT_LE(fifo_head_, fifo_.size());
   // FIFO only while it stays sorted: same due time as its tail, rank 0, rising seq.
   const bool fifo_ok = event.due_ms == now_ms && event.rank == 0 &&
                        (fifo_head_ == fifo_.size() ||
@@ -47,6 +48,8 @@ void EventLoop::Queue::push(const Event& event, TimeMs now_ms) {
     fifo_head_ = 0;
   }
   fifo_.push_back(event);
+  // The FIFO stays sorted: its head is due no later than the event just appended (O(1)).
+  WSIM_ASSERT_LE(fifo_[fifo_head_].due_ms, event.due_ms);
 }
 
 void EventLoop::Queue::pop() {
@@ -126,16 +129,19 @@ void EventLoop::set_numbered_keys(bool on) {
 
 const std::string& EventLoop::actor_key(ActorId id) const {
   if (id == kNoActor || id >= actors_.size() || !actors_[id]) return actor_name(id);
+  WSIM_ASSERT(!actors_[id]->name.empty());  // Paired with spawn(); a key extends the name.
   return actors_[id]->key.empty() ? actors_[id]->name : actors_[id]->key;
 }
 
 void EventLoop::set_muted(std::set<std::string, std::less<>> names) {
   WSIM_ASSERT_EQ(actors_.size(), 1u);  // Only the unused slot 0: nothing spawned yet.
+  for (const std::string& name : names) WSIM_ASSERT(!name.empty());  // Matched to spawn names.
   muted_ = std::move(names);
 }
 
 ActorId EventLoop::spawn(std::string name, Task<void> task) {
   WSIM_ASSERT(task.handle());
+  WSIM_ASSERT_MSG(!name.empty(), "an actor needs a name (traces and choice keys use it)");
   const auto id = static_cast<ActorId>(actors_.size());
   if (!muted_.empty() && muted_.contains(name)) {
     // Finished before it started: a null slot, like an actor that ran to its end. No rank is
@@ -190,6 +196,7 @@ bool EventLoop::alive(ActorId id) const {
 const std::string& EventLoop::actor_name(ActorId id) const {
   static const std::string kNone = "-";
   if (id == kNoActor || id >= actors_.size() || !actors_[id]) return kNone;
+  WSIM_ASSERT(!actors_[id]->name.empty());  // Paired with spawn().
   return actors_[id]->name;
 }
 

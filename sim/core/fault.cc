@@ -35,11 +35,13 @@ bool Faults::find(const std::string& name, FaultId& id) const {
   if (it == id_by_name_.end()) return false;
   id = it->second;
   WSIM_ASSERT_LT(id, points_.size());
+  WSIM_ASSERT_EQ(points_[id].name, name);  // The index and the point agree on the name.
   return true;
 }
 
 void Faults::force(FaultId id, bool enabled, Ratio fire) {
   WSIM_ASSERT_LT(id, points_.size());
+  WSIM_ASSERT_MSG(!healed_, "overrides are forced before the fault phase, never after heal");
   WSIM_ASSERT_GT(fire.den, 0u);
   WSIM_ASSERT_LE(fire.num, fire.den);
   points_[id].enabled = enabled;
@@ -49,6 +51,7 @@ void Faults::force(FaultId id, bool enabled, Ratio fire) {
 
 void Faults::pin(FaultId id, FaultPin pin) {
   WSIM_ASSERT_LT(id, points_.size());
+  WSIM_ASSERT_MSG(!healed_, "pins are set before the fault phase, never after heal");
   WSIM_ASSERT_GE(pin.occurrence, 1u);
   WSIM_ASSERT_LT(pin.from_ms, pin.until_ms);
   FaultPoint& point = points_[id];
@@ -175,6 +178,7 @@ void Faults::draw_incidents(ChoiceStream stream, std::int64_t fault_phase_ms, Ra
 }
 
 int Faults::current_incident() const {
+  WSIM_ASSERT_LE(incidents_.size(), 4u);  // Paired with draw_incidents(): at most four windows.
   if (incidents_.empty() || now_ms_ == nullptr || healed_) return -1;
   const std::int64_t now = *now_ms_;
   for (std::size_t i = 0; i < incidents_.size(); ++i) {
@@ -241,6 +245,7 @@ std::vector<std::string> Faults::take_fired(std::uint64_t step) {
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   fired_pending_.clear();
+  WSIM_ASSERT_LE(names.size(), points_.size());  // Each fired point is named once.
   return names;
 }
 

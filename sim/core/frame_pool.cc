@@ -58,6 +58,8 @@ void* allocate(std::size_t size) {
 void release(void* frame, std::size_t size) noexcept {
   if (frame == nullptr) return;
   WSIM_ASSERT_GT(size, 0u);  // The size allocate() was given (sized operator delete).
+  // Paired with allocate(): only blocks operator new gave come back to a free list.
+  WSIM_ASSERT_EQ(reinterpret_cast<std::uintptr_t>(frame) % alignof(std::max_align_t), 0u);
 #ifndef WSIM_FRAME_POOL_OFF
   if (size <= kMaxPooledBytes) {
     const std::size_t c = size_class(size);

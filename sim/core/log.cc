@@ -28,6 +28,7 @@ class VirtualTimeSink final : public spdlog::sinks::base_sink<spdlog::details::n
   void sink_it_(const spdlog::details::log_msg& msg) override {
     const TimeMs now_ms = assert_context().now_ms;
     WSIM_ASSERT_GE(now_ms, 0);
+    WSIM_ASSERT(out_ != nullptr);  // set_stream() takes a reference; the default is std::cerr.
     char stamp[48];
     std::snprintf(stamp, sizeof stamp, "[t=%lld.%03llds] [", static_cast<long long>(now_ms / 1000),
                   static_cast<long long>(now_ms % 1000));

@@ -22,12 +22,17 @@ ProbeId Probes::declare(std::string name, std::string description) {
 std::vector<Probe> Probes::sorted() const {
   std::vector<Probe> out;
   out.reserve(probes_.size());
-  for (const auto& [name, id] : id_by_name_) out.push_back(probes_[id]);
+  for (const auto& [name, id] : id_by_name_) {
+    WSIM_ASSERT_LT(id, probes_.size());
+    out.push_back(probes_[id]);
+  }
   WSIM_ASSERT_EQ(out.size(), probes_.size());
   return out;
 }
 
 void Probes::merge(const Probes& other) {
+  // Merging into itself would double every count and grow the vector it walks.
+  WSIM_ASSERT(&other != this);
   for (const Probe& probe : other.probes_) {
     const ProbeId id = declare(probe.name, probe.description);
     WSIM_ASSERT_LT(id, probes_.size());

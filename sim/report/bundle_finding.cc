@@ -1,3 +1,5 @@
+// The finding of a bundle (bundle_finding.h): its shrunk run or itself replayed from choices.bin
+// (or, for an external system, told as recorded), labelled with the corpus, and its realism.
 #include "sim/report/bundle_finding.h"
 
 #include <filesystem>
@@ -21,6 +23,7 @@ namespace {
 // in another bug (a swallowed action gone past, then a timestamp tie): that bug's realism is
 // checked afresh, not borrowed.
 std::optional<Realism> recorded_realism(const std::string& dir, const RunResult* now) {
+  WSIM_ASSERT(!dir.empty());
   std::string json;
   std::string error;
   proto::VerdictRecord record;
@@ -69,6 +72,7 @@ bool replay_finding(const std::string& dir_given, bool original, const std::stri
     }
     if (out.source.empty()) out.source = dir;
   }
+  WSIM_ASSERT(out.bundle.scenario.system != nullptr);  // validate_scenario selected it.
   const System& system = *out.bundle.scenario.system;
   if (!system.executable()) {
     // A run of a process outside wsim (the external system): told as recorded, not re-executed.
@@ -86,6 +90,7 @@ bool replay_finding(const std::string& dir_given, bool original, const std::stri
   options.tape = out.tape;
   options.keep_trace = true;
   out.result = execute_run(system, out.bundle.scenario.scenario, options);
+  WSIM_ASSERT_EQ(out.result.seed, out.bundle.scenario.scenario.seed());
   if (!label_with_corpus(system, out.bundle.scenario.scenario, known_dir, out.result,
                          out.label_error, &out.known)) {
     WSIM_ASSERT(!out.label_error.empty());

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "sim/core/assert.h"
 #include "sim/report/report.h"
 #include "sim/report/timeline_html.h"
 #include "sim/run/atomic_write.h"
@@ -23,6 +24,7 @@ namespace {
 // scenario.textproto: a header naming the run and how to replay it, then the scenario.
 std::string scenario_file_text(const proto::Scenario& scenario, const RunResult& result,
                                const fs::path& final_dir) {
+  WSIM_ASSERT(final_dir.has_filename());  // The replay lines name the bundle directory.
   std::string scenario_text = "# wsim failure bundle: " + std::string(verdict_name(result.verdict));
   if (result.violation) scenario_text += " " + result.violation->invariant_id;
   scenario_text += ", seed " + std::to_string(result.seed) + "\n";
@@ -57,6 +59,8 @@ bool write_bundle(const std::string& out_dir, const System& system, const proto:
     return false;
   }
   const std::string name = bundle_name(system, scenario, result);
+  WSIM_ASSERT(!name.empty());
+  WSIM_ASSERT_EQ(name.find('/'), std::string::npos);  // Paired with bundle_name: one segment.
   const fs::path final_dir = out / name;
   const fs::path tmp_dir = out / (".tmp-" + name);
   const fs::path old_dir = out / (".old-" + name);
@@ -82,6 +86,10 @@ bool write_bundle(const std::string& out_dir, const System& system, const proto:
       fs::remove_all(tmp_dir, ec);
       return false;
     }
+  }
+  // The bundle has every file it lists, each whole (read_bundle reads three of them back).
+  for (const auto& [file, bytes] : files) {
+    WSIM_ASSERT_EQ(fs::file_size(tmp_dir / file, ec), bytes.size());
   }
   sync_directory(tmp_dir);
 

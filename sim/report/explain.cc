@@ -1,3 +1,5 @@
+// `wsim explain` (explain.h): a failed run told in three parts, the invariant, the events that
+// touched the failing object (folded), and its state before the first disturbing event and after.
 #include "sim/report/explain.h"
 
 #include <algorithm>
@@ -33,11 +35,13 @@ bool is_read(std::string_view verb) { return verb == "get" || verb == "list" || 
 
 std::string pad(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
+  WSIM_ASSERT_GE(text.size(), width);
   return text;
 }
 
 std::string right(std::string text, std::size_t width) {
   if (text.size() < width) text.insert(0, width - text.size(), ' ');
+  WSIM_ASSERT_GE(text.size(), width);
   return text;
 }
 
@@ -51,6 +55,8 @@ std::set<std::string, std::less<>> external_actors(const System& system) {
 std::string group_line(const RunResult& result, const EventGroup& group,
                        const std::string& violates, std::size_t violating,
                        std::size_t actor_width) {
+  WSIM_ASSERT(!group.members.empty());  // fold_key_events: a group has its first event.
+  WSIM_ASSERT_LT(group.first, result.trace.size());
   const TraceEvent& e = result.trace[group.first];
   const bool marked =
       std::find(group.members.begin(), group.members.end(), violating) != group.members.end();
@@ -102,12 +108,14 @@ std::vector<std::string> state_lines(const std::string& state, const std::string
     out.resize(3);
     out.push_back("... (" + std::to_string(more) + " more lines)");
   }
+  WSIM_ASSERT_LE(out.size(), 4u);
   return out;
 }
 
 std::string config_summary(const System& system, const proto::Scenario& scenario) {
   std::string out;
   for (const VersionAxis& axis : system.axes()) {
+    WSIM_ASSERT(!axis.field.empty());  // As describe_versions: an axis names its field.
     std::string value;
     if (!config_value(scenario, system, axis.field, value)) continue;
     out += (out.empty() ? "" : " ") + axis.field + "=" + value;
@@ -159,6 +167,7 @@ std::vector<std::size_t> key_events(const System& system, const RunResult& resul
     if (object.empty() && !external && !fault) keep = false;
     if (keep) keys.push_back(i);
   }
+  if (!keys.empty()) WSIM_ASSERT_LT(keys.back(), trace.size());  // Ascending trace indices.
   return keys;
 }
 
@@ -193,6 +202,7 @@ std::optional<StateSnapshot> state_before(const System& system, const proto::Sce
   if (best.trace_events > trace_index) return std::nullopt;
   while (lo < hi) {
     const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    WSIM_ASSERT_GT(mid, lo);  // The search makes progress.
     RunResult run = replay(mid);
     if (run.trace_events <= trace_index) {
       lo = mid;
@@ -201,6 +211,7 @@ std::optional<StateSnapshot> state_before(const System& system, const proto::Sce
       hi = mid - 1;
     }
   }
+  WSIM_ASSERT_LE(best.trace_events, trace_index);  // The state before the event, not after.
   return StateSnapshot{best.end_ms, best.state};
 }
 
@@ -209,6 +220,7 @@ namespace {
 // Section 1: the invariant (its description and reference), what was seen, the run.
 void explain_invariant(std::ostream& out, const System& system, const proto::Scenario& scenario,
                        const RunResult& result, const std::string& source) {
+  WSIM_ASSERT(!source.empty());  // "from:" names the bundle or the command.
   const std::string object = result.violation ? result.violation->object : "";
   const std::string invariant = result.violation ? result.violation->invariant_id : "";
   if (result.violation) {
@@ -270,6 +282,7 @@ void explain_events(std::ostream& out, const RunResult& result,
     kept.push_back("   ... " + std::to_string(dropped) + " more lines");
     kept.insert(kept.end(), lines.end() - static_cast<std::ptrdiff_t>(tail), lines.end());
     lines = std::move(kept);
+    WSIM_ASSERT_EQ(lines.size(), kExplainEventLinesMax);
   }
   for (const std::string& line : lines) out << line << "\n";
 }
@@ -295,6 +308,7 @@ std::vector<EventGroup> fold_key_events(const RunResult& result,
     }
     groups.push_back(EventGroup{i, {i}});
   }
+  WSIM_ASSERT_LE(groups.size(), keys.size());  // Folding only merges.
   return groups;
 }
 
@@ -311,12 +325,14 @@ std::string explain_run(const System& system, const proto::Scenario& scenario,
 
   // 2. The events that matter.
   const std::vector<std::size_t> keys = key_events(system, result, object);
+  WSIM_ASSERT_LE(keys.size(), trace.size());
   explain_events(out, result, keys, object, invariant);
 
   // 3. The state before and after.
   const std::optional<std::size_t> trigger = first_disturbing_event(system, result, keys);
   if (trigger && !tape.empty()) {
     if (auto before = state_before(system, scenario, tape, result, *trigger)) {
+      WSIM_ASSERT_LT(*trigger, trace.size());
       const TraceEvent& e = trace[*trigger];
       out << "state before " << e.actor << " " << e.verb << " " << e.object << " at "
           << format_trace_time(e.time_ms) << ":\n";

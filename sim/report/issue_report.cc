@@ -1,3 +1,5 @@
+// `wsim report` (issue_report.h): a failure written as a Markdown issue, its table, story,
+// upstream chain, needs and repro commands.
 #include "sim/report/issue_report.h"
 
 #include <algorithm>
@@ -21,11 +23,15 @@ namespace {
 std::string cell(const std::string& text) {
   std::string out = one_line(text);
   std::replace(out.begin(), out.end(), '|', '/');
+  // One cell: no column separator, no line break.
+  WSIM_ASSERT_EQ(out.find('|'), std::string::npos);
+  WSIM_ASSERT_EQ(out.find('\n'), std::string::npos);
   return out;
 }
 
 // The system's declaration of invariant `id` (System::invariants returns a new vector: copied).
 std::optional<InvariantInfo> invariant_info(const System& system, const std::string& id) {
+  WSIM_ASSERT(!id.empty());
   for (const InvariantInfo& info : system.invariants()) {
     if (info.id == id) return info;
   }
@@ -33,6 +39,7 @@ std::optional<InvariantInfo> invariant_info(const System& system, const std::str
 }
 
 std::string title(const IssueReportInput& input) {
+  WSIM_ASSERT(input.result != nullptr);
   const RunResult& result = *input.result;
   if (!result.violation) return input.system->name() + ": " + verdict_name(result.verdict);
   const Violation& violation = *result.violation;
@@ -44,6 +51,7 @@ std::string title(const IssueReportInput& input) {
 }
 
 void write_table(std::ostream& out, const IssueReportInput& input) {
+  WSIM_ASSERT(input.scenario != nullptr);
   const RunResult& result = *input.result;
   out << "| | |\n|---|---|\n";
   out << "| versions | `" << cell(describe_versions(*input.scenario, *input.system)) << "` |\n";
@@ -77,6 +85,7 @@ void write_table(std::ostream& out, const IssueReportInput& input) {
 }
 
 std::string story_line(const RunResult& result, const EventGroup& group) {
+  WSIM_ASSERT_LT(group.first, result.trace.size());
   const TraceEvent& e = result.trace[group.first];
   std::string line =
       "`" + format_trace_time(e.time_ms) + "` " + cell(e.actor) + " **" + cell(e.verb) + "**";
@@ -130,6 +139,8 @@ void write_story(std::ostream& out, const IssueReportInput& input) {
     return;
   }
   const std::vector<std::size_t> shown = story_groups(*input.system, result, groups);
+  WSIM_ASSERT_LE(shown.size(), groups.size());
+  WSIM_ASSERT_LE(shown.size(), kIssueStoryLinesMax);  // With the "other steps" line.
   int number = 1;
   if (shown.size() < groups.size()) {
     out << number++ << ". … " << groups.size() - shown.size()
@@ -163,6 +174,7 @@ void write_upstream(std::ostream& out, const IssueReportInput& input) {
                 "designed. "
               : "")
       << "Read on " << cell(upstream.read_on()) << ".\n\n";
+  WSIM_ASSERT_GT(upstream.steps_size(), 0);  // has_upstream(): validate_upstream needs one.
   for (int i = 0; i < upstream.steps_size(); ++i) {
     const proto::UpstreamStep& step = upstream.steps(i);
     if (!step.url().empty()) {  // A design document's section.
@@ -170,6 +182,7 @@ void write_upstream(std::ostream& out, const IssueReportInput& input) {
           << step_url(step) << ")\n";
       continue;
     }
+    WSIM_ASSERT_GE(step.commit().size(), 7u);  // validate_step: 7..40 hex digits.
     out << i + 1 << ". " << cell(step.says()) << " — [`" << cell(step.file()) << ":" << step.lines()
         << "`](" << step_url(step) << ") `" << cell(step.function()) << "` @"
         << step.commit().substr(0, 12) << "\n";
@@ -191,6 +204,7 @@ void write_needs(std::ostream& out, const IssueReportInput& input) {
     }
   }
   if (needs.empty()) return;
+  WSIM_ASSERT_GE(needs.size(), input.realism.amplifiers.size());
   out << "\n## Needs\n\n";
   for (const auto& [name, why] : needs) {
     std::string text = why;
@@ -206,7 +220,9 @@ void write_needs(std::ostream& out, const IssueReportInput& input) {
 }  // namespace
 
 std::string render_issue_report(const IssueReportInput& input) {
-  WSIM_ASSERT(input.system != nullptr && input.scenario != nullptr && input.result != nullptr);
+  WSIM_ASSERT(input.system != nullptr);
+  WSIM_ASSERT(input.scenario != nullptr);
+  WSIM_ASSERT(input.result != nullptr);
   std::ostringstream out;
   out << "# " << title(input) << "\n\n";
   write_table(out, input);

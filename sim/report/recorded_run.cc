@@ -1,3 +1,5 @@
+// A recorded run read back from a bundle (recorded_run.h): verdict.json and trace.jsonl into a
+// RunResult, its signature recomputed, for `wsim explain` and the reports.
 #include "sim/report/recorded_run.h"
 
 #include <nlohmann/json.hpp>
@@ -34,6 +36,7 @@ std::string string_member(const nlohmann::json& object, const char* key) {
 
 // One line of trace.jsonl (report.cc render_trace_jsonl) into `result.trace`.
 bool parse_trace_line(const std::string& line, RunResult& result, std::string& error) {
+  WSIM_ASSERT(!line.empty());  // read_trace skips empty lines.
   const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
   if (!event.is_object() || !event.contains("time_ms") || !event["time_ms"].is_number_integer()) {
     error = "not a trace event (an object with \"time_ms\")";
@@ -59,10 +62,13 @@ bool parse_trace_line(const std::string& line, RunResult& result, std::string& e
   if (mark == "culprit") result.culprit_event = result.trace.size();
   if (mark == "violation") result.violation_event = result.trace.size();
   result.trace.push_back(std::move(e));
+  // A mark names the event just read (paired with render_trace_jsonl's "mark").
+  if (result.culprit_event) WSIM_ASSERT_LT(*result.culprit_event, result.trace.size());
   return true;
 }
 
 bool read_trace(const std::string& path, RunResult& result, std::string& error) {
+  WSIM_ASSERT(!path.empty());
   std::string text;
   if (!read_file_capped(path, kRecordedTraceBytesMax, text, error)) return false;
   std::istringstream in(text);
@@ -75,10 +81,12 @@ bool read_trace(const std::string& path, RunResult& result, std::string& error) 
       return false;
     }
   }
+  WSIM_ASSERT_LE(result.trace.size(), number);  // At most one event per line.
   return true;
 }
 
 bool read_verdict(const std::string& path, RunResult& result, std::string& error) {
+  WSIM_ASSERT(!path.empty());
   std::string json;
   proto::VerdictRecord record;
   if (!read_file_capped(path, kVerdictBytesMax, json, error) ||
@@ -120,6 +128,7 @@ bool read_verdict(const std::string& path, RunResult& result, std::string& error
 
 bool read_recorded_run(const Bundle& bundle, const System& system, RunResult& result,
                        std::string& error) {
+  WSIM_ASSERT(!bundle.dir.empty());
   result = RunResult{};
   if (!read_verdict(bundle.dir + "/verdict.json", result, error) ||
       !read_trace(bundle.dir + "/trace.jsonl", result, error)) {
@@ -128,6 +137,8 @@ bool read_recorded_run(const Bundle& bundle, const System& system, RunResult& re
   if (result.culprit_event && *result.culprit_event >= result.trace.size()) {
     result.culprit_event.reset();
   }
+  // compute_signature REQUIRES the culprit to index the trace.
+  if (result.culprit_event) WSIM_ASSERT_LT(*result.culprit_event, result.trace.size());
   if (result.violation) {
     const bool liveness = result.verdict == Verdict::kLiveness;
     result.signature =

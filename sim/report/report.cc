@@ -1,8 +1,12 @@
+// The plain reports of a run (report.h): trace.txt, trace.jsonl, verdict.json, and the escaping
+// and time formats they share.
 #include "sim/report/report.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+
+#include "sim/core/assert.h"
 
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
@@ -15,6 +19,7 @@ namespace {
 
 // Length of the valid UTF-8 sequence starting at text[i], or 0 if it is not one.
 std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+  WSIM_ASSERT_LT(i, text.size());
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char c = byte(i);
   std::size_t n = 0;
@@ -42,6 +47,7 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i) {
       code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
     return 0;
   }
+  WSIM_ASSERT_LE(i + n, text.size());  // A whole sequence, inside the text.
   return n;
 }
 
@@ -56,13 +62,16 @@ std::string format_trace_time(TimeMs ms) {
   const long long m = t / 60'000 % 60;
   const long long s = t / 1000 % 60;
   const long long f = t % 1000;
+  int written = 0;
   if (h > 0) {
-    std::snprintf(buffer, sizeof buffer, "%lldh%02lldm%02lld.%03llds", h, m, s, f);
+    written = std::snprintf(buffer, sizeof buffer, "%lldh%02lldm%02lld.%03llds", h, m, s, f);
   } else if (m > 0) {
-    std::snprintf(buffer, sizeof buffer, "%lldm%02lld.%03llds", m, s, f);
+    written = std::snprintf(buffer, sizeof buffer, "%lldm%02lld.%03llds", m, s, f);
   } else {
-    std::snprintf(buffer, sizeof buffer, "%lld.%03llds", s, f);
+    written = std::snprintf(buffer, sizeof buffer, "%lld.%03llds", s, f);
   }
+  WSIM_ASSERT_GT(written, 0);
+  WSIM_ASSERT_LT(written, static_cast<int>(sizeof buffer));  // Never truncated.
   return buffer;
 }
 
@@ -73,10 +82,15 @@ std::string time_column(TimeMs ms) { return format_trace_time(ms); }
 std::string pad(std::string_view text, std::size_t width) {
   std::string out(text);
   if (out.size() < width) out.append(width - out.size(), ' ');
+  WSIM_ASSERT_GE(out.size(), width);
   return out;
 }
 
 const char* mark_of(const RunResult& result, std::size_t index) {
+  // One mark per event: the culprit comes before the harness's violation event.
+  if (result.culprit_event && result.violation_event) {
+    WSIM_ASSERT_NE(*result.culprit_event, *result.violation_event);
+  }
   if (result.violation_event && *result.violation_event == index) return "violation";
   if (result.culprit_event && *result.culprit_event == index) return "culprit";
   return nullptr;
@@ -128,7 +142,7 @@ std::string json_string(std::string_view text) {
         break;
     }
     if (c < 0x20 || c == 0x7f) {
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      WSIM_ASSERT_EQ(std::snprintf(buffer, sizeof buffer, "\\u%04x", c), 6);
       out += buffer;
       ++i;
       continue;
@@ -144,6 +158,7 @@ std::string json_string(std::string_view text) {
     i += n;
   }
   out += '"';
+  WSIM_ASSERT_GE(out.size(), text.size() + 2);  // Quoted; escapes only lengthen.
   return out;
 }
 
@@ -171,11 +186,13 @@ std::string html_escape(std::string_view text) {
         out += c;
     }
   }
+  WSIM_ASSERT_GE(out.size(), text.size());
   return out;
 }
 
 std::string render_trace_text(const System& system, const proto::Scenario& scenario,
                               const RunResult& result) {
+  WSIM_ASSERT(!system.name().empty());
   std::ostringstream out;
   out << "# " << headline(system, scenario, result) << "\n";
   if (result.violation) out << "# " << one_line_escaped(result.violation->message) << "\n";
@@ -250,6 +267,9 @@ std::string render_trace_jsonl(const RunResult& result) {
     if (const char* mark = mark_of(result, i)) out += ",\"mark\":" + json_string(mark);
     out += "}\n";
   }
+  // One line per event (json_string escapes newlines): read_trace parses it line by line.
+  WSIM_ASSERT_EQ(static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n')),
+                 result.trace.size());
   return out;
 }
 

@@ -1,3 +1,5 @@
+// timeline.html (timeline_html.h): a run's trace drawn as lanes with messages, workspace bands,
+// folded repeats, gaps and elided stretches, the failing object's story on top.
 #include "sim/report/timeline_html.h"
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/assert.h"
 #include "sim/report/explain.h"
 #include "sim/report/report.h"
 #include "sim/run/duration.h"
@@ -41,7 +44,11 @@ bool starts_with(std::string_view text, std::string_view head) {
   return text.substr(0, head.size()) == head;
 }
 
-int lane_x(Lane lane) { return kLaneLeft + static_cast<int>(lane) * kLaneW + kLaneW / 2; }
+int lane_x(Lane lane) {
+  WSIM_ASSERT_GE(static_cast<int>(lane), 0);
+  WSIM_ASSERT_LT(static_cast<int>(lane), kLaneCount);  // Inside the drawing's lane columns.
+  return kLaneLeft + static_cast<int>(lane) * kLaneW + kLaneW / 2;
+}
 
 bool success(std::string_view result) {
   return result == "ok" || result == "OK" || result == "200" || result == "201";
@@ -110,6 +117,7 @@ const char* desired_class(Desired d) {
     case Desired::kNone:
       break;
   }
+  WSIM_ASSERT(d == Desired::kNone);  // Every other state has its band class.
   return "";
 }
 
@@ -132,6 +140,7 @@ std::string workspace_of(const TraceEvent& e, const std::vector<std::string>& kn
     if (key.size() > k.size() + 1 && starts_with(key, k) && key[k.size()] == '-' &&
         std::all_of(key.begin() + static_cast<std::ptrdiff_t>(k.size()) + 1, key.end(),
                     [](char c) { return c >= '0' && c <= '9'; })) {
+      WSIM_ASSERT_LT(k.size(), key.size());  // An instance folds into a shorter name.
       return k;
     }
   }
@@ -178,6 +187,8 @@ Bands derive_bands(const RunResult& result) {
     }
     for (std::size_t w = 0; w < all.size(); ++w) bands.at[w][i] = now[w];
   }
+  WSIM_ASSERT_LE(bands.workspaces.size(), static_cast<std::size_t>(kBandsMax));
+  WSIM_ASSERT_EQ(bands.at.size(), bands.workspaces.size());  // One band per workspace.
   return bands;
 }
 
@@ -227,6 +238,8 @@ std::vector<Row> event_rows(const LaneMap& lanes, const RunResult& result) {
         i = j - 1;
       }
     }
+    WSIM_ASSERT_LE(row.first, row.last);
+    WSIM_ASSERT_LT(row.last, trace.size());
     rows.push_back(row);
   }
   return rows;
@@ -274,10 +287,13 @@ std::size_t cap_rows(const std::vector<TraceEvent>& trace, std::vector<Row>& row
         elided.to_ms = trace[rows[r].last].time_ms;
         ++r;
       }
+      WSIM_ASSERT_GT(elided.count, 0u);  // An elided row stands for dropped events.
       elided_events += elided.count;
       kept.push_back(elided);
     }
     rows = std::move(kept);
+    // At most kTimelineRowsMax kept rows, with at most one elided row between two of them.
+    WSIM_ASSERT_LE(rows.size(), 2 * kTimelineRowsMax + 1);
   }
   return elided_events;
 }
@@ -299,6 +315,7 @@ std::vector<Row> with_gaps(const std::vector<TraceEvent>& trace, const std::vect
     previous = row.kind == RowKind::kElided ? row.to_ms : trace[row.last].time_ms;
     out.push_back(row);
   }
+  WSIM_ASSERT_GE(out.size(), rows.size());  // Gaps are added, rows never dropped.
   return out;
 }
 
@@ -306,6 +323,7 @@ std::vector<Row> build_rows(const LaneMap& lanes, const RunResult& result,
                             std::size_t& elided_events) {
   std::vector<Row> rows = event_rows(lanes, result);
   elided_events = cap_rows(result.trace, rows);
+  WSIM_ASSERT_LE(elided_events, result.trace.size());
   return with_gaps(result.trace, rows);
 }
 
@@ -314,6 +332,7 @@ std::vector<Row> build_rows(const LaneMap& lanes, const RunResult& result,
 std::string num(long long v) { return std::to_string(v); }
 
 void arrow(std::string& out, Lane from, Lane to, int y, bool fault, bool lost) {
+  WSIM_ASSERT_GE(y, 0);
   const int x1 = lane_x(from);
   int x2 = lane_x(to);
   const int dir = x2 > x1 ? 1 : -1;
@@ -343,6 +362,8 @@ struct Page {
 
 void draw_bands(std::string& out, const Page& page, const std::vector<Row>& rows, std::size_t begin,
                 std::size_t end) {
+  WSIM_ASSERT_LE(begin, end);
+  WSIM_ASSERT_LE(end, rows.size());
   for (std::size_t w = 0; w < page.bands.workspaces.size(); ++w) {
     const int x = kBandLeft + static_cast<int>(w) * kBandW + 2;
     // The state at each row: that after its last event; gaps and elided rows keep the state of
@@ -375,6 +396,7 @@ void draw_bands(std::string& out, const Page& page, const std::vector<Row>& rows
 
 // A quiet stretch (kGap) or elided rows (kElided): one full-width row with a note.
 void draw_stretch_row(std::string& out, const Row& row, int y) {
+  WSIM_ASSERT(row.kind == RowKind::kGap || row.kind == RowKind::kElided);
   const int mid = y + kRowH / 2;
   const int base = y + kRowH - 4;
   const bool gap = row.kind == RowKind::kGap;
@@ -466,6 +488,7 @@ void draw_row(std::string& out, const Page& page, const Row& row, int y) {
 
 // The lane lines; with `only`, just the lanes it marks.
 void draw_lane_lines(std::string& out, int height, const std::vector<bool>* only = nullptr) {
+  if (only != nullptr) WSIM_ASSERT_EQ(only->size(), static_cast<std::size_t>(kLaneCount));
   for (int l = 0; l < kLaneCount; ++l) {
     if (only != nullptr && !(*only)[static_cast<std::size_t>(l)]) continue;
     const int x = lane_x(static_cast<Lane>(l));
@@ -490,6 +513,7 @@ std::vector<Row> story_rows(const Page& page, const std::vector<std::size_t>& ke
   indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
   std::vector<Row> rows;
   for (std::size_t i : indices) {
+    WSIM_ASSERT_LT(i, result.trace.size());  // key_events and the marks index the trace.
     Row row;
     row.first = row.last = i;
     row.marked = i == page.violating || i == page.first_culprit || is_violation(result.trace[i]);
@@ -507,6 +531,7 @@ std::vector<Row> story_rows(const Page& page, const std::vector<std::size_t>& ke
   std::vector<Row> kept(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(head));
   kept.push_back(elided);
   kept.insert(kept.end(), rows.end() - static_cast<std::ptrdiff_t>(tail), rows.end());
+  WSIM_ASSERT_EQ(kept.size(), kTimelineStoryRowsMax);  // The head, one elided row, the tail.
   return kept;
 }
 
@@ -516,6 +541,7 @@ std::vector<bool> story_lanes(const Page& page, const std::vector<Row>& rows) {
   for (const Row& row : rows) {
     if (row.kind != RowKind::kEvent) continue;
     const TraceEvent& e = page.result.trace[row.first];
+    WSIM_ASSERT_LT(static_cast<std::size_t>(page.lanes.of(e.actor)), lanes.size());
     lanes[static_cast<std::size_t>(page.lanes.of(e.actor))] = true;
     if (auto message = message_of(page.lanes, e)) {
       lanes[static_cast<std::size_t>(message->first)] = true;
@@ -528,6 +554,7 @@ std::vector<bool> story_lanes(const Page& page, const std::vector<Row>& rows) {
 // The open section at the top: the failing object's lanes and the events that touched it.
 void draw_story(std::string& out, const Page& page, const std::string& object,
                 const std::vector<Row>& rows, std::size_t keys_count) {
+  WSIM_ASSERT_LE(keys_count, page.result.trace.size());
   const std::vector<bool> lanes = story_lanes(page, rows);
   std::string lane_names;
   for (int l = 0; l < kLaneCount; ++l) {
@@ -561,6 +588,7 @@ constexpr std::string_view kLaneSub[kLaneCount] = {
 
 // The sticky lane header: time, the workspace bands, the lanes, the event text.
 void draw_lane_header(std::string& out, const Bands& bands) {
+  WSIM_ASSERT_LE(bands.workspaces.size(), static_cast<std::size_t>(kBandsMax));  // Columns.
   out += "<div id=\"lanes\" style=\"width:" + num(kWidth) + "px\">";
   out += "<div style=\"left:0;width:" + num(kTimeRight) + "px;text-align:right\">time</div>";
   for (std::size_t w = 0; w < bands.workspaces.size(); ++w) {
@@ -582,6 +610,7 @@ void draw_sections(std::string& out, const Page& page, const std::vector<Row>& r
   const std::vector<TraceEvent>& trace = page.result.trace;
   for (std::size_t begin = 0; begin < rows.size(); begin += kTimelineSectionRows) {
     const std::size_t end = std::min(rows.size(), begin + kTimelineSectionRows);
+    WSIM_ASSERT_LT(begin, end);  // A section is never empty.
     bool marked = false;
     std::size_t section_faults = 0;
     std::size_t events = 0;
@@ -613,6 +642,9 @@ void draw_sections(std::string& out, const Page& page, const std::vector<Row>& r
     draw_bands(out, page, rows, begin, end);
     out += "\n";
     for (std::size_t r = begin; r < end; ++r) {
+      // An event row names trace events (draw_row reads them).
+      const bool event = rows[r].kind == RowKind::kEvent || rows[r].kind == RowKind::kRepeat;
+      if (event) WSIM_ASSERT_LT(rows[r].last, trace.size());
       draw_row(out, page, rows[r], static_cast<int>(r - begin) * kRowH);
     }
     out += "</svg>\n</details>\n";
@@ -643,6 +675,7 @@ void draw_legend(std::string& out, bool with_bands) {
 
 std::string headline(const System& system, const proto::Scenario& scenario,
                      const RunResult& result) {
+  WSIM_ASSERT(!system.name().empty());
   std::string out = system.name() + " seed " + std::to_string(result.seed) + ": " +
                     std::string(verdict_name(result.verdict));
   if (result.violation) {
@@ -709,6 +742,7 @@ void mark_violation(Page& page) {
   const RunResult& result = page.result;
   if (!result.violation) return;
   page.violates = result.violation->invariant_id;
+  WSIM_ASSERT(!page.violates.empty());
   page.violating = result.culprit_event     ? *result.culprit_event
                    : result.violation_event ? *result.violation_event
                                             : SIZE_MAX;
@@ -732,9 +766,11 @@ std::string render_timeline_html(const System& system, const proto::Scenario& sc
     keys = key_events(system, result, object);
     page.first_culprit = first_disturbing_event(system, result, keys).value_or(SIZE_MAX);
     story = story_rows(page, keys);
+    WSIM_ASSERT_LE(story.size(), kTimelineStoryRowsMax);
   }
 
   const auto faults = std::count_if(trace.begin(), trace.end(), is_fault_event);
+  WSIM_ASSERT_LE(static_cast<std::size_t>(faults), trace.size());
 
   std::string out;
   out.reserve(4096 + rows.size() * 700);

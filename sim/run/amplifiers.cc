@@ -1,3 +1,5 @@
+// Amplifiers (amplifiers.h): reading and setting a system's amplified config values, which of
+// them a scenario has off production, and the per-config-seed draw a hunt makes of them.
 #include "sim/run/amplifiers.h"
 
 #include <algorithm>
@@ -34,6 +36,7 @@ std::vector<Amplifier> amplified_in(const proto::Scenario& scenario, const Syste
 
 std::optional<Amplifier> find_amplifier(const System& system, const std::string& name) {
   for (Amplifier& amplifier : system.amplifiers()) {
+    WSIM_ASSERT(!amplifier.amplified.empty());  // As drawable_amplifiers checks.
     if (amplifier.name == name) return std::move(amplifier);
   }
   return std::nullopt;
@@ -80,9 +83,11 @@ void draw_amplifiers(proto::Scenario& scenario, const System& system,
     bool wanted = false;
     for (const std::string& name : drawable) wanted = wanted || name == amplifier.name;
     if (!wanted) continue;
+    WSIM_ASSERT(!amplifier.amplified.empty());  // Paired with drawable_amplifiers.
     // Two draws per amplifier whatever the outcome: one amplifier's draw never shifts another's.
     const bool amplify = prng.below(kAmplifiedShare.den) < kAmplifiedShare.num;
     const std::uint64_t which = prng.below(amplifier.amplified.size());
+    WSIM_ASSERT_LT(which, amplifier.amplified.size());
     set_amplifier(scenario, system, amplifier,
                   amplify ? amplifier.amplified[which] : amplifier.production);
   }
@@ -115,6 +120,7 @@ std::string render_parameters_and_amplifiers(const System& system) {
   out +=
       "  amplifiers (off by default; `wsim hunt` draws them, a finding that needs one says so):\n";
   for (const Amplifier& a : amplifiers) {
+    WSIM_ASSERT(!a.amplified.empty());  // An amplifier has a value other than production.
     std::string amplified;
     for (const std::string& value : a.amplified)
       amplified += (amplified.empty() ? "" : ", ") + value;

@@ -1,3 +1,5 @@
+// Writing a file atomically (atomic_write.h): a temporary file fsynced, then renamed or linked
+// into place, then the directory fsynced.
 #include "sim/run/atomic_write.h"
 
 #include <fcntl.h>

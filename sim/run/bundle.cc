@@ -1,3 +1,5 @@
+// Failure bundles (bundle.h): their directory names and reading one back (scenario, choice
+// record, verdict and hashes).
 #include "sim/run/bundle.h"
 
 #include <cerrno>
@@ -6,6 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "sim/core/assert.h"
 #include "sim/run/atomic_write.h"
 #include "sim/run/duration.h"
 #include "sim/run/verdict_json.h"
@@ -23,6 +26,7 @@ std::string sanitize(std::string_view text) {
                     c == '.' || c == '_' || c == '-';
     out += ok ? c : '_';
   }
+  WSIM_ASSERT_EQ(out.find('/'), std::string::npos);  // One path segment, never a path.
   return out.substr(0, 120);
 }
 
@@ -30,6 +34,7 @@ std::string sanitize(std::string_view text) {
 
 std::string bundle_name(const System& system, const proto::Scenario& scenario,
                         const RunResult& result) {
+  WSIM_ASSERT(!system.name().empty());
   std::string name = system.name();
   const std::string versions = version_tag(scenario, system);
   if (!versions.empty()) name += "-" + versions;
@@ -71,6 +76,8 @@ bool read_bundle(const std::string& dir, Bundle& bundle, std::string& error) {
     return false;
   }
   bundle.has_hashes = true;
+  // Paired with decode_choice_record: 16 bytes a choice, within the file cap.
+  WSIM_ASSERT_LE(bundle.record.size(), kChoicesBytesMax / 16);
   bundle.verdict = record.verdict();
   bundle.invariant = record.invariant();
   return true;

@@ -1,3 +1,6 @@
+// The run driver (driver.h): one run through its phases (set up, fault, heal and settle,
+// liveness), with safety checked after every event, known violations masked, and the result
+// collected, signed and labelled.
 #include "sim/run/driver.h"
 
 #include <algorithm>
@@ -14,11 +17,15 @@ namespace wsim::run {
 namespace {
 
 std::string ratio_text(Ratio ratio) {
+  WSIM_ASSERT_GT(ratio.den, 0u);
+  WSIM_ASSERT_LE(ratio.num, ratio.den);
   return std::to_string(ratio.num) + "/" + std::to_string(ratio.den);
 }
 
 // The pin of a pinned override (validate_scenario checked its values).
 FaultPin pin_of(const proto::FaultOverride& fault) {
+  WSIM_ASSERT(is_pinned(fault));
+  WSIM_ASSERT(!fault.name().empty());
   FaultPin pin;
   pin.verb = fault.verb();
   pin.object = fault.object();
@@ -33,6 +40,7 @@ FaultPin pin_of(const proto::FaultOverride& fault) {
 // ones first, then the pins, so a pinned point is off elsewhere unless a whole-run override of
 // the same name says otherwise (sim/core/fault.h).
 void apply_fault_overrides(Sim& sim, const proto::Scenario& scenario) {
+  WSIM_ASSERT_EQ(sim.now_ms(), 0);  // Before the run starts: no event has run yet.
   for (const proto::FaultOverride& fault : scenario.faults()) {
     FaultId id = 0;
     if (is_pinned(fault) || !sim.faults().find(fault.name(), id)) continue;
@@ -59,6 +67,7 @@ constexpr std::int64_t kChangePointsMax = 3;
 // Draws the tie-breaking of the run on the "scheduler" stream: FIFO, or priorities with 1 to
 // kChangePointsMax change points in the fault phase. Returns the swarm line.
 std::string draw_scheduler(Sim& sim, const proto::Scenario& scenario) {
+  WSIM_ASSERT_EQ(sim.now_ms(), 0);
   const bool eligible = !scenario.scripted_only() || scenario.priority_ties();
   if (!eligible) return "fifo";
   ChoiceStream stream = sim.stream("scheduler");
@@ -70,6 +79,9 @@ std::string draw_scheduler(Sim& sim, const proto::Scenario& scenario) {
   const std::int64_t count = stream.range(1, kChangePointsMax);
   for (std::int64_t i = 0; i < count; ++i) points.push_back(stream.range(0, phase_ms - 1));
   std::sort(points.begin(), points.end());
+  WSIM_ASSERT_GE(points.size(), 1u);
+  WSIM_ASSERT_LE(points.size(), static_cast<std::size_t>(kChangePointsMax));
+  WSIM_ASSERT_LT(points.back(), phase_ms);  // Change points fall in the fault phase.
   std::string line = "priorities, change points";
   for (TimeMs point : points) line += " " + format_duration_ms(point);
   sim.loop().use_priority_ties(sim.stream("scheduler.ranks"), std::move(points));
@@ -86,6 +98,7 @@ std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const System
   for (std::size_t i = 0; i < faults.size(); ++i) {
     by_name.emplace(faults.point(static_cast<FaultId>(i)).name, static_cast<FaultId>(i));
   }
+  WSIM_ASSERT_EQ(by_name.size(), faults.size());  // Fault point names are unique (Faults::declare).
   for (const auto& [name, id] : by_name) {
     const FaultPoint& point = faults.point(id);
     std::string value = point.enabled ? "on" : "off";
@@ -99,10 +112,12 @@ std::vector<std::pair<std::string, std::string>> swarm_of(Sim& sim, const System
   out.emplace_back("incidents", faults.describe_incidents());
   out.emplace_back("scheduler", scheduler);
   for (auto& parameter : run.swarm_parameters()) out.push_back(parameter);
+  WSIM_ASSERT_GE(out.size(), by_name.size() + 2);  // Every point, the incidents, the scheduler.
   return out;
 }
 
 void print_violation(std::ostream& log, const Violation& violation) {
+  WSIM_ASSERT(!violation.invariant_id.empty());  // Paired with Sim::record_violation.
   log << "  invariant " << violation.invariant_id;
   if (!violation.object.empty()) log << " on " << violation.object;
   log << ": " << violation.message << "\n";
@@ -113,7 +128,11 @@ void print_violation(std::ostream& log, const Violation& violation) {
 std::vector<std::uint64_t> tape_of(const std::vector<Choice>& record) {
   std::vector<std::uint64_t> tape;
   tape.reserve(record.size());
-  for (const Choice& choice : record) tape.push_back(choice.value);
+  for (const Choice& choice : record) {
+    WSIM_ASSERT_LT(choice.value, choice.bound);  // A replayed value must be drawable again.
+    tape.push_back(choice.value);
+  }
+  WSIM_ASSERT_EQ(tape.size(), record.size());
   return tape;
 }
 
@@ -128,6 +147,7 @@ ChoiceSource make_choices(const proto::Scenario& scenario, const RunOptions& opt
                                   : ChoiceSource::from_seed(scenario.seed());
   choices.set_recording(options.record_choices);
   choices.set_recording_keys(options.record_choices && options.record_choice_actors);
+  WSIM_ASSERT_EQ(choices.consumed(), 0u);  // Recording starts before the first draw.
   return choices;
 }
 
@@ -140,7 +160,11 @@ class RunDriver {
         scenario_(scenario),
         options_(options),
         sim_(make_choices(scenario, options)),
-        externals_(external_actors_of(system)) {}
+        externals_(external_actors_of(system)) {
+    WSIM_ASSERT_GT(options.events_max, 0u);
+    // The event budget is a bound; a run never starts over it.
+    WSIM_ASSERT_EQ(sim_.loop().events_processed(), 0u);
+  }
 
   RunResult run() {
     set_up();
@@ -157,6 +181,7 @@ class RunDriver {
     if (!stopped_ && !result_.masked.empty()) adopt_first_masked();
     collect();
     sign_and_label();
+    check_result();
     print_verdict();
     return std::move(result_);
   }
@@ -165,16 +190,23 @@ class RunDriver {
   void set_up();
   void print_banner();
   void install_safety_checks();
-  void enter(RunPhase phase) { result_.phase = phase; }
+  void enter(RunPhase phase) {
+    // Phases only advance: fault, settle, liveness (driver.h).
+    WSIM_ASSERT_GE(static_cast<int>(phase), static_cast<int>(result_.phase));
+    result_.phase = phase;
+  }
   void schedule_scripted_events();
   void heal_and_settle();
   void check_liveness();
   void adopt_first_masked();
   void collect();
   void sign_and_label();
+  void check_result() const;
   void print_verdict();
 
   void stop(Verdict verdict) {
+    WSIM_ASSERT(!stopped_);  // A run stops once: every caller checks stopped_ first.
+    WSIM_ASSERT(verdict != Verdict::kPass);
     result_.verdict = verdict;
     stopped_ = true;
     sim_.loop().request_stop();
@@ -184,6 +216,8 @@ class RunDriver {
   std::optional<std::string> known_name_of(const Violation& violation,
                                            const Signature& signature) const;
   void check_safety(bool culprit) {
+    WSIM_ASSERT(!stopped_);
+    WSIM_ASSERT(run_ != nullptr);
     while (std::optional<Violation> violation = run_->check_safety()) {
       if (mask(*violation)) continue;
       stop_with_violation(std::move(*violation), Verdict::kSafety, culprit);
@@ -210,6 +244,8 @@ class RunDriver {
 };
 
 void RunDriver::set_up() {
+  WSIM_ASSERT(run_ == nullptr);  // Once per driver.
+  WSIM_ASSERT_EQ(sim_.now_ms(), 0);
   result_.seed = scenario_.seed();
   assert_context().seed = scenario_.seed();
   assert_context().scenario = system_.name() + " " + describe_config(scenario_, system_);
@@ -232,6 +268,7 @@ void RunDriver::set_up() {
                                  kIncidentsEnable, force);
   }
   result_.swarm = swarm_of(sim_, *run_, scheduler);
+  WSIM_ASSERT_EQ(sim_.now_ms(), 0);  // Setting up ran no event.
   masking_ = options_.known != nullptr && options_.keep_trace && options_.go_past_known;
   for (const proto::KnownViolation& entry : scenario_.go_past()) {
     go_past_.emplace(std::make_pair(entry.invariant(), entry.object()), entry.known());
@@ -241,6 +278,7 @@ void RunDriver::set_up() {
 void RunDriver::print_banner() {
   std::ostream* log = options_.log;
   if (log == nullptr) return;
+  WSIM_ASSERT(!result_.swarm.empty());  // set_up() drew the swarm first.
   *log << "SEED=" << scenario_.seed();
   if (scenario_.has_swarm_seed()) *log << " (swarm from seed " << scenario_.swarm_seed() << ")";
   *log << (options_.tape || options_.keyed_tape ? " (replaying a choice record)"
@@ -262,8 +300,11 @@ void RunDriver::print_banner() {
 
 // Safety after every event; the event budget.
 void RunDriver::install_safety_checks() {
+  WSIM_ASSERT(run_ != nullptr);
   sim_.loop().set_after_event([this] {
     EventLoop& loop = sim_.loop();
+    // The trace only grows: the culprit test in stop_with_violation relies on it (O(1)).
+    WSIM_ASSERT_GE(sim_.trace().count(), trace_count_before_event_);
     if (stopped_) return;
     check_safety(true);
     if (stopped_) return;
@@ -280,11 +321,15 @@ void RunDriver::install_safety_checks() {
 
 // `culprit`: the trace events of the current loop event caused it (safety); liveness has none.
 void RunDriver::stop_with_violation(Violation violation, Verdict verdict, bool culprit) {
+  WSIM_ASSERT(verdict == Verdict::kSafety || verdict == Verdict::kLiveness);
+  WSIM_ASSERT(!result_.violation.has_value());  // The first violation decides; the run stops.
   if (culprit && sim_.trace().count() > trace_count_before_event_ && options_.keep_trace) {
     result_.culprit_event = sim_.trace().events().size() - 1;
   }
   sim_.record_violation(violation.object, violation.invariant_id, violation.message);
   if (options_.keep_trace) result_.violation_event = sim_.trace().events().size() - 1;
+  // The culprit precedes the harness's own violation marker.
+  if (result_.culprit_event) WSIM_ASSERT_LT(*result_.culprit_event, *result_.violation_event);
   result_.violation = std::move(violation);
   stop(verdict);
 }
@@ -303,6 +348,7 @@ std::optional<std::string> RunDriver::known_name_of(const Violation& violation,
                    violation.related.end();
       });
   if (broken != result_.masked.end()) return broken->known;
+  WSIM_ASSERT(options_.known != nullptr);  // Only masking_ (known bugs given) gets this far.
   const KnownBug* known = match_known(signature, *options_.known);
   if (known == nullptr) return std::nullopt;
   return known->name;
@@ -310,6 +356,8 @@ std::optional<std::string> RunDriver::known_name_of(const Violation& violation,
 
 // True when `violation` (a safety violation just seen) is known and was recorded.
 bool RunDriver::mask(const Violation& violation) {
+  WSIM_ASSERT(!stopped_);
+  WSIM_ASSERT(!violation.invariant_id.empty());
   const auto key = std::make_pair(violation.invariant_id, violation.object);
   if (masked_seen_.count(key) > 0) return true;
   if (options_.go_past_every_safety) {
@@ -334,14 +382,20 @@ bool RunDriver::mask(const Violation& violation) {
               *known_name + ": " + violation.message);
   result_.masked.push_back(
       MaskedViolation{violation, std::move(signature), std::move(*known_name), culprit});
+  // Each (invariant, object) is masked once.
+  WSIM_ASSERT_EQ(result_.masked.size(), masked_seen_.size());
   return true;
 }
 
 // Scripted events at their times (after the actors start(), so an event at 0 runs after their
 // first step).
 void RunDriver::schedule_scripted_events() {
+  // Scheduled at time 0, so each event's delay is its time.
+  WSIM_ASSERT_EQ(sim_.now_ms(), 0);
   for (const proto::ScriptedEvent& event : scenario_.events()) {
+    WSIM_ASSERT_GE(event.at_ms(), 0);  // validate_scenario rejects a negative time.
     sim_.loop().schedule(event.at_ms(), [this, event] {
+      WSIM_ASSERT_EQ(sim_.now_ms(), event.at_ms());
       if (stopped_) return;
       sim_.record_scripted(event.actor(), event.action(), event.target());
       std::string error;
@@ -355,6 +409,9 @@ void RunDriver::schedule_scripted_events() {
 }
 
 void RunDriver::heal_and_settle() {
+  WSIM_ASSERT(!stopped_);
+  // run_until() moved the clock to the end of the fault phase.
+  WSIM_ASSERT_EQ(sim_.now_ms(), scenario_.fault_phase_ms());
   enter(RunPhase::kSettle);
   sim_.record(
       "wsim", "heal", "", "ok",
@@ -367,10 +424,13 @@ void RunDriver::heal_and_settle() {
 }
 
 void RunDriver::check_liveness() {
+  WSIM_ASSERT(!stopped_);
+  WSIM_ASSERT_EQ(sim_.now_ms(), scenario_.fault_phase_ms() + scenario_.settle_ms());
   enter(RunPhase::kLiveness);
   result_.liveness = run_->check_liveness();
   if (result_.liveness.empty()) return;
   stop_with_violation(result_.liveness.front(), Verdict::kLiveness, false);
+  WSIM_ASSERT(result_.verdict == Verdict::kLiveness);
   for (std::size_t i = 1; i < result_.liveness.size(); ++i) {
     const Violation& v = result_.liveness[i];
     sim_.record_violation(v.object, v.invariant_id, v.message);
@@ -379,6 +439,9 @@ void RunDriver::check_liveness() {
 
 // Only known safety violations: the first of them is the run's verdict.
 void RunDriver::adopt_first_masked() {
+  WSIM_ASSERT(!result_.masked.empty());
+  WSIM_ASSERT(result_.verdict == Verdict::kPass);  // Not stopped: no unknown violation.
+  WSIM_ASSERT(!result_.violation.has_value());
   const MaskedViolation& first = result_.masked.front();
   result_.verdict = Verdict::kSafety;
   result_.violation = first.violation;
@@ -404,6 +467,9 @@ void RunDriver::collect() {
     result_.record_actor_names = sim_.choices().key_names();
   }
   if (options_.keep_trace) result_.trace = sim_.trace().events();
+  // Recording started before the first draw (make_choices): the record is every choice.
+  if (options_.record_choices) WSIM_ASSERT_EQ(result_.record.size(), result_.choices);
+  WSIM_ASSERT_LE(result_.trace.size(), result_.trace_events);
 }
 
 void RunDriver::sign_and_label() {
@@ -429,6 +495,19 @@ void RunDriver::sign_and_label() {
   }
   result_.labelled =
       result_.labelled || (options_.known != nullptr && result_.signature.has_value());
+  if (result_.signature) WSIM_ASSERT(result_.violation.has_value());  // It signs a violation.
+  if (!result_.known.empty()) WSIM_ASSERT(result_.violation.has_value());
+}
+
+// The verdict and its evidence agree (a failed verdict has its violation, a pass has none).
+void RunDriver::check_result() const {
+  const bool violated =
+      result_.verdict == Verdict::kSafety || result_.verdict == Verdict::kLiveness;
+  WSIM_ASSERT_EQ(violated, result_.violation.has_value());
+  if (result_.verdict == Verdict::kHarnessError) WSIM_ASSERT(!result_.harness_error.empty());
+  if (result_.verdict == Verdict::kLiveness) WSIM_ASSERT(!result_.liveness.empty());
+  WSIM_ASSERT_LE(result_.end_ms, scenario_.fault_phase_ms() + scenario_.settle_ms());
+  WSIM_ASSERT_EQ(result_.seed, scenario_.seed());
 }
 
 void RunDriver::print_verdict() {

@@ -1,8 +1,12 @@
+// Durations, seed ranges and hashes as text (duration.h): parsing "1m30s" and "A..B" from flags
+// and files, and the fixed formats the reports print.
 #include "sim/run/duration.h"
 
 #include <charconv>
 #include <cstdio>
 #include <system_error>
+
+#include "sim/core/assert.h"
 
 namespace wsim::run {
 
@@ -59,13 +63,16 @@ bool parse_duration_ms(std::string_view text, DurationMs& duration_ms, std::stri
           "duration '" + shown + "': unknown unit '" + std::string(unit) + "' (use ms, s, m or h)";
       return false;
     }
+    WSIM_ASSERT_GT(scale, 0);  // Every unit accepted above has its scale.
     const auto part = static_cast<DurationMs>(number);
     if (part > (kMaxDurationMs - total) / scale) {
       error = "duration '" + shown + "' is too large (at most 30 days)";
       return false;
     }
     total += part * scale;
+    WSIM_ASSERT_LE(total, kMaxDurationMs);  // The overflow check above keeps the bound.
   }
+  WSIM_ASSERT_GE(total, 0);
   duration_ms = total;
   return true;
 }
@@ -99,6 +106,7 @@ std::string format_duration_ms(DurationMs duration_ms) {
 
 bool parse_seed_range(std::string_view text, std::uint64_t& first, std::uint64_t& last,
                       std::uint64_t count_max, std::string& error) {
+  WSIM_ASSERT_GT(count_max, 0u);
   const std::size_t dots = text.find("..");
   std::uint64_t a = 0;
   std::uint64_t b = 0;
@@ -123,12 +131,16 @@ bool parse_seed_range(std::string_view text, std::uint64_t& first, std::uint64_t
   }
   first = a;
   last = b;
+  WSIM_ASSERT_LE(first, last);
+  WSIM_ASSERT_LT(last - first, count_max);  // At most count_max seeds.
   return true;
 }
 
 std::string format_hash(std::uint64_t hash) {
   char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%016llx", static_cast<unsigned long long>(hash));
+  const int written =
+      std::snprintf(buffer, sizeof buffer, "0x%016llx", static_cast<unsigned long long>(hash));
+  WSIM_ASSERT_EQ(written, 18);  // Paired with parse_hash, which takes exactly 18 characters.
   return buffer;
 }
 
@@ -146,6 +158,7 @@ bool parse_hash(std::string_view text, std::uint64_t& hash) {
     } else {
       return false;
     }
+    WSIM_ASSERT_LT(digit, 16);
     v = (v << 4) | static_cast<std::uint64_t>(digit);
   }
   hash = v;

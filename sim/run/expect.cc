@@ -1,5 +1,8 @@
+// Checking a run's verdict against the scenario's `expect` blocks (expect.h), and the exit code
+// that follows from it.
 #include "sim/run/expect.h"
 
+#include "sim/core/assert.h"
 #include "sim/run/scenario.h"
 
 namespace wsim::run {
@@ -40,6 +43,10 @@ ExpectationCheck check_expectation(const proto::Scenario& scenario, const System
     check.message = "no expectation for this configuration: " + got;
     return check;
   }
+  WSIM_ASSERT_GE(check.index, 0);
+  WSIM_ASSERT_LT(check.index, scenario.expect_size());
+  // validate_expectation: a violation expectation names its invariant.
+  if (check.expected != Verdict::kPass) WSIM_ASSERT(!check.expected_invariant.empty());
   const std::string wanted = describe(check.expected, check.expected_invariant);
   check.met = actual == check.expected &&
               (check.expected == Verdict::kPass || check.expected_invariant == actual_invariant);
@@ -50,6 +57,7 @@ ExpectationCheck check_expectation(const proto::Scenario& scenario, const System
 }
 
 int expectation_exit_code(const ExpectationCheck& check, Verdict actual) {
+  if (!check.applies) WSIM_ASSERT(check.met);  // Paired with check_expectation.
   if (!check.applies) return exit_code(actual);
   if (check.met) return kExitPass;
   if (actual == Verdict::kPass) return kExitExpectationNotMet;

@@ -39,6 +39,7 @@ std::string_view lane_name(Lane lane) {
     case Lane::kHarness:
       return "wsim";
   }
+  WSIM_ASSERT_MSG(false, "unknown lane " << static_cast<int>(lane));
   return "other";
 }
 
@@ -83,6 +84,7 @@ LaneMap::LaneMap(const System& system) {
 Lane LaneMap::of(std::string_view actor) const {
   const std::string_view p = prefix(actor);
   for (const auto& [declared, lane] : declared_) {
+    WSIM_ASSERT(!declared.empty());  // Paired with the constructor's check.
     if (p == declared) return lane;
   }
   return generic_lane(actor);

@@ -1,3 +1,5 @@
+// Realism of a finding (realism.h): whether it still fails with the amplifiers at their
+// production values, which amplifiers it needs, and the labels the reports print.
 #include "sim/run/realism.h"
 
 #include <optional>
@@ -11,7 +13,10 @@ namespace {
 
 std::string joined_names(const std::vector<std::string>& names) {
   std::string out;
-  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  for (const std::string& name : names) {
+    WSIM_ASSERT(!name.empty());  // Amplifier names (amplifiers.h).
+    out += (out.empty() ? "" : ", ") + name;
+  }
   return out;
 }
 
@@ -19,6 +24,7 @@ std::string joined_names(const std::vector<std::string>& names) {
 std::string why_needed(const std::vector<Amplifier>& needed) {
   std::string why;
   for (const Amplifier& amplifier : needed) {
+    WSIM_ASSERT(!amplifier.name.empty());
     why += (why.empty() ? "" : "; ") + amplifier.name + " " + amplifier.production +
            " in production: " + amplifier.why;
   }
@@ -27,9 +33,11 @@ std::string why_needed(const std::vector<Amplifier>& needed) {
 
 proto::Scenario at_production(proto::Scenario scenario, const System& system,
                               const std::vector<Amplifier>& amplifiers) {
+  const std::uint64_t seed = scenario.seed();
   for (const Amplifier& amplifier : amplifiers) {
     set_amplifier(scenario, system, amplifier, amplifier.production);
   }
+  WSIM_ASSERT_EQ(scenario.seed(), seed);  // Only the amplifiers change, never the seed.
   return scenario;
 }
 
@@ -37,6 +45,8 @@ proto::Scenario at_production(proto::Scenario scenario, const System& system,
 // values) fails with the same bug, if any.
 std::optional<std::uint64_t> other_seed_of_bug(const proto::Scenario& candidate,
                                                const Reproduces& same_bug, std::uint64_t seeds) {
+  WSIM_ASSERT_GT(seeds, 0u);
+  WSIM_ASSERT(static_cast<bool>(same_bug));
   for (std::uint64_t step = 1; step <= seeds; ++step) {
     proto::Scenario other = candidate;
     other.set_seed(candidate.seed() + step);  // Wraps past 2^64 - 1: still a seed.
@@ -50,6 +60,7 @@ std::optional<std::uint64_t> other_seed_of_bug(const proto::Scenario& candidate,
 bool survives_without(const proto::Scenario& scenario, const System& system,
                       const Amplifier& amplifier, const Reproduces& reproduces,
                       const Reproduces& same_bug) {
+  WSIM_ASSERT(static_cast<bool>(reproduces));
   const proto::Scenario candidate = at_production(scenario, system, {amplifier});
   if (reproduces(candidate)) return true;
   return same_bug && other_seed_of_bug(candidate, same_bug, kRealismAttributionSeeds);
@@ -116,11 +127,13 @@ Realism unchecked_realism(const proto::Scenario& scenario, const System& system)
   if (amplified.empty()) return realistic_at_production(scenario.seed());
   Realism realism{false, {}, kUncheckedRealism + why_needed(amplified)};
   for (const Amplifier& amplifier : amplified) realism.amplifiers.push_back(amplifier.name);
+  WSIM_ASSERT(is_unchecked(realism));  // Paired with is_unchecked: the prefix marks it.
   return realism;
 }
 
 Realism check_realism(const proto::Scenario& scenario, const System& system,
                       const Reproduces& reproduces, const Reproduces& same_bug) {
+  WSIM_ASSERT(static_cast<bool>(reproduces));
   const std::vector<Amplifier> amplified = amplified_in(scenario, system);
   if (amplified.empty()) return realistic_at_production(scenario.seed());
   const proto::Scenario production = at_production(scenario, system, amplified);

@@ -73,6 +73,7 @@ std::string dotted_path(const std::vector<std::string>& stack, const std::string
   }
   path += current;
   if (!path.empty() && path.back() == '.') path.pop_back();
+  if (!path.empty()) WSIM_ASSERT_NE(path.back(), '.');
   return path.empty() ? "-" : path;
 }
 
@@ -126,6 +127,7 @@ std::string field_at(std::string_view text, int line, int column) {
       advance(1);
     }
   }
+  WSIM_ASSERT_LE(i, text.size());  // advance() never steps past the end.
   // At the end of the text (an unclosed message) the enclosing message is the one in question.
   if (i >= text.size()) current.clear();
   // A field name right at the position (e.g. an unknown field) is the field in question.
@@ -141,6 +143,7 @@ std::string field_at(std::string_view text, int line, int column) {
 std::string path_key(const FieldPath& path) {
   std::string out;
   for (const auto& [field, index] : path) {
+    WSIM_ASSERT(field != nullptr);
     if (!out.empty()) out += '.';
     out += field->name();
   }
@@ -157,6 +160,8 @@ bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
 std::string path_name(const FieldPath& path) {
   std::string out;
   for (const auto& [field, index] : path) {
+    WSIM_ASSERT(field != nullptr);
+    WSIM_ASSERT_GE(index, -1);  // -1: a singular field; else an element of a repeated one.
     if (!out.empty()) out += '.';
     out += field->name();
     if (index >= 0) out += "[" + std::to_string(index) + "]";
@@ -167,6 +172,7 @@ std::string path_name(const FieldPath& path) {
 // "FILE:LINE:COL: field PATH: message", with the position of the deepest located field.
 std::string locate(const LoadedScenario& loaded, const FieldPath& path,
                    const std::string& message) {
+  WSIM_ASSERT(!message.empty());  // An error names what is wrong.
   const std::string name = path.empty() ? "-" : path_name(path);
   // A field set on the command line: name the flag, not a line of the file.
   for (std::size_t n = path.size(); n > 0; --n) {
@@ -210,6 +216,7 @@ bool is_pinned(const proto::FaultOverride& fault) {
 
 bool read_file_capped(const std::string& path, std::size_t bytes_max, std::string& out,
                       std::string& error) {
+  WSIM_ASSERT_GT(bytes_max, 0u);
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     error = path + ": cannot read: " + std::strerror(errno);
@@ -239,12 +246,14 @@ bool read_file_capped(const std::string& path, std::size_t bytes_max, std::strin
     }
     in.read(out.data() + size, static_cast<std::streamsize>(out.size() - size));
     size += static_cast<std::size_t>(in.gcount());
+    WSIM_ASSERT_LE(size, out.size());
   }
   if (size > bytes_max) {
     error = path + ": file is larger than the limit of " + std::to_string(bytes_max) + " bytes";
     return false;
   }
   out.resize(size);
+  WSIM_ASSERT_LE(out.size(), bytes_max);
   return true;
 }
 
@@ -277,15 +286,21 @@ bool parse_scenario(std::string_view text, const std::string& origin, LoadedScen
               field_at(text, collector.line, collector.column) + ": " + message;
     }
     out.scenario.Clear();
+    WSIM_ASSERT(!error.empty());
     return false;
   }
   out.locations = std::move(tree);
+  WSIM_ASSERT(out.locations != nullptr);  // locate() names lines from it.
   return true;
 }
 
 bool load_scenario_file(const std::string& path, LoadedScenario& out, std::string& error) {
   std::string text;
-  if (!read_file_capped(path, kScenarioBytesMax, text, error)) return false;
+  if (!read_file_capped(path, kScenarioBytesMax, text, error)) {
+    WSIM_ASSERT(!error.empty());  // A failed read says why.
+    return false;
+  }
+  WSIM_ASSERT_LE(text.size(), kScenarioBytesMax);
   return parse_scenario(text, path, out, error);
 }
 
@@ -301,6 +316,7 @@ bool scenario_for_system(const std::string& system_name, LoadedScenario& out, st
     error = "system '" + system_name + "' has no config field in scenario.proto";
     return false;
   }
+  WSIM_ASSERT_EQ(system->name(), system_name);
   out.system = system;
   return true;
 }
@@ -308,12 +324,14 @@ bool scenario_for_system(const std::string& system_name, LoadedScenario& out, st
 // ---- Config access -------------------------------------------------------------------------
 
 const pb::Message* config_of(const proto::Scenario& scenario, const System& system) {
+  WSIM_ASSERT(!system.name().empty());
   const pb::FieldDescriptor* field = proto::Scenario::descriptor()->FindFieldByName(system.name());
   if (field == nullptr || field->containing_oneof() != system_oneof()) return nullptr;
   return &scenario.GetReflection()->GetMessage(scenario, field);
 }
 
 pb::Message* mutable_config_of(proto::Scenario& scenario, const System& system) {
+  WSIM_ASSERT(!system.name().empty());
   const pb::FieldDescriptor* field = proto::Scenario::descriptor()->FindFieldByName(system.name());
   if (field == nullptr || field->containing_oneof() != system_oneof()) return nullptr;
   return scenario.GetReflection()->MutableMessage(&scenario, field);
@@ -339,6 +357,8 @@ const System* selected_system(const LoadedScenario& loaded, std::string& error) 
                    "system '" + field->name() +
                        "' is not linked into this binary (systems: " + system_names() + ")");
   }
+  if (system != nullptr) WSIM_ASSERT_EQ(system->name(), field->name());
+  if (system == nullptr) WSIM_ASSERT(!error.empty());
   return system;
 }
 
@@ -348,6 +368,7 @@ bool config_value(const proto::Scenario& scenario, const System& system, const s
   if (config == nullptr) return false;
   const pb::FieldDescriptor* field = config->GetDescriptor()->FindFieldByName(name);
   if (field == nullptr || field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) return false;
+  WSIM_ASSERT_EQ(field->name(), name);
   value = field_text(*config, field);
   return true;
 }
@@ -360,6 +381,7 @@ std::string describe_config(const proto::Scenario& scenario, const System& syste
   const std::vector<VersionAxis> axes = system.axes();
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const pb::FieldDescriptor* field = descriptor->field(i);
+    WSIM_ASSERT(field != nullptr);
     if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) continue;
     if (!out.empty()) out += ' ';
     std::string value = field_text(*config, field);
@@ -376,6 +398,7 @@ std::string describe_config(const proto::Scenario& scenario, const System& syste
 std::string describe_versions(const proto::Scenario& scenario, const System& system) {
   std::string out;
   for (const VersionAxis& axis : system.axes()) {
+    WSIM_ASSERT(!axis.field.empty());  // An axis names its config field.
     std::string value;
     if (!config_value(scenario, system, axis.field, value)) continue;
     if (!out.empty()) out += ' ';
@@ -388,18 +411,21 @@ std::string describe_versions(const proto::Scenario& scenario, const System& sys
 std::string version_tag(const proto::Scenario& scenario, const System& system) {
   std::string out;
   for (const VersionAxis& axis : system.axes()) {
+    WSIM_ASSERT(!axis.field.empty());
     std::string value;
     if (!config_value(scenario, system, axis.field, value) || value.empty()) continue;
     if (!out.empty()) out += '-';
     out += value;
   }
+  if (!out.empty()) WSIM_ASSERT_NE(out.back(), '-');
   return out;
 }
 
 std::string scenario_to_text(const proto::Scenario& scenario) {
   std::string out;
   pb::TextFormat::Printer printer;
-  printer.PrintToString(scenario, &out);
+  const bool printed = printer.PrintToString(scenario, &out);
+  WSIM_ASSERT(printed);  // A message in memory always prints.
   return out;
 }
 

@@ -51,6 +51,7 @@ bool is_line_range(const std::string& text) {
       if (c < '0' || c > '9') return false;
       out = out * 10 + static_cast<std::uint64_t>(c - '0');
     }
+    WSIM_ASSERT_LT(out, 10'000'000u);  // At most 7 digits: no overflow.
     return true;
   };
   std::uint64_t from = 0;
@@ -61,6 +62,7 @@ bool is_line_range(const std::string& text) {
 // A required text field of a step or a need: present and at most kEvidenceTextBytesMax bytes.
 bool check_text(const LoadedScenario& loaded, const FieldPath& path, const std::string& value,
                 std::string& error) {
+  WSIM_ASSERT(!path.empty());  // A text is located by its field.
   if (value.empty()) {
     error = locate(loaded, path, "is required");
     return false;
@@ -76,6 +78,7 @@ bool check_text(const LoadedScenario& loaded, const FieldPath& path, const std::
 
 bool validate_step(const LoadedScenario& loaded, const FieldPath& step_path,
                    const proto::UpstreamStep& step, bool design, std::string& error) {
+  WSIM_ASSERT_EQ(step_path.size(), 2u);  // upstream.steps[i].
   const pb::Descriptor* d = proto::UpstreamStep::descriptor();
   auto at = [&](const char* name) {
     FieldPath path = step_path;
@@ -188,6 +191,7 @@ bool validate_needs(const LoadedScenario& loaded, const System& system, std::str
 }  // namespace
 
 bool validate_evidence(const LoadedScenario& loaded, const System& system, std::string& error) {
+  WSIM_ASSERT(loaded.system == &system);  // A phase of validate_scenario (selected first).
   const std::string& invented = loaded.scenario.invented();
   if (invented.size() > kEvidenceTextBytesMax) {
     error = locate(loaded, {{field_of(proto::Scenario::descriptor(), "invented"), -1}},

@@ -30,8 +30,10 @@ namespace {
 // ---- Field values by reflection ------------------------------------------------------------
 
 std::string scalar_text(const pb::Message& message, const pb::FieldDescriptor* field, int index) {
+  WSIM_ASSERT(field != nullptr);
   const pb::Reflection* r = message.GetReflection();
   const bool rep = field->is_repeated();
+  if (rep) WSIM_ASSERT_GE(index, 0);  // An element of a repeated field (field_text's loop).
   switch (field->cpp_type()) {
     case pb::FieldDescriptor::CPPTYPE_INT32:
       return std::to_string(rep ? r->GetRepeatedInt32(message, field, index)
@@ -58,6 +60,7 @@ std::string scalar_text(const pb::Message& message, const pb::FieldDescriptor* f
     case pb::FieldDescriptor::CPPTYPE_MESSAGE:
       return "<unsupported>";
   }
+  WSIM_ASSERT_MSG(false, "unknown protobuf cpp_type " << static_cast<int>(field->cpp_type()));
   return "";
 }
 
@@ -74,9 +77,11 @@ bool parse_i64(std::string_view text, std::int64_t& value) {
     value = magnitude == static_cast<std::uint64_t>(INT64_MAX) + 1
                 ? INT64_MIN
                 : -static_cast<std::int64_t>(magnitude);
+    WSIM_ASSERT_LE(value, 0);
   } else {
     if (magnitude > static_cast<std::uint64_t>(INT64_MAX)) return false;
     value = static_cast<std::int64_t>(magnitude);
+    WSIM_ASSERT_GE(value, 0);
   }
   return true;
 }
@@ -90,10 +95,12 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 // An integer field's value from text: a number, or a duration ("5m") for a *_ms field.
 bool integer_of(const pb::FieldDescriptor* field, std::string_view text, bool is_signed,
                 std::int64_t& i64, std::uint64_t& u64, std::string& error) {
+  WSIM_ASSERT(field != nullptr);
   if (ends_with(field->name(), "_ms") && !text.empty() &&
       (text.back() < '0' || text.back() > '9')) {
     DurationMs ms = 0;
     if (!parse_duration_ms(text, ms, error)) return false;
+    WSIM_ASSERT_GE(ms, 0);  // Paired with parse_duration_ms: durations are never negative.
     i64 = ms;
     u64 = static_cast<std::uint64_t>(ms);
     return true;
@@ -106,6 +113,7 @@ bool integer_of(const pb::FieldDescriptor* field, std::string_view text, bool is
 
 bool set_integer(pb::Message& message, const pb::FieldDescriptor* field, std::string_view text,
                  std::string& error) {
+  WSIM_ASSERT(!field->is_map());  // set_value turns maps away.
   const pb::Reflection* r = message.GetReflection();
   const bool rep = field->is_repeated();
   const auto type = field->cpp_type();
@@ -140,6 +148,7 @@ bool set_integer(pb::Message& message, const pb::FieldDescriptor* field, std::st
 
 bool set_enum(pb::Message& message, const pb::FieldDescriptor* field, std::string_view text,
               std::string& error) {
+  WSIM_ASSERT(field->cpp_type() == pb::FieldDescriptor::CPPTYPE_ENUM);
   const pb::EnumValueDescriptor* value = field->enum_type()->FindValueByName(std::string(text));
   if (value == nullptr) {
     std::string names;
@@ -157,6 +166,7 @@ bool set_enum(pb::Message& message, const pb::FieldDescriptor* field, std::strin
 
 bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::string_view text,
                 std::string& error) {
+  WSIM_ASSERT(field != nullptr);
   const pb::Reflection* r = message.GetReflection();
   const bool rep = field->is_repeated();
   switch (field->cpp_type()) {
@@ -194,6 +204,7 @@ bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::str
       error = "floating-point fields are not supported (use integer ratios)";
       return false;
   }
+  WSIM_ASSERT_MSG(false, "unknown protobuf cpp_type " << static_cast<int>(field->cpp_type()));
   return false;
 }
 
@@ -202,6 +213,8 @@ bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::str
 namespace scenario_internal {
 
 std::string field_text(const pb::Message& message, const pb::FieldDescriptor* field) {
+  WSIM_ASSERT(field != nullptr);
+  WSIM_ASSERT(field->containing_type() == message.GetDescriptor());  // A field of this message.
   if (!field->is_repeated()) return scalar_text(message, field, -1);
   std::string out;
   const int n = message.GetReflection()->FieldSize(message, field);
@@ -214,6 +227,8 @@ std::string field_text(const pb::Message& message, const pb::FieldDescriptor* fi
 
 bool set_value(pb::Message& message, const pb::FieldDescriptor* field, const std::string& text,
                std::string& error) {
+  WSIM_ASSERT(field != nullptr);
+  WSIM_ASSERT(field->containing_type() == message.GetDescriptor());
   if (field->is_map() ||
       (field->is_repeated() && field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE)) {
     error = "repeated messages and maps cannot be set from the command line";
@@ -227,6 +242,7 @@ bool set_value(pb::Message& message, const pb::FieldDescriptor* field, const std
   while (begin <= text.size()) {
     std::size_t end = text.find(',', begin);
     if (end == std::string::npos) end = text.size();
+    WSIM_ASSERT_LE(begin, end);
     if (++count > kScriptedEventsMax) {
       error = "too many values";
       return false;
@@ -236,10 +252,13 @@ bool set_value(pb::Message& message, const pb::FieldDescriptor* field, const std
     }
     begin = end + 1;
   }
+  // One element per comma-separated value (the field was cleared first).
+  WSIM_ASSERT_EQ(message.GetReflection()->FieldSize(message, field), count);
   return true;
 }
 
 std::string field_names(const pb::Descriptor* descriptor, bool scalars_only) {
+  WSIM_ASSERT(descriptor != nullptr);
   std::string out;
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const pb::FieldDescriptor* f = descriptor->field(i);
@@ -259,6 +278,7 @@ const pb::OneofDescriptor* system_oneof() {
 std::string system_names() {
   std::string out;
   for (const System* system : systems()) {
+    WSIM_ASSERT(system != nullptr);
     if (!out.empty()) out += ", ";
     out += system->name();
   }
@@ -271,6 +291,7 @@ std::string system_names() {
 
 bool set_field(LoadedScenario& loaded, const std::string& path, const std::string& value,
                const std::string& flag, std::string& error) {
+  WSIM_ASSERT(!flag.empty());  // Errors name the flag that set the field.
   pb::Message* message = &loaded.scenario;
   const pb::FieldDescriptor* field = nullptr;
   std::string key;  // Dotted path from the Scenario, for `overridden`.
@@ -328,6 +349,8 @@ bool set_field(LoadedScenario& loaded, const std::string& path, const std::strin
       begin = dot + 1;
     }
   }
+  WSIM_ASSERT(field != nullptr);  // Both branches found the field or returned an error.
+  WSIM_ASSERT(!key.empty());
   std::string problem;
   if (!set_value(*message, field, value, problem)) {
     error = flag + ": field " + key + ": " + problem;

@@ -42,6 +42,8 @@ const pb::FieldDescriptor* message_field(const pb::Descriptor* descriptor, const
 
 bool check_string(const LoadedScenario& loaded, const FieldPath& path, const std::string& value,
                   std::size_t bytes_max, std::string& error) {
+  WSIM_ASSERT_GT(bytes_max, 0u);
+  WSIM_ASSERT(!path.empty());  // A string is located by its field.
   if (value.size() <= bytes_max) return true;
   error = locate(loaded, path,
                  "value is " + std::to_string(value.size()) + " bytes; the limit is " +
@@ -51,6 +53,7 @@ bool check_string(const LoadedScenario& loaded, const FieldPath& path, const std
 
 bool check_phase(const LoadedScenario& loaded, const char* name, std::int64_t value,
                  std::string& error) {
+  WSIM_ASSERT(name != nullptr);
   if (value >= 0 && value <= kPhaseMsMax) return true;
   error = locate(loaded, {{scenario_field(name), -1}},
                  std::to_string(value) + " is out of range (0 = the system's default, at most " +
@@ -63,6 +66,8 @@ FieldPath path_for_system_error(const proto::Scenario& scenario, const System& s
                                 const std::string& message) {
   const pb::FieldDescriptor* config_field =
       proto::Scenario::descriptor()->FindFieldByName(system.name());
+  WSIM_ASSERT(config_field != nullptr);  // selected_system found the system by this field.
+  WSIM_ASSERT(!message.empty());         // normalize() said what is wrong.
   FieldPath path{{config_field, -1}};
   const pb::Message* config = config_of(scenario, system);
   if (config == nullptr) return path;
@@ -86,6 +91,7 @@ FieldPath path_for_system_error(const proto::Scenario& scenario, const System& s
     }
   }
   if (best_field != nullptr) path.emplace_back(best_field, -1);
+  WSIM_ASSERT_LE(path.size(), 2u);  // The config field, then at most one of its fields.
   return path;
 }
 
@@ -155,6 +161,7 @@ bool validate_muted_actors(const LoadedScenario& loaded, const System& system, s
     return false;
   }
   const std::set<std::string, std::less<>> external = external_actors_of(system);
+  WSIM_ASSERT(!external.empty());  // user, kubectl and admin at least (external_actors_of).
   for (int i = 0; i < scenario.muted_actors_size(); ++i) {
     const std::string& name = scenario.muted_actors(i);
     if (!check_string(loaded, {{field, i}}, name, 200, error)) return false;
@@ -197,7 +204,10 @@ bool validate_header(LoadedScenario& loaded, const System& system, std::string& 
 // A pinned override's values (FaultOverride fields 5-10; docs/shrinking.md §6). Whether the
 // point takes a request target is checked in the dry run, where the points are declared.
 bool validate_fault_pin(LoadedScenario& loaded, int i, std::string& error) {
+  WSIM_ASSERT_GE(i, 0);
+  WSIM_ASSERT_LT(i, loaded.scenario.faults_size());
   const proto::FaultOverride& fault = loaded.scenario.faults(i);
+  WSIM_ASSERT(is_pinned(fault));  // validate_fault_overrides sends only pinned ones here.
   const pb::FieldDescriptor* faults_field = scenario_field("faults");
   const pb::Descriptor* d = proto::FaultOverride::descriptor();
   auto at = [&](const char* field, const std::string& message) {
@@ -248,6 +258,8 @@ bool validate_fault_pin(LoadedScenario& loaded, int i, std::string& error) {
 // the dry run).
 bool validate_fault_overrides(LoadedScenario& loaded, const System& system, std::string& error) {
   proto::Scenario& scenario = loaded.scenario;
+  // The header phase passed (kValidationPhases order).
+  WSIM_ASSERT_LE(scenario.fault_phase_ms(), kPhaseMsMax);
   const pb::FieldDescriptor* faults_field = scenario_field("faults");
   if (scenario.faults_size() > kFaultOverridesMax) {
     error = locate(loaded, {{faults_field, kFaultOverridesMax}},
@@ -282,6 +294,9 @@ bool validate_fault_overrides(LoadedScenario& loaded, const System& system, std:
 // Scripted events: counts, times, sizes.
 bool validate_scripted_events(LoadedScenario& loaded, const System& system, std::string& error) {
   proto::Scenario& scenario = loaded.scenario;
+  // The phases before passed: the header and the fault overrides.
+  WSIM_ASSERT_LE(scenario.settle_ms(), kPhaseMsMax);
+  WSIM_ASSERT_LE(scenario.faults_size(), kFaultOverridesMax);
   const pb::FieldDescriptor* events_field = scenario_field("events");
   if (scenario.events_size() > kScriptedEventsMax) {
     error = locate(loaded, {{events_field, kScriptedEventsMax}},
@@ -330,9 +345,11 @@ bool validate_system_checks(LoadedScenario& loaded, const System& system, std::s
   proto::Scenario& scenario = loaded.scenario;
   const pb::FieldDescriptor* events_field = scenario_field("events");
   const pb::Descriptor* ed = proto::ScriptedEvent::descriptor();
+  WSIM_ASSERT_LE(scenario.events_size(), kScriptedEventsMax);  // The scripted-events phase passed.
   std::string problem;
   if (!system.normalize(scenario, problem)) {
     const FieldPath path = path_for_system_error(scenario, system, problem);
+    WSIM_ASSERT(!path.empty());
     // Systems often prefix their message with the field ("gitlab.agent: ..."): say it once.
     for (const std::string& prefix : {path_name(path) + ": ", path.back().first->name() + ": "}) {
       if (problem.rfind(prefix, 0) == 0) {
@@ -345,6 +362,7 @@ bool validate_system_checks(LoadedScenario& loaded, const System& system, std::s
   }
   if (scenario.fault_phase_ms() == 0) scenario.set_fault_phase_ms(system.default_fault_phase_ms());
   if (scenario.settle_ms() == 0) scenario.set_settle_ms(system.default_settle_ms());
+  WSIM_ASSERT_GT(scenario.fault_phase_ms(), 0);  // A system's default phase is never empty.
   for (int i = 0; i < scenario.events_size(); ++i) {
     if (scenario.events(i).at_ms() > scenario.fault_phase_ms()) {
       error = locate(loaded, {{events_field, i}, {message_field(ed, "at_ms"), -1}},
@@ -364,6 +382,10 @@ bool validate_expectation(const LoadedScenario& loaded, const System& system,
   const proto::Scenario& scenario = loaded.scenario;
   const pb::FieldDescriptor* expect_field = scenario_field("expect");
   const pb::Descriptor* xd = proto::Expectation::descriptor();
+  WSIM_ASSERT_GE(i, 0);
+  WSIM_ASSERT_LT(i, scenario.expect_size());
+  // The error below lists the config's fields: the selected system has one.
+  WSIM_ASSERT(config_of(scenario, system) != nullptr);
   const proto::Expectation& expect = scenario.expect(i);
   auto fail = [&](const char* field, const std::string& message) {
     error = locate(loaded, {{expect_field, i}, {message_field(xd, field), -1}}, message);
@@ -416,6 +438,7 @@ bool validate_expectation(const LoadedScenario& loaded, const System& system,
 // Expectations: at most kExpectationsMax, each valid (validate_expectation).
 bool validate_expectations(LoadedScenario& loaded, const System& system, std::string& error) {
   const proto::Scenario& scenario = loaded.scenario;
+  WSIM_ASSERT_GT(scenario.fault_phase_ms(), 0);  // The system checks set the defaults.
   if (scenario.expect_size() > kExpectationsMax) {
     error = locate(loaded, {{scenario_field("expect"), kExpectationsMax}},
                    "more than " + std::to_string(kExpectationsMax) + " expectations");
@@ -482,11 +505,13 @@ bool validate_dry_run(LoadedScenario& loaded, const System& system, std::string&
       }
     }
   }
+  WSIM_ASSERT_EQ(dummy.now_ms(), 0);  // A dry run runs no event.
   return true;
 }
 
 bool validate_phase(ValidationPhase phase, LoadedScenario& loaded, const System& system,
                     std::string& error) {
+  WSIM_ASSERT(loaded.system == &system);  // validate_scenario selected it first.
   switch (phase) {
     case ValidationPhase::kHeader:
       return validate_header(loaded, system, error);
@@ -516,8 +541,13 @@ bool validate_scenario(LoadedScenario& loaded, std::string& error) {
   if (system == nullptr) return false;
   loaded.system = system;
   for (ValidationPhase phase : kValidationPhases) {
-    if (!validate_phase(phase, loaded, *system, error)) return false;
+    if (!validate_phase(phase, loaded, *system, error)) {
+      WSIM_ASSERT(!error.empty());  // Bad input gets an error naming file, line and field.
+      return false;
+    }
   }
+  // Normalized: the driver relies on the phase lengths being set.
+  WSIM_ASSERT_GT(loaded.scenario.fault_phase_ms(), 0);
   return true;
 }
 

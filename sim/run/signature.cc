@@ -1,3 +1,5 @@
+// Finding signatures (signature.h): normalising trace events and oracle texts, the path and
+// contexts of a violation, word similarities, and matching a finding to the nearest known bug.
 #include "sim/run/signature.h"
 
 #include <algorithm>
@@ -15,7 +17,10 @@ namespace {
 // "Pod/gitpod/ws-1" → "Pod"; a bare name (a workspace, a user) names the seed, not the bug.
 std::string_view object_kind(std::string_view object) {
   if (object.empty() || !(object[0] >= 'A' && object[0] <= 'Z')) return {};
-  return object.substr(0, object.find('/'));
+  const std::string_view kind = object.substr(0, object.find('/'));
+  WSIM_ASSERT(!kind.empty());
+  WSIM_ASSERT_EQ(kind.find('/'), std::string_view::npos);
+  return kind;
 }
 
 // The result's class: ok, or the few results that name a situation (NotFound, AlreadyExists,
@@ -66,6 +71,7 @@ std::string drop_quoted(std::string_view text) {
     }
     out += c;
   }
+  WSIM_ASSERT_LE(out.size(), text.size());  // A quoted value shrinks to its two quotes.
   return out;
 }
 
@@ -79,6 +85,8 @@ std::string normalize_word(std::string_view word, std::string_view object) {
   while (end > begin && std::string_view(",;:.)]}").find(word[end - 1]) != std::string_view::npos) {
     --end;
   }
+  WSIM_ASSERT_LE(begin, end);
+  WSIM_ASSERT_LE(end, word.size());
   std::string_view core = word.substr(begin, end - begin);
   if (!core.empty() && core[0] >= 'A' && core[0] <= 'Z' &&
       core.find('/') != std::string_view::npos) {
@@ -97,6 +105,7 @@ std::string normalize_word(std::string_view word, std::string_view object) {
       out += '#';
     }
   }
+  WSIM_ASSERT_LE(out.size(), word.size());  // Only drops and collapses, never adds.
   return out;
 }
 
@@ -106,6 +115,7 @@ std::string normalize_word(std::string_view word, std::string_view object) {
 std::pair<std::string_view, std::string_view> actor_and_kind(std::string_view action) {
   const std::size_t actor_end = action.find(' ');
   const std::string_view actor = action.substr(0, actor_end);
+  WSIM_ASSERT_EQ(actor.find(' '), std::string_view::npos);
   if (actor_end == std::string_view::npos) return {actor, {}};
   const std::size_t verb_end = action.find(' ', actor_end + 1);
   if (verb_end == std::string_view::npos) return {actor, {}};
@@ -134,6 +144,9 @@ std::map<std::string, double> rarity_weights(const Signature& finding,
   }
   std::map<std::string, double> weights;
   for (const auto& [feature, count] : with_feature) {
+    // A signature's path is unique (compute_signature), so a feature counts once per bug.
+    WSIM_ASSERT_GT(count, 0);
+    WSIM_ASSERT_LE(count, bugs);
     // As if one more bug (the finding's) had none of the features: a feature every known bug
     // has weighs little, not nothing, and with one known bug every feature weighs the same.
     weights[feature] = std::log(static_cast<double>(bugs + 1) / static_cast<double>(count));
@@ -157,6 +170,9 @@ std::string normalize_text(std::string_view text, std::string_view object) {
     if (!word.empty()) out += (out.empty() ? "" : " ") + word;
     at = end;
   }
+  // Whitespace collapsed: single spaces between words, none at either end.
+  if (!out.empty()) WSIM_ASSERT_NE(out.front(), ' ');
+  if (!out.empty()) WSIM_ASSERT_NE(out.back(), ' ');
   return out;
 }
 
@@ -178,6 +194,7 @@ std::string relax_template(std::string_view text) {
     }
     out += (out.empty() ? "" : " ") + std::string(word);
   }
+  WSIM_ASSERT_LE(out.size(), text.size());  // Words dropped, none added.
   return out;
 }
 
@@ -196,6 +213,7 @@ std::set<std::string> words_of(std::string_view text) {
     }
   }
   if (!word.empty()) out.insert(word);
+  WSIM_ASSERT_EQ(out.count(""), 0u);
   return out;
 }
 
@@ -210,11 +228,13 @@ bool read_verb(std::string_view verb) { return verb == "get" || verb == "list" |
 // "Pod/gitpod/ws-1" and "Pod/ws-1" → "Pod/ws-1": one object whether or not the actor named its
 // namespace (a fault injector arming a rejection for a pod not created yet does not).
 std::string object_key(std::string_view object) {
+  WSIM_ASSERT(!object_kind(object).empty());  // Only Kubernetes objects are keyed.
   return std::string(object_kind(object)) + "/" + std::string(object.substr(object.rfind('/') + 1));
 }
 
 // Updates `seen` with one event on a Kubernetes object (action_context's rules).
 void observe(std::map<std::string, SeenObject>& seen, const TraceEvent& event) {
+  WSIM_ASSERT(!object_kind(event.object).empty());  // Paired with observe_if_named.
   if (read_verb(event.verb)) return;
   const bool ok = result_class(event.result) == "ok";
   const std::string key = object_key(event.object);
@@ -252,6 +272,7 @@ void observe(std::map<std::string, SeenObject>& seen, const TraceEvent& event) {
 std::string seen_words(const std::map<std::string, SeenObject>& seen) {
   std::set<std::string> words;
   for (const auto& [name, object] : seen) {
+    WSIM_ASSERT(!object.existence.empty());  // observe() creates an object with its existence.
     const std::string kind(object_kind(name));
     words.insert(kind + "=" + object.existence);
     if (!object.last.empty()) words.insert(kind + "@" + object.last);
@@ -335,6 +356,8 @@ std::vector<std::string> counted_contexts(const Signature& signature, bool first
   for (const std::string& context : out) {
     if (names_stem(mechanism, action_stem(split_context(context).first))) named.push_back(context);
   }
+  WSIM_ASSERT_LE(out.size(), signature.contexts.size());
+  WSIM_ASSERT_LE(named.size(), out.size());
   return named.empty() ? out : named;
 }
 
@@ -345,6 +368,7 @@ std::string action_context(const std::vector<TraceEvent>& trace, std::size_t at,
   WSIM_ASSERT_LT(at, trace.size());
   std::map<std::string, SeenObject> seen;
   for (std::size_t i = 0; i < at; ++i) observe_if_named(seen, trace[i], object);
+  WSIM_ASSERT_LE(seen.size(), at);  // Each object seen came from an earlier event.
   return context_text(trace[at], seen);
 }
 
@@ -369,7 +393,10 @@ double context_similarity(const Signature& known, const Signature& finding, bool
     }
     sum += best_exact >= 0 ? best_exact : best_alike;
   }
-  return sum / static_cast<double>(known_contexts.size());
+  const double mean = sum / static_cast<double>(known_contexts.size());
+  WSIM_ASSERT(mean >= 0.0);
+  WSIM_ASSERT(mean <= 1.0 + 1e-9);  // A mean of similarities, each at most 1.
+  return mean;
 }
 
 double word_similarity(std::string_view a, std::string_view b) {
@@ -387,10 +414,15 @@ WordWeights word_weights(const std::vector<KnownBug>& known, std::string_view sy
     words.insert(state.begin(), state.end());
     for (const std::string& word : words) ++weights.document_frequency[word];
   }
+  // A word counts once per document (the words are a set), so weight() is at least 1.
+  for (const auto& [word, frequency] : weights.document_frequency) {
+    WSIM_ASSERT_LE(frequency, weights.documents);
+  }
   return weights;
 }
 
 double WordWeights::weight(const std::string& word) const {
+  WSIM_ASSERT_GE(documents, 0);
   if (documents == 0) return 1.0;
   const auto it = document_frequency.find(word);
   const double df = it == document_frequency.end() ? 0.0 : static_cast<double>(it->second);
@@ -413,6 +445,7 @@ double weighted_word_similarity(std::string_view a, std::string_view b,
     if (wa.count(word) == 0) all += weights.weight(word);
   }
   WSIM_ASSERT(all > 0);
+  WSIM_ASSERT(shared <= all);  // The shared words are some of all the words.
   return shared / all;
 }
 
@@ -518,11 +551,17 @@ Signature compute_signature(const std::set<std::string, std::less<>>& external_a
   signature.path.assign(path.begin(), path.end());
   signature.actions.assign(actions.begin(), actions.end());
   WSIM_ASSERT(std::is_sorted(signature.path.begin(), signature.path.end()));
+  // Every external action is also a path feature (match_known's coverage relies on it).
+  WSIM_ASSERT_LE(signature.actions.size(), signature.path.size());
   return signature;
 }
 
 const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug>& known,
                             const MatchOptions& options) {
+  // The coverage below binary-searches the finding's path and actions (compute_signature sorts).
+  WSIM_ASSERT(std::is_sorted(finding.path.begin(), finding.path.end()));
+  WSIM_ASSERT(std::is_sorted(finding.actions.begin(), finding.actions.end()));
+  WSIM_ASSERT_LE(options.coverage_min, 1.0);
   const std::map<std::string, double> weights =
       options.rarity ? rarity_weights(finding, known) : std::map<std::string, double>{};
   const std::string_view invariant = finding.invariant;
@@ -622,6 +661,8 @@ const KnownBug* match_known(const Signature& finding, const std::vector<KnownBug
     if (missing_action || (options.fault_required && has_fault && !fault_covered)) continue;
     // A known path with nothing counted is covered by any path.
     const double coverage = total <= kEpsilon ? 1.0 : shared / total;
+    WSIM_ASSERT(coverage >= 0.0);
+    WSIM_ASSERT(coverage <= 1.0 + kEpsilon);
     if (coverage + kEpsilon < options.coverage_min) {
       continue;
     }

@@ -1,3 +1,5 @@
+// Reading a trace (trace_view.h): which events are faults, symptoms, scripted markers or
+// violations, which name an object, and one-line renderings for the reports.
 #include "sim/run/trace_view.h"
 
 #include <algorithm>
@@ -64,6 +66,7 @@ bool is_fault_symptom(const TraceEvent& event) {
 std::string fault_names(const TraceEvent& event) {
   std::string out;
   for (const std::string& name : event.faults) {
+    WSIM_ASSERT(!name.empty());  // Paired with Faults::declare: every point has a name.
     if (!out.empty()) out += ',';
     out += name;
   }
@@ -74,6 +77,8 @@ std::string one_line(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  WSIM_ASSERT_EQ(out.size(), text.size());  // One character for one: columns stay put.
+  WSIM_ASSERT_EQ(out.find('\n'), std::string::npos);
   return out;
 }
 
@@ -87,6 +92,8 @@ std::string one_line_escaped(std::string_view text) {
       out += (c == '\t' || c == '\r') ? ' ' : c;
     }
   }
+  WSIM_ASSERT_GE(out.size(), text.size());
+  WSIM_ASSERT_EQ(out.find('\n'), std::string::npos);
   return out;
 }
 
@@ -116,6 +123,7 @@ bool names_object(std::string_view object, std::string_view name) {
        at = object.find(name, at + 1)) {
     const bool left_ok = at == 0 || !ascii_alnum(object[at - 1]);
     const std::size_t end = at + name.size();
+    WSIM_ASSERT_LE(end, object.size());  // find() matched the whole name.
     const bool right_ok = end >= object.size() || !ascii_alnum(object[end]);
     if (left_ok && right_ok) return true;
   }

@@ -1,4 +1,7 @@
+// Verdicts (verdict.h): their names, exit codes and scenario-file spellings.
 #include "sim/run/verdict.h"
+
+#include "sim/core/assert.h"
 
 namespace wsim::run {
 
@@ -15,6 +18,7 @@ int exit_code(Verdict verdict) {
     case Verdict::kHarnessError:
       return kExitUsage;
   }
+  WSIM_ASSERT_MSG(false, "unknown verdict " << static_cast<int>(verdict));
   return kExitUsage;
 }
 
@@ -31,6 +35,7 @@ const char* verdict_name(Verdict verdict) {
     case Verdict::kHarnessError:
       return "HARNESS_ERROR";
   }
+  WSIM_ASSERT_MSG(false, "unknown verdict " << static_cast<int>(verdict));
   return "HARNESS_ERROR";
 }
 
@@ -46,16 +51,13 @@ bool parse_verdict_name(std::string_view name, Verdict& verdict) {
 }
 
 proto::Verdict to_proto(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kPass:
-      return proto::PASS;
-    case Verdict::kSafety:
-      return proto::SAFETY_VIOLATION;
-    case Verdict::kLiveness:
-      return proto::LIVENESS_VIOLATION;
-    default:
-      return proto::VERDICT_UNSPECIFIED;
-  }
+  const proto::Verdict spelled = verdict == Verdict::kPass       ? proto::PASS
+                                 : verdict == Verdict::kSafety   ? proto::SAFETY_VIOLATION
+                                 : verdict == Verdict::kLiveness ? proto::LIVENESS_VIOLATION
+                                                                 : proto::VERDICT_UNSPECIFIED;
+  // Paired with from_proto: a spelled verdict reads back as itself.
+  if (spelled != proto::VERDICT_UNSPECIFIED) WSIM_ASSERT(from_proto(spelled) == verdict);
+  return spelled;
 }
 
 Verdict from_proto(proto::Verdict verdict) {

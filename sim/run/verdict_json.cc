@@ -1,3 +1,5 @@
+// verdict.json (verdict_json.h): a run's result as a VerdictRecord, printed as deterministic JSON
+// and parsed back.
 #include "sim/run/verdict_json.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -28,6 +30,7 @@ void add_config(const System& system, const proto::Scenario& scenario,
     if (!config_value(scenario, system, descriptor->field(i)->name(), value)) continue;
     (*record.mutable_config())[descriptor->field(i)->name()] = value;
   }
+  WSIM_ASSERT_LE(record.config_size(), descriptor->field_count());
 }
 
 void add_violations(const RunResult& result, proto::VerdictRecord& record) {
@@ -90,6 +93,10 @@ proto::VerdictRecord verdict_record(const System& system, const proto::Scenario&
   add_violations(result, record);
   record.set_state(result.state);
   add_realism(system, scenario, result, record);
+  // The swarm's names are unique (fault points, incidents, scheduler, the system's parameters):
+  // a repeated name would silently drop a line of the map.
+  WSIM_ASSERT_EQ(static_cast<std::size_t>(record.swarm_size()), result.swarm.size());
+  WSIM_ASSERT(!record.system().empty());
   return record;
 }
 
@@ -120,6 +127,7 @@ std::string verdict_json(const proto::VerdictRecord& record) {
 
 bool parse_verdict_json(const std::string& json, const std::string& path,
                         proto::VerdictRecord& record, std::string& error) {
+  WSIM_ASSERT(!path.empty());  // Errors name the file.
   pb::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
   record.Clear();

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "sim/core/assert.h"
+
 namespace wsim::run {
 
 namespace {
@@ -10,6 +12,7 @@ namespace {
 // The message says whose rule broke: a kube.* finding is a bug of the fake world (or of a patch
 // planted in it), not of the system under test, and the reader should know before triaging it.
 Violation to_violation(kube::ConformanceViolation found) {
+  WSIM_ASSERT(!found.invariant_id.empty());  // A stable id, as Sim::record_violation requires.
   return Violation{std::move(found.invariant_id),
                    std::move(found.object),
                    std::move(found.message) +
@@ -23,6 +26,7 @@ Violation to_violation(kube::ConformanceViolation found) {
 std::vector<InvariantInfo> world_invariants() {
   std::vector<InvariantInfo> out;
   for (kube::ConformanceInvariant& rule : kube::ConformanceMonitor::invariants()) {
+    WSIM_ASSERT(!rule.id.empty());
     out.push_back({std::move(rule.id),
                    rule.liveness ? InvariantKind::kLiveness : InvariantKind::kSafety,
                    std::move(rule.description), std::move(rule.reference)});
@@ -31,7 +35,9 @@ std::vector<InvariantInfo> world_invariants() {
 }
 
 std::vector<InvariantInfo> with_world_invariants(std::vector<InvariantInfo> system_invariants) {
+  const std::size_t own = system_invariants.size();
   for (InvariantInfo& rule : world_invariants()) system_invariants.push_back(std::move(rule));
+  WSIM_ASSERT_GT(system_invariants.size(), own);  // The fake world has rules of its own.
   return system_invariants;
 }
 

@@ -1,3 +1,5 @@
+// The hunt (hunt.h): the worker phase under Ctrl-C and the deadline, then the tally, the re-runs
+// of what was found and the order of the findings; the probe coverage report.
 #include "sim/search/hunt.h"
 
 #include <signal.h>
@@ -34,9 +36,9 @@ class InterruptGuard {
     interrupt.sa_handler = on_interrupt;
     interrupt.sa_flags = SA_RESETHAND;
     sigemptyset(&interrupt.sa_mask);
-    ::sigaction(SIGINT, &interrupt, &previous_);
+    WSIM_ASSERT_EQ(::sigaction(SIGINT, &interrupt, &previous_), 0);  // SIGINT is catchable.
   }
-  ~InterruptGuard() { ::sigaction(SIGINT, &previous_, nullptr); }
+  ~InterruptGuard() { WSIM_ASSERT_EQ(::sigaction(SIGINT, &previous_, nullptr), 0); }
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
 
@@ -69,6 +71,7 @@ void run_workers(const HuntOptions& options, HuntResult& result, HuntTally& tall
     progress.print(result, elapsed(), false);
   }
   result.seconds = elapsed() - started;
+  WSIM_ASSERT(result.seconds >= 0.0);  // The hunt's clock never runs backwards.
   progress.print(result, elapsed(), true);
 }
 
@@ -81,6 +84,8 @@ bool finding_order(const Finding& a, const Finding& b) {
 
 int HuntResult::exit_code() const {
   for (const Finding& finding : findings) {
+    // A finding is a failed run: its verdict never exits 0.
+    WSIM_ASSERT_NE(run::exit_code(finding.verdict), kExitPass);
     if (!unmasked || !finding.labelled || finding.known.empty()) {
       return run::exit_code(finding.verdict);
     }
@@ -89,6 +94,9 @@ int HuntResult::exit_code() const {
 }
 
 std::string render_probe_coverage(const std::vector<Probe>& sorted, bool brief) {
+  WSIM_ASSERT(std::is_sorted(sorted.begin(), sorted.end(), [](const Probe& a, const Probe& b) {
+    return a.name < b.name;
+  }));  // Probes::sorted().
   std::size_t reached = 0;
   std::size_t width = 0;
   for (const Probe& probe : sorted) {
@@ -123,6 +131,7 @@ proto::Scenario hunt_run_scenario(const HuntOptions& options, std::uint64_t seed
   scenario.set_seed(seed);
   if (swarm_seed) scenario.set_swarm_seed(*swarm_seed);
   draw_amplifiers(scenario, *options.system, options.amplifiers, config_seed_of(scenario));
+  WSIM_ASSERT_EQ(scenario.seed(), seed);  // The amplifiers change the config, not the seed.
   return scenario;
 }
 
@@ -140,6 +149,7 @@ void merge_failed_without(std::map<std::string, std::uint64_t>& into,
     auto [it, inserted] = into.emplace(name, seed);
     if (!inserted) it->second = std::min(it->second, seed);
   }
+  WSIM_ASSERT_GE(into.size(), more.size());
 }
 
 int realism_rank(const Finding& finding) {

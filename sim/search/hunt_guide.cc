@@ -1,3 +1,5 @@
+// The swarm guide (hunt_guide.h): swarm seeds whose runs reached rare probes, picked again for
+// half of the later runs.
 #include "sim/search/hunt_guide.h"
 
 #include <algorithm>

@@ -1,9 +1,12 @@
+// The hunt as JUnit XML (hunt_junit.h): one testcase per target, a failure per finding that fails
+// the hunt, the known ones in its output.
 #include "sim/search/hunt_junit.h"
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "sim/core/assert.h"
 #include "sim/report/report.h"
 #include "sim/run/verdict.h"
 #include "sim/search/hunt_report.h"
@@ -40,7 +43,9 @@ std::string finding_text(const HuntTarget& target, const Finding& finding) {
 void write_testcase(std::ostream& xml, const HuntTarget& target) {
   const HuntResult& result = target.result;
   char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.3f", result.seconds);
+  const int written = std::snprintf(seconds, sizeof seconds, "%.3f", result.seconds);
+  WSIM_ASSERT_GT(written, 0);
+  WSIM_ASSERT_LT(written, static_cast<int>(sizeof seconds));
   xml << "    <testcase classname=\"wsim.hunt." << xml_escape(target.system) << "\" name=\""
       << xml_escape(target.versions.empty() ? target.system : target.versions) << "\" time=\""
       << seconds << "\">\n";
@@ -69,18 +74,22 @@ std::string xml_escape(const std::string& text) {
   for (char& c : out) {
     if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') c = '?';
   }
+  WSIM_ASSERT_GE(out.size(), text.size());  // Escaping only lengthens.
   return out;
 }
 
 std::string hunt_junit_xml(const HuntSummary& summary) {
   std::size_t failures = 0;
+  std::size_t findings = 0;
   double seconds = 0;
   for (const HuntTarget& target : summary.targets) {
     seconds += target.result.seconds;
+    findings += target.result.findings.size();
     for (const Finding& finding : target.result.findings) {
       if (fails(target.result, finding)) ++failures;
     }
   }
+  WSIM_ASSERT_LE(failures, findings);
   char time[32];
   std::snprintf(time, sizeof time, "%.3f", seconds);
   std::ostringstream xml;
@@ -94,6 +103,7 @@ std::string hunt_junit_xml(const HuntSummary& summary) {
 }
 
 bool write_junit_file(const std::string& path, const HuntSummary& summary, std::string& error) {
+  WSIM_ASSERT(!path.empty());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << hunt_junit_xml(summary);
   if (!out.flush()) {

@@ -1,3 +1,5 @@
+// Merging sharded hunt summaries (hunt_merge.h): every shard once, the same hunt, findings
+// deduplicated as the tally does with their smallest seed, realism and probes pooled.
 #include "sim/search/hunt_merge.h"
 
 #include <algorithm>
@@ -25,6 +27,8 @@ std::string optional_text(const std::optional<std::uint64_t>& value) {
 // The shards 0..N-1 each once; false with an error otherwise.
 bool check_shards(const std::vector<HuntSummary>& parts, const std::vector<std::string>& files,
                   std::string& error) {
+  WSIM_ASSERT(!parts.empty());
+  WSIM_ASSERT_EQ(parts.size(), files.size());
   const std::uint64_t count = parts.front().shard.count;
   std::map<std::uint64_t, std::string> seen;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -48,12 +52,14 @@ bool check_shards(const std::vector<HuntSummary>& parts, const std::vector<std::
       return false;
     }
   }
+  WSIM_ASSERT_EQ(seen.size(), count);  // Each of 0..count-1 once.
   return true;
 }
 
 // Same seed start, budgets and version tuples as the first part; false with an error otherwise.
 bool check_same_hunt(const HuntSummary& first, const HuntSummary& part, const std::string& file,
                      std::string& error) {
+  WSIM_ASSERT(!file.empty());  // Errors name the file.
   const auto differs = [&](const std::string& field, const std::string& a, const std::string& b) {
     error = file + ": " + field + ": " + b + ", but the first summary has " + a;
     return false;
@@ -107,6 +113,7 @@ const std::optional<Realism>& less_needy(const std::optional<Realism>& a,
 void merge_realism(Finding& into, const Finding& a, const Finding& b) {
   WSIM_ASSERT(into.seed == a.seed || into.seed == b.seed);
   into.production_runs = a.production_runs + b.production_runs;
+  WSIM_ASSERT_GE(into.production_runs, a.production_runs);  // No wrap-around.
   into.production_seed = a.production_seed;
   if (b.production_seed && (!into.production_seed || *b.production_seed < *into.production_seed)) {
     into.production_seed = b.production_seed;
@@ -137,18 +144,23 @@ void merge_findings(HuntTarget& merged, const HuntTarget& part,
       add_signatures(merged.signatures.back(), signatures);
       continue;
     }
+    WSIM_ASSERT_LT(it->second, merged.result.findings.size());
     Finding& into = merged.result.findings[it->second];
     const std::uint64_t count = into.count + finding.count;
     const Finding before = into;
     if (finding.seed < into.seed) into = finding;
     into.count = count;
     merge_realism(into, before, finding);
+    WSIM_ASSERT_LE(into.seed, finding.seed);  // A merged row keeps its smallest seed.
     add_signatures(merged.signatures[it->second], signatures);
   }
+  // The signature lists stay alongside the findings.
+  WSIM_ASSERT_EQ(merged.signatures.size(), merged.result.findings.size());
 }
 
 // Findings realistic first, then in finding_order (hunt.h), their signature lists alongside.
 void sort_findings(HuntTarget& target) {
+  WSIM_ASSERT_EQ(target.signatures.size(), target.result.findings.size());
   std::vector<std::size_t> order(target.result.findings.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -165,9 +177,11 @@ void sort_findings(HuntTarget& target) {
   }
   target.result.findings = std::move(findings);
   target.signatures = std::move(signatures);
+  WSIM_ASSERT_EQ(target.signatures.size(), target.result.findings.size());
 }
 
 HuntTarget merge_target(const std::vector<HuntSummary>& parts, std::size_t t) {
+  WSIM_ASSERT_LT(t, parts.front().targets.size());
   HuntTarget merged = parts.front().targets[t];
   merged.result = HuntResult{};
   merged.signatures.clear();
@@ -176,6 +190,7 @@ HuntTarget merge_target(const std::vector<HuntSummary>& parts, std::size_t t) {
   std::map<std::tuple<int, std::string, std::string>, std::size_t> index;
   std::map<std::string, Probe> probes;
   for (const HuntSummary& part : parts) {
+    WSIM_ASSERT_LT(t, part.targets.size());  // check_same_hunt: the same targets.
     const HuntResult& result = part.targets[t].result;
     merged.result.runs += result.runs;
     merged.result.failures += result.failures;
@@ -218,6 +233,7 @@ bool merge_summaries(const std::vector<HuntSummary>& parts, const std::vector<st
   for (std::size_t t = 0; t < parts.front().targets.size(); ++t) {
     merged.targets.push_back(merge_target(parts, t));
   }
+  WSIM_ASSERT_EQ(merged.targets.size(), parts.front().targets.size());
   return true;
 }
 

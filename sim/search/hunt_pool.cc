@@ -1,3 +1,5 @@
+// The hunt's worker pool (hunt_pool.h): forked workers, their pipes read line by line, stops
+// with a grace period, and crashed workers recorded and replaced.
 #include "sim/search/hunt_pool.h"
 
 #include <fcntl.h>
@@ -46,7 +48,10 @@ WorkerPool::WorkerPool(const HuntOptions& options, HuntTally& tally)
 }
 
 void WorkerPool::start() {
+  WSIM_ASSERT_EQ(workers_.size(), stride_);
+  WSIM_ASSERT(!running());  // Started once.
   for (std::size_t j = 0; j < workers_.size(); ++j) spawn(j, j);
+  WSIM_ASSERT(running());
 }
 
 bool WorkerPool::running() const {
@@ -63,6 +68,8 @@ double WorkerPool::now_seconds() const {
 // SIGTERM is blocked across the fork so that a stop sent before the worker installed its
 // handler stays pending instead of killing it (which would look like a crash).
 void WorkerPool::spawn(std::size_t j, std::uint64_t first_index) {
+  WSIM_ASSERT_LT(j, workers_.size());
+  WSIM_ASSERT_LT(workers_[j].fd, 0);  // The slot's previous worker was reaped.
   int fds[2];
   WSIM_ASSERT_MSG(::pipe2(fds, O_CLOEXEC) == 0, "pipe2: " << std::strerror(errno));
   flush_everything(options_);
@@ -70,7 +77,7 @@ void WorkerPool::spawn(std::size_t j, std::uint64_t first_index) {
   sigset_t previous_mask;
   sigemptyset(&term);
   sigaddset(&term, SIGTERM);
-  ::sigprocmask(SIG_BLOCK, &term, &previous_mask);
+  WSIM_ASSERT_EQ(::sigprocmask(SIG_BLOCK, &term, &previous_mask), 0);
   const pid_t pid = ::fork();
   WSIM_ASSERT_MSG(pid >= 0, "fork: " << std::strerror(errno));
   if (pid == 0) {
@@ -83,6 +90,7 @@ void WorkerPool::spawn(std::size_t j, std::uint64_t first_index) {
   ::sigprocmask(SIG_SETMASK, &previous_mask, nullptr);
   ::close(fds[1]);
   workers_[j] = Worker{pid, fds[0], first_index, false, {}};
+  WSIM_ASSERT_GT(workers_[j].pid, 0);
 }
 
 void WorkerPool::stop() {
@@ -90,7 +98,9 @@ void WorkerPool::stop() {
   stopping_ = true;
   stop_requested_at_ = now_seconds();
   for (const Worker& worker : workers_) {
-    if (worker.fd >= 0) ::kill(worker.pid, SIGTERM);
+    if (worker.fd < 0) continue;
+    WSIM_ASSERT_GT(worker.pid, 0);  // kill(0 or -1) would signal a whole process group.
+    ::kill(worker.pid, SIGTERM);
   }
 }
 
@@ -99,7 +109,9 @@ void WorkerPool::kill_stragglers(double now) {
   if (now - stop_requested_at_ <= kStopGraceSeconds) return;
   killed_ = true;
   for (const Worker& worker : workers_) {
-    if (worker.fd >= 0) ::kill(worker.pid, SIGKILL);
+    if (worker.fd < 0) continue;
+    WSIM_ASSERT_GT(worker.pid, 0);
+    ::kill(worker.pid, SIGKILL);
   }
 }
 
@@ -112,6 +124,7 @@ void WorkerPool::poll_once(int timeout_ms) {
     owner.push_back(j);
   }
   if (fds.empty()) return;
+  WSIM_ASSERT_EQ(fds.size(), owner.size());
   const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
   WSIM_ASSERT_MSG(ready >= 0 || errno == EINTR, "poll: " << std::strerror(errno));
   for (std::size_t k = 0; ready > 0 && k < fds.size(); ++k) {
@@ -121,7 +134,9 @@ void WorkerPool::poll_once(int timeout_ms) {
 }
 
 void WorkerPool::read_from(std::size_t j) {
+  WSIM_ASSERT_LT(j, workers_.size());
   Worker& worker = workers_[j];
+  WSIM_ASSERT_GE(worker.fd, 0);
   char chunk[65536];
   const ssize_t n = ::read(worker.fd, chunk, sizeof chunk);
   if (n < 0 && errno == EINTR) return;
@@ -136,6 +151,8 @@ void WorkerPool::read_from(std::size_t j) {
     handle_line(worker, worker.buffer.substr(begin, end - begin));
   }
   worker.buffer.erase(0, begin);
+  // Only a partial line waits for the next read.
+  WSIM_ASSERT_EQ(worker.buffer.find('\n'), std::string::npos);
 }
 
 void WorkerPool::handle_line(Worker& worker, const std::string& text) {
@@ -149,12 +166,15 @@ void WorkerPool::handle_line(Worker& worker, const std::string& text) {
     line >> local >> seed >> swarm;
     std::optional<std::uint64_t> swarm_seed;
     if (swarm != "-") swarm_seed = std::stoull(swarm);
+    // A worker reports its runs in order over its own pipe (worker_main's stride).
+    WSIM_ASSERT_EQ(local, worker.next_index);
     worker.next_index = local + stride_;
     std::vector<RunFinding> findings;
     int code = 0;
     RunFinding finding;
     while (line >> code >> finding.invariant >> finding.known) {
       finding.verdict = verdict_of_code(code);
+      WSIM_ASSERT(finding.verdict != Verdict::kPass);  // Paired with run_findings.
       findings.push_back(finding);
     }
     if (tally_.record_run(local, seed, swarm_seed, findings)) stop();
@@ -170,7 +190,9 @@ void WorkerPool::handle_line(Worker& worker, const std::string& text) {
 
 // A worker that ended without "E" crashed, unless we stopped or killed it.
 void WorkerPool::reap(std::size_t j) {
+  WSIM_ASSERT_LT(j, workers_.size());
   Worker& worker = workers_[j];
+  WSIM_ASSERT_GE(worker.fd, 0);  // Reaped once, at its end of file.
   ::close(worker.fd);
   worker.fd = -1;
   int status = 0;

@@ -1,3 +1,5 @@
+// The hunt's progress line (hunt_progress.h): runs, rate, failures and time, rewritten in place
+// on a terminal, every few seconds otherwise.
 #include "sim/search/hunt_progress.h"
 
 #include <cstdio>
@@ -13,7 +15,9 @@ namespace {
 std::string rate_text(double runs, double seconds) {
   if (seconds <= 0) return "-";
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.0f", runs / seconds);
+  const int written = std::snprintf(buffer, sizeof buffer, "%.0f", runs / seconds);
+  WSIM_ASSERT_GT(written, 0);
+  WSIM_ASSERT_LT(written, static_cast<int>(sizeof buffer));
   return buffer;
 }
 

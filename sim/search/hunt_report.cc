@@ -1,9 +1,12 @@
+// The hunt's printed report (hunt_report.h): the findings table with labels and realism, and the
+// one-line-per-target summary table.
 #include "sim/search/hunt_report.h"
 
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
 
+#include "sim/core/assert.h"
 #include "sim/run/verdict.h"
 
 namespace wsim::run {
@@ -21,6 +24,7 @@ std::string summary_found(const HuntResult& result) {
       unknown.push_back(&f);
     }
   }
+  WSIM_ASSERT_EQ(known + unknown.size(), result.findings.size());
   std::string found = known > 0 ? "nothing NEW" : "nothing";
   if (!unknown.empty()) {
     const Finding& f = *unknown.front();
@@ -70,6 +74,7 @@ void print_findings(std::ostream& out, const HuntResult& result, bool verbose) {
       << std::setw(wr) << "realism"
       << "bundle\n";
   for (const Finding& f : result.findings) {
+    WSIM_ASSERT_LE(f.invariant.size() + 2, w_invariant);  // The column fits every id.
     out << "  " << std::left << std::setw(20) << verdict_name(f.verdict) << std::setw(w)
         << f.invariant << std::setw(8) << f.count << std::setw(12) << f.seed << std::setw(wk)
         << finding_label(f) << std::setw(wr) << finding_realism(f)
@@ -114,6 +119,7 @@ void print_hunt_table(std::ostream& out, const std::vector<HuntTarget>& rows) {
   for (const HuntTarget& row : rows) {
     std::string found = summary_found(row.result);
     std::string config = row.versions.size() > 60 ? row.versions.substr(0, 59) + "~" : row.versions;
+    WSIM_ASSERT_LE(config.size(), 60u);
     out << "  " << std::left << std::setw(static_cast<int>(w_system)) << row.system << "  "
         << std::setw(static_cast<int>(w_config)) << config << "  " << std::right << std::setw(9)
         << row.result.runs << std::setw(9) << hunt_rate(row.result) << "  " << found << "\n";

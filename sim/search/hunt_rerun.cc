@@ -1,3 +1,6 @@
+// Re-running a hunt's findings (hunt_rerun.h): each first seed again with recording, to label
+// it, describe it, check its realism and write its bundle; nondeterminism when it does not fail
+// the same way again.
 #include "sim/search/hunt_rerun.h"
 
 #include <algorithm>
@@ -23,6 +26,7 @@ namespace {
 // invariant and, when the workers labelled it (an unmasked hunt), with the same label — a run
 // can go past one invariant on two objects carrying different known bugs.
 const MaskedViolation* matching_masked(const Finding& finding, const RunResult& rerun) {
+  WSIM_ASSERT(!finding.invariant.empty());
   for (const MaskedViolation& masked : rerun.masked) {
     if (masked.violation.invariant_id != finding.invariant) continue;
     if (finding.labelled && masked.known != finding.known) continue;
@@ -39,6 +43,7 @@ void label_finding(Finding& finding, const RunResult& rerun, const HuntOptions& 
     finding.labelled = true;
     finding.known = masked->known;
     finding.signature = masked->signature.text();
+    WSIM_ASSERT(!finding.signature.empty());
     return;
   }
   if (!rerun.violation || rerun.violation->invariant_id != finding.invariant) return;
@@ -51,6 +56,8 @@ void label_finding(Finding& finding, const RunResult& rerun, const HuntOptions& 
 
 RunResult rerun_with_recording(const HuntOptions& options, const proto::Scenario& scenario,
                                std::ostream* log) {
+  WSIM_ASSERT(options.system != nullptr);
+  if (options.unmasked) WSIM_ASSERT(options.known != nullptr);  // As hunt() requires.
   RunOptions run_options;
   run_options.record_choices = true;
   run_options.keep_trace = true;
@@ -63,6 +70,7 @@ RunResult rerun_with_recording(const HuntOptions& options, const proto::Scenario
 
 // Did the re-run find `finding` again (same verdict, invariant and label)?
 bool found_again(const Finding& finding, const RunResult& rerun, bool unmasked) {
+  WSIM_ASSERT(finding.verdict != Verdict::kPass);  // A finding is a failure.
   const std::string label =
       finding.labelled ? (finding.known.empty() ? "NEW" : finding.known) : std::string("-");
   for (const RunFinding& again : run_findings(rerun, unmasked)) {
@@ -75,6 +83,7 @@ bool found_again(const Finding& finding, const RunResult& rerun, bool unmasked) 
 }
 
 void mark_nondeterministic(Finding& finding, const RunResult& rerun, std::ostream* log) {
+  WSIM_ASSERT(finding.verdict != Verdict::kNondeterminism);  // Marked once.
   const std::string rerun_kind = rerun.violation ? rerun.violation->invariant_id : "";
   if (log) {
     *log << "NONDETERMINISM: seed " << finding.seed << " gave " << verdict_name(finding.verdict)
@@ -88,6 +97,7 @@ void mark_nondeterministic(Finding& finding, const RunResult& rerun, std::ostrea
 // The object and message of the violation the finding is about (a masked one for a known
 // safety finding that the run went past). Call after label_finding.
 void describe_finding(Finding& finding, const RunResult& rerun) {
+  WSIM_ASSERT(finding.verdict != Verdict::kPass);
   if (!rerun.violation) {
     finding.message = rerun.harness_error;
     return;
@@ -110,6 +120,7 @@ void write_finding_bundle(const HuntOptions& options, Finding& finding, proto::S
     entry->set_object(masked.violation.object);
     entry->set_known(masked.known);
   }
+  WSIM_ASSERT_GE(static_cast<std::size_t>(scenario.go_past_size()), rerun.masked.size());
   if (!options.write_bundles) return;
   std::string path;
   std::string error;
@@ -126,6 +137,7 @@ RunResult quiet_run(const HuntOptions& options, const proto::Scenario& scenario)
   RunOptions run_options;
   run_options.events_max = options.events_max;
   if (options.unmasked) {
+    WSIM_ASSERT(options.known != nullptr);
     return execute_run_with_known(*options.system, scenario, run_options, *options.known);
   }
   return execute_run(*options.system, scenario, run_options);
@@ -144,6 +156,7 @@ Realism finding_realism(const HuntOptions& options, const Finding& finding,
   };
   const bool names_a_bug = options.unmasked && finding.labelled && !finding.known.empty();
   if (!names_a_bug) return check_realism(scenario, *options.system, same);
+  WSIM_ASSERT(options.known != nullptr);  // unmasked hunts have the known list.
   // The row is one known bug: a corpus file that reproduces it at production values makes it
   // realistic; else other seeds count when they show the same bug id, through any of its files,
   // and the hunt's other failing runs of that bug are evidence too (realism.h narrowed_realism).
@@ -167,6 +180,7 @@ Realism finding_realism(const HuntOptions& options, const Finding& finding,
 void print_repro(const HuntOptions& options, const Finding& finding) {
   std::ostream* log = options.log;
   if (!log) return;
+  WSIM_ASSERT(!options.repro_command.empty());  // The line a reader copies.
   if (!finding.bundle.empty()) *log << "bundle " << finding.bundle << "\n";
   *log << "reproduce with:\n";
   if (!finding.bundle.empty()) {
@@ -217,6 +231,7 @@ const RunResult& rerun_for(const HuntOptions& options, const proto::Scenario& sc
 // as recorded into `last` (false when there is none: the worker could not write it).
 bool read_worker_bundle(const HuntOptions& options, const Finding& finding,
                         const proto::Scenario& scenario, LastRerun& last) {
+  WSIM_ASSERT(options.record_in_workers);  // Only then did a worker write it.
   if (last.result && last.seed == scenario.seed() && !last.bundle.empty()) return true;
   RunResult named;
   named.seed = scenario.seed();
@@ -244,6 +259,7 @@ bool read_worker_bundle(const HuntOptions& options, const Finding& finding,
 
 // A finding of a hunt with record_in_workers: completed from the worker's bundle, not re-run.
 void recorded_finding(const HuntOptions& options, Finding& finding, LastRerun& last) {
+  WSIM_ASSERT(options.record_in_workers);
   std::ostream* log = options.log;
   const proto::Scenario scenario = hunt_run_scenario(options, finding.seed, finding.swarm_seed);
   if (!read_worker_bundle(options, finding, scenario, last)) {
@@ -289,6 +305,7 @@ void rerun_finding(const HuntOptions& options, Finding& finding,
     mark_nondeterministic(finding, rerun, log);
     return;
   }
+  WSIM_ASSERT_EQ(rerun.seed, finding.seed);
   finding.amplifier_flags = amplifier_flags(scenario, *options.system, options.amplifiers);
   finding.realism = finding_realism(options, finding, bug_failed_without, scenario);
   // The bundle's verdict.json carries the verdict of its first finding.
@@ -318,6 +335,7 @@ std::vector<std::map<std::string, std::uint64_t>> failed_without_by_bug(const Hu
                                                                         const HuntResult& result) {
   std::vector<std::map<std::string, std::uint64_t>> evidence(result.findings.size());
   if (!options.unmasked) return evidence;
+  WSIM_ASSERT(options.known != nullptr);
   std::map<std::string, std::map<std::string, std::uint64_t>> by_bug;
   std::vector<std::string> bug_of(result.findings.size());
   for (std::size_t i = 0; i < result.findings.size(); ++i) {
@@ -329,6 +347,7 @@ std::vector<std::map<std::string, std::uint64_t>> failed_without_by_bug(const Hu
   for (std::size_t i = 0; i < result.findings.size(); ++i) {
     if (!bug_of[i].empty()) evidence[i] = by_bug[bug_of[i]];
   }
+  WSIM_ASSERT_EQ(evidence.size(), result.findings.size());  // One entry per finding.
   return evidence;
 }
 

@@ -1,3 +1,5 @@
+// The hunt summary file (hunt_summary.h): a hunt's targets, findings and probes as JSON, written
+// atomically and read back with every field checked.
 #include "sim/search/hunt_summary.h"
 
 #include <cstdio>
@@ -25,6 +27,10 @@ std::string label_of(const Finding& finding) {
 }
 
 Json finding_to_json(const Finding& finding, const std::vector<std::string>& signatures) {
+  // Paired with realism_from_json's check: a realism written reads back.
+  if (finding.realism) {
+    WSIM_ASSERT_EQ(finding.realism->realistic, finding.realism->amplifiers.empty());
+  }
   Json out;
   out["verdict"] = verdict_name(finding.verdict);
   out["exit_code"] = exit_code(finding.verdict);
@@ -73,6 +79,7 @@ Json target_to_json(const HuntTarget& target) {
     if (signatures.empty() && !finding.signature.empty()) signatures.push_back(finding.signature);
     out["findings"].push_back(finding_to_json(finding, signatures));
   }
+  WSIM_ASSERT_EQ(out["findings"].size(), result.findings.size());
   out["probes"] = Json::array();
   for (const Probe& probe : result.probes) {
     out["probes"].push_back(
@@ -87,6 +94,7 @@ class Reader {
   Reader(const std::string& file, std::string& error) : file_(file), error_(error) {}
 
   bool fail(const std::string& where, const std::string& what) {
+    WSIM_ASSERT(!where.empty());  // Errors name the field.
     error_ = file_ + ": " + where + ": " + what;
     return false;
   }
@@ -216,6 +224,7 @@ bool probes_from_json(const Json& in, const std::string& where, Reader& reader,
     }
     probes.push_back(std::move(probe));
   }
+  WSIM_ASSERT_GE(probes.size(), in.size());
   return true;
 }
 
@@ -246,6 +255,8 @@ bool target_from_json(const Json& in, const std::string& where, Reader& reader,
     result.findings.push_back(std::move(finding));
     target.signatures.push_back(std::move(signatures));
   }
+  // The signature lists stay alongside the findings (hunt_merge.cc relies on it).
+  WSIM_ASSERT_EQ(target.signatures.size(), result.findings.size());
   return probes_from_json(probes, where + ".probes", reader, result.probes);
 }
 
@@ -282,6 +293,8 @@ int HuntSummary::exit_code() const {
 }
 
 std::string summary_to_json(const HuntSummary& summary) {
+  // Paired with header_from_json: 0 <= index < count.
+  WSIM_ASSERT_LT(summary.shard.index, summary.shard.count);
   Json out;
   out["format"] = kFormat;
   out["version"] = kVersion;
@@ -318,10 +331,12 @@ bool summary_from_json(const std::string& text, const std::string& file, HuntSum
     }
     summary.targets.push_back(std::move(target));
   }
+  WSIM_ASSERT_EQ(summary.targets.size(), targets.size());
   return true;
 }
 
 bool write_summary_file(const std::string& path, const HuntSummary& summary, std::string& error) {
+  WSIM_ASSERT(!path.empty());
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -341,6 +356,7 @@ bool write_summary_file(const std::string& path, const HuntSummary& summary, std
 }
 
 bool read_summary_file(const std::string& path, HuntSummary& summary, std::string& error) {
+  WSIM_ASSERT(!path.empty());  // Errors name the file.
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = path + ": cannot read";

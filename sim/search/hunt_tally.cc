@@ -1,3 +1,5 @@
+// The findings tally (hunt_tally.h): the workers' run lines added up into findings with their
+// smallest seed, the complete-below mark, probe hits and the decision to stop.
 #include "sim/search/hunt_tally.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// A hunt worker (hunt_worker.h): the forked process that runs its share of the seeds and
+// reports each run as one line on its pipe ("R", "P", "E").
 #include "sim/search/hunt_worker.h"
 
 #include <signal.h>
@@ -28,12 +30,12 @@ void install_worker_signals() {
   struct sigaction action {};
   action.sa_handler = on_worker_stop;
   sigemptyset(&action.sa_mask);
-  ::sigaction(SIGTERM, &action, nullptr);
-  ::signal(SIGINT, SIG_IGN);
+  WSIM_ASSERT_EQ(::sigaction(SIGTERM, &action, nullptr), 0);
+  WSIM_ASSERT(::signal(SIGINT, SIG_IGN) != SIG_ERR);
   sigset_t term;
   sigemptyset(&term);
   sigaddset(&term, SIGTERM);
-  ::sigprocmask(SIG_UNBLOCK, &term, nullptr);
+  WSIM_ASSERT_EQ(::sigprocmask(SIG_UNBLOCK, &term, nullptr), 0);
 }
 
 std::string run_line(std::uint64_t index, const proto::Scenario& scenario, const RunResult& result,
@@ -41,9 +43,11 @@ std::string run_line(std::uint64_t index, const proto::Scenario& scenario, const
   std::string line = "R " + std::to_string(index) + " " + std::to_string(scenario.seed()) + " " +
                      (scenario.has_swarm_seed() ? std::to_string(scenario.swarm_seed()) : "-");
   for (const RunFinding& finding : run_findings(result, unmasked)) {
+    WSIM_ASSERT(finding.verdict != Verdict::kPass);
     line += " " + std::to_string(exit_code(finding.verdict)) + " " + wire_token(finding.invariant) +
             " " + wire_token(finding.known);
   }
+  WSIM_ASSERT_EQ(line.find('\n'), std::string::npos);  // One run, one line (read_from).
   return line + "\n";
 }
 
@@ -52,6 +56,7 @@ std::string probe_lines(const Probes& probes) {
   std::string lines;
   for (const Probe& probe : probes.sorted()) {
     if (probe.hits == 0) continue;
+    WSIM_ASSERT(!probe.name.empty());
     lines += "P " + std::to_string(probe.hits) + " " + wire_token(probe.name) + "\n";
   }
   return lines;
@@ -60,6 +65,7 @@ std::string probe_lines(const Probes& probes) {
 // HuntOptions::record_in_workers: the run with recording and trace, its bundle written here
 // when it failed (the parent reads it back: hunt_rerun.cc).
 RunResult recorded_run(const HuntOptions& options, const proto::Scenario& scenario) {
+  WSIM_ASSERT(options.system != nullptr);
   RunOptions run_options;
   run_options.events_max = options.events_max;
   run_options.record_choices = true;
@@ -85,12 +91,14 @@ RunResult recorded_run(const HuntOptions& options, const proto::Scenario& scenar
 }  // namespace
 
 bool write_all(int fd, std::string_view bytes) {
+  WSIM_ASSERT_GE(fd, 0);
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;
     }
+    WSIM_ASSERT_LE(static_cast<std::size_t>(n), bytes.size());
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
@@ -101,6 +109,9 @@ std::string wire_token(std::string_view text) {
   for (char& c : out) {
     if (c == ' ' || c == '\n' || c == '\t') c = '_';
   }
+  // One token of a line that handle_line reads with >>.
+  WSIM_ASSERT(!out.empty());
+  WSIM_ASSERT_EQ(out.find(' '), std::string::npos);
   return out;
 }
 
@@ -123,6 +134,7 @@ std::vector<RunFinding> run_findings(const RunResult& result, bool unmasked) {
     return !unmasked ? std::string("-") : known.empty() ? std::string("NEW") : known;
   };
   for (const MaskedViolation& masked : result.masked) {
+    WSIM_ASSERT(!masked.violation.invariant_id.empty());
     out.push_back({Verdict::kSafety, masked.violation.invariant_id, label(masked.known)});
   }
   if (result.verdict == Verdict::kPass) return out;
@@ -133,6 +145,7 @@ std::vector<RunFinding> run_findings(const RunResult& result, bool unmasked) {
   if (decided_by_masked) return out;
   const std::string kind = result.violation ? result.violation->invariant_id : "harness";
   out.push_back({result.verdict, kind, result.violation ? label(result.known) : "-"});
+  WSIM_ASSERT(!out.empty());  // A failed run is at least one finding.
   return out;
 }
 

@@ -18,6 +18,7 @@ namespace {
 // --system or --scenario says which: `wsim run --agent A0a` means gitlab.
 const System* system_from_overrides(const std::vector<FieldOverride>& overrides,
                                     std::string& error) {
+  WSIM_ASSERT(!overrides.empty());  // build_scenario asks only when flags were given.
   std::vector<const System*> candidates;
   for (const System* system : systems()) {
     LoadedScenario probe;
@@ -50,6 +51,7 @@ const System* system_from_overrides(const std::vector<FieldOverride>& overrides,
               ? "no system has all of the given fields; give --system NAME (systems: " + names +
                     ") or --scenario FILE"
               : "the flags fit several systems (" + names + "); give --system NAME";
+  WSIM_ASSERT(!error.empty());
   return nullptr;
 }
 
@@ -66,6 +68,7 @@ bool build_scenario(const ScenarioFlags& flags, LoadedScenario& loaded, std::str
       error = "--bug " + flags.bug + ": " + error;
       return false;
     }
+    WSIM_ASSERT(loaded.system != nullptr);  // corpus_bug_scenario validated it.
     if (!flags.system.empty() && loaded.system->name() != flags.system) {
       error = "--system " + flags.system + ": bug " + bug.name + " is a " + loaded.system->name() +
               " bug";
@@ -112,6 +115,7 @@ bool build_scenario(const ScenarioFlags& flags, LoadedScenario& loaded, std::str
     loaded.overridden["settle_ms"] = "--settle " + format_duration_ms(*flags.settle_ms);
   }
   if (!validate_scenario(loaded, error)) return false;
+  WSIM_ASSERT(loaded.system != nullptr);
   if (!loaded.system->executable()) {
     error = loaded.system->executable_error();
     return false;

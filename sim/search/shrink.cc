@@ -27,6 +27,7 @@ namespace {
 
 std::vector<std::uint64_t> normalized(std::vector<std::uint64_t> tape) {
   while (!tape.empty() && tape.back() == 0) tape.pop_back();
+  if (!tape.empty()) WSIM_ASSERT_NE(tape.back(), 0u);  // Trailing zeros replay as the tape's end.
   return tape;
 }
 
@@ -45,6 +46,7 @@ bool simpler(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_
 // (when not null).
 RunOptions replay_options(const std::vector<std::uint64_t>& tape, std::uint64_t events_max,
                           const std::vector<KnownBug>* known) {
+  WSIM_ASSERT_GT(events_max, 0u);
   RunOptions options;
   options.tape = tape;
   options.record_choices = true;
@@ -83,8 +85,10 @@ class Shrinker {
 
   // The fault phase a scenario runs (0 = the system's default).
   std::int64_t phase_of(const proto::Scenario& scenario) const {
-    return scenario.fault_phase_ms() > 0 ? scenario.fault_phase_ms()
-                                         : system_.default_fault_phase_ms();
+    const std::int64_t phase_ms = scenario.fault_phase_ms() > 0 ? scenario.fault_phase_ms()
+                                                                : system_.default_fault_phase_ms();
+    WSIM_ASSERT_GT(phase_ms, 0);
+    return phase_ms;
   }
 
   RunSize size_of(const proto::Scenario& scenario, const RunResult& result) const {
@@ -94,6 +98,7 @@ class Shrinker {
     size.external = external_events(system_, result.trace).size();
     size.tape = normalized(tape_of(result.record));
     size.phase_ms = phase_of(scenario);
+    WSIM_ASSERT_LE(size.tape.size(), result.record.size());  // normalized() only drops zeros.
     return size;
   }
 
@@ -124,6 +129,9 @@ class Shrinker {
       best_scenario_ = scenario_;
       best_size_ = size_;
     }
+    // The result has no more (scripted, external) events than any kept run.
+    WSIM_ASSERT(no_more_events(best_size_, size_));
+    WSIM_ASSERT_LE(runs_, options_.max_runs);
     if (kept != nullptr) *kept = std::move(result);
     return true;
   }
@@ -139,6 +147,7 @@ class Shrinker {
     RunResult kept = std::move(*first);
     bool any = false;
     for (const std::string& actor : mute_candidates(kept)) {
+      WSIM_ASSERT(!actor.empty());
       if (!budget_left()) break;
       proto::Scenario candidate = scenario_;
       candidate.add_muted_actors(actor);
@@ -157,6 +166,7 @@ class Shrinker {
     options.record_choice_actors = true;
     RunResult kept = execute_run(system_, scenario_, options);
     if (!same_failure(kept)) return std::nullopt;  // Cannot happen for a kept run (determinism).
+    WSIM_ASSERT_EQ(kept.record_actors.size(), kept.record.size());  // One key per choice.
     return kept;
   }
 
@@ -180,6 +190,7 @@ class Shrinker {
           ChoiceSource::KeyedTape tape = base;
           std::vector<std::uint64_t>& own = tape[actor];
           const std::size_t end = std::min(own.size(), start + block);
+          WSIM_ASSERT_LT(start, end);  // A span is never empty (block >= 1).
           own.erase(own.begin() + static_cast<std::ptrdiff_t>(start),
                     own.begin() + static_cast<std::ptrdiff_t>(end));
           if (try_run(scenario_, keyed_replay(std::move(tape)), &*kept)) {
@@ -211,6 +222,7 @@ class Shrinker {
 
   // The actor name of a choice key ("user/ws1#3" → "user/ws1"; EventLoop::actor_key).
   static std::string name_of_key(const std::string& key) {
+    WSIM_ASSERT(!key.empty());  // EventLoop::actor_key or "-".
     const std::size_t hash = key.rfind('#');
     return hash == std::string::npos ? key : key.substr(0, hash);
   }
@@ -220,7 +232,10 @@ class Shrinker {
   std::vector<std::string> external_keys(const RunResult& kept) const {
     WSIM_ASSERT_EQ(kept.record_actors.size(), kept.record.size());
     std::vector<std::size_t> draws(kept.record_actor_names.size(), 0);
-    for (std::uint32_t key : kept.record_actors) ++draws[key];
+    for (std::uint32_t key : kept.record_actors) {
+      WSIM_ASSERT_LT(key, draws.size());  // Paired with ChoiceSource::current_key_index.
+      ++draws[key];
+    }
     std::vector<std::pair<std::size_t, std::string>> order;
     for (std::size_t key = 0; key < draws.size(); ++key) {
       const std::string name = name_of_key(kept.record_actor_names[key]);
@@ -241,12 +256,14 @@ class Shrinker {
   // The actor names of external_keys, each once, in that order.
   std::vector<std::string> mute_candidates(const RunResult& kept) const {
     std::vector<std::string> names;
-    for (const std::string& key : external_keys(kept)) {
+    const std::vector<std::string> keys = external_keys(kept);
+    for (const std::string& key : keys) {
       std::string name = name_of_key(key);
       if (std::find(names.begin(), names.end(), name) == names.end()) {
         names.push_back(std::move(name));
       }
     }
+    WSIM_ASSERT_LE(names.size(), keys.size());
     return names;
   }
 
@@ -264,6 +281,7 @@ class Shrinker {
     const int before = scenario_.events_size();
     drop_event_groups(scenario_,
                       [&](proto::Scenario& candidate) { return try_candidate(candidate, tape()); });
+    WSIM_ASSERT_LE(scenario_.events_size(), before);  // A kept scenario never gains events.
     return scenario_.events_size() < before;
   }
 
@@ -276,6 +294,7 @@ class Shrinker {
         for (int i = start; i < std::min(scenario_.events_size(), start + chunk); ++i) {
           drop.push_back(i);
         }
+        WSIM_ASSERT(!drop.empty());
         if (try_candidate(without_events(scenario_, drop), tape())) {
           any = true;  // Same start: the next chunk moved into place.
         } else {
@@ -299,8 +318,10 @@ class Shrinker {
     }
     std::int64_t lo = std::max<std::int64_t>(1, (last_ms + kSecondMs - 1) / kSecondMs);
     std::int64_t hi = size_.phase_ms / kSecondMs;
+    WSIM_ASSERT_GE(lo, 1);
     while (lo < hi && budget_left()) {
       const std::int64_t mid = lo + (hi - lo) / 2;
+      WSIM_ASSERT_LT(mid, hi);  // Each candidate is shorter than the kept phase.
       proto::Scenario candidate = scenario_;
       candidate.set_fault_phase_ms(mid * kSecondMs);
       if (try_candidate(candidate, tape())) {
@@ -321,6 +342,7 @@ class Shrinker {
     std::size_t hi = tape().size();
     while (lo < hi && budget_left()) {
       const std::size_t mid = lo + (hi - lo) / 2;
+      WSIM_ASSERT_LT(mid, tape().size());  // A strict prefix.
       std::vector<std::uint64_t> candidate(tape().begin(), tape().begin() + mid);
       if (try_candidate(scenario_, candidate)) {
         any = true;
@@ -334,12 +356,14 @@ class Shrinker {
 
   // Zeroes (or deletes) spans, coarse to fine. Spans that are already all zero are skipped.
   bool pass_spans(bool remove, std::size_t smallest) {
+    WSIM_ASSERT_GE(smallest, 1u);
     bool any = false;
     std::size_t block = 1;
     while (block * 2 <= tape().size() / 2) block *= 2;
     for (; block >= smallest && budget_left(); block /= 2) {
       for (std::size_t start = 0; start < tape().size() && budget_left();) {
         const std::size_t end = std::min(tape().size(), start + block);
+        WSIM_ASSERT_LT(start, end);
         const bool all_zero = std::all_of(tape().begin() + start, tape().begin() + end,
                                           [](auto v) { return v == 0; });
         if (all_zero && !remove) {
@@ -371,6 +395,7 @@ class Shrinker {
       if (tape()[i] <= 1) continue;  // 1 → 0 is the zero pass's job.
       std::vector<std::uint64_t> candidate = tape();
       candidate[i] = tape()[i] / 2;
+      WSIM_ASSERT_LT(candidate[i], tape()[i]);
       if (try_candidate(scenario_, candidate)) {
         any = true;
         continue;
@@ -447,6 +472,8 @@ void run_passes(Shrinker& shrinker) {
       progress = true;
       shrinker.report("delete");
     }
+    // The kept run only ever gets smaller (try_run keeps a candidate only then).
+    WSIM_ASSERT(!smaller(size_before, shrinker.size_));
     if (!progress && smallest > 1) {
       granularity *= 8;
       progress = true;
@@ -495,12 +522,14 @@ std::vector<TraceEvent> external_events(const System& system,
     if (is_scripted_marker(event)) continue;
     if (matches(event)) out.push_back(event);
   }
+  WSIM_ASSERT_LE(out.size(), trace.size());
   return out;
 }
 
 std::string render_events(const std::vector<TraceEvent>& events) {
   std::ostringstream out;
   for (const TraceEvent& event : events) {
+    WSIM_ASSERT_GE(event.time_ms, 0);
     out << "  " << std::right << std::setw(14) << format_duration_ms(event.time_ms) << "  "
         << std::left << std::setw(10) << event.actor << " " << std::setw(18) << event.verb << " "
         << event.object << (event.result.empty() ? "" : "  (" + event.result + ")") << "\n";
@@ -510,6 +539,7 @@ std::string render_events(const std::vector<TraceEvent>& events) {
 
 ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
                         const std::vector<std::uint64_t>& tape, const ShrinkOptions& options) {
+  WSIM_ASSERT_GT(options.events_max, 0u);
   ShrinkResult out;
   Shrinker shrinker(system, options);
 
@@ -556,6 +586,14 @@ ShrinkResult shrink_run(const System& system, const proto::Scenario& scenario,
   out.scripted_after = best.events_size();
   out.muted.assign(best.muted_actors().begin(), best.muted_actors().end());
   out.external_after = external_events(system, out.run.trace).size();
+  // A shrunk scenario is no larger than its input: no more scripted events, no fewer muted actors,
+  // and (when it reproduces) no more (scripted, external) events.
+  WSIM_ASSERT_LE(out.scripted_after, out.scripted_before);
+  WSIM_ASSERT_GE(best.muted_actors_size(), scenario.muted_actors_size());
+  if (out.ok) {
+    WSIM_ASSERT(std::make_pair(out.scripted_after, out.external_after) <=
+                std::make_pair(out.scripted_before, out.external_before));
+  }
   return out;
 }
 

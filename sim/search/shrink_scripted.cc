@@ -36,6 +36,7 @@ std::string lower(std::string text) {
 
 std::string dashes_to_underscores(std::string text) {
   std::replace(text.begin(), text.end(), '-', '_');
+  WSIM_ASSERT_EQ(text.find('-'), std::string::npos);
   return text;
 }
 
@@ -45,6 +46,7 @@ bool contains_at_boundary(const std::string& hay, const std::string& needle) {
   for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) {
     const bool left = at == 0 || hay[at - 1] == '-' || hay[at - 1] == '/';
     const std::size_t end = at + needle.size();
+    WSIM_ASSERT_LE(end, hay.size());  // find() matched the whole needle.
     const bool right = end == hay.size() || hay[end] == '-' || hay[end] == '/';
     if (left && right) return true;
   }
@@ -62,6 +64,7 @@ bool contains_word(const std::string& text, const std::string& word) {
   };
   for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
     const std::size_t end = at + word.size();
+    WSIM_ASSERT_LE(end, text.size());
     if ((at == 0 || !is_word_char(text[at - 1])) &&
         (end == text.size() || !is_word_char(text[end]))) {
       return true;
@@ -83,6 +86,7 @@ std::string catalog_actor(const std::vector<ActionInfo>& catalog, const std::str
                           head.size() <= info.actor.size() + 2;
     if (extended) best = info.actor;
   }
+  if (!best.empty()) WSIM_ASSERT_LT(best.size(), head.size());  // A process name extends it.
   return best;
 }
 
@@ -129,6 +133,7 @@ std::vector<std::string> fired_faults(const RunResult& run) {
     });
     if (fired) out.push_back(name);
   }
+  WSIM_ASSERT_LE(out.size(), run.swarm.size());
   return out;
 }
 
@@ -144,6 +149,8 @@ std::vector<std::string> request_points(const System& system, const proto::Scena
     if (point.per_request) out.push_back(point.name);
   }
   std::sort(out.begin(), out.end());
+  // Unique names (Faults::declare): pinned_faults binary-searches them.
+  WSIM_ASSERT(std::adjacent_find(out.begin(), out.end()) == out.end());
   return out;
 }
 
@@ -191,6 +198,7 @@ std::vector<proto::FaultOverride> pinned_faults(const std::vector<TraceEvent>& t
       seen.last_ms = event.time_ms;
     }
     for (const std::string& name : event.faults) {
+      WSIM_ASSERT(!name.empty());
       if (std::find(rendered.begin(), rendered.end(), name) != rendered.end()) continue;
       proto::FaultOverride pin;
       pin.set_name(name);
@@ -213,6 +221,7 @@ std::vector<proto::FaultOverride> pinned_faults(const std::vector<TraceEvent>& t
         pin.set_from_ms(event.time_ms);
         pin.set_until_ms(event.time_ms + 1);
       }
+      WSIM_ASSERT_GE(pin.occurrence(), 1u);  // Every pin names its occurrence (is_pinned).
       out.push_back(std::move(pin));
     }
   }
@@ -224,6 +233,7 @@ std::vector<std::string> enabled_faults(const RunResult& run) {
   for (const auto& [name, value] : run.swarm) {
     if (value.rfind("on", 0) == 0) out.push_back(name);
   }
+  WSIM_ASSERT_LE(out.size(), run.swarm.size());
   return out;
 }
 
@@ -280,15 +290,23 @@ std::vector<std::vector<int>> event_groups(const proto::Scenario& scenario) {
   for (std::vector<int>& group : ordered(by_actor)) {
     if (std::find(out.begin(), out.end(), group) == out.end()) out.push_back(std::move(group));
   }
+  // Each group: some but not all events, in index order (without_events binary-searches them).
+  for (const std::vector<int>& group : out) {
+    WSIM_ASSERT(!group.empty());
+    WSIM_ASSERT_LT(static_cast<int>(group.size()), n);
+    WSIM_ASSERT(std::is_sorted(group.begin(), group.end()));
+  }
   return out;
 }
 
 proto::Scenario without_events(const proto::Scenario& scenario, const std::vector<int>& drop) {
+  WSIM_ASSERT(std::is_sorted(drop.begin(), drop.end()));  // binary_search below.
   proto::Scenario out = scenario;
   out.clear_events();
   for (int i = 0; i < scenario.events_size(); ++i) {
     if (!std::binary_search(drop.begin(), drop.end(), i)) *out.add_events() = scenario.events(i);
   }
+  WSIM_ASSERT_LE(out.events_size(), scenario.events_size());
   return out;
 }
 
@@ -301,6 +319,7 @@ proto::Scenario drop_event_groups(const proto::Scenario& scenario,
     // The group's events still there, as indices of `current`.
     std::vector<int> drop;
     for (const int original : group) {
+      WSIM_ASSERT_LT(static_cast<std::size_t>(original), gone.size());
       if (gone[static_cast<std::size_t>(original)]) continue;
       const auto before = std::count(gone.begin(), gone.begin() + original, true);
       drop.push_back(original - static_cast<int>(before));
@@ -311,6 +330,7 @@ proto::Scenario drop_event_groups(const proto::Scenario& scenario,
     current = std::move(candidate);
     for (const int original : group) gone[static_cast<std::size_t>(original)] = true;
   }
+  WSIM_ASSERT_LE(current.events_size(), scenario.events_size());  // Only ever drops.
   return current;
 }
 
@@ -381,6 +401,7 @@ const ActionInfo* best_action(const std::vector<ActionInfo>& catalog, const std:
       best_score = score;
     }
   }
+  if (best != nullptr) WSIM_ASSERT_EQ(best->actor, actor);
   return best;
 }
 
@@ -396,6 +417,7 @@ const ActionInfo* action_of_fault(const std::vector<ActionInfo>& catalog,
   if (last_dot == std::string::npos || last_dot == 0) return nullptr;
   const std::size_t subject_dot = fault.rfind('.', last_dot - 1);
   if (subject_dot == std::string::npos) return nullptr;
+  WSIM_ASSERT_LT(subject_dot, last_dot);
   const std::string action = fault.substr(last_dot + 1);
   const std::string subject = fault.substr(subject_dot + 1, last_dot - subject_dot - 1);
   for (const ActionInfo& info : catalog) {
@@ -456,6 +478,8 @@ std::vector<proto::ScriptedEvent> scripted_events_of(const System& system,
       best = best_action(catalog, actor, event);
     }
     if (best == nullptr) continue;
+    WSIM_ASSERT(!best->action.empty());  // validate_scripted_events requires an action.
+    WSIM_ASSERT_GE(event.time_ms, 0);
     proto::ScriptedEvent scripted;
     scripted.set_at_ms(event.time_ms);
     scripted.set_actor(best->actor);
@@ -480,7 +504,8 @@ std::string scripted_to_text(const proto::Scenario& scenario, const System& syst
   line.SetSingleLineMode(true);
   auto one_line = [&](const google::protobuf::Message& message) {
     std::string text;
-    line.PrintToString(message, &text);
+    const bool printed = line.PrintToString(message, &text);
+    WSIM_ASSERT(printed);
     while (!text.empty() && text.back() == ' ') text.pop_back();
     return text;
   };
@@ -532,14 +557,17 @@ std::string scripted_to_text(const proto::Scenario& scenario, const System& syst
   for (const proto::Expectation& expect : scenario.expect()) {
     out += "expect { " + one_line(expect) + " }\n";
   }
+  WSIM_ASSERT(!out.empty());
   return out;
 }
 
 bool run_scenario_text(const std::string& text, RunResult& result, std::string& error,
                        std::uint64_t events_max, const std::vector<KnownBug>* known) {
+  WSIM_ASSERT_GT(events_max, 0u);
   LoadedScenario loaded;
   if (!parse_scenario(text, "scripted.textproto", loaded, error)) return false;
   if (!validate_scenario(loaded, error)) return false;
+  WSIM_ASSERT(loaded.system != nullptr);  // validate_scenario selected it.
   RunOptions options;
   options.events_max = events_max;
   options.known = known;
@@ -554,7 +582,9 @@ class ScriptedShrinker {
  public:
   ScriptedShrinker(const System& system, Verdict verdict, std::string invariant,
                    const ScriptedOptions& options)
-      : system_(system), verdict_(verdict), invariant_(std::move(invariant)), options_(options) {}
+      : system_(system), verdict_(verdict), invariant_(std::move(invariant)), options_(options) {
+    WSIM_ASSERT(!invariant_.empty());  // render_scripted shrinks a violation.
+  }
 
   bool budget_left() const { return runs_ < options_.max_runs; }
 
@@ -595,6 +625,7 @@ class ScriptedShrinker {
         *what += result.known.empty() ? " (NEW)" : " (known " + result.known + ")";
       }
     }
+    WSIM_ASSERT_LE(runs_, options_.max_runs);
     return same(result);
   }
 
@@ -606,6 +637,7 @@ class ScriptedShrinker {
   // as another).
   static constexpr std::uint64_t kGroupSeeds = 3;
   void drop_groups(proto::Scenario& scenario) {
+    const int before = scenario.events_size();
     scenario = drop_event_groups(
         scenario, [&](proto::Scenario& candidate) { return fails_same(candidate, nullptr); });
     if (scenario.events_size() <= 1) return;
@@ -617,10 +649,12 @@ class ScriptedShrinker {
       }
       return false;
     });
+    WSIM_ASSERT_LE(scenario.events_size(), before);
   }
 
   // Drops events in chunks of n/2, n/4, ... 1.
   void drop_events(proto::Scenario& scenario) {
+    const int before = scenario.events_size();
     for (int chunk = std::max(1, scenario.events_size() / 2); chunk >= 1 && budget_left();
          chunk /= 2) {
       for (int start = 0; start < scenario.events_size() && budget_left();) {
@@ -628,6 +662,7 @@ class ScriptedShrinker {
         for (int i = start; i < std::min(scenario.events_size(), start + chunk); ++i) {
           drop.push_back(i);
         }
+        WSIM_ASSERT(!drop.empty());
         proto::Scenario candidate = without_events(scenario, drop);
         if (fails_same(candidate, nullptr)) {
           scenario = std::move(candidate);
@@ -637,18 +672,21 @@ class ScriptedShrinker {
       }
       if (chunk == 1) break;
     }
+    WSIM_ASSERT_LE(scenario.events_size(), before);
   }
 
   // Drops fault overrides: with more than kFaultChunksFrom of them (a hunted run's pinned
   // faults), first in chunks of n/2, n/4, ... 2; then one by one, last first. True when one went.
   static constexpr int kFaultChunksFrom = 4;
   bool drop_faults(proto::Scenario& scenario) {
+    const int before = scenario.faults_size();
     bool any = false;
     if (scenario.faults_size() > kFaultChunksFrom) {
       for (int chunk = scenario.faults_size() / 2; chunk >= 2 && budget_left(); chunk /= 2) {
         for (int start = 0; start < scenario.faults_size() && budget_left();) {
           proto::Scenario candidate = scenario;
           const int count = std::min(chunk, scenario.faults_size() - start);
+          WSIM_ASSERT_GT(count, 0);
           candidate.mutable_faults()->DeleteSubrange(start, count);
           if (fails_same(candidate, nullptr)) {
             scenario = std::move(candidate);
@@ -667,6 +705,8 @@ class ScriptedShrinker {
         any = true;
       }
     }
+    WSIM_ASSERT_LE(scenario.faults_size(), before);
+    if (any) WSIM_ASSERT_LT(scenario.faults_size(), before);
     return any;
   }
 
@@ -675,9 +715,14 @@ class ScriptedShrinker {
   // With known bugs every kept form is the same bug, so a create + terminate under a 5xx storm
   // that also ends in the invariant but is another bug is not kept.
   proto::Scenario shrink(proto::Scenario scenario) {
+    const int events = scenario.events_size();
+    const int faults = scenario.faults_size();
     if (scenario.events_size() > 1) drop_groups(scenario);
     drop_events(scenario);
     if (drop_faults(scenario)) drop_events(scenario);
+    // A shrunk scenario is no larger than its input.
+    WSIM_ASSERT_LE(scenario.events_size(), events);
+    WSIM_ASSERT_LE(scenario.faults_size(), faults);
     return scenario;
   }
 
@@ -703,6 +748,7 @@ void drop_refused_events(proto::Scenario& scenario) {
     *alone.scenario.add_events() = event;
     if (validate_scenario(alone, error)) *kept.add_events() = event;
   }
+  WSIM_ASSERT_LE(kept.events_size(), scenario.events_size());
   scenario = kept;
 }
 
@@ -716,6 +762,8 @@ namespace {
 proto::Scenario scripted_base(const System& system, const proto::Scenario& source,
                               const RunResult& shrunk, Verdict verdict,
                               const std::string& invariant, TargetFrom target_from) {
+  WSIM_ASSERT(verdict == Verdict::kSafety || verdict == Verdict::kLiveness);
+  WSIM_ASSERT(!invariant.empty());  // The expectation names it.
   proto::Scenario base = source;
   base.clear_events();
   base.clear_faults();
@@ -742,6 +790,7 @@ proto::Scenario scripted_base(const System& system, const proto::Scenario& sourc
 proto::Scenario with_faults(const proto::Scenario& base, const std::vector<std::string>& names) {
   proto::Scenario scenario = base;
   for (const std::string& name : names) {
+    WSIM_ASSERT(!name.empty());
     proto::FaultOverride* fault = scenario.add_faults();
     fault->set_name(name);
     fault->set_enabled(true);
@@ -752,7 +801,10 @@ proto::Scenario with_faults(const proto::Scenario& base, const std::vector<std::
 proto::Scenario with_pins(const proto::Scenario& base,
                           const std::vector<proto::FaultOverride>& pins) {
   proto::Scenario scenario = base;
-  for (const proto::FaultOverride& pin : pins) *scenario.add_faults() = pin;
+  for (const proto::FaultOverride& pin : pins) {
+    WSIM_ASSERT(is_pinned(pin));  // Paired with pinned_faults.
+    *scenario.add_faults() = pin;
+  }
   return scenario;
 }
 
@@ -773,6 +825,7 @@ std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
     std::uint64_t seed, const std::vector<std::string>& fired,
     const std::vector<std::string>& enabled, const std::vector<proto::FaultOverride>& pins_by_time,
     const std::vector<proto::FaultOverride>& pins_by_count) {
+  WSIM_ASSERT_GT(phase_ms, 0);
   std::vector<std::pair<std::string, proto::Scenario>> variants;
   auto forms = [&](const proto::Scenario& events, const std::string& suffix, int seeds) {
     // Faults pinned to the moments they fired first (docs/shrinking.md §6): what the reader
@@ -825,6 +878,7 @@ std::vector<std::pair<std::string, proto::Scenario>> scripted_variants(
   const bool differ = !google::protobuf::util::MessageDifferencer::Equals(base, other);
   forms(base, "", 8);
   if (differ) forms(other, ", targets the objects name", 8);
+  WSIM_ASSERT(!variants.empty());  // At least the rendered form.
   return variants;
 }
 
@@ -845,8 +899,10 @@ Pins pins_of(const System& system, const proto::Scenario& source, const RunResul
       }
     }
   }
-  return Pins{pinned_faults(shrunk.trace, per_request, rendered, PinBy::kTime),
-              pinned_faults(shrunk.trace, per_request, rendered, PinBy::kCount)};
+  Pins pins{pinned_faults(shrunk.trace, per_request, rendered, PinBy::kTime),
+            pinned_faults(shrunk.trace, per_request, rendered, PinBy::kCount)};
+  WSIM_ASSERT_EQ(pins.by_time.size(), pins.by_count.size());  // One pin per firing, both ways.
+  return pins;
 }
 
 // Tries the variants in order and sets out.form / out.scenario / out.tried. The first pinned and
@@ -857,6 +913,7 @@ Pins pins_of(const System& system, const proto::Scenario& source, const RunResul
 void choose_form(ScriptedShrinker& shrinker,
                  std::vector<std::pair<std::string, proto::Scenario>>& variants, bool own_first,
                  bool any_pins, const ScriptedOptions& options, ScriptedResult& out) {
+  WSIM_ASSERT(!variants.empty());
   out.scenario = variants.front().second;
   bool have_pinned = false;
   bool have_plain = false;
@@ -883,6 +940,7 @@ void choose_form(ScriptedShrinker& shrinker,
     (pinned ? have_pinned : have_plain) = true;
     if (own || !any_pins || (have_pinned && have_plain)) break;
   }
+  WSIM_ASSERT_LE(out.tried.size(), variants.size());
 }
 
 }  // namespace
@@ -941,6 +999,7 @@ ScriptedResult render_scripted(const System& system, const proto::Scenario& sour
   if (out.reproduces) WSIM_ASSERT(!out.form.empty());
   out.events_kept = out.scenario.events_size();
   out.runs = shrinker.runs_;
+  WSIM_ASSERT_LE(out.runs, options.max_runs + 1);  // The budget, then the final check.
   return out;
 }
 

@@ -1,3 +1,5 @@
+// `wsim corpus add` (corpus.h): a failure bundle turned into a corpus file with the expectations
+// of its own and of the latest versions, written atomically under a name from its invariant.
 #include "sim/triage/corpus.h"
 
 #include <cstdint>
@@ -29,11 +31,15 @@ std::string slugify(const std::string& text) {
     }
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
+  // A piece of a file name: no separator, no trailing dash.
+  WSIM_ASSERT_EQ(out.find('/'), std::string::npos);
+  if (!out.empty()) WSIM_ASSERT_NE(out.back(), '-');
   return out.substr(0, 60);
 }
 
 // Writes `text` to `path` atomically; fails if `path` exists (atomic_write.h).
 bool write_new_file_atomically(const fs::path& path, const std::string& text, std::string& error) {
+  WSIM_ASSERT(path.has_filename());
   std::error_code ec;
   if (fs::exists(path, ec)) {
     error = path.string() + " already exists (choose another --name)";
@@ -63,6 +69,7 @@ void add_failing_expectation(const System& system, const RunResult& result,
 // The expectation of the latest versions, when they differ from the bundle's and their run
 // passes or violates an invariant; returns a note for the file's header ("" when they agree).
 std::string add_latest_expectation(const System& system, proto::Scenario& scenario) {
+  WSIM_ASSERT_EQ(scenario.expect_size(), 1);  // The bundle's own (add_failing_expectation).
   LoadedScenario latest;
   latest.scenario = scenario;
   latest.scenario.clear_expect();
@@ -84,6 +91,7 @@ std::string add_latest_expectation(const System& system, proto::Scenario& scenar
   if (fixed.violation) latest_expect.set_invariant(fixed.violation->invariant_id);
   if (fixed.verdict != Verdict::kPass && !fixed.violation) return "";
   *scenario.add_expect() = latest_expect;
+  WSIM_ASSERT_EQ(scenario.expect_size(), 2);
   return std::string("latest versions: ") + verdict_name(fixed.verdict) +
          (fixed.violation ? " " + fixed.violation->invariant_id : "");
 }
@@ -93,8 +101,10 @@ std::string add_latest_expectation(const System& system, proto::Scenario& scenar
 std::string corpus_stem(const std::string& invariant, std::uint64_t seed, const std::string& slug) {
   std::string short_id =
       invariant.substr(invariant.find('.') == std::string::npos ? 0 : invariant.find('.') + 1);
-  return slugify(short_id) + "-s" + std::to_string(seed) + "-" +
-         (slug.empty() ? std::string("regression") : slugify(slug));
+  const std::string stem = slugify(short_id) + "-s" + std::to_string(seed) + "-" +
+                           (slug.empty() ? std::string("regression") : slugify(slug));
+  WSIM_ASSERT_EQ(stem.find('/'), std::string::npos);  // A file name in the system's folder.
+  return stem;
 }
 
 int cmd_corpus_add(const CorpusAddCommand& command, std::ostream& out, std::ostream& err) {
@@ -104,6 +114,7 @@ int cmd_corpus_add(const CorpusAddCommand& command, std::ostream& out, std::ostr
     err << "wsim corpus add: " << error << "\n";
     return kExitUsage;
   }
+  WSIM_ASSERT(bundle.scenario.system != nullptr);  // validate_scenario selected it.
   const System& system = *bundle.scenario.system;
   proto::Scenario scenario = bundle.scenario.scenario;
   scenario.clear_expect();
@@ -129,6 +140,7 @@ int cmd_corpus_add(const CorpusAddCommand& command, std::ostream& out, std::ostr
 
   // 2. Expectations: the bundle's versions fail; the latest versions give what they give.
   add_failing_expectation(system, result, scenario);
+  WSIM_ASSERT_EQ(scenario.expect_size(), 1);
   const std::string latest_note = add_latest_expectation(system, scenario);
 
   const std::string slug = command.name.empty() ? std::string("regression") : command.name;

@@ -1,3 +1,6 @@
+// The corpus's bugs (corpus_bugs.h): every violation expectation of the corpus files, their
+// hunting scenarios and signatures (the known bugs), which apply to a run, labelling, and the fix
+// switches that tell what fixes a bug.
 #include "sim/triage/corpus_bugs.h"
 
 #include <algorithm>
@@ -26,6 +29,7 @@ bool is_violation(const proto::Expectation& expect) {
 // "agent=A0a rails=R1", keys sorted (the map's own order is unspecified).
 std::string describe_when(const proto::Expectation& expect) {
   const std::map<std::string, std::string> sorted(expect.when().begin(), expect.when().end());
+  WSIM_ASSERT_EQ(sorted.size(), static_cast<std::size_t>(expect.when_size()));  // Unique keys.
   std::string text;
   for (const auto& [key, value] : sorted) text += (text.empty() ? "" : " ") + key + "=" + value;
   return text;
@@ -39,11 +43,15 @@ std::vector<KnownBugExpectation> expectations_of(const proto::Scenario& scenario
         std::map<std::string, std::string>(expect.when().begin(), expect.when().end()),
         expect.verdict() == proto::PASS});
   }
+  WSIM_ASSERT_EQ(out.size(), static_cast<std::size_t>(scenario.expect_size()));  // In order.
   return out;
 }
 
 CorpusBug make_bug(const std::string& path, const proto::Scenario& scenario, int index) {
+  WSIM_ASSERT_GE(index, 0);
+  WSIM_ASSERT_LT(index, scenario.expect_size());
   const proto::Expectation& expect = scenario.expect(index);
+  WSIM_ASSERT(is_violation(expect));  // A bug is a violation expectation.
   const std::string stem = std::filesystem::path(path).stem().string();
   return CorpusBug{path,
                    index,
@@ -66,7 +74,9 @@ std::string hunting_key(proto::Scenario scenario) {
   scenario.clear_seed();
   const std::uint64_t hash = fnv1a64(scenario_to_text(scenario));
   char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  const int written =
+      std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  WSIM_ASSERT_EQ(written, 16);
   return text;
 }
 
@@ -118,6 +128,7 @@ bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& erro
     return false;
   }
   const int index = std::stoi(digits);
+  WSIM_ASSERT_GE(index, 0);  // Digits only, at most four.
   if (index >= scenario.expect_size()) {
     error = path + ": has " + std::to_string(scenario.expect_size()) + " expect blocks; #" +
             digits + " does not exist";
@@ -132,6 +143,7 @@ bool parse_corpus_bug(const std::string& spec, CorpusBug& out, std::string& erro
 }
 
 bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::string& error) {
+  WSIM_ASSERT_GE(bug.expect_index, 0);
   if (!load_scenario_file(bug.path, loaded, error)) return false;
   const System* system = selected_system(loaded, error);
   if (system == nullptr) return false;
@@ -169,6 +181,7 @@ bool corpus_bug_scenario(const CorpusBug& bug, LoadedScenario& loaded, std::stri
 }
 
 bool load_bug_script(const CorpusBug& bug, LoadedScenario& loaded, std::string& error) {
+  WSIM_ASSERT_GE(bug.expect_index, 0);
   if (!load_scenario_file(bug.path, loaded, error)) return false;
   if (selected_system(loaded, error) == nullptr) return false;
   WSIM_ASSERT_LT(bug.expect_index, loaded.scenario.expect_size());
@@ -186,6 +199,7 @@ bool fixing_values(const CorpusBug& bug, std::map<std::string, std::vector<std::
                    std::string& error);
 
 bool corpus_bug_signature(const CorpusBug& bug, Signature& out, std::string& error) {
+  WSIM_ASSERT(!bug.invariant.empty());  // make_bug: a violation expectation names it.
   LoadedScenario loaded;
   if (!load_bug_script(bug, loaded, error)) return false;
   const std::string origin = bug.path + " expect #" + std::to_string(bug.expect_index);
@@ -230,6 +244,8 @@ bool known_bugs(const std::string& corpus_dir, const std::string& system_name,
       continue;
     }
     if (!fixing_values(bug, known.fixed_by, error)) return false;
+    // "FILE#N": has_fix reads the expectation's index back from it.
+    WSIM_ASSERT_NE(known.name.rfind('#'), std::string::npos);
     out.push_back(std::move(known));
   }
   return true;
@@ -246,6 +262,7 @@ std::vector<std::string> split_list(const std::string& text) {
     if (comma > at) out.push_back(text.substr(at, comma - at));
     at = comma + 1;
   }
+  for (const std::string& item : out) WSIM_ASSERT(!item.empty());  // Empty items are skipped.
   return out;
 }
 
@@ -310,6 +327,7 @@ std::vector<KnownBug> applicable_known_bugs(const std::vector<KnownBug>& known,
     if (!fixed && by_fixes) fixed = has_fix(bug, run, system);
     if (!fixed) out.push_back(bug);
   }
+  WSIM_ASSERT_LE(out.size(), known.size());
   return out;
 }
 
@@ -323,6 +341,7 @@ bool label_with_corpus(const System& system, const proto::Scenario& run,
   std::vector<KnownBug> known;
   if (!applicable_corpus_bugs(system, run, corpus_dir, known, error)) return false;
   label_with_known(known, result);
+  WSIM_ASSERT(result.labelled);  // A signed violation always gets a label (NEW or a bug).
   if (applicable != nullptr) *applicable = std::move(known);
   return true;
 }
@@ -330,6 +349,7 @@ bool label_with_corpus(const System& system, const proto::Scenario& run,
 void label_with_known(const std::vector<KnownBug>& known, RunResult& result) {
   if (!result.violation || !result.signature) return;
   const KnownBug* match = match_known(*result.signature, known);
+  if (match != nullptr) WSIM_ASSERT_EQ(match->signature.invariant, result.signature->invariant);
   result.labelled = true;
   result.known = match == nullptr ? "" : match->name;
 }
@@ -337,6 +357,7 @@ void label_with_known(const std::vector<KnownBug>& known, RunResult& result) {
 namespace {
 
 bool violates(const RunResult& result, const std::string& invariant) {
+  WSIM_ASSERT(!invariant.empty());
   if (result.violation && result.violation->invariant_id == invariant) return true;
   return std::any_of(result.liveness.begin(), result.liveness.end(),
                      [&](const Violation& v) { return v.invariant_id == invariant; });
@@ -352,6 +373,7 @@ std::vector<VersionAxis> repeated_axes(const proto::Scenario& scenario, const Sy
         config->GetDescriptor()->FindFieldByName(axis.field);
     if (field != nullptr && field->is_repeated()) out.push_back(axis);
   }
+  WSIM_ASSERT_LE(out.size(), system.axes().size());
   return out;
 }
 
@@ -359,6 +381,7 @@ std::vector<VersionAxis> repeated_axes(const proto::Scenario& scenario, const Sy
 // only the values added to a repeated axis.
 std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScenario& script,
                                           bool added_only = false) {
+  WSIM_ASSERT(script.system != nullptr);  // A validated script.
   const System& system = *script.system;
   std::vector<FixSwitch> out;
   auto add = [&](FixSwitch fix) {
@@ -406,12 +429,15 @@ std::vector<FixSwitch> candidate_switches(const CorpusBug& bug, const LoadedScen
     return !fix.precondition && std::all_of(fix.changes.begin(), fix.changes.end(),
                                             [](const FixChange& c) { return c.setting; });
   });
+  for (const FixSwitch& fix : out) WSIM_ASSERT(!fix.changes.empty());  // add() drops empty ones.
   return out;
 }
 
 // Applies one change to `loaded` (apply_fix_switch); false in `applies` when it does not apply.
 bool apply_change(LoadedScenario& loaded, const FixChange& change, bool& applies,
                   std::string& error) {
+  WSIM_ASSERT(loaded.system != nullptr);
+  WSIM_ASSERT(!change.field.empty());
   const System& system = *loaded.system;
   std::string current;
   applies = config_value(loaded.scenario, system, change.field, current);
@@ -437,6 +463,7 @@ bool apply_change(LoadedScenario& loaded, const FixChange& change, bool& applies
 std::string FixSwitch::text() const {
   std::string out;
   for (const FixChange& change : changes) {
+    WSIM_ASSERT(!change.field.empty());
     out += (out.empty() ? "" : " ") + change.field + (change.add ? "+" : "=") + change.value;
   }
   return out;
@@ -505,6 +532,7 @@ bool fix_spares(const CorpusBug& other, const FixSwitch& fix, bool& spares, std:
   spares = false;
   LoadedScenario script;
   if (!load_bug_script(other, script, error)) return false;
+  WSIM_ASSERT(script.system != nullptr);
   const System& system = *script.system;
   bool changed = false;
   for (const FixChange& change : fix.changes) {
@@ -539,6 +567,7 @@ bool fix_is_inert(const CorpusBug& other, const FixSwitch& fix, bool& inert, std
   bool applied = false;
   if (!apply_fix_switch(switched, fix, applied, error)) return false;
   if (!applied) return true;
+  WSIM_ASSERT(switched.system == script.system);  // A fix switch changes versions, not systems.
   const RunResult base = execute_run(*script.system, script.scenario, RunOptions{});
   const RunResult with = execute_run(*switched.system, switched.scenario, RunOptions{});
   inert = base.fingerprint == with.fingerprint;
@@ -547,6 +576,7 @@ bool fix_is_inert(const CorpusBug& other, const FixSwitch& fix, bool& inert, std
 
 Counterfactual counterfactual_outcome(const RunResult& result, const std::string& invariant,
                                       const std::string& mechanism) {
+  WSIM_ASSERT(!invariant.empty());
   if (violates(result, invariant)) {
     if (mechanism.empty()) return Counterfactual::kPersists;
     const auto same = [&](const Violation& v) {
@@ -575,6 +605,7 @@ std::string_view counterfactual_name(Counterfactual outcome) {
     case Counterfactual::kChanged:
       return "changed";
   }
+  WSIM_ASSERT_MSG(false, "unknown counterfactual " << static_cast<int>(outcome));
   return "?";
 }
 
@@ -591,6 +622,7 @@ int cmd_corpus_bugs(const std::string& corpus_dir, std::ostream& out, std::ostre
     return kExitUsage;
   }
   for (const CorpusBug& bug : bugs) {
+    WSIM_ASSERT_NE(bug.name.rfind('#'), std::string::npos);  // make_bug: "STEM#N".
     LoadedScenario loaded;
     if (!corpus_bug_scenario(bug, loaded, error)) {
       err << "wsim corpus bugs: " << bug.name << ": " << error << "\n";

@@ -1,3 +1,5 @@
+// A corpus bug's evidence (corpus_evidence.h): the upstream steps, needs and invented notes of its
+// files, pooled per bug id, and the links the reports print.
 #include "sim/triage/corpus_evidence.h"
 
 #include <algorithm>
@@ -15,6 +17,7 @@ namespace {
 // Adds `loaded`'s evidence (a validated file of bug `bug`) to `evidence`.
 void add_file_evidence(const std::string& path, const LoadedScenario& loaded,
                        BugEvidence& evidence) {
+  WSIM_ASSERT(!path.empty());
   const proto::Scenario& scenario = loaded.scenario;
   evidence.files.push_back(path);
   if (!evidence.has_upstream() && scenario.upstream().steps_size() > 0) {
@@ -88,6 +91,7 @@ std::string step_url(const proto::UpstreamStep& step) {
   std::string anchor = dash == std::string::npos
                            ? "L" + lines
                            : "L" + lines.substr(0, dash) + "-L" + lines.substr(dash + 1);
+  WSIM_ASSERT(!step.repo().empty());  // validate_step: a code step names its repository.
   return "https://github.com/" + step.repo() + "/blob/" + step.commit() + "/" + step.file() + "#" +
          anchor;
 }

@@ -1,3 +1,5 @@
+// The signature bench (signature_bench.h): each corpus bug's hunted instances labelled by the
+// match rules, scored against the grouping and against counterfactual replays with fix switches.
 #include "sim/triage/signature_bench.h"
 
 #include <algorithm>
@@ -36,6 +38,7 @@ struct BugRow {
 
 // Whether `signature`'s path has none of `faults` (both sorted).
 bool has_none_of(const Signature& signature, const std::vector<std::string>& faults) {
+  WSIM_ASSERT(std::is_sorted(signature.path.begin(), signature.path.end()));  // binary_search.
   for (const std::string& fault : faults) {
     if (std::binary_search(signature.path.begin(), signature.path.end(), fault)) return false;
   }
@@ -44,12 +47,14 @@ bool has_none_of(const Signature& signature, const std::vector<std::string>& fau
 
 // The faults of `known`'s path (the features that are not its external actions), sorted.
 std::vector<std::string> faults_of(const Signature& known) {
+  WSIM_ASSERT(std::is_sorted(known.actions.begin(), known.actions.end()));  // binary_search.
   std::vector<std::string> out;
   for (const std::string& feature : known.path) {
     if (!std::binary_search(known.actions.begin(), known.actions.end(), feature)) {
       out.push_back(feature);
     }
   }
+  WSIM_ASSERT_LE(out.size(), known.path.size());
   return out;
 }
 
@@ -58,6 +63,7 @@ bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<Kno
                     BugRow& row, std::ostream& err, std::string& error) {
   LoadedScenario loaded;
   if (!corpus_bug_scenario(row.bug, loaded, error)) return false;
+  WSIM_ASSERT(loaded.system != nullptr);
   row.applicable = applicable_known_bugs(known, loaded.scenario, *loaded.system);
   row.applicable_by_blocks = applicable_known_bugs(known, loaded.scenario, *loaded.system, false);
   row.hunt = hunting_key(loaded.scenario) + " " + row.bug.invariant;
@@ -81,6 +87,7 @@ bool hunt_instances(const BenchSignaturesCommand& command, const std::vector<Kno
     row.signatures.push_back(*result.signature);
     row.seeds.push_back(seed);
   }
+  WSIM_ASSERT_EQ(row.seeds.size(), row.signatures.size());  // One seed per instance.
   return fix_switches(row.bug, row.switches, error, &row.placebos);
 }
 
@@ -96,6 +103,7 @@ class Groups {
     for (std::size_t i = 0; i < n; ++i) parent_[i] = i;
   }
   std::size_t find(std::size_t i) {
+    WSIM_ASSERT_LT(i, parent_.size());
     while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
     return i;
   }
@@ -125,7 +133,10 @@ std::vector<std::size_t> group_rows(const std::vector<BugRow>& rows, bool by_fil
     }
   }
   std::vector<std::size_t> out(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = groups.find(i);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    out[i] = groups.find(i);
+    WSIM_ASSERT_EQ(groups.find(out[i]), out[i]);  // A group is named by its root.
+  }
   return out;
 }
 
@@ -152,6 +163,7 @@ Labels label_all(const std::vector<BugRow>& rows, const std::vector<KnownBug>& a
                  const MatchOptions& options, Filter filter = Filter::kVersions) {
   std::map<std::string, int> row_of;
   for (std::size_t r = 0; r < rows.size(); ++r) row_of[rows[r].name] = static_cast<int>(r);
+  WSIM_ASSERT_EQ(row_of.size(), rows.size());  // Row names ("PATH#N") are unique.
   Labels labels(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const std::vector<KnownBug>& known = candidates(rows[r], all, filter);
@@ -160,6 +172,7 @@ Labels label_all(const std::vector<BugRow>& rows, const std::vector<KnownBug>& a
       const auto it = match == nullptr ? row_of.end() : row_of.find(match->name);
       labels[r].push_back(it == row_of.end() ? (match == nullptr ? -1 : -2) : it->second);
     }
+    WSIM_ASSERT_EQ(labels[r].size(), rows[r].signatures.size());  // One label per instance.
   }
   return labels;
 }
@@ -173,6 +186,7 @@ std::vector<std::vector<bool>> new_when_left_out_each(const std::vector<BugRow>&
                                                       const std::vector<std::size_t>& group,
                                                       const MatchOptions& options,
                                                       Filter filter = Filter::kVersions) {
+  WSIM_ASSERT_EQ(group.size(), rows.size());
   std::map<std::string, std::size_t> group_of_name;
   for (std::size_t r = 0; r < rows.size(); ++r) group_of_name[rows[r].name] = group[r];
   std::vector<std::vector<bool>> out(rows.size());
@@ -185,7 +199,9 @@ std::vector<std::vector<bool>> new_when_left_out_each(const std::vector<BugRow>&
     for (const Signature& signature : rows[r].signatures) {
       out[r].push_back(match_known(signature, others, options) == nullptr);
     }
+    WSIM_ASSERT_EQ(out[r].size(), rows[r].signatures.size());
   }
+  WSIM_ASSERT_EQ(out.size(), rows.size());  // One list per row (print_counterfactual's `fresh`).
   return out;
 }
 
@@ -198,11 +214,14 @@ std::vector<std::size_t> new_when_left_out(const std::vector<BugRow>& rows,
   for (const std::vector<bool>& each : new_when_left_out_each(rows, all, group, options, filter)) {
     out.push_back(static_cast<std::size_t>(std::count(each.begin(), each.end(), true)));
   }
+  WSIM_ASSERT_EQ(out.size(), rows.size());
   return out;
 }
 
 Score score(const std::vector<BugRow>& rows, const Labels& labels,
             const std::vector<std::size_t>& group) {
+  WSIM_ASSERT_EQ(labels.size(), rows.size());
+  WSIM_ASSERT_EQ(group.size(), rows.size());
   Score s;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     for (const int label : labels[r]) {
@@ -213,6 +232,10 @@ Score score(const std::vector<BugRow>& rows, const Labels& labels,
       if (label >= 0 && group[static_cast<std::size_t>(label)] == group[r]) ++s.right;
     }
   }
+  // Strict hits are group hits; right labels are labels; labels are instances.
+  WSIM_ASSERT_LE(s.strict, s.grouped);
+  WSIM_ASSERT_LE(s.right, s.labelled);
+  WSIM_ASSERT_LE(s.labelled, s.instances);
   return s;
 }
 
@@ -222,6 +245,7 @@ void print_seeded_grouping(const std::vector<BugRow>& rows, const std::vector<Kn
                            const std::vector<std::pair<std::string, MatchOptions>>& rules,
                            std::ostream& out) {
   const std::vector<std::size_t> group = group_rows(rows, true, true);
+  WSIM_ASSERT_EQ(group.size(), rows.size());
   out << "\nWith the file's seed in the hunt key (the grouping until 2026-11-26):\n\n"
          "| match rule | recall, file groups | precision, file groups | NEW when left out |\n"
          "|---|---|---|---|\n";
@@ -279,6 +303,7 @@ class Replayer {
         it = switched_.emplace(key, std::move(loaded)).first;
       }
       if (!it->second) continue;
+      WSIM_ASSERT(it->second->system != nullptr);  // corpus_bug_scenario validated it.
       it->second->scenario.set_seed(seed);
       const RunResult result = execute_run(*it->second->system, it->second->scenario, RunOptions{});
       outcome = counterfactual_outcome(result, row.bug.invariant, mechanism_);
@@ -331,6 +356,7 @@ bool switch_on_script(const BugRow& row, const FixSwitch& fix, OnScript& out, st
 // loss of the files whose switched runs go on into another bug (gitpod.S9), which cannot list it.
 bool share_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>& bug,
                        std::string& error) {
+  WSIM_ASSERT_EQ(bug.size(), rows.size());
   std::vector<std::vector<FixSwitch>> added(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
     for (std::size_t x = 0; x < rows.size(); ++x) {
@@ -364,6 +390,7 @@ bool share_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>
 // nothing about it.
 bool keep_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>& bug,
                       std::string& error) {
+  WSIM_ASSERT_EQ(bug.size(), rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
     std::vector<FixSwitch> kept;
     for (const FixSwitch& fix : rows[r].switches) {
@@ -376,6 +403,7 @@ bool keep_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>&
       }
       if (whole) kept.push_back(fix);
     }
+    WSIM_ASSERT_LE(kept.size(), rows[r].switches.size());
     rows[r].switches = std::move(kept);
   }
   return share_whole_fixes(rows, bug, error);
@@ -386,9 +414,11 @@ bool keep_whole_fixes(std::vector<BugRow>& rows, const std::vector<std::size_t>&
 bool gather_evidence(const std::vector<BugRow>& rows, const Labels& labels,
                      const std::vector<std::size_t>& bug, std::vector<std::vector<Evidence>>& out,
                      std::ostream* dump, std::string& error) {
+  WSIM_ASSERT_EQ(labels.size(), rows.size());
   Replayer replayer;
   out.assign(rows.size(), {});
   for (std::size_t r = 0; r < rows.size(); ++r) {
+    WSIM_ASSERT_EQ(rows[r].seeds.size(), rows[r].signatures.size());
     for (std::size_t i = 0; i < rows[r].signatures.size(); ++i) {
       Evidence evidence;
       evidence.without_script_faults = !rows[r].script_faults.empty() &&
@@ -473,6 +503,8 @@ enum class Verdict {
 // id); `group`: the current ground truth, the hunt's group.
 Verdict judge(const std::vector<std::size_t>& group, const std::vector<std::size_t>& bug,
               std::size_t r, int label, const Evidence& evidence) {
+  WSIM_ASSERT_LT(r, group.size());
+  if (label >= 0) WSIM_ASSERT_LT(static_cast<std::size_t>(label), group.size());
   const bool in_group = label >= 0 && group[static_cast<std::size_t>(label)] == group[r];
   const bool same_bug = label >= 0 && bug[static_cast<std::size_t>(label)] == bug[r];
   if (evidence.label == Counterfactual::kGone) return Verdict::kRight;
@@ -513,6 +545,9 @@ void score_strict(StrictScore& s, const std::vector<std::size_t>& group,
   if (labelled) ++s.labelled;
   if (right) ++s.right;
   if (fresh) ++s.fresh;
+  // A right label is a label (judge: right needs label >= 0); recalled ones are of the truth.
+  WSIM_ASSERT_LE(s.right, s.labelled);
+  WSIM_ASSERT_LE(s.recalled, s.truth);
 }
 
 // The labels the counterfactual ground truth calls wrong, by hunt and label ("HUNT → LABEL ×N"),
@@ -520,6 +555,8 @@ void score_strict(StrictScore& s, const std::vector<std::size_t>& group,
 void print_wrong_labels(const std::vector<BugRow>& rows, const Labels& labels,
                         const std::vector<std::size_t>& group, const std::vector<std::size_t>& bug,
                         const std::vector<std::vector<Evidence>>& evidence, std::ostream& out) {
+  WSIM_ASSERT_EQ(labels.size(), rows.size());
+  WSIM_ASSERT_EQ(evidence.size(), rows.size());
   std::map<std::string, int> wrong;
   std::map<std::string, int> unknown;
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -554,6 +591,7 @@ void print_counterfactual(const std::vector<BugRow>& rows, const Labels& labels,
                           const std::vector<std::size_t>& bug,
                           const std::vector<std::vector<Evidence>>& evidence,
                           const std::vector<std::vector<bool>>& fresh, std::ostream& out) {
+  WSIM_ASSERT_EQ(evidence.size(), rows.size());
   out << "\nCounterfactual replays (each instance replayed with the first fix switch of its hunt's "
          "bug that applies and, when it is labelled with another bug, spares that bug's "
          "script; and with the first of its label's that spares its hunt's bug's script):\n\n"
@@ -648,6 +686,7 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
   }
   const std::vector<std::size_t> group = group_rows(rows, true);
   const Labels labels = label_all(rows, known, MatchOptions{});
+  WSIM_ASSERT_EQ(labels.size(), rows.size());
   const std::vector<std::vector<bool>> fresh_each =
       new_when_left_out_each(rows, known, group, MatchOptions{});
   std::vector<std::size_t> left_out;
@@ -671,6 +710,7 @@ int cmd_bench_signatures(const BenchSignaturesCommand& command, std::ostream& ou
         ++others[rows[static_cast<std::size_t>(label)].bug.name];
       }
     }
+    WSIM_ASSERT_LE(self, in_group);  // Its own label is in its group.
     std::size_t carrying = 0, right = 0;
     for (std::size_t o = 0; o < rows.size(); ++o) {
       for (const int label : labels[o]) {
