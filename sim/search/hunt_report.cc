@@ -170,7 +170,8 @@ void print_findings(std::ostream& out, const HuntResult& result, bool verbose,
   if (!bugs.empty()) print_known_bug_rows(out, bugs);
   // The why of a `needs` (and of a NEW finding): a known bug's `realistic` is in its row, its
   // why in the summary JSON, verdict.json and `wsim explain` (--verbose prints it here too). A
-  // folded bug tells each distinct why once.
+  // folded bug tells the why of its first `needs` row only (the rows of one bug differ in the
+  // seeds their whys cite; --verbose prints each).
   std::vector<std::string> told;
   for (const Finding& f : result.findings) {
     if (!f.realism || f.realism->why.empty()) continue;
@@ -178,10 +179,9 @@ void print_findings(std::ostream& out, const HuntResult& result, bool verbose,
       const std::string subject = is_known(f) && !verbose && known != nullptr
                                       ? "known bug " + bug_id_of(*known, f.known)
                                       : finding_label(f) + " " + f.invariant;
-      const std::string line = "  realism of " + subject + ": " + realism_text(*f.realism) + "\n";
-      if (std::find(told.begin(), told.end(), line) != told.end()) continue;
-      told.push_back(line);
-      out << line;
+      if (std::find(told.begin(), told.end(), subject) != told.end()) continue;
+      told.push_back(subject);
+      out << "  realism of " << subject << ": " << realism_text(*f.realism) << "\n";
     }
   }
   for (const Finding& f : result.findings) {
