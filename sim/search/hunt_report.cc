@@ -122,15 +122,14 @@ void print_known_bug_rows(std::ostream& out, const std::vector<KnownBugRow>& row
   std::size_t w_realism = 9;
   for (const KnownBugRow& row : rows) {
     w_bug = std::max(w_bug, row.bug.size() + 2);
-    w_invariants = std::max(w_invariants, distinct_joined(row, [](const Finding& f) {
-                                            return f.invariant;
-                                          }).size() + 2);
+    w_invariants =
+        std::max(w_invariants,
+                 distinct_joined(row, [](const Finding& f) { return f.invariant; }).size() + 2);
     w_realism = std::max(w_realism, distinct_joined(row, finding_realism).size() + 2);
   }
   out << "  " << std::left << std::setw(static_cast<int>(w_bug)) << "known bug" << std::setw(12)
-      << "violations" << std::setw(12) << "first seed"
-      << std::setw(static_cast<int>(w_invariants)) << "invariants"
-      << std::setw(static_cast<int>(w_realism)) << "realism"
+      << "violations" << std::setw(12) << "first seed" << std::setw(static_cast<int>(w_invariants))
+      << "invariants" << std::setw(static_cast<int>(w_realism)) << "realism"
       << "bundle\n";
   for (const KnownBugRow& row : rows) {
     std::uint64_t violations = 0;
@@ -140,8 +139,7 @@ void print_known_bug_rows(std::ostream& out, const std::vector<KnownBugRow>& row
       if (f->seed < first->seed) first = f;
     }
     out << "  " << std::left << std::setw(static_cast<int>(w_bug)) << row.bug << std::setw(12)
-        << violations << std::setw(12) << first->seed
-        << std::setw(static_cast<int>(w_invariants))
+        << violations << std::setw(12) << first->seed << std::setw(static_cast<int>(w_invariants))
         << distinct_joined(row, [](const Finding& f) { return f.invariant; })
         << std::setw(static_cast<int>(w_realism)) << distinct_joined(row, finding_realism)
         << (first->bundle.empty() ? "-" : first->bundle) << "\n";

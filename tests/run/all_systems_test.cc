@@ -156,10 +156,18 @@ TEST(AllSystems, NoSharedFileNamesASystem) {
                                           "tests/CMakeLists.txt",
                                           "sim/proto/scenario.proto.in",
                                           "fuzz/scenario_fuzz.cc"};
-  const std::vector<std::string> words = {
-      "register_toy_system", "register_gitlab_system", "register_gitpod_system", "wsim_model_",
-      "toy_canary",          "gitlab_guard",           "gitpod_guard",           "gitpod.io",
-      "GitlabConfig",        "GitpodConfig",           "ToyConfig",              "limbo_canary"};
+  const std::vector<std::string> words = {"register_toy_system",
+                                          "register_gitlab_system",
+                                          "register_gitpod_system",
+                                          "wsim_model_",
+                                          "toy_canary",
+                                          "gitlab_guard",
+                                          "gitpod_guard",
+                                          "gitpod.io",
+                                          "GitlabConfig",
+                                          "GitpodConfig",
+                                          "ToyConfig",
+                                          "limbo_canary"};
   for (const std::string& file : files) {
     const std::string text = testing::read_text(std::string(WSIM_SOURCE_DIR) + "/" + file);
     ASSERT_FALSE(text.empty()) << file;
