@@ -1,22 +1,23 @@
-// Scenario-level libFuzzer target `gitlab_limbo_scenario` (docs/architecture.md §7;
-// docs/proto-mutator.md): the input is a binary wsim.proto.Scenario whose scripted events ARE the
-// workload, not a choice stream. The versions and phases are fixed by the target: those of the
-// choice-stream canary `gitlab_limbo_canary` (model/gitlab/fuzz_targets.cc: A0a + R1, 20 min fault
-// phase, 10 min full-sync interval), with scripted_only on (no random workload, no fault swarm).
-// From the input only `seed` (the latencies of the run) and `events` (at_ms, actor, action, target)
-// are taken.
+// Scenario-level libFuzzer targets (docs/architecture.md §7; docs/proto-mutator.md): the input
+// is a binary wsim.proto.Scenario whose scripted events ARE the workload, not a choice stream.
+// A system declares such a target in its CMakeLists.txt (wsim_add_scenario_fuzz_target(<name>
+// BASE <choice target> DICT <file>), e.g. model/gitlab/CMakeLists.txt); this file is compiled once
+// per target with WSIM_SCENARIO_TARGET = <name> and WSIM_SCENARIO_BASE_TARGET = <choice target>.
+// The versions and phases are fixed by the base target (System::fuzz_targets()), with
+// scripted_only on (no random workload, no fault swarm). From the input only `seed` (the
+// latencies of the run) and `events` (at_ms, actor, action, target) are taken.
 //
-// A finding is gitlab.L1 or L2 (gitlab#411205, corpus/regressions/gitlab/limbo-411205.textproto),
-// or a harness error: the target prints the scenario as text format, so the repro is
-//   scripts/wsim run --scenario FILE --agent A0a     (FILE = the printed text)
+// A finding is one of the base target's bugs, or a harness error: the target prints the scenario
+// as text format, so the repro is `scripts/wsim run --scenario FILE` (FILE = the printed text),
 // and abort()s (libFuzzer saves crash-<sha1>, a binary Scenario: decode it with
-//   protoc --decode=wsim.proto.Scenario -I . sim/proto/scenario.proto < crash-<sha1>).
+//   protoc --decode=wsim.proto.Scenario -I build/<preset> -I . \
+//          build/<preset>/sim/proto/scenario.proto < crash-<sha1>).
 //
-// Compiled twice: with the structure-aware mutator (fuzz/proto_mutator.h) as
+// Compiled twice per target: with the structure-aware mutator (fuzz/proto_mutator.h) as
 // LLVMFuzzerCustomMutator / LLVMFuzzerCustomCrossOver, and with -DWSIM_NO_CUSTOM_MUTATOR as
-// `gitlab_limbo_scenario_bytes`, where libFuzzer mutates the serialized bytes itself (the
-// comparison of docs/proto-mutator.md). Invalid scenarios (unknown actions, an event after the
-// fault phase, ...) are rejected with -1: they never enter the corpus.
+// `<name>_bytes`, where libFuzzer mutates the serialized bytes itself (the comparison of
+// docs/proto-mutator.md). Invalid scenarios (unknown actions, an event after the fault phase,
+// ...) are rejected with -1: they never enter the corpus.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -36,9 +37,12 @@ extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, st
 
 namespace {
 
+#if !defined(WSIM_SCENARIO_TARGET) || !defined(WSIM_SCENARIO_BASE_TARGET)
+#error "fuzz/CMakeLists.txt defines WSIM_SCENARIO_TARGET and WSIM_SCENARIO_BASE_TARGET"
+#endif
 // The target whose versions and phases this one borrows (its canary bug is ours too).
-constexpr const char* kBaseTarget = "gitlab_limbo_canary";
-constexpr const char* kName = "gitlab_limbo_scenario";
+constexpr const char* kBaseTarget = WSIM_SCENARIO_BASE_TARGET;
+constexpr const char* kName = WSIM_SCENARIO_TARGET;
 // More events do not make a better scenario, only a slower execution.
 constexpr int kEventsMax = 32;
 
@@ -146,7 +150,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   loaded.scenario.set_seed(input.seed());
   *loaded.scenario.mutable_events() = input.events();
   for (wsim::proto::ScriptedEvent& event : *loaded.scenario.mutable_events()) {
-    event.clear_args();  // No GitLab action takes args.
+    event.clear_args();  // Not fuzzed (not a mutable field of scenario_hooks).
   }
   std::string error;
   if (!wsim::run::validate_scenario(loaded, error)) return -1;

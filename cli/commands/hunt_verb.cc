@@ -125,14 +125,14 @@ void print_banner(std::ostream& out, const HuntCommand& command, const LoadedSce
 }
 
 void print_result(std::ostream& out, const std::string& system, const HuntResult& result,
-                  bool verbose) {
+                  bool verbose, const std::vector<KnownBug>* known) {
   out << "\n"
       << system << ": " << result.runs << " runs in "
       << format_duration_ms(static_cast<DurationMs>(result.seconds * 1000)) << " ("
       << hunt_rate(result) << " runs/s), " << result.failures
       << (result.failures == 1 ? " failing run" : " failing runs")
       << (result.interrupted ? " (interrupted)" : "") << "\n";
-  print_findings(out, result, verbose);
+  print_findings(out, result, verbose, known);
   out << render_probe_coverage(result.probes, /*brief=*/!verbose);
 }
 
@@ -211,7 +211,7 @@ bool hunt_one(const HuntCommand& command, const ScenarioFlags& flags,
   target.versions = describe_versions(loaded.scenario, *loaded.system);
   target.repro = options.repro_command;
   target.result = hunt(options);
-  print_result(out, target.system, target.result, options.verbose);
+  print_result(out, target.system, target.result, options.verbose, options.known);
   if (!options.until_labels.empty()) print_until_label(out, options, target.result);
   return true;
 }

@@ -47,7 +47,8 @@ void ApiServer::Impl::emit(WatchEventType type, std::shared_ptr<const Object> ob
     history_floor_rv = history.front().resource_version;
     history.pop_front();
   }
-  WSIM_ASSERT_LE(history.size(), std::max<std::size_t>(options.watch_history_events, 1));
+  const std::size_t history_cap = std::max<std::size_t>(options.watch_history_events, 1);
+  WSIM_ASSERT_LE(history.size(), history_cap);  // (std::max of a temporary would dangle here.)
   undispatched.push_back(std::move(change));
   if (dispatching) return;  // A listener wrote: delivered after the current change.
   dispatching = true;

@@ -17,10 +17,14 @@ std::string finding_label(const Finding& finding);
 // "realistic", "needs NAME, ..." (realism.h realism_short), or "-" when not checked (issue #30).
 std::string finding_realism(const Finding& finding);
 
-// "findings: none", or a table (verdict, invariant, runs, first seed, known, bundle) and the
-// signature of each labelled finding.
-// verbose = false: the signature lines only of findings not labelled known.
-void print_findings(std::ostream& out, const HuntResult& result, bool verbose = true);
+// "findings: none", or a table (verdict, invariant, runs, first seed, known, realism, bundle),
+// the why of each `needs` and NEW realism, and the signature of each labelled finding.
+// verbose = false (the main job, issue #31): NEW and unlabelled findings in full; the known ones
+// folded into one line per bug id (`known` maps a label to its bug id, labelled_realism.h
+// bug_id_of; null: each label is its own bug), without their signatures, the why of a `needs`
+// said once per bug.
+void print_findings(std::ostream& out, const HuntResult& result, bool verbose = true,
+                    const std::vector<KnownBug>* known = nullptr);
 
 // Runs per second of the hunt, "-" without a clock.
 std::string hunt_rate(const HuntResult& result);

@@ -137,8 +137,8 @@ TEST(AllSystems, CustomKindGroupsComeFromTheSystem) {
   EXPECT_EQ(kube::inventory_key(ref), "ns_ws1__Workspace");
 }
 
-// The places that listed the systems or their fuzz targets until issue #11 must not name a
-// system again: a new system touches only model/<system>/ (and scenario.proto).
+// The places that listed the systems, their config messages or their fuzz targets until issues
+// #11 and #31 must not name a system again: a new system touches only model/<system>/.
 TEST(AllSystems, NoSharedFileNamesASystem) {
   const std::vector<std::string> files = {"CMakeLists.txt",
                                           "cli/CMakeLists.txt",
@@ -151,10 +151,23 @@ TEST(AllSystems, NoSharedFileNamesASystem) {
                                           "scripts/check-clusterfuzzlite",
                                           "tests/run/corpus_replay_test.cc",
                                           "sim/search/fuzz_targets.cc",
-                                          "sim/kube/inventory.cc"};
-  const std::vector<std::string> words = {
-      "register_toy_system", "register_gitlab_system", "register_gitpod_system", "wsim_model_",
-      "toy_canary",          "gitlab_guard",           "gitpod_guard",           "gitpod.io"};
+                                          "sim/kube/inventory.cc",
+                                          "sim/proto/CMakeLists.txt",
+                                          "tests/CMakeLists.txt",
+                                          "sim/proto/scenario.proto.in",
+                                          "fuzz/scenario_fuzz.cc"};
+  const std::vector<std::string> words = {"register_toy_system",
+                                          "register_gitlab_system",
+                                          "register_gitpod_system",
+                                          "wsim_model_",
+                                          "toy_canary",
+                                          "gitlab_guard",
+                                          "gitpod_guard",
+                                          "gitpod.io",
+                                          "GitlabConfig",
+                                          "GitpodConfig",
+                                          "ToyConfig",
+                                          "limbo_canary"};
   for (const std::string& file : files) {
     const std::string text = testing::read_text(std::string(WSIM_SOURCE_DIR) + "/" + file);
     ASSERT_FALSE(text.empty()) << file;

@@ -348,5 +348,53 @@ TEST(HuntTest, FindingsTableTellsTheWhyOfNeedsAndNewOnly) {
   EXPECT_THAT(verbose.str(), HasSubstr("realism of known: a#0 S1: realistic"));
 }
 
+// The main job prints a known bug as one line however many kinds (invariant, label) it broke,
+// and a NEW finding in full (issue #31 item 6: <= 80 lines when nothing is NEW).
+TEST(HuntTest, FindingsTableFoldsTheKnownKindsOfABugIntoOneLine) {
+  auto row = [](std::uint64_t seed, const std::string& invariant, const std::string& known,
+                std::uint64_t count) {
+    Finding f;
+    f.seed = seed;
+    f.verdict = Verdict::kSafety;
+    f.invariant = invariant;
+    f.labelled = true;
+    f.known = known;
+    f.count = count;
+    f.bundle = "out/s" + std::to_string(seed);
+    return f;
+  };
+  HuntResult result;
+  result.findings.push_back(row(4, "S4", "dir/a.textproto#0", 10));
+  result.findings.push_back(row(2, "S5", "dir/b.textproto#0", 7));
+  result.findings.push_back(row(9, "S4", "dir/b.textproto#0", 1));
+  result.findings.push_back(row(5, "S9", "", 3));  // NEW
+  result.findings[1].realism = Realism{false, {"amp"}, "amp is rare"};
+  result.findings[2].realism = Realism{false, {"amp"}, "amp is rare (seed 9)"};
+  std::vector<KnownBug> known(2);
+  known[0].name = "dir/a.textproto#0";
+  known[0].bug = "B7";
+  known[1].name = "dir/b.textproto#0";
+  known[1].bug = "B7";
+  std::ostringstream brief;
+  print_findings(brief, result, false, &known);
+  const std::string text = brief.str();
+  // One line for B7: 18 violations, first seed 2, both invariants, the bundle of seed 2.
+  EXPECT_THAT(text, HasSubstr("B7"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("B7 +18 +2 +S4, S5 +needs amp +out/s2"));
+  EXPECT_THAT(text, Not(HasSubstr("dir/a.textproto#0")));
+  EXPECT_THAT(text, HasSubstr("NEW"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("SAFETY_VIOLATION +S9 +3 +5 +NEW"));
+  // The why of B7's `needs`, once (that of its first row; the second cites another seed).
+  const std::string why = "realism of known bug B7: needs amp (amp is rare)";
+  ASSERT_THAT(text, HasSubstr(why));
+  EXPECT_EQ(text.find("realism of known bug B7"), text.rfind("realism of known bug B7"));
+  // --verbose: every kind in full.
+  std::ostringstream verbose;
+  print_findings(verbose, result, true, &known);
+  EXPECT_THAT(verbose.str(), HasSubstr("known: dir/a.textproto#0"));
+  EXPECT_THAT(verbose.str(), HasSubstr("known: dir/b.textproto#0"));
+  EXPECT_THAT(verbose.str(), Not(HasSubstr("known bug")));
+}
+
 }  // namespace
 }  // namespace wsim::run
