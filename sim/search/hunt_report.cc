@@ -99,6 +99,7 @@ std::vector<KnownBugRow> known_rows_by_bug(const std::vector<const Finding*>& kn
     if (added) rows.push_back(KnownBugRow{bug, {}});
     rows[it->second].findings.push_back(f);
   }
+  WSIM_ASSERT_EQ(rows.size(), row_of_bug.size());
   return rows;
 }
 
@@ -106,12 +107,14 @@ std::vector<KnownBugRow> known_rows_by_bug(const std::vector<const Finding*>& kn
 // "-" (a realism not checked: only the first findings are re-run) only when it is the only one.
 template <typename Field>
 std::string distinct_joined(const KnownBugRow& row, Field field) {
+  WSIM_ASSERT(!row.findings.empty());  // known_rows_by_bug makes no empty row.
   std::vector<std::string> values;
   for (const Finding* f : row.findings) {
     const std::string value = field(*f);
     if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
   }
   if (values.size() > 1) values.erase(std::remove(values.begin(), values.end(), "-"), values.end());
+  WSIM_ASSERT(!values.empty());
   std::string joined;
   for (const std::string& value : values) joined += (joined.empty() ? "" : ", ") + value;
   return joined;
