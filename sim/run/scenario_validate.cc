@@ -62,6 +62,23 @@ bool check_phase(const LoadedScenario& loaded, const char* name, std::int64_t va
 }
 
 // The config field named in a normalize() error, so the error can point at its line.
+// N when the message names element N of the repeated field `field` at `at` ("invariants[2]: ..."
+// → 2), so the error points at that element's line; -1 otherwise (the field as a whole).
+int repeated_index(const std::string& message, std::size_t at, const pb::FieldDescriptor& field) {
+  WSIM_ASSERT_LE(at + field.name().size(), message.size());  // `at` is where the name was found.
+  if (!field.is_repeated()) return -1;
+  std::size_t i = at + field.name().size();
+  if (i >= message.size() || message[i] != '[') return -1;
+  int index = 0;
+  std::size_t digits = 0;
+  for (++i; i < message.size() && message[i] >= '0' && message[i] <= '9' && digits < 6; ++i) {
+    index = index * 10 + (message[i] - '0');
+    ++digits;
+  }
+  if (digits == 0 || i >= message.size() || message[i] != ']') return -1;
+  return index;
+}
+
 FieldPath path_for_system_error(const proto::Scenario& scenario, const System& system,
                                 const std::string& message) {
   const pb::FieldDescriptor* config_field =
@@ -90,7 +107,8 @@ FieldPath path_for_system_error(const proto::Scenario& scenario, const System& s
       }
     }
   }
-  if (best_field != nullptr) path.emplace_back(best_field, -1);
+  if (best_field != nullptr)
+    path.emplace_back(best_field, repeated_index(message, best, *best_field));
   WSIM_ASSERT_LE(path.size(), 2u);  // The config field, then at most one of its fields.
   return path;
 }

@@ -6,8 +6,10 @@
 
 #include <map>
 
+#include "serve/external_system.h"
 #include "serve/resources.h"
 #include "sim/core/choice.h"
+#include "sim/run/scenario.h"
 
 namespace wsim::serve {
 namespace {
@@ -180,6 +182,24 @@ TEST(ServeExternalWorkload, SameSeedSameTraceOtherSeedOtherTrace) {
   };
   EXPECT_EQ(hash_of(5), hash_of(5));
   EXPECT_NE(hash_of(5), hash_of(6));
+}
+
+// A bad rule is located at its own line of the scenario file, not at the first `invariants:`
+// entry's (sim/run/scenario_validate.cc repeated_index).
+TEST(ExternalScenario, ABadRuleIsLocatedAtItsOwnLine) {
+  register_external_system(ExternalSettings{});
+  const std::string text =
+      "external {\n"
+      "  invariants: \"always: no Pod\"\n"
+      "  invariants: \"eventually: no Pod\"\n"
+      "  invariants: \"always: Pod with x == 1 implies label a\"\n"
+      "}\n";
+  run::LoadedScenario loaded;
+  std::string error;
+  ASSERT_TRUE(run::parse_scenario(text, "s.textproto", loaded, error)) << error;
+  EXPECT_FALSE(run::validate_scenario(loaded, error));
+  EXPECT_EQ(error.rfind("s.textproto:4:", 0), 0u) << error;
+  EXPECT_NE(error.find("field external.invariants[2]"), std::string::npos) << error;
 }
 
 }  // namespace
