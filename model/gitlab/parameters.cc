@@ -3,6 +3,7 @@
 // GitLab's parameters with a production value and its source, and its amplifiers (sim/run/system.h
 // Amplifier; docs/fidelity.md "Amplifiers"). Every default is the production value; the two
 // settings that made the S14 races common are amplifiers, drawn by `wsim hunt`.
+#include "model/gitlab/run.h"
 #include "model/gitlab/system.h"
 
 namespace wsim::gitlab {

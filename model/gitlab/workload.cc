@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {

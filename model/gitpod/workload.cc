@@ -235,7 +235,8 @@ void Workload::operator_delete_workspace() {
   }
   if (stuck.empty()) return;
   const kube::ObjectRef ref = stuck[faults_.below(stuck.size())];
-  // As the scripted `kubectl delete_workspace` (actions.cc): no preconditions, default grace.
+  // As the scripted `kubectl delete_workspace` (scripted_actions.cc): no preconditions, default
+  // grace.
   const kube::Status s = api.server_delete(ref, kube::DeleteOptions{}, "kubectl");
   run_.world().sim().record("kubectl", "delete", ref.to_string(),
                             s.ok() ? "ok" : kube::code_name(s.code));

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "model/toy/toy.h"
+#include "model/toy/system.h"
 #include "sim/run/system.h"
 
 namespace wsim::toy {

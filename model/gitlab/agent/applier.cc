@@ -1,7 +1,7 @@
 #include "model/gitlab/agent/applier.h"
 
 #include "model/gitlab/agent/k8s_ops.h"
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {

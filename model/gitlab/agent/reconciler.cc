@@ -4,7 +4,7 @@
 #include "model/gitlab/agent/applier.h"
 #include "model/gitlab/agent/request_builder.h"
 #include "model/gitlab/agent/termination_handler.h"
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {

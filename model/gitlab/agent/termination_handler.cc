@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "model/gitlab/agent/applier.h"
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {

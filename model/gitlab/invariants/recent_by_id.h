@@ -1,6 +1,6 @@
 // RecentById<V>: per request id, a value for the `capacity` largest ids stored so far — exactly
 // what a std::map<std::uint64_t, V> holds when every insertion is followed by
-// `while (size() > capacity) erase(begin())` (the monitor's and the protocol model's "recent
+// `while (size() > capacity) erase(begin())` (the checker's and the protocol model's "recent
 // requests"), without a tree node allocated and freed per request (docs/performance.md §14.1).
 //
 // Entries are kept sorted by id in a deque: request ids grow with every exchange, so an insertion

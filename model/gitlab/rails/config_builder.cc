@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "model/gitlab/rails/workspaces_finder.h"
 #include "sim/core/assert.h"
 

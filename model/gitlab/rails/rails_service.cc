@@ -5,7 +5,7 @@
 #include <charconv>
 #include <string_view>
 
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "model/gitlab/rails/agent_infos_updater.h"
 #include "model/gitlab/rails/config_builder.h"
 #include "model/gitlab/rails/workspaces_finder.h"

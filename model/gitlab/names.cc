@@ -1,4 +1,4 @@
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 
 namespace wsim::gitlab {
 namespace {

@@ -1,9 +1,9 @@
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
-#include "model/gitlab/invariants/monitor.h"
+#include "model/gitlab/invariants/checker.h"
 
 #include "model/gitlab/invariants/catalog.h"
 #include "model/gitlab/invariants/state_oracle.h"
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "model/gitlab/rails/agent_infos_updater.h"
 #include "sim/core/assert.h"
 
@@ -45,8 +45,8 @@ constexpr int kL6SlackPartialIntervals = 6;
 
 }  // namespace
 
-Monitor::Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
-                 MonitorOptions options, const GitlabProbes* probes)
+Checker::Checker(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
+                 CheckerOptions options, const GitlabProbes* probes)
     : sim_(sim),
       api_(api),
       table_(table),
@@ -61,7 +61,7 @@ Monitor::Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& ta
   WSIM_ASSERT_GT(options_.partial_interval_ms, 0);
 }
 
-ProtocolModel::Stamps Monitor::rails_stamps(const std::string& workspace) const {
+ProtocolModel::Stamps Checker::rails_stamps(const std::string& workspace) const {
   using Stamps = ProtocolModel::Stamps;
   const WorkspaceRow* row = table_.find_by_name(workspace);
   if (row == nullptr || !row->responded_to_agent_at) return Stamps::kUnknown;
@@ -71,14 +71,16 @@ ProtocolModel::Stamps Monitor::rails_stamps(const std::string& workspace) const 
   return Stamps::kChangeAfterTouch;
 }
 
-void Monitor::violate(std::string_view id, const std::string& object, std::string message) {
+void Checker::violate(std::string_view id, const std::string& object, std::string message) {
   const std::string key = std::string(id) + "|" + object;
   if (!reported_.insert(key).second) return;
+  // The trace names this actor "monitor", the class's former name: renaming it would change
+  // every trace hash (docs/trace.md).
   sim_.record("monitor", "violation", object, std::string(id), message);
   pending_.push_back(run::Violation{std::string(id), object, std::move(message)});
 }
 
-std::optional<run::Violation> Monitor::take_safety_violation() {
+std::optional<run::Violation> Checker::take_safety_violation() {
   if (pending_.empty()) return std::nullopt;
   run::Violation violation = std::move(pending_.front());
   pending_.pop_front();
@@ -87,7 +89,7 @@ std::optional<run::Violation> Monitor::take_safety_violation() {
 
 // --- Rails rows -----------------------------------------------------------------------------
 
-void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) {
+void Checker::on_row_written(const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) {
   check_row_domains(after);
   // §10.2 L6 counts from the last disturbance. After heal no user acts, but Rails still changes
   // desired_state itself (RestartRequested → Running in step 5, §4.2; the R2+ lifecycle manager),
@@ -109,7 +111,7 @@ void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const Wo
   check_no_leak(after);
 }
 
-void Monitor::on_rails_request_begin(const RailsRequest& request) {
+void Checker::on_rails_request_begin(const RailsRequest& request) {
   rails_request_ = &request;
   request_infos_ = infos_by_name(request.workspace_agent_infos);  // Into the request, no copies.
   for (const WorkspaceAgentInfo& info : request.workspace_agent_infos) {
@@ -119,14 +121,14 @@ void Monitor::on_rails_request_begin(const RailsRequest& request) {
   protocol_.on_select(request.request_id);
 }
 
-void Monitor::on_rails_request_end() {
+void Checker::on_rails_request_end() {
   rails_request_ = nullptr;
   request_infos_.clear();
 }
 
 // S12: the actual state Rails stores must be possible for the cluster state the agent reported
 // (state_oracle.h), whatever the calculator's table says.
-void Monitor::check_actual_against_report(const WorkspaceRow& after) {
+void Checker::check_actual_against_report(const WorkspaceRow& after) {
   auto info = request_infos_.find(after.name);
   if (info == request_infos_.end()) return;
   const std::optional<std::string> why =
@@ -138,7 +140,7 @@ void Monitor::check_actual_against_report(const WorkspaceRow& after) {
 // Running once the agent reported Stopped (§4.2 step 1); R0/R1 terminate a workspace past its
 // maximum age; the R2+ lifecycle manager stops idle and terminates old ones. User actions happen
 // outside requests and are not judged here.
-void Monitor::check_rails_flip(const WorkspaceRow& before, const WorkspaceRow& after) {
+void Checker::check_rails_flip(const WorkspaceRow& before, const WorkspaceRow& after) {
   if (before.desired_state == after.desired_state) return;
   const bool restart_done = before.desired_state == State::kRestartRequested &&
                             after.desired_state == State::kRunning &&
@@ -153,7 +155,7 @@ void Monitor::check_rails_flip(const WorkspaceRow& before, const WorkspaceRow& a
 }
 
 // S13: the Deployment Rails sends wants the replicas the desired state means.
-void Monitor::check_config_replicas(const WorkspaceRailsInfo& info) {
+void Checker::check_config_replicas(const WorkspaceRailsInfo& info) {
   for (const kube::Object& object : info.config_to_apply) {
     if (object.kind != "Deployment") continue;
     const std::optional<std::string> why = replicas_contradiction(info.desired_state, object);
@@ -161,7 +163,7 @@ void Monitor::check_config_replicas(const WorkspaceRailsInfo& info) {
   }
 }
 
-void Monitor::check_row_domains(const WorkspaceRow& after) {
+void Checker::check_row_domains(const WorkspaceRow& after) {
   if (!is_valid_desired(after.desired_state)) {
     violate(kS1, after.name, "desired_state " + name_of(after.desired_state) + " is not valid");
   }
@@ -170,7 +172,7 @@ void Monitor::check_row_domains(const WorkspaceRow& after) {
   }
 }
 
-void Monitor::check_row_transition(const WorkspaceRow& before, const WorkspaceRow& after) {
+void Checker::check_row_transition(const WorkspaceRow& before, const WorkspaceRow& after) {
   WSIM_ASSERT_EQ(before.id, after.id);
   if (before.desired_state == State::kTerminated && after.desired_state != State::kTerminated) {
     violate(kS2, after.name,
@@ -200,7 +202,7 @@ void Monitor::check_row_transition(const WorkspaceRow& before, const WorkspaceRo
   }
 }
 
-void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
+void Checker::check_terminated_provenance(const WorkspaceRow& after) {
   if (!rails_request_) {
     violate(kS3, after.name, "actual_state set to Terminated outside of a reconcile request");
     return;
@@ -220,12 +222,12 @@ void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
 
 // S3 judges the informer rule (Terminated only once the Deployment left the agent cache) for the
 // agents that terminate by it: A0–A2, and A3 with the kDeploymentAbsence alternative.
-bool Monitor::judges_informer_rule() const {
+bool Checker::judges_informer_rule() const {
   const Versions& v = options_.versions;
   return !v.agent_inventory_termination() || v.a3_termination == A3Termination::kDeploymentAbsence;
 }
 
-bool Monitor::owned_by(const std::string& workspace, const kube::ObjectRef& ref) const {
+bool Checker::owned_by(const std::string& workspace, const kube::ObjectRef& ref) const {
   if (ref.kind == "ConfigMap" && workspace_of_inventory(ref.name) == workspace) return true;
   const kube::Object* live = api_.peek(ref);
   if (live == nullptr) return true;  // Already gone: deleting it is harmless.
@@ -234,7 +236,7 @@ bool Monitor::owned_by(const std::string& workspace, const kube::ObjectRef& ref)
   return workspace_of_inventory(owner->second) == workspace;
 }
 
-std::vector<kube::ObjectRef> Monitor::live_objects_of(const WorkspaceRow& row) const {
+std::vector<kube::ObjectRef> Checker::live_objects_of(const WorkspaceRow& row) const {
   std::vector<kube::ObjectRef> out;
   if (!options_.versions.shared()) {
     // A Terminating namespace is being emptied by the namespace controller: not a leak. A gone
@@ -255,7 +257,7 @@ std::vector<kube::ObjectRef> Monitor::live_objects_of(const WorkspaceRow& row) c
   return out;
 }
 
-bool Monitor::orphaned_dependent(const kube::Object& object) const {
+bool Checker::orphaned_dependent(const kube::Object& object) const {
   if (object.meta.owner_references.empty()) return false;
   for (const kube::OwnerReference& owner : object.meta.owner_references) {
     const kube::Object* live =
@@ -265,7 +267,7 @@ bool Monitor::orphaned_dependent(const kube::Object& object) const {
   return true;
 }
 
-void Monitor::check_no_leak(const WorkspaceRow& after) {
+void Checker::check_no_leak(const WorkspaceRow& after) {
   const std::vector<kube::ObjectRef> leaked = live_objects_of(after);
   if (leaked.empty()) return;
   std::string message = "actual Terminated persisted while objects remain:";
@@ -273,7 +275,7 @@ void Monitor::check_no_leak(const WorkspaceRow& after) {
   violate(kS11, after.name, message);
 }
 
-void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse& response) {
+void Checker::on_rails_response(const RailsRequest& request, const RailsResponse& response) {
   bool any_terminated = false;
   for (const WorkspaceRailsInfo& info : response.workspace_rails_infos) {
     if (info.desired_state != State::kTerminated) continue;
@@ -296,7 +298,7 @@ void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse
 
 // --- Agent side -----------------------------------------------------------------------------
 
-void Monitor::on_reconciler_reset(std::uint64_t generation, bool restart) {
+void Checker::on_reconciler_reset(std::uint64_t generation, bool restart) {
   // Trackers live as long as one reconciler (§9.5): forget the older generations' operations.
   std::erase_if(latest_version_, [&](const auto& entry) { return entry.first.first < generation; });
   std::erase_if(unreported_error_,
@@ -314,7 +316,7 @@ void Monitor::on_reconciler_reset(std::uint64_t generation, bool restart) {
 // S16: a Deployment the agent leaves out of a request because it believes Rails already has that
 // version (the persisted-version tracker, §5.3, §5.4) must be at that version in Rails' row: the
 // tracker only learns versions from Rails' responses, and Rails only from the agent's reports.
-void Monitor::check_skipped_deployments(const BuiltRequest& built) {
+void Checker::check_skipped_deployments(const BuiltRequest& built) {
   if (!agent_.cached_deployments) return;
   std::set<std::string> reported;
   for (const WorkspaceAgentInfo& info : built.request.workspace_agent_infos) {
@@ -337,7 +339,7 @@ void Monitor::check_skipped_deployments(const BuiltRequest& built) {
 
 // S17: a termination progress the agent's tracker marks as synced (A2+, so it is not sent again)
 // is the one Rails last received: the flag is an acknowledgement and may only follow delivery.
-void Monitor::check_synced_progress() {
+void Checker::check_synced_progress() {
   // A0/A1 never read the flag (they send the informer's progress every cycle; seed 215 of A1+R1).
   if (!options_.versions.agent_has_synced_flag()) return;
   const ReconcilerState* state = agent_.state ? agent_.state() : nullptr;
@@ -355,7 +357,7 @@ void Monitor::check_synced_progress() {
   }
 }
 
-void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& built) {
+void Checker::on_request_built(std::uint64_t generation, const BuiltRequest& built) {
   check_skipped_deployments(built);
   check_synced_progress();
   // Only S3's informer rule reads these; A3's inventory rule would copy a set per cycle for
@@ -373,7 +375,7 @@ void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& bui
   }
 }
 
-void Monitor::on_exchange(std::uint64_t generation, const RailsRequest& request, bool ok,
+void Checker::on_exchange(std::uint64_t generation, const RailsRequest& request, bool ok,
                           const RailsResponse& response) {
   protocol_.on_exchange(request, ok, response);
   const bool* had = response_had_terminated_.find(request.request_id);
@@ -391,11 +393,11 @@ void Monitor::on_exchange(std::uint64_t generation, const RailsRequest& request,
       !request.workspace_agent_infos.empty() || !response.workspace_rails_infos.empty();
 }
 
-void Monitor::on_rails_info(std::uint64_t generation, const WorkspaceRailsInfo& info) {
+void Checker::on_rails_info(std::uint64_t generation, const WorkspaceRailsInfo& info) {
   if (info.desired_state == State::kTerminated) terminated_received_.insert(info.name);
 }
 
-void Monitor::on_namespace_create(const std::string& workspace, const std::string& namespace_) {
+void Checker::on_namespace_create(const std::string& workspace, const std::string& namespace_) {
   // A live workspace's namespace re-created after heal had vanished after heal (a slow deletion
   // by kubectl finishing late): a disturbance taking effect after heal, repaired only by a FULL
   // (docs/systems/gitlab.md §9.4), as note_vanished_namespaces() sees when no cycle re-creates it
@@ -409,7 +411,7 @@ void Monitor::on_namespace_create(const std::string& workspace, const std::strin
   }
 }
 
-void Monitor::on_namespace_delete(const std::string& workspace, const std::string& namespace_) {
+void Checker::on_namespace_delete(const std::string& workspace, const std::string& namespace_) {
   if (options_.versions.shared()) {
     violate(kS5, workspace, "namespace delete issued in shared mode: " + namespace_);
     return;
@@ -420,7 +422,7 @@ void Monitor::on_namespace_delete(const std::string& workspace, const std::strin
   }
 }
 
-void Monitor::on_apply(const std::string& workspace, const std::vector<kube::Object>& objects,
+void Checker::on_apply(const std::string& workspace, const std::vector<kube::Object>& objects,
                        bool termination) {
   if (terminated_received_.count(workspace) == 0) return;
   for (const kube::Object& object : objects) {
@@ -435,14 +437,14 @@ void Monitor::on_apply(const std::string& workspace, const std::vector<kube::Obj
   }
 }
 
-void Monitor::on_object_delete(const std::string& workspace, const kube::ObjectRef& ref) {
+void Checker::on_object_delete(const std::string& workspace, const kube::ObjectRef& ref) {
   if (!options_.versions.shared()) return;
   if (!owned_by(workspace, ref)) {
     violate(kS5, workspace, "deleted " + ref.to_string() + " which is not in its inventories");
   }
 }
 
-void Monitor::on_tracker_erase(const WorkspaceKey& key, State rails_actual) {
+void Checker::on_tracker_erase(const WorkspaceKey& key, State rails_actual) {
   if (options_.versions.agent_pre_fix()) return;  // S7 is an A1+ property.
   if (rails_actual != State::kTerminated) {
     violate(kS7, key.name, "tracker entry removed while Rails said " + name_of(rails_actual));
@@ -455,7 +457,7 @@ void Monitor::on_tracker_erase(const WorkspaceKey& key, State rails_actual) {
 // request that carried it proves delivery and deletes it only then). An error that vanishes
 // earlier never reaches Rails, or reaches it once and is then dropped while Rails still shows it.
 // A new reconciler starts with an empty tracker (§9.5): the check is per generation.
-void Monitor::check_errors_reported(std::uint64_t generation, const BuiltRequest& built) {
+void Checker::check_errors_reported(std::uint64_t generation, const BuiltRequest& built) {
   for (const auto& [pending_key, version] : unreported_error_) {
     if (pending_key.first != generation) continue;
     const WorkspaceKey& key = pending_key.second;
@@ -471,7 +473,7 @@ void Monitor::check_errors_reported(std::uint64_t generation, const BuiltRequest
   }
 }
 
-void Monitor::on_operation_started(std::uint64_t generation, const WorkspaceKey& key,
+void Checker::on_operation_started(std::uint64_t generation, const WorkspaceKey& key,
                                    std::uint64_t version) {
   std::uint64_t& latest = latest_version_[{generation, key}];
   WSIM_ASSERT_GT(version, latest);
@@ -479,7 +481,7 @@ void Monitor::on_operation_started(std::uint64_t generation, const WorkspaceKey&
   unreported_error_.erase({generation, key});
 }
 
-void Monitor::on_operation_done(std::uint64_t generation, const WorkspaceKey& key,
+void Checker::on_operation_done(std::uint64_t generation, const WorkspaceKey& key,
                                 std::uint64_t version, bool ok) {
   auto latest = latest_version_.find({generation, key});
   if (!ok && latest != latest_version_.end() && latest->second == version) {
@@ -490,7 +492,7 @@ void Monitor::on_operation_done(std::uint64_t generation, const WorkspaceKey& ke
   if (version > best) best = version;
 }
 
-void Monitor::on_cycle_done(std::uint64_t generation, bool full, bool ok) {
+void Checker::on_cycle_done(std::uint64_t generation, bool full, bool ok) {
   if (!heal_ms_ || !ok) return;
   note_vanished_namespaces();
   track_convergence();
@@ -503,7 +505,7 @@ void Monitor::on_cycle_done(std::uint64_t generation, bool full, bool ok) {
 
 // --- Liveness -------------------------------------------------------------------------------
 
-void Monitor::on_heal(TimeMs now_ms) {
+void Checker::on_heal(TimeMs now_ms) {
   heal_ms_ = now_ms;
   limbo_full_streak_.clear();
   converged_since_ms_.reset();
@@ -516,7 +518,7 @@ void Monitor::on_heal(TimeMs now_ms) {
 // after heal (slow termination) and even after the first FULL after heal; partial cycles never
 // report the vanished workspace, so only the next FULL repairs it. That is a disturbance taking
 // effect after heal: it restarts the L6 clock when a cycle first sees the namespace gone.
-void Monitor::note_vanished_namespaces() {
+void Checker::note_vanished_namespaces() {
   if (options_.versions.shared()) return;
   for (const WorkspaceRow& row : table_.rows()) {
     const bool live = row.desired_state != State::kTerminated;
@@ -530,7 +532,7 @@ void Monitor::note_vanished_namespaces() {
   }
 }
 
-bool Monitor::in_limbo(const WorkspaceRow& row) const {
+bool Checker::in_limbo(const WorkspaceRow& row) const {
   if (row.desired_state != State::kTerminated || row.actual_state == State::kTerminated)
     return false;
   if (api_.peek(kube::ObjectRef{"Deployment", row.namespace_, row.name}) != nullptr) return false;
@@ -542,7 +544,7 @@ bool Monitor::in_limbo(const WorkspaceRow& row) const {
   return row.desired_state_updated_at < *row.responded_to_agent_at;
 }
 
-bool Monitor::converged() const {
+bool Checker::converged() const {
   for (const WorkspaceRow& row : table_.rows()) {
     if (!at_desired(row)) return false;
   }
@@ -550,7 +552,7 @@ bool Monitor::converged() const {
   return state == nullptr || state->termination.size() == 0;
 }
 
-void Monitor::track_convergence() {
+void Checker::track_convergence() {
   if (!converged()) {
     converged_since_ms_.reset();
   } else if (!converged_since_ms_) {
@@ -558,7 +560,7 @@ void Monitor::track_convergence() {
   }
 }
 
-std::vector<run::Violation> Monitor::check_liveness() const {
+std::vector<run::Violation> Checker::check_liveness() const {
   std::vector<run::Violation> out;
   auto add = [&](std::string_view id, const std::string& object, std::string message) {
     out.push_back(run::Violation{std::string(id), object, std::move(message)});
