@@ -22,6 +22,10 @@ kube::ClusterOptions cluster_options(const Versions& versions) {
 
 GitlabRun::GitlabRun(Sim& sim, GitlabRunOptions options, bool scripted_only)
     : sim_(sim), options_(options), scripted_only_(scripted_only) {
+  // decode_config's output (system.cc): a normalized config, amplifiers within their ranges.
+  WSIM_ASSERT_GE(options_.clock.granularity_ms, 1);
+  WSIM_ASSERT_GE(options_.touch_gap_max_ms, 0);
+  WSIM_ASSERT_LE(options_.timers.partial_interval_ms, options_.timers.full_interval_ms);
   const Versions& v = options_.versions;
   probes_ = GitlabProbes::declare(sim.probes());
   cluster_ = std::make_unique<kube::Cluster>(sim, cluster_options(v));
@@ -63,6 +67,7 @@ GitlabRun::GitlabRun(Sim& sim, GitlabRunOptions options, bool scripted_only)
 }
 
 Task<RailsResponse> GitlabRun::serve(RailsRequest request) {
+  WSIM_ASSERT(started_);  // The agent sends nothing before start().
   const bool reconcile = request.endpoint == RailsRequest::Endpoint::kReconcile;
   RailsResponse response = co_await rails_->handle(std::move(request));
   if (reconcile && lose_next_response_) {
@@ -97,6 +102,7 @@ void GitlabRun::start() {
 }
 
 bool GitlabRun::perform(const proto::ScriptedEvent& event, std::string& error) {
+  WSIM_ASSERT(started_);  // The driver performs scripted events during the fault phase.
   return workload_->perform(event.actor(), event.action(), event.target(), error);
 }
 
@@ -110,12 +116,14 @@ std::optional<run::Violation> GitlabRun::check_safety() {
 }
 
 void GitlabRun::heal() {
+  WSIM_ASSERT(started_);
   workload_->stop();
   link_->set_partitioned(false);
   checker_->on_heal(sim_.now_ms());
 }
 
 std::vector<run::Violation> GitlabRun::check_liveness() {
+  WSIM_ASSERT(started_);
   std::vector<run::Violation> out = checker_->check_liveness();
   run::append_world_liveness(*cluster_, out);
   return out;

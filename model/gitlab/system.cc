@@ -2,6 +2,8 @@
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include "model/gitlab/system.h"
 
+#include <algorithm>
+
 #include "model/gitlab/invariants/catalog.h"
 #include "model/gitlab/names.h"
 #include "model/gitlab/run.h"
@@ -32,9 +34,22 @@ constexpr std::uint32_t kSwarmWorkspaces[] = {2, 3, 6, 12};
 
 const Intensity* intensity_named(const std::string& name) {
   for (const Intensity& intensity : kIntensities) {
-    if (name == intensity.name) return &intensity;
+    if (name != intensity.name) continue;
+    WSIM_ASSERT_GT(intensity.tick_ms, 0);
+    WSIM_ASSERT_LE(intensity.action_per_mille, 1000u);
+    return &intensity;
   }
   return nullptr;
+}
+
+// The axes' contract (sim/run/system.h VersionAxis): the latest value is one of the values, and
+// the provenance is absent or one entry per value.
+void check_axes(const std::vector<run::VersionAxis>& axes) {
+  for (const run::VersionAxis& axis : axes) {
+    WSIM_ASSERT(std::find(axis.values.begin(), axis.values.end(), axis.latest) !=
+                axis.values.end());
+    if (!axis.provenance.empty()) WSIM_ASSERT_EQ(axis.provenance.size(), axis.values.size());
+  }
 }
 
 template <typename T>
@@ -47,6 +62,7 @@ bool check_choice(const std::string& field, const std::string& value,
 
 bool check_range(const std::string& field, std::int64_t value, std::int64_t lo, std::int64_t hi,
                  std::string& error) {
+  WSIM_ASSERT_LE(lo, hi);  // Each bound is checked before it bounds another field.
   if (value >= lo && value <= hi) return true;
   error = "gitlab." + field + ": " + std::to_string(value) + " is outside [" + std::to_string(lo) +
           ", " + std::to_string(hi) + "]";
@@ -134,6 +150,12 @@ GitlabRunOptions decode_config(const proto::GitlabConfig& c, ChoiceStream& swarm
                                           : intensity->action_per_mille;
   options.workload.burst_per_mille =
       c.workload_burst_per_mille() != 0 ? c.workload_burst_per_mille() : intensity->burst_per_mille;
+  // The workload swarm's ranges: drawn or checked by normalize (check_config).
+  WSIM_ASSERT_GT(options.workload.workspaces_max, 0u);
+  WSIM_ASSERT_LE(options.workload.workspaces_max, kWorkspacesMax);
+  WSIM_ASSERT_GT(options.workload.tick_ms, 0);
+  WSIM_ASSERT_LE(options.workload.action_per_mille, 1000u);
+  WSIM_ASSERT_LE(options.workload.burst_per_mille, 1000u);
   return options;
 }
 
@@ -149,7 +171,7 @@ std::string GitlabSystem::description() const {
 std::vector<run::VersionAxis> GitlabSystem::axes() const {
   // Provenance per value (docs/fidelity.md "GitLab"): the agent mirror pluralsh/kubernetes-agent
   // and GitLab's ee/lib/remote_development at the commits named; A2/A3 have no public code.
-  return {
+  std::vector<run::VersionAxis> axes = {
       {"agent",
        {"A0a", "A0b", "A1", "A2", "A3"},
        "A3",
@@ -174,6 +196,8 @@ std::vector<run::VersionAxis> GitlabSystem::axes() const {
         "[reconstructed] seed-001 'apply to prune'", "[reconstructed] the A1 rule (unsafe shared)",
         "[invented] naive: delete the namespace", "[invented] naive: inventories first"}},
   };
+  check_axes(axes);
+  return axes;
 }
 
 std::vector<run::InvariantInfo> GitlabSystem::invariants() const {
@@ -191,6 +215,7 @@ bool GitlabSystem::normalize(proto::Scenario& scenario, std::string& error) cons
     error = "load: live_workspaces at most 100000, durations not negative";
     return false;
   }
+  WSIM_ASSERT_GE(config->partial_interval_ms(), kSecondMs);  // check_config passed.
   if (scenario.fault_phase_ms() == 0) scenario.set_fault_phase_ms(default_fault_phase_ms());
   if (scenario.settle_ms() == 0) {
     // A few full intervals (docs/architecture.md §5): enough for two FULL cycles after heal (L2)

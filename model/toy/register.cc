@@ -1,3 +1,4 @@
+// Not a port: registers the "toy" system with the run layer's registry [invented].
 #include "model/toy/register.h"
 
 #include <memory>
