@@ -3,6 +3,7 @@
 // GitLab's declarations at the seam (sim/run/system.h): its libFuzzer targets, their short
 // phases and the lanes of its actors.
 #include "model/gitlab/system.h"
+#include "sim/core/assert.h"
 
 namespace wsim::gitlab {
 
@@ -25,6 +26,7 @@ run::FuzzTarget limbo_canary() {
 // timestamp-tie, tie-after-full-sync), as in the scenario properties
 // (tests/run/scenario_prop_test.cc). Everything else stays in reach.
 run::FuzzTarget guard(const std::string& name, const std::string& namespace_mode) {
+  WSIM_ASSERT(namespace_mode == "unique" || namespace_mode == "shared");
   run::FuzzTarget target;
   target.name = name;
   target.fields = {{"agent", "A3"},
@@ -46,7 +48,12 @@ std::vector<run::FuzzTarget> GitlabSystem::fuzz_targets() const {
   // found within seconds, so the target stays out of the CI gate.
   run::FuzzTarget shared = guard("gitlab_shared_guard", "shared");
   shared.reference = "latest agent and Rails, one shared namespace";
-  return {limbo_canary(), unique, shared};
+  std::vector<run::FuzzTarget> targets = {limbo_canary(), unique, shared};
+  for (const run::FuzzTarget& target : targets) {
+    WSIM_ASSERT(target.name.rfind("gitlab_", 0) == 0);     // libFuzzer binary names (STYLE.md §2).
+    if (target.canary) WSIM_ASSERT(!target.bugs.empty());  // A canary names the bug it finds.
+  }
+  return targets;
 }
 
 // The targets also shrink the full-sync interval (1 h → 10 min; the settle is 3 full + 10

@@ -3,12 +3,14 @@
 // GitLab's parameters with a production value and its source, and its amplifiers (sim/run/system.h
 // Amplifier; docs/fidelity.md "Amplifiers"). Every default is the production value; the two
 // settings that made the S14 races common are amplifiers, drawn by `wsim hunt`.
+#include "model/gitlab/run.h"
 #include "model/gitlab/system.h"
+#include "sim/core/assert.h"
 
 namespace wsim::gitlab {
 
 std::vector<run::Amplifier> GitlabSystem::amplifiers() const {
-  return {
+  std::vector<run::Amplifier> amplifiers = {
       {"gitlab.rails_clock_granularity_ms",
        std::to_string(kRailsClockProductionMs),
        {"1000"},
@@ -26,6 +28,12 @@ std::vector<run::Amplifier> GitlabSystem::amplifiers() const {
        "[reconstructed] one reconcile request: find, build the response, touch_all "
        "(ee/lib/remote_development reconcile service), a few to tens of milliseconds"},
   };
+  // sim/run/system.h Amplifier: a `--set` key of this system, at least one amplified value.
+  for (const run::Amplifier& amplifier : amplifiers) {
+    WSIM_ASSERT(amplifier.name.rfind("gitlab.", 0) == 0);
+    WSIM_ASSERT(!amplifier.amplified.empty());
+  }
+  return amplifiers;
 }
 
 std::vector<run::ParameterInfo> GitlabSystem::parameters() const {

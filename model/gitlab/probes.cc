@@ -1,3 +1,4 @@
+// Not a port: the `sometimes` coverage marks of the GitLab system (probes.h) [invented].
 #include "model/gitlab/probes.h"
 
 namespace wsim::gitlab {

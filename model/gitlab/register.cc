@@ -1,3 +1,4 @@
+// Not a port: registers the "gitlab" system with the run layer's registry [invented].
 #include "model/gitlab/register.h"
 
 #include <memory>

@@ -1,7 +1,10 @@
+// Workspace state names, identical strings in R0..R3 `States` (docs/systems/gitlab.md §3).
 #include "model/gitlab/states.h"
 
 #include <array>
 #include <utility>
+
+#include "sim/core/assert.h"
 
 namespace wsim::gitlab {
 namespace {
@@ -26,6 +29,7 @@ std::string_view state_name(State state) {
   for (const auto& [value, name] : kNames) {
     if (value == state) return name;
   }
+  WSIM_ASSERT_MSG(false, "state " << static_cast<int>(state) << " has no name");
   return "?";
 }
 
@@ -52,6 +56,7 @@ std::string_view progress_name(TerminationProgress progress) {
     case TerminationProgress::kTerminated:
       return "Terminated";
   }
+  WSIM_ASSERT_MSG(false, "termination progress " << static_cast<int>(progress) << " has no name");
   return "?";
 }
 

@@ -1,8 +1,12 @@
+// Not a port: see system.h [invented structure]. Config defaults, checks and decoding.
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include "model/gitlab/system.h"
 
+#include <algorithm>
+
 #include "model/gitlab/invariants/catalog.h"
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
+#include "model/gitlab/run.h"
 #include "sim/core/assert.h"
 #include "sim/run/world_oracles.h"
 
@@ -11,13 +15,6 @@ namespace {
 
 constexpr std::uint32_t kWorkspacesMax = 64;
 constexpr DurationMs kIntervalMaxMs = 24 * kHourMs;
-
-kube::ClusterOptions cluster_options(const Versions& versions) {
-  kube::ClusterOptions options;
-  options.nodes = 2;  // GitLab workspace pods ask no resources: two nodes hold any load.
-  if (versions.shared()) options.namespaces.push_back(std::string(kSharedNamespace));
-  return options;
-}
 
 // The workload swarm (docs/gitlab-oracles.md "Workload swarm") [invented]: intensities from a
 // quiet user base to bursts of actions inside one Rails clock tick, and workspace counts from a
@@ -37,9 +34,22 @@ constexpr std::uint32_t kSwarmWorkspaces[] = {2, 3, 6, 12};
 
 const Intensity* intensity_named(const std::string& name) {
   for (const Intensity& intensity : kIntensities) {
-    if (name == intensity.name) return &intensity;
+    if (name != intensity.name) continue;
+    WSIM_ASSERT_GT(intensity.tick_ms, 0);
+    WSIM_ASSERT_LE(intensity.action_per_mille, 1000u);
+    return &intensity;
   }
   return nullptr;
+}
+
+// The axes' contract (sim/run/system.h VersionAxis): the latest value is one of the values, and
+// the provenance is absent or one entry per value.
+void check_axes(const std::vector<run::VersionAxis>& axes) {
+  for (const run::VersionAxis& axis : axes) {
+    WSIM_ASSERT(std::find(axis.values.begin(), axis.values.end(), axis.latest) !=
+                axis.values.end());
+    if (!axis.provenance.empty()) WSIM_ASSERT_EQ(axis.provenance.size(), axis.values.size());
+  }
 }
 
 template <typename T>
@@ -52,6 +62,7 @@ bool check_choice(const std::string& field, const std::string& value,
 
 bool check_range(const std::string& field, std::int64_t value, std::int64_t lo, std::int64_t hi,
                  std::string& error) {
+  WSIM_ASSERT_LE(lo, hi);  // Each bound is checked before it bounds another field.
   if (value >= lo && value <= hi) return true;
   error = "gitlab." + field + ": " + std::to_string(value) + " is outside [" + std::to_string(lo) +
           ", " + std::to_string(hi) + "]";
@@ -111,8 +122,8 @@ bool check_config(const proto::GitlabConfig& c, std::string& error) {
          check_range("workload_burst_per_mille", c.workload_burst_per_mille(), 0, 1000, error);
 }
 
-}  // namespace
-
+// Decodes a NORMALIZED config (see GitlabSystem::normalize); fields left 0/empty for the workload
+// swarm (workspaces, workload intensity) are drawn from `swarm`.
 GitlabRunOptions decode_config(const proto::GitlabConfig& c, ChoiceStream& swarm) {
   GitlabRunOptions options;
   options.versions.agent = *parse_agent(c.agent());
@@ -139,144 +150,16 @@ GitlabRunOptions decode_config(const proto::GitlabConfig& c, ChoiceStream& swarm
                                           : intensity->action_per_mille;
   options.workload.burst_per_mille =
       c.workload_burst_per_mille() != 0 ? c.workload_burst_per_mille() : intensity->burst_per_mille;
+  // The workload swarm's ranges: drawn or checked by normalize (check_config).
+  WSIM_ASSERT_GT(options.workload.workspaces_max, 0u);
+  WSIM_ASSERT_LE(options.workload.workspaces_max, kWorkspacesMax);
+  WSIM_ASSERT_GT(options.workload.tick_ms, 0);
+  WSIM_ASSERT_LE(options.workload.action_per_mille, 1000u);
+  WSIM_ASSERT_LE(options.workload.burst_per_mille, 1000u);
   return options;
 }
 
-// --- GitlabRun ------------------------------------------------------------------------------
-
-GitlabRun::GitlabRun(Sim& sim, GitlabRunOptions options, bool scripted_only)
-    : sim_(sim), options_(options), scripted_only_(scripted_only) {
-  const Versions& v = options_.versions;
-  probes_ = GitlabProbes::declare(sim.probes());
-  cluster_ = std::make_unique<kube::Cluster>(sim, cluster_options(v));
-  RailsOptions rails_options;
-  rails_options.versions = v;
-  rails_options.clock = options_.clock;
-  rails_options.touch_gap_max_ms = options_.touch_gap_max_ms;
-  rails_options.settings.partial_reconciliation_interval_s =
-      options_.timers.partial_interval_ms / kSecondMs;
-  rails_options.settings.full_reconciliation_interval_s =
-      options_.timers.full_interval_ms / kSecondMs;
-  rails_ = std::make_unique<RailsService>(sim, rails_options, &probes_);
-  link_ = std::make_unique<RailsLink>(
-      sim, "gitlab.rails", net::LinkOptions{},
-      [this](RailsRequest request) { return serve(std::move(request)); });
-  MonitorOptions monitor_options{v, options_.timers.full_interval_ms,
-                                 options_.timers.partial_interval_ms};
-  monitor_ =
-      std::make_unique<Monitor>(sim, cluster_->api(), rails_->table(), monitor_options, &probes_);
-  Monitor* monitor = monitor_.get();
-  rails_->table().set_observer(
-      [monitor](const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) {
-        monitor->on_row_written(before, after);
-      });
-  rails_->set_hooks(RailsService::Hooks{
-      [monitor](const RailsRequest& request) { monitor->on_rails_request_begin(request); },
-      [monitor]() { monitor->on_rails_request_end(); },
-      [monitor](const RailsRequest& request, const RailsResponse& response) {
-        monitor->on_rails_response(request, response);
-      }});
-  agent_ =
-      std::make_unique<Agent>(sim, cluster_->api(), *link_, v, options_.timers, monitor, &probes_);
-  Agent* agent = agent_.get();
-  monitor_->set_agent_view(AgentView{[agent]() { return agent->state(); },
-                                     [agent]() { return agent->cached_deployments(); }});
-  workload_ = std::make_unique<Workload>(sim, *rails_, *cluster_, *agent_, *link_,
-                                         options_.workload, &probes_);
-  workload_->set_lose_next_response([this] { lose_next_response_ = true; });
-}
-
-Task<RailsResponse> GitlabRun::serve(RailsRequest request) {
-  const bool reconcile = request.endpoint == RailsRequest::Endpoint::kReconcile;
-  RailsResponse response = co_await rails_->handle(std::move(request));
-  if (reconcile && lose_next_response_) {
-    // Lose exactly this response, after Rails committed and touched (docs/systems/gitlab.md §9.2).
-    lose_next_response_ = false;
-    link_->lose_next_response();
-  }
-  co_return response;
-}
-
-GitlabRun::~GitlabRun() = default;
-
-void GitlabRun::start() {
-  WSIM_ASSERT(!started_);
-  started_ = true;
-  cluster_->start();
-  if (options_.versions.shared()) {
-    // §5.8: in shared mode the agent may not create/update/delete namespaces (RBAC).
-    const std::string identity(kAgentIdentity);
-    for (kube::Verb verb :
-         {kube::Verb::kCreate, kube::Verb::kUpdate, kube::Verb::kPatch, kube::Verb::kDelete}) {
-      cluster_->api().deny(identity, verb, "Namespace");
-    }
-  }
-  sim_.record("gitlab", "start", "", "ok", describe(options_.versions));
-  agent_->start();
-  if (scripted_only_) return;
-  sim_.loop().spawn("gitlab/workload", workload_->run());
-  for (std::uint32_t slot = 0; slot < options_.workload.live_workspaces; ++slot) {
-    sim_.loop().spawn("gitlab/resident", workload_->resident(slot));
-  }
-}
-
-bool GitlabRun::perform(const proto::ScriptedEvent& event, std::string& error) {
-  return workload_->perform(event.actor(), event.action(), event.target(), error);
-}
-
-std::optional<run::Violation> GitlabRun::check_safety() {
-  // Nearly every event queues nothing: answer that without building an empty optional per layer.
-  if (!cluster_->conformance().has_safety_violation() && !monitor_->has_safety_violation()) {
-    return std::nullopt;
-  }
-  if (auto world = run::world_safety_violation(*cluster_)) return world;
-  return monitor_->take_safety_violation();
-}
-
-void GitlabRun::heal() {
-  workload_->stop();
-  link_->set_partitioned(false);
-  monitor_->on_heal(sim_.now_ms());
-}
-
-std::vector<run::Violation> GitlabRun::check_liveness() {
-  std::vector<run::Violation> out = monitor_->check_liveness();
-  run::append_world_liveness(*cluster_, out);
-  return out;
-}
-
-std::string GitlabRun::describe_state() const {
-  std::string out = describe(options_.versions) + "\n";
-  const ReconcilerState* state = agent_->state();
-  for (const WorkspaceRow& row : rails_->table().rows()) {
-    out += row.name + ": desired " + std::string(state_name(row.desired_state)) + ", actual " +
-           std::string(state_name(row.actual_state)) + ", desired_state_updated_at " +
-           std::to_string(row.desired_state_updated_at) + ", responded_to_agent_at " +
-           (row.responded_to_agent_at ? std::to_string(*row.responded_to_agent_at) : "NULL");
-    const bool deployment =
-        cluster_->api().peek(kube::ObjectRef{"Deployment", row.namespace_, row.name}) != nullptr;
-    out += deployment ? ", Deployment present" : ", no Deployment";
-    const bool tracked = state != nullptr && state->termination.contains_name(row.name);
-    out += tracked ? ", tracked" : ", not tracked";
-    out += "\n";
-  }
-  return out;
-}
-
-std::vector<std::pair<std::string, std::string>> GitlabRun::swarm_parameters() const {
-  if (options_.workload.live_workspaces > 0) {
-    return {{"gitlab.versions", describe(options_.versions)},
-            {"load.live_workspaces", std::to_string(options_.workload.live_workspaces)},
-            {"load.mean_lifetime_ms", std::to_string(options_.workload.mean_lifetime_ms)},
-            {"gitlab.workload", options_.workload.intensity}};
-  }
-  return {{"gitlab.versions", describe(options_.versions)},
-          {"gitlab.workspaces", std::to_string(options_.workload.workspaces_max)},
-          {"gitlab.workload", options_.workload.intensity + " (tick " +
-                                  std::to_string(options_.workload.tick_ms) + " ms, action " +
-                                  std::to_string(options_.workload.action_per_mille) + "‰, burst " +
-                                  std::to_string(options_.workload.burst_per_mille) + "‰)"}};
-}
+}  // namespace
 
 // --- GitlabSystem ---------------------------------------------------------------------------
 
@@ -288,7 +171,7 @@ std::string GitlabSystem::description() const {
 std::vector<run::VersionAxis> GitlabSystem::axes() const {
   // Provenance per value (docs/fidelity.md "GitLab"): the agent mirror pluralsh/kubernetes-agent
   // and GitLab's ee/lib/remote_development at the commits named; A2/A3 have no public code.
-  return {
+  std::vector<run::VersionAxis> axes = {
       {"agent",
        {"A0a", "A0b", "A1", "A2", "A3"},
        "A3",
@@ -313,6 +196,8 @@ std::vector<run::VersionAxis> GitlabSystem::axes() const {
         "[reconstructed] seed-001 'apply to prune'", "[reconstructed] the A1 rule (unsafe shared)",
         "[invented] naive: delete the namespace", "[invented] naive: inventories first"}},
   };
+  check_axes(axes);
+  return axes;
 }
 
 std::vector<run::InvariantInfo> GitlabSystem::invariants() const {
@@ -330,6 +215,7 @@ bool GitlabSystem::normalize(proto::Scenario& scenario, std::string& error) cons
     error = "load: live_workspaces at most 100000, durations not negative";
     return false;
   }
+  WSIM_ASSERT_GE(config->partial_interval_ms(), kSecondMs);  // check_config passed.
   if (scenario.fault_phase_ms() == 0) scenario.set_fault_phase_ms(default_fault_phase_ms());
   if (scenario.settle_ms() == 0) {
     // A few full intervals (docs/architecture.md §5): enough for two FULL cycles after heal (L2)

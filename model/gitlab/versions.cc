@@ -1,7 +1,10 @@
+// Not a port: the names of the versions and modelling switches (versions.h) [invented].
 #include "model/gitlab/versions.h"
 
 #include <array>
 #include <utility>
+
+#include "sim/core/assert.h"
 
 namespace wsim::gitlab {
 namespace {
@@ -53,6 +56,7 @@ std::string_view agent_name(AgentVersion version) {
   for (const auto& [name, value] : kAgents) {
     if (value == version) return name;
   }
+  WSIM_ASSERT_MSG(false, "agent version " << static_cast<int>(version) << " has no name");
   return "?";
 }
 
@@ -60,6 +64,7 @@ std::string_view rails_name(RailsVersion version) {
   for (const auto& [name, value] : kRails) {
     if (value == version) return name;
   }
+  WSIM_ASSERT_MSG(false, "rails version " << static_cast<int>(version) << " has no name");
   return "?";
 }
 

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/assert.h"
+
 namespace wsim::gitlab {
 
 // agentk remote_development module (docs/systems/gitlab.md, version table).
@@ -117,7 +119,13 @@ struct Versions {
     return rails >= RailsVersion::kR3 && desired_finder_inclusive ? RailsVersion::kR2 : rails;
   }
   bool rails_tracks_actual_updated_at() const { return rails >= RailsVersion::kR3; }
-  bool shared() const { return mode == NamespaceMode::kShared; }
+  // REQUIRES: shared mode only with A3 and R3 (normalize rejects anything else, §5.8).
+  bool shared() const {
+    if (mode != NamespaceMode::kShared) return false;
+    WSIM_ASSERT(agent >= AgentVersion::kA3);
+    WSIM_ASSERT(rails >= RailsVersion::kR3);
+    return true;
+  }
 };
 
 std::string_view agent_name(AgentVersion version);

@@ -1,8 +1,10 @@
+// Not a port: the external actors of the GitLab system and its scripted actions (workload.h,
+// docs/systems/gitlab.md §11) [invented].
 #include "model/gitlab/workload.h"
 
 #include <algorithm>
 
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {
@@ -51,6 +53,7 @@ Workload::Workload(Sim& sim, RailsService& rails, kube::Cluster& cluster, Agent&
       choices_(sim.stream("gitlab.workload")) {
   WSIM_ASSERT_GT(options_.tick_ms, 0);
   WSIM_ASSERT_LE(options_.action_per_mille, 1000u);
+  WSIM_ASSERT_LE(options_.burst_per_mille, 1000u);
 }
 
 std::vector<run::ActionInfo> Workload::catalog() {
@@ -75,6 +78,8 @@ std::vector<run::ActionInfo> Workload::catalog() {
 
 void Workload::record(const std::string& actor, const std::string& verb, const std::string& object,
                       const std::string& result) {
+  WSIM_ASSERT(!actor.empty());
+  WSIM_ASSERT(!verb.empty());
   sim_.record(actor, verb, object, result);
 }
 
@@ -116,6 +121,7 @@ bool Workload::user_action(const std::string& action, const std::string& target,
   }
   for (const UserVerb& verb : kUserVerbs) {
     if (action != verb.action) continue;
+    WSIM_ASSERT(is_valid_desired(verb.desired));  // Users set desired states only (§3).
     const WorkspaceRow* row = rails_.table().find_by_name(target);
     if (row != nullptr && verb.desired == State::kTerminated && probes_ != nullptr) {
       const kube::Object* ns =
@@ -173,6 +179,7 @@ bool Workload::kubectl_action(const std::string& action, const std::string& targ
     error = "unknown action kubectl/" + action;
     return false;
   }
+  WSIM_ASSERT(!ref.name.empty());
   const kube::Status status = cluster_.remove(ref);
   record("kubectl", "delete", ref.to_string(), status.ok() ? "ok" : kube::code_name(status.code));
   return true;
@@ -184,17 +191,22 @@ std::string Workload::pick_active_workspace() {
     if (row.desired_state != State::kTerminated) names.push_back(row.name);
   }
   if (names.empty()) return {};
+  WSIM_ASSERT_LE(names.size(), rails_.table().rows().size());
   return names[choices_.below(names.size())];
 }
 
 void Workload::random_action() {
   const auto action = static_cast<RandomAction>(
       1 + choices_.below(static_cast<std::uint64_t>(RandomAction::kCount) - 1));
+  // Choice 0 (kNone) is never drawn here: the tick's chance already decided to act.
+  WSIM_ASSERT(action != RandomAction::kNone);
+  WSIM_ASSERT(action < RandomAction::kCount);
   std::string error;
   if (action == RandomAction::kCreate) {
     if (options_.live_workspaces > 0) return;  // Residents create (load shape).
     if (created_ >= options_.workspaces_max) return;
     user_action("create", "ws-" + std::to_string(created_++), error);
+    WSIM_ASSERT_LE(created_, options_.workspaces_max);
     return;
   }
   if (action == RandomAction::kAgentRestart) {

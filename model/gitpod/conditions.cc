@@ -10,20 +10,24 @@
 namespace wsim::gitpod {
 
 bool cond_present(const kube::Object& object, std::string_view type) {
+  WSIM_ASSERT(!type.empty());
   return object.condition(type) != nullptr;
 }
 
 bool cond_true(const kube::Object& object, std::string_view type) {
+  WSIM_ASSERT(!type.empty());
   const kube::Condition* c = object.condition(type);
   return c != nullptr && c->status == "True";
 }
 
 bool cond_false(const kube::Object& object, std::string_view type) {
+  WSIM_ASSERT(!type.empty());
   const kube::Condition* c = object.condition(type);
   return c != nullptr && c->status == "False";
 }
 
 std::string cond_message(const kube::Object& object, std::string_view type) {
+  WSIM_ASSERT(!type.empty());
   const kube::Condition* c = object.condition(type);
   return c == nullptr ? std::string() : c->message;
 }
@@ -34,6 +38,7 @@ void remove_cond(kube::Object& object, std::string_view type) {
   list.erase(std::remove_if(list.begin(), list.end(),
                             [&](const kube::Condition& c) { return c.type == type; }),
              list.end());
+  WSIM_ASSERT(object.condition(type) == nullptr);
 }
 
 void set_cond(kube::Object& object, std::string_view type, bool status, std::string reason,
@@ -53,6 +58,7 @@ void set_cond(kube::Object& object, std::string_view type, bool status, std::str
 
 bool upsert_cond(kube::Object& object, std::string_view type, bool status, std::string reason,
                  std::string message, TimeMs now_ms) {
+  WSIM_ASSERT(!type.empty());
   const kube::Condition* c = object.condition(type);
   const std::string want_reason = reason.empty() ? "Unknown" : reason;
   if (c != nullptr && (c->status == "True") == status && c->reason == want_reason &&
@@ -71,6 +77,7 @@ void set_phase(kube::Object& cr, const std::string& phase) {
   // cached object is not copied (docs/performance.md §13.1).
   if (cr.status_view(kStatusPhase) == phase) return;
   cr.status[kStatusPhase] = phase;
+  WSIM_ASSERT(cr.status_view(kStatusPhase) == phase);
 }
 
 namespace {
@@ -86,12 +93,14 @@ std::int64_t parse_int(const std::string& text, std::int64_t fallback) {
 }  // namespace
 
 std::int64_t status_int(const kube::Object& object, std::string_view key, std::int64_t fallback) {
+  WSIM_ASSERT(!key.empty());
   auto it = object.status.find(key);
   if (it == object.status.end()) return fallback;
   return parse_int(it->second, fallback);
 }
 
 void set_status_int(kube::Object& object, const std::string& key, std::int64_t value) {
+  WSIM_ASSERT(!key.empty());
   std::string text = std::to_string(value);
   if (auto it = object.status.find(key); it != object.status.end() && it->second == text) return;
   object.status[key] = std::move(text);  // Only a change writes (see set_phase).
@@ -111,6 +120,7 @@ void set_status_time(kube::Object& object, const std::string& key, TimeMs at_ms)
 }
 
 std::string status_str(const kube::Object& object, std::string_view key) {
+  WSIM_ASSERT(!key.empty());
   return object.status_or(key, "");
 }
 

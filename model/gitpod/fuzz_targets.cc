@@ -4,6 +4,7 @@
 // phases, the lanes of its actors and the Workspace custom resource.
 #include "model/gitpod/names.h"
 #include "model/gitpod/system.h"
+#include "sim/core/assert.h"
 
 namespace wsim::gitpod {
 
@@ -34,7 +35,12 @@ std::vector<run::FuzzTarget> GitpodSystem::fuzz_targets() const {
   // Nearly half of its executions hit a known bug's invariant: label them in the one run
   // (docs/performance.md §10).
   guard.label_in_one_run = true;
-  return {canary, guard};
+  std::vector<run::FuzzTarget> targets = {canary, guard};
+  for (const run::FuzzTarget& target : targets) {
+    WSIM_ASSERT(target.name.rfind("gitpod_", 0) == 0);     // libFuzzer binary names (STYLE.md §2).
+    if (target.canary) WSIM_ASSERT(!target.bugs.empty());  // A canary names the bug it finds.
+  }
+  return targets;
 }
 
 // The settle outlasts both managers' own last-resort timers for a stop, so that a liveness verdict

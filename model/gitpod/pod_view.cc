@@ -36,13 +36,23 @@ ContainerState workspace_container_state(const kube::Object& pod) {
   return container_state(pod);
 }
 
-std::string pod_status_phase(const kube::Object& pod) { return kube::pod_phase(pod); }
+std::string pod_status_phase(const kube::Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, std::string_view("Pod"));
+  return kube::pod_phase(pod);
+}
 
-std::string pod_node(const kube::Object& pod) { return pod.spec_or("nodeName", ""); }
+std::string pod_node(const kube::Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, std::string_view("Pod"));
+  return pod.spec_or("nodeName", "");
+}
 
-bool pod_deleting(const kube::Object& pod) { return pod.meta.deletion_ms.has_value(); }
+bool pod_deleting(const kube::Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, std::string_view("Pod"));
+  return pod.meta.deletion_ms.has_value();
+}
 
 std::string pod_owner(const kube::Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, std::string_view("Pod"));
   const kube::OwnerReference* owner = kube::controller_of(pod);
   return owner == nullptr ? std::string() : owner->name;
 }

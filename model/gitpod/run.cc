@@ -60,6 +60,10 @@ Settings settings_of(const proto::Scenario& scenario) {
   if (config.user_action_interval_ms() > 0)
     s.user_action_interval_ms = config.user_action_interval_ms();
   if (!config.upgrade().empty()) s.upgrade = config.upgrade();
+  // A normalized scenario (GitpodSystem::normalize): the workload's ranges are checked there.
+  WSIM_ASSERT_GT(s.nodes, 0);
+  WSIM_ASSERT_GE(s.live_workspaces, 0);
+  WSIM_ASSERT_GE(s.pod_recreation_backoff_ms, 0);
   return s;
 }
 
@@ -94,6 +98,7 @@ GitpodRun::~GitpodRun() = default;
 void GitpodRun::start() {
   if (started_) return;
   started_ = true;
+  WSIM_ASSERT(server_.empty());  // No start before the run's own.
   checker_->start();
   world_->start();
   world_->set_breaker(settings_.breaker);
@@ -104,6 +109,7 @@ void GitpodRun::start() {
 std::string GitpodRun::current_instance(const std::string& workspace_id) const {
   auto it = starts_.find(workspace_id);
   if (it == starts_.end()) return "";
+  WSIM_ASSERT_GE(it->second, 1);  // An entry is made by the first start.
   // The newest instance that exists (a refused start leaves none behind), else the newest.
   kube::ApiServer& api = world_->api();
   for (int n = it->second; n >= 1 && n > it->second - 64; --n) {
@@ -122,6 +128,8 @@ std::string GitpodRun::server_phase(const std::string& instance) const {
 }
 
 void GitpodRun::set_server_phase(const std::string& instance, const std::string& phase) {
+  WSIM_ASSERT(!phase.empty());
+  WSIM_ASSERT(server_.count(instance) > 0);  // Only instances this server created have a record.
   ServerInstance& record = server_[instance];
   record.phase = phase;
   if ((phase == "stopping" || phase == "stopped") && !record.stopping_ms.has_value()) {
@@ -145,6 +153,7 @@ void GitpodRun::on_manager_status(const std::string& instance, const std::string
   if (api_phase == "STOPPING" && it->second.phase == "stopped") return;
   // RUNNING resets stoppingTime (:372-381).
   if (api_phase == "RUNNING") it->second.stopping_ms.reset();
+  WSIM_ASSERT(!it->second.phase.empty());  // Created "pending" by user_start.
   std::string phase = api_phase;
   for (char& c : phase) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -166,6 +175,7 @@ void GitpodRun::control_instance(const std::string& instance) {
   const ServerInstance& record = it->second;
   constexpr DurationMs kPhaseTimeoutMs = kHourMs;
   const TimeMs now_ms = sim_.now_ms();
+  WSIM_ASSERT_GE(now_ms, record.created_ms);
   const bool stale = record.phase == "running" ||
                      (record.phase == "pending" && now_ms - record.created_ms > kPhaseTimeoutMs) ||
                      (record.phase == "stopping" && record.stopping_ms.has_value() &&
@@ -174,6 +184,7 @@ void GitpodRun::control_instance(const std::string& instance) {
 }
 
 Task<void> GitpodRun::user_start_actor(StartRequest request) {
+  WSIM_ASSERT(server_.count(request.instance) > 0);  // user_start created the record.
   const ApiReply reply = co_await manager_->start_workspace(request);
   sim_.record("user/" + request.workspace_id, "start-reply", request.instance,
               api_code_name(reply.code), reply.message);
@@ -212,6 +223,7 @@ void GitpodRun::user_start(const std::string& workspace_id) {
   StartRequest request;
   request.workspace_id = workspace_id;
   request.instance = workspace_id + "-" + std::to_string(++starts_[workspace_id]);
+  WSIM_ASSERT(server_.count(request.instance) == 0);  // Instance names are never reused.
   // The instance record is "pending" when the server calls ws-manager's StartWorkspace
   // (workspace-starter.ts @ 4f45d02eac95 tryStartOnCluster :844-846; "preparing" before, while
   // the image is built, which the port does not model).
@@ -221,24 +233,28 @@ void GitpodRun::user_start(const std::string& workspace_id) {
 }
 
 Task<void> GitpodRun::user_stop_actor(std::string instance, StopPolicy policy) {
+  WSIM_ASSERT(!instance.empty());
   const ApiReply reply = co_await manager_->stop_workspace(instance, policy);
   sim_.record("user", "stop-reply", instance, api_code_name(reply.code), stop_policy_name(policy));
   if (reply.ok()) checker_->user_stop_succeeded(instance);
 }
 
 void GitpodRun::user_stop(const std::string& workspace_id, StopPolicy policy) {
+  WSIM_ASSERT(!workspace_id.empty());
   const std::string instance = current_instance(workspace_id);
   if (instance.empty()) return;
   sim_.loop().spawn("user/" + workspace_id, user_stop_actor(instance, policy));
 }
 
 void GitpodRun::user_mark_active(const std::string& workspace_id) {
+  WSIM_ASSERT(!workspace_id.empty());
   const std::string instance = current_instance(workspace_id);
   if (instance.empty()) return;
   sim_.loop().spawn("user/" + workspace_id, user_mark_active_actor(instance));
 }
 
 Task<void> GitpodRun::user_mark_active_actor(std::string instance) {
+  WSIM_ASSERT(!instance.empty());
   const ApiReply reply = co_await manager_->mark_active(instance);
   if (reply.ok()) checker_->user_marked_active(instance, sim_.now_ms());
 }
@@ -284,7 +300,9 @@ bool GitpodRun::user_write(const std::string& workspace_id) {
   }
   const Session* session = world_->content().session(pod_node(*pod), instance);
   if (session == nullptr || !session->initialized || !session->intact) return false;
+  const std::int64_t version_before = session->version;
   const std::int64_t version = world_->content().write(pod_node(*pod), instance);
+  WSIM_ASSERT_GT(version, version_before);  // A write bumps the content version (content.h).
   checker_->user_wrote(workspace_id, instance);
   sim_.record("user/" + workspace_id, "write", instance, "ok",
               "version " + std::to_string(version));
@@ -318,6 +336,7 @@ std::optional<run::Violation> GitpodRun::check_safety() {
 }
 
 void GitpodRun::heal() {
+  WSIM_ASSERT(started_);
   workload_->heal();
   world_->set_breaker(false);
   // Components the random workload crashed come back; scripted outages stay as scripted.
@@ -326,6 +345,7 @@ void GitpodRun::heal() {
 }
 
 std::vector<run::Violation> GitpodRun::check_liveness() {
+  WSIM_ASSERT(started_);
   std::vector<run::Violation> out = checker_->liveness();
   run::append_world_liveness(world_->cluster(), out);
   return out;

@@ -2,7 +2,8 @@
 //
 // GitpodRun: one run of the Gitpod system (run::SystemRun). Wires the world (cluster, content,
 // ws-daemons), the ws-manager of the chosen era, the oracle (invariants/checker.h), the random
-// workload (workload.h) and the scripted actions (actions.cc) of docs/systems/gitpod.md §10.3:
+// workload (workload.h) and the scripted actions (scripted_actions.cc) of docs/systems/gitpod.md
+// §10.3:
 //
 //   user      start | stop | stop_immediate | abort | mark_active | write     target: workspace id
 //   kubelet   reject | reject_after_ready                                  target: workspace id

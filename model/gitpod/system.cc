@@ -104,6 +104,8 @@ bool normalize_load(proto::Scenario& scenario, std::string& error) {
   }
   if (load->mean_lifetime_ms() == 0) load->set_mean_lifetime_ms(30 * kMinuteMs);
   if (load->arrival_gap_max_ms() == 0) load->set_arrival_gap_max_ms(kMinuteMs);
+  WSIM_ASSERT_GT(load->mean_lifetime_ms(), 0);
+  WSIM_ASSERT_GT(load->arrival_gap_max_ms(), 0);
   return true;
 }
 
@@ -165,6 +167,10 @@ bool GitpodSystem::normalize(proto::Scenario& scenario, std::string& error) cons
     error = "gitpod: durations must be within 0..24h";
     return false;
   }
+  // What the run reads (settings_of): every default made explicit.
+  WSIM_ASSERT_GT(config->workspaces(), 0u);
+  WSIM_ASSERT_GT(config->nodes(), 0u);
+  WSIM_ASSERT(!config->upgrade().empty());
   return true;
 }
 

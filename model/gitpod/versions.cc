@@ -69,6 +69,7 @@ std::vector<Fix> all_fixes() {
 std::string describe(const Versions& versions) {
   std::string out(era_name(versions.era));
   if (!versions.mk2()) return out;
+  WSIM_ASSERT_EQ(versions.fixes & ~kAllFixes, 0u);  // Only known fixes are switched on.
   for (Fix fix : all_fixes()) {
     if (versions.has(fix)) {
       out += " +";

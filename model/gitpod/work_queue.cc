@@ -40,6 +40,8 @@ void WorkQueue::wake_one() {
 
 void WorkQueue::release(EntryIt it) {
   const Entry& e = it->second;
+  WSIM_ASSERT_GE(e.timers, 0);  // Each timer decrements what it incremented.
+  WSIM_ASSERT_GE(e.failures, 0);
   if (e.queued || e.processing || e.dirty || e.failures > 0 || e.timers > 0) return;
   entries_.erase(it);
 }
@@ -83,9 +85,12 @@ DurationMs WorkQueue::next_backoff_ms(const std::string& key) const {
 }
 
 DurationMs WorkQueue::backoff_ms(int failures) {
+  WSIM_ASSERT_GE(failures, 0);
   DurationMs delay_ms = kBaseDelayMs;
   for (int i = 0; i < failures && delay_ms < kMaxDelayMs; ++i) delay_ms *= 2;
-  return delay_ms < kMaxDelayMs ? delay_ms : kMaxDelayMs;
+  const DurationMs capped_ms = delay_ms < kMaxDelayMs ? delay_ms : kMaxDelayMs;
+  WSIM_ASSERT_GE(capped_ms, kBaseDelayMs);
+  return capped_ms;
 }
 
 void WorkQueue::add_rate_limited(const std::string& key) { rate_limited(entry(key)); }

@@ -32,6 +32,8 @@ Workload::Workload(GitpodRun& run, const Settings& settings)
 }
 
 void Workload::start() {
+  WSIM_ASSERT(actors_.empty());  // Started once (GitpodRun::start).
+  WSIM_ASSERT_GE(settings_.live_workspaces, 0);
   EventLoop& loop = run_.world().sim().loop();
   if (settings_.live_workspaces > 0) {
     residents_.assign(static_cast<std::size_t>(settings_.live_workspaces), std::string());
@@ -48,6 +50,7 @@ void Workload::start() {
 }
 
 void Workload::heal() {
+  WSIM_ASSERT(!healed_);  // A run heals once.
   healed_ = true;
   for (ActorId id : actors_) run_.world().sim().loop().cancel(id);
   actors_.clear();
@@ -73,6 +76,7 @@ Task<void> Workload::user(std::string workspace_id) {
   EventLoop& loop = run_.world().sim().loop();
   run_.user_start(workspace_id);
   const DurationMs mean_ms = settings_.user_action_interval_ms;
+  WSIM_ASSERT_GT(mean_ms, 0);  // normalize: 0 becomes 1 min, negatives are refused.
   const Faults& faults = run_.world().sim().faults();
   while (!healed_) {
     co_await loop.sleep(faults.in_incident() ? workload_.range(kSecondMs, 10 * kSecondMs)
@@ -103,6 +107,7 @@ Task<void> Workload::resident(std::size_t slot) {
 Task<void> Workload::act_until(std::string workspace_id, TimeMs leave_ms) {
   EventLoop& loop = run_.world().sim().loop();
   const DurationMs mean_ms = settings_.user_action_interval_ms;
+  WSIM_ASSERT_GT(mean_ms, 0);
   while (!healed_) {
     const DurationMs wait_ms = workload_.range(mean_ms / 2, mean_ms * 3 / 2);
     if (loop.now_ms() + wait_ms >= leave_ms) {
@@ -115,12 +120,17 @@ Task<void> Workload::act_until(std::string workspace_id, TimeMs leave_ms) {
 }
 
 std::string Workload::pick_workspace() {
-  if (residents_.empty()) return "ws" + std::to_string(faults_.below(settings_.workspaces));
+  if (residents_.empty()) {
+    WSIM_ASSERT_GT(settings_.workspaces, 0);
+    return "ws" + std::to_string(faults_.below(settings_.workspaces));
+  }
   return residents_[faults_.below(residents_.size())];
 }
 
 void Workload::user_step(const std::string& workspace_id) {
+  WSIM_ASSERT(!workspace_id.empty());
   const std::uint64_t pick = workload_.below(20);
+  WSIM_ASSERT_LT(pick, 20u);
   if (pick < 10) {
     if (!run_.user_write(workspace_id) && pick == 0) run_.user_mark_active(workspace_id);
   } else if (pick < 13) {
@@ -148,6 +158,8 @@ Task<void> Workload::faults() {
 }
 
 void Workload::daemon_outage(const std::string& node) {
+  WSIM_ASSERT(!node.empty());
+  WSIM_ASSERT(lost_daemons_.count(node) == 0);  // fault_step never touches a lost daemon.
   if (crashed_daemons_.count(node) > 0) {
     run_.world().daemon_up(node);
     crashed_daemons_.erase(node);
@@ -180,6 +192,7 @@ void Workload::fault_step() {
   const std::vector<std::string> nodes = world.nodes();
   if (nodes.empty()) return;
   const std::string node = fault_node(nodes);
+  WSIM_ASSERT(std::find(nodes.begin(), nodes.end(), node) != nodes.end());
   const bool gone_for_good = lost_daemons_.count(node) > 0;
   if (f.fires(daemon_restart_, faults_) && !gone_for_good) {
     world.daemon_down(node);
@@ -214,6 +227,7 @@ void Workload::observe_stopping() {
   for (const kube::Object* cr : run_.world().api().peek_list(kWorkspaceKind, kNamespace)) {
     if (cr->status_or(kStatusPhase, "") != kPhaseStopping) continue;
     const auto before = stopping_since_ms_.find(cr->meta.name);
+    if (before != stopping_since_ms_.end()) WSIM_ASSERT_LE(before->second, now_ms);
     seen[cr->meta.name] = before == stopping_since_ms_.end() ? now_ms : before->second;
   }
   stopping_since_ms_ = std::move(seen);
@@ -235,7 +249,8 @@ void Workload::operator_delete_workspace() {
   }
   if (stuck.empty()) return;
   const kube::ObjectRef ref = stuck[faults_.below(stuck.size())];
-  // As the scripted `kubectl delete_workspace` (actions.cc): no preconditions, default grace.
+  // As the scripted `kubectl delete_workspace` (scripted_actions.cc): no preconditions, default
+  // grace.
   const kube::Status s = api.server_delete(ref, kube::DeleteOptions{}, "kubectl");
   run_.world().sim().record("kubectl", "delete", ref.to_string(),
                             s.ok() ? "ok" : kube::code_name(s.code));

@@ -1,5 +1,5 @@
 // The toy's declarations at the seam (sim/run/system.h): its libFuzzer targets and actor lanes.
-#include "model/toy/toy.h"
+#include "model/toy/system.h"
 
 namespace wsim::toy {
 
@@ -9,7 +9,7 @@ std::vector<run::FuzzTarget> ToySystem::fuzz_targets() const {
   targets[0].canary = true;
   targets[0].fields = {{"version", "buggy"}};
   targets[0].bugs = {"toy.S1"};
-  targets[0].reference = "planted lost update (model/toy/toy.h)";
+  targets[0].reference = "planted lost update (model/toy/system.h)";
   targets[0].in_ci_gate = true;
   targets[1].name = "toy_guard";
   targets[1].fields = {{"version", "T1"}};

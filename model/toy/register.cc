@@ -1,8 +1,9 @@
+// Not a port: registers the "toy" system with the run layer's registry [invented].
 #include "model/toy/register.h"
 
 #include <memory>
 
-#include "model/toy/toy.h"
+#include "model/toy/system.h"
 #include "sim/run/system.h"
 
 namespace wsim::toy {

@@ -2,7 +2,7 @@
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include <gtest/gtest.h>
 
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "model/gitlab/rails/actual_state_calculator.h"
 #include "model/gitlab/rails/agent_infos_updater.h"
 #include "model/gitlab/rails/config_builder.h"

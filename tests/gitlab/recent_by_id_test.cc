@@ -1,5 +1,5 @@
 // RecentById (model/gitlab/invariants/recent_by_id.h) against what it replaced: a std::map of id
-// to value trimmed to its `capacity` largest ids after every insertion. The monitor's and the
+// to value trimmed to its `capacity` largest ids after every insertion. The checker's and the
 // protocol model's verdicts depend on which requests they still remember, so the two must agree
 // on every sequence, not only on the standard seeds' mostly increasing ids.
 #include "model/gitlab/invariants/recent_by_id.h"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/gitlab/run.h"
 #include "model/gitlab/system.h"
 #include "sim/core/sim.h"
 #include "sim/proto/scenario.pb.h"

@@ -44,7 +44,7 @@ TEST(GitlabScenario, LimboEndsInTheProductionSignatureOfSeed000) {
   const ReconcilerState* state = run.system().agent().state();
   ASSERT_NE(state, nullptr);
   EXPECT_FALSE(state->termination.contains_name("ws-0"));
-  EXPECT_TRUE(run.system().monitor().in_limbo(*row));
+  EXPECT_TRUE(run.system().checker().in_limbo(*row));
 }
 
 TEST(GitlabScenario, LimboConvergesWithTheFix) {

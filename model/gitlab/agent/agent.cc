@@ -11,7 +11,9 @@ Cycle select_cycle(bool full_due, bool partial_due, bool has_reconciler, ChoiceS
   WSIM_ASSERT(full_due || partial_due);
   if (!has_reconciler) return Cycle::kFull;  // Only the full tick creates one (timer 0 at start).
   if (full_due && partial_due) return choices.below(2) == 0 ? Cycle::kFull : Cycle::kPartial;
-  return full_due ? Cycle::kFull : Cycle::kPartial;
+  const Cycle cycle = full_due ? Cycle::kFull : Cycle::kPartial;
+  if (cycle == Cycle::kPartial) WSIM_ASSERT(partial_due);
+  return cycle;
 }
 
 Agent::Agent(Sim& sim, kube::ApiServer& api, RailsLink& link, Versions versions, AgentTimers timers,
@@ -70,6 +72,8 @@ Task<void> Agent::fetch_prerequisites() {
     const net::LinkResult<RailsResponse> result = co_await ctx_.link.call(request);
     if (result.ok() && result.response.http_status == 201) {
       ctx_.shared_namespace = result.response.shared_namespace;
+      // Rails answers from the same versions (RailsService::prerequisites).
+      WSIM_ASSERT_EQ(ctx_.shared_namespace.empty(), !ctx_.versions.shared());
       co_return;
     }
     co_await ctx_.sim.loop().sleep(ctx_.timers.partial_interval_ms);
@@ -87,6 +91,8 @@ Task<void> Agent::full_sync() {
   const std::uint64_t generation = ctx_.next_generation++;
   ctx_.observe().on_reconciler_reset(generation, /*restart=*/false);
   active_ = std::make_unique<Reconciler>(ctx_, generation);
+  WSIM_ASSERT_EQ(active_->state()->generation, generation);
+  WSIM_ASSERT(!active_->state()->has_full_sync_run_before);  // A new reconciler starts FULL.
   Reconciler* reconciler = active_.get();
   co_await reconciler->start();
   co_await reconciler->run();
@@ -103,6 +109,7 @@ Task<void> Agent::worker() {
   for (;;) {
     const TimeMs wake_ms = std::min(next_full_ms, next_partial_ms);
     if (wake_ms > loop.now_ms()) co_await loop.sleep(wake_ms - loop.now_ms());
+    WSIM_ASSERT_GE(loop.now_ms(), wake_ms);
     ++cycles_;
     const bool full_due = loop.now_ms() >= next_full_ms;
     const bool partial_due = loop.now_ms() >= next_partial_ms;
@@ -111,6 +118,7 @@ Task<void> Agent::worker() {
       next_full_ms = loop.now_ms() + ctx_.timers.full_interval_ms;
       continue;
     }
+    WSIM_ASSERT(active_ != nullptr);  // select_cycle picks FULL while there is no reconciler.
     co_await active_->run();
     next_partial_ms = loop.now_ms() + ctx_.timers.partial_interval_ms;
   }

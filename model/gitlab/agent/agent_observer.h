@@ -1,4 +1,4 @@
-// AgentObserver: what the agent tells the invariant monitor (invariants/monitor.h) as it acts.
+// AgentObserver: what the agent tells the invariant checker (invariants/checker.h) as it acts.
 // A seam (abstract class with no-op defaults) so that the agent model never depends on the
 // invariants and unit tests can pass nullptr. Every call is made at the moment the agent ISSUES
 // the action (before the API call is awaited), which is what S4–S6 talk about.

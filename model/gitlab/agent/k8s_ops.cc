@@ -24,6 +24,7 @@ Task<NamespaceCheck> K8sOps::namespace_exists(std::string namespace_) {
   const kube::Result<kube::Object> got = co_await client_.get(namespace_ref(namespace_));
   NamespaceCheck check;
   if (got.ok()) {
+    WSIM_ASSERT_EQ(got.value.meta.name, namespace_);
     check.exists = true;
     co_return check;
   }

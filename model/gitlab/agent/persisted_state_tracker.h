@@ -11,11 +11,14 @@
 #include <map>
 #include <string>
 
+#include "sim/core/assert.h"
+
 namespace wsim::gitlab {
 
 class PersistedStateTracker {
  public:
   void record_version(const std::string& name, const std::string& resource_version) {
+    WSIM_ASSERT(!name.empty());
     versions_[name] = resource_version;
   }
   bool is_persisted(const std::string& name, const std::string& resource_version) const {

@@ -4,7 +4,7 @@
 #include "model/gitlab/agent/applier.h"
 #include "model/gitlab/agent/request_builder.h"
 #include "model/gitlab/agent/termination_handler.h"
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {
@@ -18,6 +18,8 @@ kube::InformerOptions informer_options(const AgentContext& ctx) {
   options.namespace_ = ctx.shared_namespace;
   options.selector.match_labels[std::string(kAgentIdLabel)] = std::string(kAgentId);
   options.resync_ms = 5 * kMinuteMs;
+  // Shared mode is A3, which fetched the prerequisites (the shared namespace) before any sync.
+  if (ctx.versions.shared()) WSIM_ASSERT(!options.namespace_.empty());
   return options;
 }
 
@@ -70,7 +72,11 @@ Task<void> apply_group_and_join(AgentContext& ctx, std::shared_ptr<ReconcilerSta
 Reconciler::Reconciler(AgentContext& ctx, std::uint64_t generation)
     : ctx_(ctx),
       state_(std::make_shared<ReconcilerState>(generation, ctx.versions.synced_flag)),
-      informer_(ctx.sim, ctx.api, informer_options(ctx)) {}
+      informer_(ctx.sim, ctx.api, informer_options(ctx)) {
+  // Generations count from 1 (AgentContext::next_generation); the checker keys operations by them.
+  WSIM_ASSERT_GT(generation, 0u);
+  WSIM_ASSERT_LT(generation, ctx.next_generation);
+}
 
 Reconciler::~Reconciler() { informer_.stop(); }
 
@@ -88,6 +94,9 @@ Task<bool> Reconciler::run() {
       build_request_from_views(ctx_.versions, informer_.list_shared(), state_->persisted,
                                state_->termination, snapshot, state_->has_full_sync_run_before);
   built.request.request_id = ctx_.next_request_id++;
+  // §5.1: the first exchange of a reconciler is FULL.
+  if (!state_->has_full_sync_run_before)
+    WSIM_ASSERT(built.request.update_type == UpdateType::kFull);
   ctx_.observe().on_request_built(state_->generation, built);
   const bool full = built.request.update_type == UpdateType::kFull;
   const net::LinkResult<RailsResponse> result = co_await ctx_.link.call(built.request);
@@ -115,12 +124,17 @@ void Reconciler::process_settings(const RailsResponse& response) {
   const RailsSettings& settings = *response.settings;
   WSIM_ASSERT_GT(settings.partial_reconciliation_interval_s, 0);
   WSIM_ASSERT_GT(settings.full_reconciliation_interval_s, 0);
+  // Rails sends its normalized settings (system.cc check_config: full >= partial).
+  WSIM_ASSERT_LE(settings.partial_reconciliation_interval_s,
+                 settings.full_reconciliation_interval_s);
   ctx_.timers.partial_interval_ms = settings.partial_reconciliation_interval_s * kSecondMs;
   ctx_.timers.full_interval_ms = settings.full_reconciliation_interval_s * kSecondMs;
 }
 
 Task<void> Reconciler::apply_workspace_changes(const WorkspaceRailsInfo& info,
                                                const ErrorTracker::Snapshot& snapshot) {
+  WSIM_ASSERT(!info.name.empty());
+  WSIM_ASSERT(!info.namespace_.empty());
   ctx_.observe().on_rails_info(state_->generation, info);
   const WorkspaceKey key{info.name, info.namespace_};
   state_->persisted.record_version(info.name, info.deployment_resource_version);
@@ -132,6 +146,7 @@ Task<void> Reconciler::apply_workspace_changes(const WorkspaceRailsInfo& info,
       state_->errors.delete_error_if_version(key, delivered->second.version);
     }
     version = state_->errors.next_version();
+    WSIM_ASSERT_GT(version, 0u);
     state_->errors.mark_entry_with_version(key, version);
     ctx_.observe().on_operation_started(state_->generation, key, version);
   }
@@ -147,6 +162,9 @@ Task<void> Reconciler::apply_workspace_changes(const WorkspaceRailsInfo& info,
 
 Task<std::vector<std::string>> Reconciler::ensure_namespace_and_apply(
     const WorkspaceRailsInfo& info, std::uint64_t version) {
+  // The desired-Terminated path is handle_desired_state_is_terminated (apply_workspace_changes).
+  WSIM_ASSERT(info.desired_state != State::kTerminated);
+  if (ctx_.versions.agent_reports_errors()) WSIM_ASSERT_GT(version, 0u);
   const WorkspaceKey key{info.name, info.namespace_};
   if (!ctx_.versions.shared()) {
     const NamespaceCheck check = co_await ctx_.k8s.namespace_exists(info.namespace_);
@@ -171,6 +189,7 @@ Task<std::vector<std::string>> Reconciler::ensure_namespace_and_apply(
   }
   auto join = std::make_shared<ApplyJoin>();
   join->pending = grouping.groups.size();
+  WSIM_ASSERT_GT(join->pending, 0u);
   for (InventoryGroup& group : grouping.groups) {
     ctx_.apply_actors.push_back(ctx_.sim.loop().spawn(
         "agentk/apply/" + info.name,
@@ -185,6 +204,7 @@ void Reconciler::report(const WorkspaceKey& key, std::uint64_t version,
     ctx_.sim.record("agentk", "error", key.name, "logged", joined(errors));
   }
   if (!ctx_.versions.agent_reports_errors()) return;  // A0a: errors are only logged.
+  WSIM_ASSERT_GT(version, 0u);  // apply_workspace_changes took one from next_version().
   if (errors.empty()) {
     state_->errors.delete_error_if_version(key, version);
   } else {

@@ -42,7 +42,7 @@ class Reconciler {
   Task<bool> run();
 
   const std::shared_ptr<ReconcilerState>& state() const { return state_; }
-  // The informer's const views (no copies; the monitor reads them after every request).
+  // The informer's const views (no copies; the checker reads them after every request).
   std::vector<std::shared_ptr<const kube::Object>> cached_deployments() const {
     return informer_.list_shared();
   }

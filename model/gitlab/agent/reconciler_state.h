@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "sim/core/assert.h"
+
 #include "model/gitlab/agent/error_tracker.h"
 #include "model/gitlab/agent/persisted_state_tracker.h"
 #include "model/gitlab/agent/termination_tracker.h"
@@ -14,7 +16,9 @@ namespace wsim::gitlab {
 
 struct ReconcilerState {
   explicit ReconcilerState(std::uint64_t gen, SyncedFlagRule rule)
-      : generation(gen), termination(rule) {}
+      : generation(gen), termination(rule) {
+    WSIM_ASSERT_GT(generation, 0u);  // AgentContext::next_generation counts from 1.
+  }
   std::uint64_t generation;
   bool has_full_sync_run_before = false;
   PersistedStateTracker persisted;

@@ -11,6 +11,7 @@ namespace {
 // Progress as A0..A2 compute it: from the informer only (§5.4).
 TerminationProgress informer_progress(const std::set<std::string>& present,
                                       const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   return present.count(name) > 0 ? TerminationProgress::kTerminating
                                  : TerminationProgress::kTerminated;
 }
@@ -23,6 +24,7 @@ bool builder_recomputes_progress(const Versions& versions) {
 // The progress to send for a tracker entry, or kNone when the entry is not sent this cycle.
 TerminationProgress progress_to_send(const Versions& versions, const std::set<std::string>& present,
                                      const WorkspaceKey& key, TerminationTracker& termination) {
+  WSIM_ASSERT(termination.contains(key));  // The builder walks the tracker's own entries.
   if (!versions.agent_has_synced_flag()) return informer_progress(present, key.name);
   if (builder_recomputes_progress(versions)) {
     const TerminationProgress computed = informer_progress(present, key.name);
@@ -36,6 +38,8 @@ TerminationProgress progress_to_send(const Versions& versions, const std::set<st
 }
 
 WorkspaceAgentInfo deployment_info(const kube::Object& deployment) {
+  WSIM_ASSERT(!deployment.meta.name.empty());
+  WSIM_ASSERT(!deployment.meta.namespace_.empty());
   WorkspaceAgentInfo info;
   info.name = deployment.meta.name;
   info.namespace_ = deployment.meta.namespace_;
@@ -86,6 +90,7 @@ BuiltRequest build_request_of(const Versions& versions, const std::vector<Item>&
     info->namespace_ = key.namespace_;
     info->termination_progress = progress;
   }
+  WSIM_ASSERT_LE(built.sent_progress.size(), entries.size());
   if (versions.agent_reports_errors()) {
     for (const auto& [key, entry] : errors) {
       if (!entry.error) continue;
@@ -97,8 +102,11 @@ BuiltRequest build_request_of(const Versions& versions, const std::vector<Item>&
     }
   }
   if (!as_list) {
+    WSIM_ASSERT(list.empty());
     for (auto& [key, info] : merged) list.push_back(std::move(info));
   }
+  // At most one error per workspace, each from the tracker's snapshot.
+  WSIM_ASSERT_LE(built.error_versions.size(), errors.size());
   built.request.workspace_agent_infos = std::move(list);
   return built;
 }
@@ -108,16 +116,20 @@ BuiltRequest build_request_of(const Versions& versions, const std::vector<Item>&
 BuiltRequest build_request(const Versions& versions, const std::vector<kube::Object>& deployments,
                            const PersistedStateTracker& persisted, TerminationTracker& termination,
                            const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before) {
-  return build_request_of(versions, deployments, persisted, termination, errors,
-                          has_full_sync_run_before);
+  BuiltRequest built = build_request_of(versions, deployments, persisted, termination, errors,
+                                        has_full_sync_run_before);
+  WSIM_ASSERT_LE(built.present.size(), deployments.size());
+  return built;
 }
 
 BuiltRequest build_request_from_views(
     const Versions& versions, const std::vector<std::shared_ptr<const kube::Object>>& deployments,
     const PersistedStateTracker& persisted, TerminationTracker& termination,
     const ErrorTracker::Snapshot& errors, bool has_full_sync_run_before) {
-  return build_request_of(versions, deployments, persisted, termination, errors,
-                          has_full_sync_run_before);
+  BuiltRequest built = build_request_of(versions, deployments, persisted, termination, errors,
+                                        has_full_sync_run_before);
+  WSIM_ASSERT_LE(built.present.size(), deployments.size());
+  return built;
 }
 
 }  // namespace wsim::gitlab

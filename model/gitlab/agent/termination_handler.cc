@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "model/gitlab/agent/applier.h"
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {
@@ -22,14 +22,17 @@ void acknowledge(AgentContext& ctx, ReconcilerState& state, const WorkspaceKey& 
 
 void track(AgentContext& ctx, ReconcilerState& state, const WorkspaceKey& key,
            TerminationProgress progress) {
+  WSIM_ASSERT(progress != TerminationProgress::kNone);  // kNone is wire-only: "not sent".
   if (ctx.versions.agent_has_synced_flag()) {
     state.termination.update_or_set(key, progress);
   } else {
     state.termination.add(key, progress);
   }
+  WSIM_ASSERT(state.termination.contains(key));
 }
 
 Task<Errors> handle_pre_fix(AgentContext& ctx, ReconcilerState& state, WorkspaceRailsInfo info) {
+  WSIM_ASSERT(ctx.versions.agent_pre_fix());
   const WorkspaceKey key{info.name, info.namespace_};
   if (state.termination.contains(key) && info.actual_state == State::kTerminated) {
     acknowledge(ctx, state, key, info.actual_state);
@@ -48,6 +51,8 @@ Task<Errors> handle_pre_fix(AgentContext& ctx, ReconcilerState& state, Workspace
 }
 
 Task<Errors> handle_post_fix(AgentContext& ctx, ReconcilerState& state, WorkspaceRailsInfo info) {
+  WSIM_ASSERT(!ctx.versions.agent_pre_fix());
+  WSIM_ASSERT(!ctx.versions.agent_inventory_termination());
   const WorkspaceKey key{info.name, info.namespace_};
   if (info.actual_state == State::kTerminated) {
     acknowledge(ctx, state, key, info.actual_state);
@@ -98,12 +103,15 @@ Task<InventoryScan> scan_inventories(AgentContext& ctx, const WorkspaceRailsInfo
     }
     scan.inventories.push_back(std::move(inventory));
   }
+  WSIM_ASSERT_LE(scan.found, scan.inventories.size());
+  if (scan.found == 0) WSIM_ASSERT_EQ(scan.tracked_objects, 0u);
   co_return scan;
 }
 
 // DELETE every object tracked by the live inventories; returns how many may still exist.
 Task<std::size_t> delete_tracked_objects(AgentContext& ctx, const WorkspaceRailsInfo& info,
                                          const InventoryScan& scan, Errors& errors) {
+  WSIM_ASSERT(scan.errors.empty());  // An unreadable inventory returns before any deletion.
   std::size_t remaining = 0;
   for (const LiveInventory& inventory : scan.inventories) {
     if (!inventory.live) continue;
@@ -118,12 +126,14 @@ Task<std::size_t> delete_tracked_objects(AgentContext& ctx, const WorkspaceRails
       if (!status.ok()) errors.push_back(render_status(status));
     }
   }
+  WSIM_ASSERT_LE(remaining, scan.tracked_objects);
   co_return remaining;
 }
 
 // (i) destroy: apply each live inventory with no objects, so the applier prunes them all.
 Task<std::size_t> destroy_by_apply(AgentContext& ctx, const WorkspaceRailsInfo& info,
                                    const InventoryScan& scan, Errors& errors) {
+  WSIM_ASSERT(scan.errors.empty());
   std::size_t remaining = 0;
   for (const LiveInventory& inventory : scan.inventories) {
     if (!inventory.live || inventory.live->data.empty()) continue;
@@ -136,14 +146,17 @@ Task<std::size_t> destroy_by_apply(AgentContext& ctx, const WorkspaceRailsInfo& 
     Errors group_errors = co_await apply_group(ctx.k8s.client(), std::move(group));
     errors.insert(errors.end(), group_errors.begin(), group_errors.end());
   }
+  WSIM_ASSERT_EQ(remaining, scan.tracked_objects);  // Every tracked object is pruned by apply.
   co_return remaining;
 }
 
 Task<void> delete_inventories(AgentContext& ctx, const WorkspaceRailsInfo& info,
                               const InventoryScan& scan, Errors& errors) {
+  WSIM_ASSERT(scan.errors.empty());
   for (const LiveInventory& inventory : scan.inventories) {
     if (!inventory.live) continue;
     const kube::ObjectRef ref = kube::ObjectRef::of(inventory.config_map);
+    WSIM_ASSERT_EQ(ref.kind, std::string("ConfigMap"));
     ctx.observe().on_object_delete(info.name, ref);
     const kube::Status status = co_await ctx.k8s.client().remove(ref);
     if (!status.ok() && !status.is(kube::Code::kNotFound)) errors.push_back(render_status(status));
@@ -153,6 +166,8 @@ Task<void> delete_inventories(AgentContext& ctx, const WorkspaceRailsInfo& info,
 // The final step once nothing tracked is left: returns the progress to record.
 Task<TerminationProgress> finish_a3(AgentContext& ctx, const WorkspaceRailsInfo& info,
                                     const InventoryScan& scan, Errors& errors) {
+  WSIM_ASSERT(ctx.versions.agent_inventory_termination());
+  WSIM_ASSERT(scan.errors.empty());
   // The naive namespace_delete variant (§8 item 1) finishes as in unique mode in every mode.
   if (ctx.versions.shared() && ctx.versions.a3_termination != A3Termination::kNamespaceDelete) {
     co_await delete_inventories(ctx, info, scan, errors);
@@ -174,14 +189,19 @@ Task<TerminationProgress> finish_a3(AgentContext& ctx, const WorkspaceRailsInfo&
 
 bool tracks_objects(const InventoryScan& scan) {
   for (const LiveInventory& inventory : scan.inventories) {
-    if (inventory.live && !inventory.live->data.empty()) return true;
+    if (inventory.live && !inventory.live->data.empty()) {
+      WSIM_ASSERT_GT(scan.tracked_objects, 0u);
+      return true;
+    }
   }
+  WSIM_ASSERT_EQ(scan.tracked_objects, 0u);
   return false;
 }
 
 // The seed-001 plan (A3Termination::kPlan) after the acknowledgement; returns the progress.
 Task<TerminationProgress> plan_a3(AgentContext& ctx, const WorkspaceRailsInfo& info,
                                   Errors& errors) {
+  WSIM_ASSERT(ctx.versions.a3_termination == A3Termination::kPlan);
   if (!ctx.versions.shared()) {
     // Unique mode: no namespace, nothing left (the plan's first Terminated condition).
     const NamespaceCheck check = co_await ctx.k8s.namespace_exists(info.namespace_);
@@ -219,6 +239,7 @@ Task<TerminationProgress> plan_a3(AgentContext& ctx, const WorkspaceRailsInfo& i
 }
 
 Task<Errors> handle_a3(AgentContext& ctx, ReconcilerState& state, WorkspaceRailsInfo info) {
+  WSIM_ASSERT(ctx.versions.agent_inventory_termination());
   const WorkspaceKey key{info.name, info.namespace_};
   if (info.actual_state == State::kTerminated) {
     acknowledge(ctx, state, key, info.actual_state);

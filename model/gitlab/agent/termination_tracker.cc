@@ -1,3 +1,5 @@
+// The termination tracker of every agent version (docs/systems/gitlab.md §5.3), with the two
+// A2 synced-flag rules. The contract is in termination_tracker.h.
 #include "model/gitlab/agent/termination_tracker.h"
 
 #include "sim/core/assert.h"
@@ -28,6 +30,7 @@ void TerminationTracker::update_or_set(const WorkspaceKey& key, TerminationProgr
 }
 
 void TerminationTracker::mark_synced(const WorkspaceKey& key, TerminationProgress progress) {
+  WSIM_ASSERT(progress != TerminationProgress::kNone);  // The builder never sends kNone.
   if (rule_ != SyncedFlagRule::kAfterExchange) return;
   auto it = entries_.find(key);
   // Only if the progress is still the one that was sent: a change since then must be re-sent.
@@ -37,10 +40,12 @@ void TerminationTracker::mark_synced(const WorkspaceKey& key, TerminationProgres
 std::optional<TerminationTracker::Entry> TerminationTracker::find(const WorkspaceKey& key) const {
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;
+  WSIM_ASSERT(it->second.progress != TerminationProgress::kNone);  // Pairs with add/update.
   return it->second;
 }
 
 bool TerminationTracker::contains_name(const std::string& name) const {
+  WSIM_ASSERT(!name.empty());
   for (const auto& [key, entry] : entries_) {
     if (key.name == name) return true;
   }

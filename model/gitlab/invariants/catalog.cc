@@ -1,24 +1,33 @@
+// Not a port: the catalogue of the GitLab invariants (docs/systems/gitlab.md §10) [invented].
 #include "model/gitlab/invariants/catalog.h"
 
+#include <set>
 #include <string>
+
+#include "sim/core/assert.h"
 
 namespace wsim::gitlab {
 namespace {
 
 run::InvariantInfo safety(std::string_view id, std::string description, std::string reference) {
+  WSIM_ASSERT(id.substr(0, 8) == "gitlab.S");  // Ids are stable: corpus files name them.
+  WSIM_ASSERT(!description.empty());
   return run::InvariantInfo{std::string(id), run::InvariantKind::kSafety, std::move(description),
                             std::move(reference)};
 }
 
 run::InvariantInfo liveness(std::string_view id, std::string description, std::string reference) {
+  WSIM_ASSERT(id.substr(0, 8) == "gitlab.L");
+  WSIM_ASSERT(!description.empty());
   return run::InvariantInfo{std::string(id), run::InvariantKind::kLiveness, std::move(description),
                             std::move(reference)};
 }
 
 }  // namespace
 
+// The catalogue, each id once (a corpus expectation names one invariant).
 std::vector<run::InvariantInfo> gitlab_invariants() {
-  return {
+  std::vector<run::InvariantInfo> catalogue = {
       safety(kS1, "desired and actual states stay in their domains",
              "docs/systems/gitlab.md §3, §10.1 S1"),
       safety(kS2, "once desired = Terminated it never changes (permanent termination)",
@@ -99,6 +108,11 @@ std::vector<run::InvariantInfo> gitlab_invariants() {
       liveness(kL6, "after heal, convergence within one full-reconciliation interval",
                "docs/systems/gitlab.md §9.1–§9.3, §10.2 L6"),
   };
+  std::set<std::string> ids;
+  for (const run::InvariantInfo& info : catalogue) {
+    WSIM_ASSERT_MSG(ids.insert(info.id).second, "invariant " << info.id << " listed twice");
+  }
+  return catalogue;
 }
 
 }  // namespace wsim::gitlab

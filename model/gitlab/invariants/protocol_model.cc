@@ -1,3 +1,5 @@
+// Not a port: the reference model of the agent ⇄ Rails protocol (docs/gitlab-oracles.md,
+// "Reference model") [invented], checked against every exchange (gitlab.S14).
 #include "model/gitlab/invariants/protocol_model.h"
 
 #include <algorithm>
@@ -15,12 +17,14 @@ void ProtocolModel::on_desired_changed(const std::string& workspace, State desir
   WSIM_ASSERT(!workspace.empty());
   if (!is_valid_desired(desired)) return;  // gitlab.S1 reports it; nothing to deliver.
   Workspace& w = workspaces_[workspace];
+  WSIM_ASSERT_LE(w.changed_ms, now_ms);  // Virtual time never goes back.
   w.desired = desired;
   w.changed_step = ++step_;
   w.changed_ms = now_ms;
   set_delivered(w, false);
   w.excused = false;
   w.in_flight_request = in_flight_.empty() ? 0 : in_flight_.back();
+  WSIM_ASSERT_GT(undelivered_, 0u);
 }
 
 void ProtocolModel::set_delivered(Workspace& w, bool delivered) {
@@ -32,6 +36,7 @@ void ProtocolModel::set_delivered(Workspace& w, bool delivered) {
   } else {
     ++undelivered_;
   }
+  WSIM_ASSERT_LE(undelivered_, workspaces_.size());
 }
 
 // A std::set's insert followed by trimming it from its smallest id.
@@ -43,6 +48,7 @@ void ProtocolModel::insert_in_flight(std::uint64_t request_id) {
         in_flight_.begin(),
         in_flight_.begin() + static_cast<std::ptrdiff_t>(in_flight_.size() - kRequestsRemembered));
   }
+  WSIM_ASSERT_LE(in_flight_.size(), kRequestsRemembered);
 }
 
 void ProtocolModel::on_select(std::uint64_t request_id) {
@@ -59,6 +65,8 @@ void ProtocolModel::on_select(std::uint64_t request_id) {
 }
 
 bool ProtocolModel::delivers(const WorkspaceRailsInfo& info, State desired) {
+  // on_desired_changed records valid desired states only.
+  WSIM_ASSERT(is_valid_desired(desired));
   if (info.desired_state != desired) return false;
   // Termination needs no config (the agent acts on the desired state); every other desired
   // state reaches the cluster only through the Deployment Rails sends.
@@ -78,12 +86,14 @@ void ProtocolModel::deliver(const RailsResponse& response) {
       it->second.excused = false;
     }
   }
+  WSIM_ASSERT_LE(undelivered_, workspaces_.size());
 }
 
 // How the row's Rails timestamps compared when the judged request's finder ran: the one fact
 // that tells R3's strict-`>` tie from a change made between a finder and its touch.
 std::string ProtocolModel::stamps_words(const RailsRequest& request,
                                         const std::string& name) const {
+  WSIM_ASSERT(!name.empty());
   const Selection* selection = selected_.find(request.request_id);
   if (selection == nullptr) return "";
   auto stamps = std::find_if(selection->stamps.begin(), selection->stamps.end(),
@@ -108,6 +118,7 @@ std::string ProtocolModel::stamps_words(const RailsRequest& request,
 std::string ProtocolModel::how_swallowed(const Workspace& w, const RailsRequest& request,
                                          const RailsResponse& response,
                                          const std::string& name) const {
+  WSIM_ASSERT(!w.delivered);  // Only an undelivered change can have been swallowed.
   std::string how = w.in_flight_request != 0
                         ? "changed while request " + std::to_string(w.in_flight_request) +
                               " was between its finder and its answer; "
@@ -123,6 +134,8 @@ std::string ProtocolModel::how_swallowed(const Workspace& w, const RailsRequest&
 
 void ProtocolModel::judge_partial(const RailsRequest& request, const RailsResponse& response,
                                   std::uint64_t select_step) {
+  WSIM_ASSERT(request.update_type == UpdateType::kPartial);
+  WSIM_ASSERT_LE(select_step, step_);
   if (undelivered_ == 0) return;  // Nothing pending: nothing to judge.
   for (auto& [name, w] : workspaces_) {
     if (w.delivered || w.excused || w.changed_step > select_step) continue;
@@ -136,6 +149,7 @@ void ProtocolModel::judge_partial(const RailsRequest& request, const RailsRespon
 }
 
 void ProtocolModel::excuse_pending() {
+  WSIM_ASSERT_LE(undelivered_, workspaces_.size());
   if (undelivered_ == 0) return;
   for (auto& [name, w] : workspaces_) {
     if (!w.delivered) w.excused = true;
@@ -147,6 +161,7 @@ void ProtocolModel::on_exchange(const RailsRequest& request, bool ok,
   auto in_flight = std::lower_bound(in_flight_.begin(), in_flight_.end(), request.request_id);
   if (in_flight != in_flight_.end() && *in_flight == request.request_id)
     in_flight_.erase(in_flight);
+  WSIM_ASSERT(!std::binary_search(in_flight_.begin(), in_flight_.end(), request.request_id));
   if (!ok) {
     excuse_pending();
     return;
@@ -161,6 +176,7 @@ void ProtocolModel::on_exchange(const RailsRequest& request, bool ok,
 
 void ProtocolModel::on_agent_restart() {
   excuse_pending();
+  WSIM_ASSERT_LE(undelivered_, workspaces_.size());
   in_flight_.clear();  // The old worker's exchange is abandoned.
 }
 

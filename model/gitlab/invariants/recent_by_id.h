@@ -1,6 +1,6 @@
 // RecentById<V>: per request id, a value for the `capacity` largest ids stored so far — exactly
 // what a std::map<std::uint64_t, V> holds when every insertion is followed by
-// `while (size() > capacity) erase(begin())` (the monitor's and the protocol model's "recent
+// `while (size() > capacity) erase(begin())` (the checker's and the protocol model's "recent
 // requests"), without a tree node allocated and freed per request (docs/performance.md §14.1).
 //
 // Entries are kept sorted by id in a deque: request ids grow with every exchange, so an insertion
@@ -41,15 +41,18 @@ class RecentById {
       return;
     }
     place(it, id, std::move(value));
+    WSIM_ASSERT_LE(entries_.size(), capacity_);
   }
   // The trim alone (a map the caller did not insert into this time).
   void trim() {
     while (entries_.size() > capacity_) entries_.pop_front();
+    WSIM_ASSERT_LE(entries_.size(), capacity_);
   }
   const V* find(std::uint64_t id) const {
     if (entries_.empty() || entries_.back().first < id) return nullptr;
     if (entries_.back().first == id) return &entries_.back().second;  // The latest: the usual.
     auto it = std::lower_bound(entries_.begin(), entries_.end(), id, less_id);
+    WSIM_ASSERT(it != entries_.end());  // The last id is greater: lower_bound stops before it.
     return it->first == id ? &it->second : nullptr;
   }
   std::size_t size() const { return entries_.size(); }
@@ -65,6 +68,8 @@ class RecentById {
     return std::lower_bound(entries_.begin(), entries_.end(), id, less_id);
   }
   void place(typename std::deque<Entry>::iterator it, std::uint64_t id, V value) {
+    // Ids stay sorted: `it` is the first entry with a greater id (the equal one was handled).
+    if (it != entries_.end()) WSIM_ASSERT_GT(it->first, id);
     if (it == entries_.end()) {
       entries_.emplace_back(id, std::move(value));
     } else {

@@ -1,3 +1,5 @@
+// Not a port: the state oracle (docs/gitlab-oracles.md) [invented]: what an actual or desired
+// state means in the cluster, independent of the ports that compute it.
 #include "model/gitlab/invariants/state_oracle.h"
 
 #include <charconv>
@@ -30,6 +32,9 @@ bool rollout_complete(const kube::Object& deployment) {
 }
 
 std::optional<std::string> deployment_contradiction(State actual, const kube::Object& deployment) {
+  // The progress- and error-driven states were judged by actual_state_contradiction.
+  WSIM_ASSERT(actual != State::kTerminated);
+  WSIM_ASSERT(actual != State::kTerminating);
   const std::optional<long> replicas = number(deployment.spec, "replicas");
   const long available = number(deployment.status, "availableReplicas").value_or(0);
   const long unavailable = number(deployment.status, "unavailableReplicas").value_or(0);

@@ -53,6 +53,7 @@ State actual_state_from_deployment(const std::optional<kube::Object>& deployment
     if (*replicas == 1) return State::kStarting;
     // Otherwise fall through (§4.3).
   }
+  WSIM_ASSERT_GE(*replicas, 0);  // parse_int reads digits only.
   const long available = parse_int(deployment->status, "availableReplicas").value_or(0);
   const long unavailable = parse_int(deployment->status, "unavailableReplicas").value_or(0);
   const kube::Condition* available_condition = deployment->condition("Available");
@@ -60,8 +61,10 @@ State actual_state_from_deployment(const std::optional<kube::Object>& deployment
     return State::kUnknown;
   }
   if (progressing_reason != "NewReplicaSetAvailable") return State::kUnknown;
-  return state_when_new_replica_set_available(available_condition->reason, *replicas, available,
-                                              unavailable);
+  const State state = state_when_new_replica_set_available(available_condition->reason, *replicas,
+                                                           available, unavailable);
+  WSIM_ASSERT(is_valid_actual(state));
+  return state;
 }
 
 State calculate_actual_state(RailsVersion version, const WorkspaceAgentInfo& info) {

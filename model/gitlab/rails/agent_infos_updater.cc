@@ -14,6 +14,7 @@ namespace {
 // R0 AgentInfoParser drops it for Terminating/Terminated/Unknown.
 std::optional<std::string> resource_version_of(RailsVersion version, const WorkspaceAgentInfo& info,
                                                State actual) {
+  WSIM_ASSERT(is_valid_actual(actual));  // calculate_actual_state's result.
   if (version == RailsVersion::kR0 && (actual == State::kTerminating ||
                                        actual == State::kTerminated || actual == State::kUnknown)) {
     return std::nullopt;
@@ -64,6 +65,7 @@ std::vector<std::int64_t> update_workspaces_from_agent_infos(
     WSIM_ASSERT_MSG(saved, "save! of " << row.name << " failed validation");
     updated.push_back(row.id);
   }
+  WSIM_ASSERT_LE(updated.size(), by_name.size());
   return updated;
 }
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "model/gitlab/rails/workspaces_finder.h"
 #include "sim/core/assert.h"
 
@@ -12,6 +12,8 @@ namespace {
 
 kube::Object workspace_object(const std::string& kind, const std::string& name,
                               const WorkspaceRow& row) {
+  WSIM_ASSERT(!name.empty());
+  WSIM_ASSERT(!row.namespace_.empty());
   kube::Object object;
   object.kind = kind;
   object.meta.name = name;
@@ -22,6 +24,8 @@ kube::Object workspace_object(const std::string& kind, const std::string& name,
 }
 
 kube::Object inventory(const std::string& name, const WorkspaceRow& row) {
+  // One of the row's two inventories (names.h): the agent and the checker map it back.
+  WSIM_ASSERT(workspace_of_inventory(name) == row.name);
   kube::Object object = workspace_object("ConfigMap", name, row);
   object.meta.labels[std::string(kInventoryIdLabel)] = name;
   return object;
@@ -29,6 +33,7 @@ kube::Object inventory(const std::string& name, const WorkspaceRow& row) {
 
 kube::Object owned(const std::string& kind, const std::string& name, const std::string& owner,
                    const WorkspaceRow& row, bool in_partial) {
+  WSIM_ASSERT(workspace_of_inventory(owner) == row.name);  // S5 reads ownership by this name.
   kube::Object object = workspace_object(kind, name, row);
   object.meta.annotations[std::string(kOwningInventoryAnnotation)] = owner;
   if (in_partial) object.meta.annotations[std::string(kIncludeInPartialAnnotation)] = "true";
@@ -46,6 +51,7 @@ constexpr std::size_t kWorkspaceGroupSize = 5;
 
 void append_workspace_group(std::vector<kube::Object>& out, RailsVersion version,
                             const WorkspaceRow& row) {
+  const std::size_t size_before = out.size();
   const std::string inv = workspace_inventory_name(row.name);
   out.push_back(inventory(inv, row));
   out.back().meta.annotations[std::string(kIncludeInPartialAnnotation)] = "true";
@@ -63,9 +69,12 @@ void append_workspace_group(std::vector<kube::Object>& out, RailsVersion version
   kube::Object policy = owned("NetworkPolicy", row.name, inv, row, true);
   policy.spec["podSelector." + std::string(kWorkspaceIdLabel)] = row.name;
   out.push_back(std::move(policy));
+  WSIM_ASSERT_EQ(out.size(), size_before + kWorkspaceGroupSize);
 }
 
 void append_secrets_group(std::vector<kube::Object>& out, const WorkspaceRow& row) {
+  // After the workspace group: the secrets group never comes alone (build_config_to_apply).
+  WSIM_ASSERT_GE(out.size(), kWorkspaceGroupSize);
   const std::string inv = secrets_inventory_name(row.name);
   out.push_back(inventory(inv, row));
   kube::Object secret = owned("Secret", row.name + "-env-var", inv, row, false);
@@ -88,6 +97,7 @@ ConfigDecision decide_config(RailsVersion version, UpdateType update_type, const
   ConfigDecision decision;
   if (version <= RailsVersion::kR1) {
     decision.include = full || desired_updated;
+    WSIM_ASSERT(!decision.all_resources);  // R0/R1 have no resource selection.
     return decision;
   }
   if (version == RailsVersion::kR2) {
@@ -151,6 +161,7 @@ std::vector<kube::Object> ConfigMemo::build(const WorkspaceRow& row,
   }
   const bool secrets = version >= RailsVersion::kR2 && decision.all_resources;
   const std::size_t count = secrets ? objects.size() : kWorkspaceGroupSize;
+  WSIM_ASSERT_LE(count, objects.size());
   return std::vector<kube::Object>(objects.begin(),
                                    objects.begin() + static_cast<std::ptrdiff_t>(count));
 }

@@ -1,3 +1,5 @@
+// Step 7 of the R2/R3 pipeline, WorkspacesLifecycleManager (docs/systems/gitlab.md §4.2;
+// R2 persistence/workspaces_lifecycle_manager.rb @ ed88fc037fb7).
 #include "model/gitlab/rails/lifecycle_manager.h"
 
 #include <optional>
@@ -9,6 +11,8 @@ namespace {
 
 std::optional<State> lifecycle_target(const WorkspaceRow& row, const LifecycleLimits& limits,
                                       TimeMs now_ms) {
+  WSIM_ASSERT(row.desired_state != State::kTerminated);  // Terminated is permanent (R2+).
+  WSIM_ASSERT_LE(row.created_at, now_ms);
   if (row.created_at + limits.max_hours_before_termination * kHourMs < now_ms) {
     return State::kTerminated;
   }

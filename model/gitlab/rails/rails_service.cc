@@ -5,7 +5,7 @@
 #include <charconv>
 #include <string_view>
 
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "model/gitlab/rails/agent_infos_updater.h"
 #include "model/gitlab/rails/config_builder.h"
 #include "model/gitlab/rails/workspaces_finder.h"
@@ -55,6 +55,7 @@ RailsService::RailsService(Sim& sim, RailsOptions options, const GitlabProbes* p
 }
 
 std::string RailsService::namespace_for(const std::string& workspace) const {
+  WSIM_ASSERT(!workspace.empty());
   if (options_.versions.shared()) return std::string(kSharedNamespace);
   return unique_namespace_for(workspace);
 }
@@ -63,6 +64,7 @@ UserActionResult RailsService::create_workspace(const std::string& name) {
   WSIM_ASSERT(!name.empty());
   if (table_.find_by_name(name) != nullptr) return UserActionResult::kAlreadyExists;
   table_.insert(name, namespace_for(name), rails_now());
+  WSIM_ASSERT(table_.find_by_name(name) != nullptr);
   return UserActionResult::kOk;
 }
 
@@ -77,6 +79,7 @@ UserActionResult RailsService::set_desired_state(const std::string& name, State 
   WorkspaceRow row = *stored;
   row.desired_state = desired;
   if (!table_.save(row, rails_now())) return UserActionResult::kInvalid;
+  WSIM_ASSERT(table_.find_by_id(row.id)->desired_state == desired);
   return UserActionResult::kOk;
 }
 
@@ -93,15 +96,22 @@ UserActionResult RailsService::update_agent_config() {
 }
 
 Task<RailsResponse> RailsService::handle(RailsRequest request) {
-  if (request.endpoint == RailsRequest::Endpoint::kPrerequisites) co_return prerequisites();
+  if (request.endpoint == RailsRequest::Endpoint::kPrerequisites) {
+    // §2.4: only the A3-era agents (MR !1495) ask for the prerequisites.
+    WSIM_ASSERT(options_.versions.agent_reads_settings());
+    co_return prerequisites();
+  }
   StepOneResult step = update_select_and_build(request);
   for (std::int64_t id : step.returned_ids) selected_not_touched_.insert(id);
   // §9.3: the finder's SELECT and the touch are separate statements; user actions interleave.
   co_await sim_.loop().sleep(touch_gap_.range(0, options_.touch_gap_max_ms));
   for (std::int64_t id : step.returned_ids) {
-    selected_not_touched_.erase(selected_not_touched_.find(id));
+    auto selected = selected_not_touched_.find(id);
+    WSIM_ASSERT(selected != selected_not_touched_.end());  // Inserted above, before the gap.
+    selected_not_touched_.erase(selected);
   }
   touch(step.returned_ids);
+  WSIM_ASSERT_EQ(step.response.workspace_rails_infos.size(), step.returned_ids.size());
   co_return std::move(step.response);
 }
 
@@ -131,6 +141,7 @@ RailsService::StepOneResult RailsService::update_select_and_build(const RailsReq
     if (versions.rails_has_settings()) info.image_pull_secrets = {"registry-credentials"};
     result.response.workspace_rails_infos.push_back(std::move(info));
   }
+  WSIM_ASSERT_LE(result.returned_ids.size(), table_.rows().size());
   if (versions.rails_has_settings()) result.response.settings = options_.settings;
   result.response.http_status = 201;
   char detail[64];
@@ -148,6 +159,7 @@ void RailsService::touch(const std::vector<std::int64_t>& ids) {
   if (probes_ == nullptr) return;
   for (std::int64_t id : ids) {
     const WorkspaceRow* row = table_.find_by_id(id);
+    WSIM_ASSERT(row != nullptr);
     if (row->desired_state_updated_at == now) sim_.probes().hit(probes_->timestamp_tie);
   }
 }

@@ -1,3 +1,5 @@
+// Step 8, WorkspacesToBeReturnedFinder (docs/systems/gitlab.md §4.4; R1 @ b34b10cbcc58,
+// R2 @ 0582d2cdb488, R3 persistence/workspaces_to_be_returned_finder.rb).
 #include "model/gitlab/rails/workspaces_finder.h"
 
 #include <algorithm>
@@ -12,12 +14,14 @@ bool fully_terminated(const WorkspaceRow& row) {
 }
 
 bool returned_in_full(RailsVersion version, const WorkspaceRow& row) {
+  WSIM_ASSERT_GT(row.id, 0);
   if (version == RailsVersion::kR0) return true;  // `agent.workspaces.all`
   return !fully_terminated(row);
 }
 
 bool returned_in_partial(const WorkspacesTable& table, const WorkspaceRow& row,
                          const std::vector<std::int64_t>& updated_ids) {
+  WSIM_ASSERT_GT(row.id, 0);
   const RailsVersion version = table.version();
   const RailsVersion compare = table.desired_compare_version();   // `>` or `>=` for (a).
   if (desired_updated_since_response(compare, row)) return true;  // (a)
@@ -39,6 +43,8 @@ bool desired_updated_since_response(RailsVersion version, const WorkspaceRow& ro
 
 bool actual_updated_since_response(RailsVersion version, const WorkspaceRow& row) {
   if (version < RailsVersion::kR3) return false;
+  // R3 stamps actual_state_updated_at on insert and on every actual change (WorkspacesTable).
+  WSIM_ASSERT_GE(row.actual_state_updated_at, row.created_at);
   if (!row.responded_to_agent_at) return true;
   return row.actual_state_updated_at > *row.responded_to_agent_at;
 }

@@ -8,6 +8,7 @@ namespace wsim::gitlab {
 std::int64_t WorkspacesTable::insert(const std::string& name, const std::string& namespace_,
                                      TimeMs now_ms) {
   WSIM_ASSERT(!name.empty());
+  WSIM_ASSERT(!namespace_.empty());
   WSIM_ASSERT_MSG(find_by_name(name) == nullptr, "duplicate workspace " << name);
   WorkspaceRow row;
   row.id = next_id_++;
@@ -20,6 +21,8 @@ std::int64_t WorkspacesTable::insert(const std::string& name, const std::string&
   row.actual_state_updated_at = now_ms;
   row.created_at = now_ms;
   rows_.push_back(row);
+  // find_by_id indexes rows by id - 1: ids are dense and in insertion order.
+  WSIM_ASSERT_EQ(static_cast<std::size_t>(row.id), rows_.size());
   notify(std::nullopt, rows_.back());
   return row.id;
 }
@@ -28,6 +31,7 @@ bool WorkspacesTable::save(WorkspaceRow row, TimeMs now_ms) {
   WorkspaceRow* stored = mutable_by_id(row.id);
   WSIM_ASSERT_MSG(stored != nullptr, "save of unknown row " << row.id);
   WSIM_ASSERT_EQ(stored->name, row.name);
+  WSIM_ASSERT_GE(now_ms, stored->created_at);  // The Rails clock never goes back.
   // §3: R2/R3 permanent termination validation (R0 only had a TODO).
   if (version_ >= RailsVersion::kR2 && stored->desired_state == State::kTerminated &&
       row.desired_state != State::kTerminated) {
@@ -39,6 +43,9 @@ bool WorkspacesTable::save(WorkspaceRow row, TimeMs now_ms) {
   }
   const WorkspaceRow before = *stored;
   *stored = std::move(row);
+  if (version_ >= RailsVersion::kR2 && before.desired_state == State::kTerminated) {
+    WSIM_ASSERT(stored->desired_state == State::kTerminated);
+  }
   notify(before, *stored);
   return true;
 }

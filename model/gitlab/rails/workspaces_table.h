@@ -30,7 +30,10 @@ class WorkspacesTable {
   // `desired_compare_version`: the version whose desired_state_updated_at comparison the finder
   // uses (Versions::desired_compare_version).
   WorkspacesTable(RailsVersion version, RailsVersion desired_compare_version)
-      : version_(version), desired_compare_version_(desired_compare_version) {}
+      : version_(version), desired_compare_version_(desired_compare_version) {
+    // Only the R3 counterfactual compares with an older version's `>=` (versions.h).
+    WSIM_ASSERT(desired_compare_version_ <= version_);
+  }
 
   void set_observer(RowObserver observer) { observer_ = std::move(observer); }
 

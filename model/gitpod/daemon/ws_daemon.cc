@@ -45,6 +45,7 @@ WsDaemon::WsDaemon(GitpodWorld& world, std::string node)
       node_(std::move(node)),
       client_(world.sim(), world.api(), "ws-daemon/" + node_),
       stream_(world.sim().stream("gitpod.daemon")) {
+  WSIM_ASSERT(!node_.empty());
   Faults& faults = world.sim().faults();
   backup_fault_ =
       faults.declare(kFaultBackupFailure, "ws-daemon fails to upload a backup", {1, 4}, {1, 10});
@@ -85,6 +86,7 @@ void WsDaemon::start() {
   for (int i = 0; i < kWorkers; ++i) {
     actors_.push_back(world_.sim().loop().spawn(actor() + "/worker", worker(queue_)));
   }
+  WSIM_ASSERT_EQ(actors_.size(), static_cast<std::size_t>(kWorkers));  // stop() cleared them.
 }
 
 void WsDaemon::stop() {
@@ -116,6 +118,7 @@ Task<void> WsDaemon::worker(std::shared_ptr<WorkQueue> queue) {
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;
+    WSIM_ASSERT(!key->empty());
     const ReconcileResult result = co_await reconcile(*key);
     queue->finish(*key, result);
   }
@@ -128,6 +131,7 @@ Task<ReconcileResult> WsDaemon::reconcile(std::string name) {
   if (!cached || cached->status_or(kStatusNodeName, "") != node_) {
     co_return ReconcileResult::done();
   }
+  WSIM_ASSERT_EQ(cached->meta.name, name);
   const std::string p = phase(*cached);
   if (p == kPhaseCreating || p == kPhaseInitializing) {
     if (cond_present(*cached, kCondContentReady)) co_return ReconcileResult::done();
@@ -138,6 +142,7 @@ Task<ReconcileResult> WsDaemon::reconcile(std::string name) {
 }
 
 Task<bool> WsDaemon::refresh(const kube::Object& ws) {
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
   kube::Object copy = ws;
   set_cond(copy, kCondRefresh, true, "", "", world_.sim().now_ms());
   kube::Result<kube::Object> r = co_await client_.update(copy, kube::Subresource::kStatus);
@@ -149,6 +154,7 @@ Task<kube::Status> WsDaemon::set_condition_once(std::string name, std::string ty
   kube::Result<kube::Object> got =
       co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, name));
   if (!got.ok()) co_return got.status;
+  WSIM_ASSERT_EQ(got.value.meta.name, name);
   set_cond(got.value, type, status, reason, message, world_.sim().now_ms());
   kube::Result<kube::Object> r =
       co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
@@ -157,6 +163,8 @@ Task<kube::Status> WsDaemon::set_condition_once(std::string name, std::string ty
 
 Task<bool> WsDaemon::write_condition(std::string name, std::string type, bool status,
                                      std::string reason, std::string message) {
+  WSIM_ASSERT(!name.empty());
+  WSIM_ASSERT(!type.empty());
   // Named, not temporaries inside the co_await expression (g++ 12, sim/kube/README.md).
   const kube::Backoff backoff = retry_params();
   std::function<Task<kube::Status>()> attempt = [this, name, type, status, reason, message] {
@@ -199,6 +207,7 @@ Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
     co_return ReconcileResult::done();
   }
   const std::int64_t wiped_version = existing != nullptr ? existing->version : 0;
+  WSIM_ASSERT_GE(wiped_version, 0);  // Content versions only count up (world/content.h).
   if (existing != nullptr) {
     world_.content().destroy_session(node_, instance, DestroyCause::kReinit);  // ensureCleanSlate
   }
@@ -236,6 +245,7 @@ Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
 }
 
 Task<ReconcileResult> WsDaemon::handle_stop(kube::Object ws) {
+  WSIM_ASSERT(phase(ws) == kPhaseStopping);  // reconcile() routes only Stopping here.
   if (world_.versions().has(Fix::k20243) && cond_true(ws, kCondPodRejected)) {
     co_return co_await wipe(std::move(ws));
   }
@@ -244,6 +254,7 @@ Task<ReconcileResult> WsDaemon::handle_stop(kube::Object ws) {
 
 // §5.3: stop path A, wipe.
 Task<ReconcileResult> WsDaemon::wipe(kube::Object ws) {
+  WSIM_ASSERT(world_.versions().has(Fix::k20243));  // Path A exists since #20243 only.
   if (cond_present(ws, kCondStateWiped)) co_return ReconcileResult::done();
   if (cond_true(ws, kCondContainerRunning)) co_return ReconcileResult::after(500);
   if (!co_await refresh(ws)) co_return ReconcileResult::after(100);
@@ -284,6 +295,7 @@ Task<std::optional<ReconcileResult>> WsDaemon::wait_for_container(const kube::Ob
     if (!written) co_return ReconcileResult::failed();
     co_return ReconcileResult::after(2000);
   }
+  WSIM_ASSERT_LE(killed->last_transition_ms, now_ms);
   if (now_ms < killed->last_transition_ms + 2000) co_return ReconcileResult::after(2000);
   co_return std::nullopt;  // Proceed even though ContainerRunning may still be True.
 }
@@ -299,6 +311,7 @@ Task<ReconcileResult> WsDaemon::backup(kube::Object ws) {
   if (wait.has_value()) co_return *wait;
   if (!co_await refresh(ws)) co_return ReconcileResult::after(100);
   const std::string instance = ws.meta.name;
+  WSIM_ASSERT(!workspace_id(ws).empty());  // The backup is stored under the workspace id.
   const bool uploaded = co_await upload(instance, workspace_id(ws));
   const bool condition_first = world_.versions().has(Fix::k16997);
   // Before #16997, DisposeWorkspace (workspace_operations.go@2cfe264c1236^ :174-220) returns
@@ -356,6 +369,7 @@ Task<bool> WsDaemon::upload(const std::string& instance, const std::string& work
     world_.sim().record(actor(), "backup", instance, "failed", "content partially deleted");
     co_return false;
   }
+  WSIM_ASSERT(session->state_file);  // known_session() finds sessions with a state file only.
   world_.content().upload(workspace_id, *session);
   ++backups_;
   world_.sim().record(
@@ -365,6 +379,7 @@ Task<bool> WsDaemon::upload(const std::string& instance, const std::string& work
 }
 
 Task<bool> WsDaemon::delete_content(const std::string& instance) {
+  WSIM_ASSERT(!instance.empty());
   Session* session = known_session(instance);
   if (session == nullptr) {
     world_.sim().record(actor(), "delete-content", instance, "failed", "no session");
@@ -386,6 +401,7 @@ Task<bool> WsDaemon::delete_content(const std::string& instance) {
 }
 
 Task<bool> WsDaemon::wipe_content(const std::string& instance) {
+  WSIM_ASSERT(!instance.empty());
   co_await world_.sim().loop().sleep(draw_ms(100, 1000));
   // WipeWorkspace (workspace_operations.go@4f45d02eac95 :301-308): no session found → success.
   if (known_session(instance) == nullptr) {
@@ -403,6 +419,7 @@ Task<bool> WsDaemon::wipe_content(const std::string& instance) {
 }
 
 void WsDaemon::crash_and_restart(DurationMs restart_after_ms) {
+  WSIM_ASSERT_GE(restart_after_ms, 0);  // Scheduled from now, never in the past.
   // From inside a worker: the crash lands after this event; the worker dies at its next await.
   GitpodWorld& world = world_;
   const std::string node = node_;
@@ -417,6 +434,7 @@ bool WsDaemon::has_session(const std::string& instance) const {
 }
 
 Session* WsDaemon::known_session(const std::string& instance) const {
+  WSIM_ASSERT(!instance.empty());
   Session* session = world_.content().session(node_, instance);
   return session != nullptr && session->state_file ? session : nullptr;
 }
@@ -434,6 +452,7 @@ Task<RpcReply> WsDaemon::init_workspace(std::string instance, std::string worksp
     Session& session = world_.content().create_session(node_, instance, workspace_id);
     session.initialized = true;
   }
+  WSIM_ASSERT(known_session(instance) != nullptr);
   world_.content_initialized(node_, instance);
   co_return RpcReply{};
 }
@@ -476,6 +495,7 @@ Task<RpcReply> WsDaemon::dispose_workspace(std::string instance, bool backup) {
 WsDaemon::CallerGuard::~CallerGuard() {
   // The caller's frame is destroyed without an answer: its actor was cancelled (ws-manager
   // restarted), which cancels the RPC's context.
+  WSIM_ASSERT(context != nullptr);
   if (!answered) context->cancelled = true;
 }
 
@@ -490,6 +510,8 @@ Task<void> WsDaemon::dispose_actor(std::string instance, std::string workspace, 
 
 Task<RpcReply> WsDaemon::dispose_now(std::string instance, std::string workspace, bool backup,
                                      std::shared_ptr<RpcContext> context) {
+  WSIM_ASSERT(context != nullptr);
+  WSIM_ASSERT(disposals_.count(instance) > 0);  // dispose_actor runs while its entry exists.
   if (backup) {
     const bool uploaded = co_await upload(instance, workspace, context);
     if (!uploaded) {
@@ -512,6 +534,7 @@ Task<RpcReply> WsDaemon::dispose_now(std::string instance, std::string workspace
 }
 
 void WsDaemon::wake_waiters(const std::string& instance, const RpcReply& result) {
+  WSIM_ASSERT(!instance.empty());
   auto it = waiters_.find(instance);
   if (it == waiters_.end()) return;
   const std::vector<OneShot<RpcReply>> waiters = std::move(it->second);
@@ -525,6 +548,7 @@ void WsDaemon::wake_waiters(const std::string& instance, const RpcReply& result)
 // the caller's context). [simplified: the caller's deadline is not modelled; the mk1 manager's
 // ContentFinalization deadline (≥ 15 min) times 24 attempts outlasts every run.]
 Task<RpcReply> WsDaemon::wait_disposed(std::string instance) {
+  WSIM_ASSERT(!instance.empty());
   world_.sim().record(actor(), "dispose", instance, "waiting", "already disposing");
   OneShot<RpcReply> waiter(world_.sim().loop());
   waiters_[instance].push_back(waiter);

@@ -96,6 +96,7 @@ class WsDaemon {
   // Scripted crash point (buggify-style): the daemon crashes right after DeleteWorkspace started
   // removing files (the B0 window of §5.4 step 8) and restarts `restart_after_ms` later.
   void arm_crash_during_delete(DurationMs restart_after_ms) {
+    WSIM_ASSERT_GE(restart_after_ms, 0);
     crash_restart_ms_ = restart_after_ms;
   }
   // Scripted crash point: the daemon crashes right after the next content init created the

@@ -1,11 +1,17 @@
 // Not a port: see catalog.h.
 #include "model/gitpod/invariants/catalog.h"
 
+#include <set>
+#include <string>
+
+#include "sim/core/assert.h"
+
 namespace wsim::gitpod {
 
+// The catalogue, each id once (a corpus expectation names one invariant).
 std::vector<run::InvariantInfo> invariant_catalog() {
   using run::InvariantKind;
-  return {
+  std::vector<run::InvariantInfo> catalogue = {
       {kS1, InvariantKind::kSafety, "at most one pod per workspace",
        "docs/systems/gitpod.md §11.1 S1"},
       {kS2, InvariantKind::kSafety,
@@ -62,6 +68,12 @@ std::vector<run::InvariantInfo> invariant_catalog() {
        "no data loss at all (only with report_acknowledged_loss)",
        "docs/systems/gitpod.md §11.1 S2 stronger"},
   };
+  std::set<std::string> ids;
+  for (const run::InvariantInfo& info : catalogue) {
+    WSIM_ASSERT(info.id.rfind("gitpod.", 0) == 0);  // Stable ids: corpus files name them.
+    WSIM_ASSERT_MSG(ids.insert(info.id).second, "invariant " << info.id << " listed twice");
+  }
+  return catalogue;
 }
 
 }  // namespace wsim::gitpod

@@ -51,11 +51,16 @@ void Checker::start() {
 
 void Checker::violate(const char* id, const std::string& object, std::string message,
                       std::vector<std::string> related) {
+  WSIM_ASSERT(id != nullptr);
+  WSIM_ASSERT(!object.empty());
   if (!reported_.insert(std::string(id) + " " + object).second) return;
   pending_.push_back(run::Violation{id, object, std::move(message), std::move(related)});
+  // Each queued violation was reported once; taking one only removes.
+  WSIM_ASSERT_LE(pending_.size(), reported_.size());
 }
 
 bool Checker::managed(const std::string& instance) const {
+  WSIM_ASSERT(!instance.empty());
   kube::ApiServer& api = world_.api();
   if (api.peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance}) != nullptr) return true;
   if (api.peek(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)}) != nullptr) return true;
@@ -68,10 +73,14 @@ std::string Checker::instance_of_pod(const kube::Object& pod) const {
 }
 
 void Checker::user_stop_succeeded(const std::string& instance) {
+  WSIM_ASSERT(!instance.empty());
   instances_[instance].stop_succeeded = true;
 }
 
-void Checker::user_started(const std::string& instance) { (void)instances_[instance]; }
+void Checker::user_started(const std::string& instance) {
+  WSIM_ASSERT(!instance.empty());
+  (void)instances_[instance];
+}
 
 const kube::Object& Checker::Instance::last_cr() const {
   static const kube::Object kNone;  // What `last` was before it was a pointer: empty.
@@ -88,6 +97,7 @@ void Checker::set_workspace_id(const std::string& instance, Instance& inst, cons
   }
   inst.workspace_id = id;
   if (!id.empty()) instances_of_workspace_[id].insert(instance);
+  if (!id.empty()) WSIM_ASSERT_EQ(instances_of_workspace_[id].count(instance), 1u);
 }
 
 void Checker::user_marked_active(const std::string& instance, TimeMs now_ms) {
@@ -95,9 +105,12 @@ void Checker::user_marked_active(const std::string& instance, TimeMs now_ms) {
   if (!inst.last_active_ms.has_value() || *inst.last_active_ms < now_ms) {
     inst.last_active_ms = now_ms;
   }
+  WSIM_ASSERT_GE(*inst.last_active_ms, now_ms);  // The latest activity is kept.
 }
 
 void Checker::user_wrote(const std::string& workspace_id, const std::string& instance) {
+  WSIM_ASSERT(!workspace_id.empty());
+  WSIM_ASSERT(!instance.empty());
   set_workspace_id(instance, instances_[instance], workspace_id);
   ledger_->on_write(workspace_id, instance);
 }
@@ -107,6 +120,7 @@ void Checker::user_wrote(const std::string& workspace_id, const std::string& ins
 void Checker::on_workspace(const kube::WatchEvent& event) {
   const kube::Object& ws = event.object;
   const std::string& name = ws.meta.name;
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));  // Subscribed to Workspace events only.
   Instance& inst = instances_[name];
   set_workspace_id(name, inst, workspace_id(ws));
   if (event.type == kube::WatchEventType::kDeleted) {
@@ -199,6 +213,7 @@ void Checker::check_phase_transition(const std::string& name, Instance& inst,
                                      const kube::Object& ws) {
   const std::string before = inst.phase;
   const std::string after = phase(ws);
+  WSIM_ASSERT(inst.cr_exists);  // Judged on a CR write, never on its deletion.
   if (before.empty() || before == after) return;
   if (before == kPhaseStopped) {
     const kube::Object& prev = inst.last_cr();
@@ -225,6 +240,8 @@ void Checker::check_phase_transition(const std::string& name, Instance& inst,
 void Checker::check_counters(const std::string& name, const Instance& inst,
                              const kube::Object& ws) {
   if (!versions_.mk2()) return;
+  WSIM_ASSERT(!name.empty());
+  WSIM_ASSERT_GE(inst.pods_created, 0);  // The checker's own count of pod ADDED events.
   const std::int64_t starts = status_int(ws, kStatusPodStarts, 0);
   const std::int64_t recreated = status_int(ws, kStatusPodRecreated, 0);
   // The facts of a message, built only for a violation (this runs on every Workspace event).
@@ -265,6 +282,7 @@ void Checker::check_single_instance(const std::string& workspace_id) {
     }
   }
   if (live[1] != nullptr) {
+    WSIM_ASSERT_NE(*live[0], *live[1]);
     violate(kS9, workspace_id, "non-Stopped instances " + *live[0] + " and " + *live[1],
             {*live[0], *live[1]});
   }
@@ -278,6 +296,7 @@ void Checker::on_pod(const kube::WatchEvent& event) {
   if (instance.empty()) return;
   Instance& inst = instances_[instance];
   const std::string& uid = pod.meta.uid;
+  WSIM_ASSERT(!uid.empty());
   if (event.type == kube::WatchEventType::kDeleted) {
     inst.live_pods.erase(uid);
     pod_finalizer_.erase(uid);
@@ -287,6 +306,7 @@ void Checker::on_pod(const kube::WatchEvent& event) {
   if (event.type == kube::WatchEventType::kAdded) {
     ++inst.pods_created;
     inst.live_pods.insert(uid);
+    WSIM_ASSERT_GE(static_cast<std::size_t>(inst.pods_created), inst.live_pods.size());
     if (inst.live_pods.size() > 1) violate(kS1, instance, "two pods for one workspace");
     if (inst.stopped_nonrejected) {
       violate(kS5, instance, "pod " + pod.meta.name + " created for a Stopped workspace");
@@ -320,6 +340,7 @@ void Checker::on_pod(const kube::WatchEvent& event) {
 // upstream's own leak (docs/mutants.md, sixth session), not a broken promise. A secret that is
 // still stored and that ws-manager's watching Secret cache holds is.
 void Checker::check_secrets_gone(const std::string& instance) {
+  WSIM_ASSERT(versions_.mk2());  // The CR finalizer and its secrets are mk2's.
   kube::ApiServer& api = world_.api();
   std::vector<kube::ObjectRef> stored;
   for (const std::string& secret : {env_secret_name(instance), tokens_secret_name(instance)}) {
@@ -353,6 +374,8 @@ void Checker::check_timeout_deserved(const std::string& name, const Instance& in
   const DurationMs custom_ms = kube::int_field(ws.spec, kSpecTimeoutMs, 0);
   const DurationMs timeout_ms = custom_ms > 0 ? custom_ms : inactivity_timeout_ms_;
   const TimeMs now_ms = world_.sim().now_ms();
+  WSIM_ASSERT_GT(timeout_ms, 0);
+  WSIM_ASSERT_LE(*inst.last_active_ms, now_ms);  // Recorded when MarkActive answered.
   if (now_ms + kSlackMs >= *inst.last_active_ms + timeout_ms) return;
   violate(kS11, name,
           "timed out for inactivity " + std::to_string((now_ms - *inst.last_active_ms) / 1000) +
@@ -364,6 +387,7 @@ void Checker::check_timeout_deserved(const std::string& name, const Instance& in
 // CR entered Stopped (Instance::stopped_disposed; until 2026-11-26 only now, which took B11's late
 // ContentReady on a Stopped CR for an unauthorized removal: hunt seed 22591 of the latest mk2).
 void Checker::check_pod_finalizer_removed(const kube::Object& pod) {
+  WSIM_ASSERT(!pod.meta.uid.empty());
   const bool has = kube::has_finalizer(pod, kFinalizer);
   auto [it, inserted] = pod_finalizer_.try_emplace(pod.meta.uid, has);
   const bool had = inserted ? has : it->second;
@@ -384,6 +408,7 @@ void Checker::check_pod_finalizer_removed(const kube::Object& pod) {
 
 void Checker::on_configmap(const kube::WatchEvent& event) {
   const kube::Object& cm = event.object;
+  WSIM_ASSERT_EQ(cm.kind, std::string("ConfigMap"));  // Subscribed to ConfigMap events only.
   if (cm.meta.namespace_ != kNamespace) return;
   auto id = cm.meta.annotations.find(kAnnId);
   if (id == cm.meta.annotations.end()) return;
@@ -396,6 +421,8 @@ void Checker::on_configmap(const kube::WatchEvent& event) {
 
 // S2: ws-daemon destroys content only after an authorizing fact was recorded (mk2).
 void Checker::on_destroy(DestroyCause cause, const std::string& node, const std::string& instance) {
+  // node is "" for a backup overwritten in remote storage (ContentStore::upload).
+  WSIM_ASSERT(!instance.empty());
   ledger_->on_destroy(cause, instance);
   if (!versions_.mk2()) return;
   if (cause != DestroyCause::kDaemonDelete && cause != DestroyCause::kDaemonWipe) return;
@@ -429,6 +456,7 @@ std::optional<run::Violation> Checker::next_violation() {
   if (pending_.empty()) return std::nullopt;
   run::Violation v = pending_.front();
   pending_.pop_front();
+  WSIM_ASSERT(!v.invariant_id.empty());  // Pairs with violate()'s checks.
   return v;
 }
 

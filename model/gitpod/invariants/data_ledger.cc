@@ -15,6 +15,7 @@ void DataLedger::on_destroy(DestroyCause cause, const std::string& instance) {
   if (it == instance_ws_.end()) return;  // Never written: nothing to lose.
   last_cause_[it->second] = destroy_cause_name(cause);
   dirty_.insert(it->second);
+  WSIM_ASSERT(!it->second.empty());  // on_write records non-empty workspace ids only.
 }
 
 void DataLedger::on_write(const std::string& workspace_id, const std::string& instance) {
@@ -42,6 +43,7 @@ void DataLedger::on_marker(const std::string& instance, const std::string& marke
 
 bool DataLedger::recoverable(const std::string& workspace_id) const {
   const std::int64_t latest = content_.latest_written(workspace_id);
+  WSIM_ASSERT_GE(latest, 0);  // Versions count up from 0 (content.h).
   if (latest == 0) return true;
   const std::optional<Backup> backup = content_.backup(workspace_id);
   if (backup.has_value() && backup->intact && backup->version >= latest) return true;
@@ -78,10 +80,12 @@ std::vector<DataLoss> DataLedger::evaluate(TimeMs now_ms) {
       continue;
     }
     lost_[id] = true;
+    WSIM_ASSERT(last_writer_.count(id) > 0);  // Only written workspaces are dirty.
     DataLoss loss;
     loss.workspace_id = id;
     loss.instance = last_writer_[id];
     loss.lost_version = content_.latest_written(id);
+    WSIM_ASSERT_GT(loss.lost_version, 0);  // recoverable() holds while nothing was written.
     loss.cause = cause_of(id);
     loss.at_ms = now_ms;
     last_cause_.erase(id);

@@ -16,6 +16,7 @@ namespace wsim::gitpod {
 namespace {
 
 bool must_stop(const kube::Object& ws) {
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
   return cond_true(ws, kCondStoppedByRequest) || cond_true(ws, kCondTimeout) ||
          cond_true(ws, kCondFailed) || cond_true(ws, kCondNodeDisappeared) ||
          ws.meta.deletion_ms.has_value();
@@ -28,6 +29,7 @@ constexpr DurationMs kStopBoundMs = 10 * kMinuteMs;
 bool pod_still_in_grace(const kube::Object& pod, TimeMs now_ms) {
   if (!pod.meta.deletion_ms.has_value()) return false;
   const DurationMs grace_ms = pod.meta.deletion_grace_period_ms.value_or(0);
+  WSIM_ASSERT_GE(grace_ms, 0);
   return now_ms < *pod.meta.deletion_ms + grace_ms + kStopBoundMs;
 }
 
@@ -37,6 +39,7 @@ std::vector<run::Violation> Checker::liveness() {
   std::vector<run::Violation> out;
   kube::ApiServer& api = world_.api();
   const int max_recreations = world_.settings().pod_recreation_max_retries + 1;
+  WSIM_ASSERT_GE(max_recreations, 1);
   for (const auto& [name, inst] : instances_) {
     const kube::Object* ws = api.peek(kube::ObjectRef{kWorkspaceKind, kNamespace, name});
     const kube::Object* pod = api.peek(kube::ObjectRef{"Pod", kNamespace, pod_name(name)});
@@ -103,6 +106,7 @@ std::vector<run::Violation> Checker::liveness() {
   }
   for (const run::Violation& v : maintenance_timeouts_) out.push_back(v);
   for (const DataLoss& loss : ledger_->finish(world_.sim().now_ms())) {
+    WSIM_ASSERT(!loss.workspace_id.empty());
     if (!loss.acknowledged) {
       out.push_back({kNoSilentLoss, loss.workspace_id,
                      "version " + std::to_string(loss.lost_version) + " lost: " + loss.cause});

@@ -34,6 +34,7 @@ Lines parse_lines(std::string_view text) {
 
 // The value of the last line with `key` (what a map filled line by line would hold), "" if none.
 std::string_view get(const Lines& fields, std::string_view key) {
+  WSIM_ASSERT(!key.empty());
   for (auto it = fields.rbegin(); it != fields.rend(); ++it) {
     if (it->first == key) return it->second;
   }
@@ -51,6 +52,7 @@ void put(std::string& out, const char* key, const std::string& value) {
 }  // namespace
 
 std::string encode_plis(const Plis& plis) {
+  if (plis.stopping_since_ms) WSIM_ASSERT_GE(*plis.stopping_since_ms, 0);  // Virtual time.
   std::string out;
   put(out, "finalBackupComplete", plis.final_backup_complete ? "true" : "false");
   put(out, "finalBackupFailure", plis.final_backup_failure);
@@ -76,6 +78,7 @@ std::optional<Plis> read_plis(const kube::Object& config_map) {
     auto [ptr, error] = std::from_chars(since.data(), since.data() + since.size(), value);
     if (error != std::errc() || ptr != since.data() + since.size()) return std::nullopt;
     plis.stopping_since_ms = value;
+    WSIM_ASSERT_GE(value, 0);  // Pairs with encode_plis: only ws-manager writes the PLIS.
   }
   plis.last_pod_phase = get(fields, "lastPodPhase");
   plis.last_pod_ever_ready = get(fields, "lastPodEverReady") == "true";
@@ -85,6 +88,7 @@ std::optional<Plis> read_plis(const kube::Object& config_map) {
 }
 
 std::string encode_disposal(const DisposalStatus& disposal) {
+  WSIM_ASSERT(!disposal.status.empty());  // "started", "retrying" or "finished".
   std::string out;
   put(out, "status", disposal.status);
   put(out, "backupFailure", disposal.backup_failure);
@@ -92,6 +96,7 @@ std::string encode_disposal(const DisposalStatus& disposal) {
 }
 
 DisposalStatus read_disposal(const kube::Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   DisposalStatus out;
   auto it = pod.meta.annotations.find(kAnnDisposalStatus);
   if (it == pod.meta.annotations.end()) return out;

@@ -44,6 +44,7 @@ const char* phase_name(Phase phase) {
     case Phase::kStopped:
       return "STOPPED";
   }
+  WSIM_ASSERT_MSG(false, "phase " << static_cast<int>(phase) << " has no name");
   return "?";
 }
 
@@ -62,6 +63,7 @@ Mk1Manager::~Mk1Manager() { stop(); }
 bool Mk1Manager::plis_era() const { return versions_.plis(); }
 
 bool Mk1Manager::lists(const std::string& instance) const {
+  WSIM_ASSERT(!instance.empty());
   kube::ApiServer& api = world_.api();
   if (api.peek(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)}) != nullptr) return true;
   return plis_era() &&
@@ -71,6 +73,7 @@ bool Mk1Manager::lists(const std::string& instance) const {
 bool Mk1Manager::direct_reads() const { return versions_.era == ManagerEra::kMk1PlisDirect; }
 
 Task<kube::Result<kube::Object>> Mk1Manager::read(kube::ObjectRef ref) {
+  WSIM_ASSERT(!ref.name.empty());
   if (direct_reads()) co_return co_await client_.reader().get(std::move(ref));
   co_return co_await client_.get(std::move(ref));
 }
@@ -100,6 +103,8 @@ void Mk1Manager::start() {
       loop.spawn("ws-manager/configmap-reconciler", config_map_reconciler(cm_queue_)));
   actors_.push_back(loop.spawn("ws-manager/pod-reconciler", pod_reconciler(pod_queue_)));
   actors_.push_back(loop.spawn("ws-manager/housekeeping", housekeeping()));
+  // stop() cleared the last incarnation's actors: the workers, two reconcilers, housekeeping.
+  WSIM_ASSERT_EQ(actors_.size(), static_cast<std::size_t>(options_.workers + 3));
 }
 
 void Mk1Manager::stop() {
@@ -128,7 +133,9 @@ void Mk1Manager::stop() {
 }
 
 void Mk1Manager::on_pod(const kube::Object& pod, bool deleted) {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   if (!pool_) return;
+  WSIM_ASSERT(pod_queue_ != nullptr);  // start() makes the pool and both queues together.
   if (!plis_era()) {
     // Finalizer era: PodReconciler (predicate: the pod has a gitpod/id annotation).
     if (pod.meta.annotations.count(kAnnId) > 0) pod_queue_->add(pod.meta.name);
@@ -141,7 +148,9 @@ void Mk1Manager::on_pod(const kube::Object& pod, bool deleted) {
 }
 
 void Mk1Manager::on_config_map(const kube::Object& cm, bool deleted) {
+  WSIM_ASSERT_EQ(cm.kind, std::string("ConfigMap"));
   if (!cm_queue_ || !plis_era()) return;
+  WSIM_ASSERT(pool_ != nullptr);
   if (direct_reads()) {
     // monitor.go @ 08774bd177^ enqueueEvent: every ConfigMap watch event goes to the pool with
     // its object. A Deleted one is dropped here: upstream deletes the PLIS with Foreground
@@ -157,6 +166,8 @@ void Mk1Manager::on_config_map(const kube::Object& cm, bool deleted) {
 
 void Mk1Manager::spawn_once(std::set<std::string>& running, const std::string& instance,
                             const std::string& what, Task<void> task) {
+  WSIM_ASSERT(!instance.empty());
+  WSIM_ASSERT(up_);  // Only a running manager starts actors; stop() cancels them.
   if (!running.insert(instance).second) return;
   actors_.push_back(
       world_.sim().loop().spawn("ws-manager/" + what + " " + instance, std::move(task)));
@@ -188,6 +199,7 @@ Task<ApiReply> Mk1Manager::start_workspace(StartRequest request) {
   world_.sim().record(kActor, "create-pod", request.instance,
                       created.ok() ? "ok" : kube::code_name(created.status.code));
   if (!created.ok()) co_return ApiReply{ApiCode::kInternal, created.status.message};
+  WSIM_ASSERT_EQ(created.value.meta.name, pod_name(request.instance));
   activity_ms_[request.instance] = world_.sim().now_ms();
   if (plis_era()) {
     kube::Object cm;
@@ -207,6 +219,7 @@ Task<ApiReply> Mk1Manager::stop_workspace(std::string instance, StopPolicy polic
   if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
   if (maintenance_) co_return ApiReply{ApiCode::kFailedPrecondition, "under maintenance"};
   const DurationMs grace_ms = policy == StopPolicy::kNormal ? 30 * kSecondMs : kSecondMs;
+  WSIM_ASSERT(!instance.empty());
   kube::Result<kube::Object> pod =
       co_await read(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)});
   if (pod.status.is(kube::Code::kNotFound))
@@ -241,6 +254,7 @@ Task<ApiReply> Mk1Manager::stop_workspace(std::string instance, StopPolicy polic
 
 Task<ApiReply> Mk1Manager::mark_active(std::string instance) {
   if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
+  WSIM_ASSERT(!instance.empty());
   activity_ms_[instance] = world_.sim().now_ms();
   co_return ApiReply{};
 }

@@ -23,6 +23,7 @@ std::string ann(const kube::Object& o, const char* key) {
 }  // namespace
 
 PodStatus status_from_pod(const kube::Object& pod, bool finalizer_era) {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   PodStatus out;
   out.ever_ready = !has_ann(pod, kAnnNeverReady);
   if (has_ann(pod, kAnnExplicitFail)) out.failure = ann(pod, kAnnExplicitFail);
@@ -83,6 +84,7 @@ Task<void> Mk1Manager::worker(std::shared_ptr<EventPool> pool) {
   while (true) {
     std::optional<MonitorEvent> event = co_await pool->next();
     if (!event.has_value()) co_return;
+    WSIM_ASSERT(!event->queue.empty());  // EventPool::add refuses an event without a queue.
     const std::string queue = event->queue;
     co_await handle_event(std::move(*event));
     pool->done(queue);
@@ -95,6 +97,7 @@ Task<void> Mk1Manager::config_map_reconciler(std::shared_ptr<WorkQueue> queue) {
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;
+    WSIM_ASSERT(!key->empty());
     kube::Result<kube::Object> cm =
         co_await client_.get(kube::ObjectRef("ConfigMap", kNamespace, *key));
     if (cm.ok() && pool_ && has_ann(cm.value, kAnnId)) {
@@ -111,6 +114,7 @@ Task<void> Mk1Manager::pod_reconciler(std::shared_ptr<WorkQueue> queue) {
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;
+    WSIM_ASSERT(!key->empty());
     kube::Result<kube::Object> pod = co_await client_.get(kube::ObjectRef("Pod", kNamespace, *key));
     if (pool_ && pod.status.is(kube::Code::kNotFound)) {
       auto seen = pods_seen_.find(*key);
@@ -155,6 +159,7 @@ Task<void> Mk1Manager::handle_event(MonitorEvent event) {
 // fine), from the API server in mk1-plis-direct. Any other error fails the event.
 // Not modelled: the two Service Gets (the model has no Services).
 Task<bool> Mk1Manager::complete_workspace_objects(const std::string& instance) {
+  WSIM_ASSERT(!instance.empty());
   kube::Result<std::vector<kube::Object>> events =
       co_await client_.reader().list("Event", kNamespace);
   kube::Status failed = events.status;
@@ -172,6 +177,7 @@ Task<bool> Mk1Manager::complete_workspace_objects(const std::string& instance) {
 // monitor.go onConfigMapEvent.
 Task<void> Mk1Manager::handle_config_map_event(const std::string& instance,
                                                const kube::Object& cm) {
+  WSIM_ASSERT_EQ(cm.kind, std::string("ConfigMap"));
   if (!plis_era() || cm.meta.deletion_ms.has_value()) co_return;  // DeletionGracePeriodSeconds.
   // completeWorkspaceObjects reads the pod (findWorkspacePod: through the cache, in
   // mk1-plis-direct from the API server); while it exists the event is ignored (a stable order of
@@ -186,6 +192,7 @@ Task<void> Mk1Manager::handle_config_map_event(const std::string& instance,
 // whose status is computed with Deployed=false).
 Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const kube::Object& pod,
                                              bool deleted) {
+  WSIM_ASSERT(!instance.empty());
   const PodStatus status = status_from_pod(pod, !plis_era());
   // onPodEvent tells the subscribers before acting (monitor.go @ 724ed7a92a^ :219-230,
   // m.manager.OnChange; the same @ c8c4c3bda92c): the status computed from this event's pod.
@@ -307,6 +314,7 @@ Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const 
 Task<ReconcileResult> Mk1Manager::handle_stopping_pod(const std::string& instance,
                                                       const kube::Object& pod,
                                                       const PodStatus& status) {
+  WSIM_ASSERT(!plis_era());  // §8.3: the finalizer era's STOPPING path.
   if (!pod_deleting(pod)) {
     co_await delete_pod(instance, 30 * kSecondMs);
     co_return ReconcileResult::done();
@@ -338,6 +346,7 @@ Task<ReconcileResult> Mk1Manager::handle_stopping_pod(const std::string& instanc
 // §7.7 steps 3–6 (PLIS era, the pod is gone).
 Task<ReconcileResult> Mk1Manager::handle_plis_only(const std::string& instance,
                                                    const kube::Object& cm) {
+  WSIM_ASSERT(plis_era());
   const std::optional<Plis> plis = read_plis(cm);
   if (!plis.has_value() || plis->last_pod_phase.empty()) {
     co_return ReconcileResult::done();  // errNoPLIS: the status cannot be computed.
@@ -360,6 +369,8 @@ Task<ReconcileResult> Mk1Manager::handle_plis_only(const std::string& instance,
 
 Task<void> Mk1Manager::initialize(std::string instance, std::string node,
                                   std::string workspace_id) {
+  WSIM_ASSERT(!instance.empty());
+  WSIM_ASSERT(!workspace_id.empty());  // The pod's workspace label names the content.
   WsDaemon* daemon = world_.daemon(node);
   RpcReply reply{RpcCode::kUnavailable, "no ws-daemon"};
   if (daemon != nullptr) reply = co_await daemon->init_workspace(instance, workspace_id);
@@ -436,6 +447,8 @@ Task<void> Mk1Manager::wait_for_workspace_ready(std::string instance, std::strin
 
 // §7.7 step 4.
 Task<void> Mk1Manager::finalize_plis(std::string instance) {
+  WSIM_ASSERT(plis_era());
+  WSIM_ASSERT_GT(options_.daemon_attempts, 0);
   std::optional<kube::Object> cm =
       configmaps_ ? configmaps_->get(kNamespace, plis_name(instance)) : std::nullopt;
   const Plis plis = cm.has_value() ? read_plis(*cm).value_or(Plis{}) : Plis{};
@@ -466,6 +479,7 @@ Task<void> Mk1Manager::finalize_plis(std::string instance) {
 
 // §8.4 (finalizer era).
 Task<void> Mk1Manager::finalize_pod(std::string instance, std::string node, bool backup) {
+  WSIM_ASSERT(!plis_era());
   (void)co_await mark_pod(instance, [](kube::Object& p) {
     p.meta.annotations[kAnnDisposalStatus] = encode_disposal({"started", ""});
     return true;
@@ -511,6 +525,7 @@ Task<void> Mk1Manager::finalize_pod(std::string instance, std::string node, bool
 
 Task<void> Mk1Manager::housekeeping() {
   co_await wait_for_caches();
+  WSIM_ASSERT_GT(options_.housekeeping_ms, 0);  // A zero tick would never let time pass.
   while (true) {
     co_await world_.sim().loop().sleep(options_.housekeeping_ms);
     co_await housekeep_once();
@@ -590,6 +605,7 @@ Task<void> Mk1Manager::housekeep_pod(const kube::Object& pod, TimeMs now_ms) {
 }
 
 Task<void> Mk1Manager::housekeep_plis(const kube::Object& cm, bool pod_exists, TimeMs now_ms) {
+  WSIM_ASSERT(plis_era());  // PLIS ConfigMaps exist in the PLIS era only.
   if (!has_ann(cm, kAnnId) || cm.meta.deletion_ms.has_value() || pod_exists) co_return;
   const std::string instance = ann(cm, kAnnId);
   const Plis plis = read_plis(cm).value_or(Plis{});

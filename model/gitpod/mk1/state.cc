@@ -24,7 +24,10 @@ namespace wsim::gitpod::mk1 {
 namespace {
 
 kube::Backoff backoff_for(bool plis_era) {
-  return plis_era ? kube::default_backoff() : kube::Backoff(7, 100, 2.0, 0.1);
+  const kube::Backoff backoff =
+      plis_era ? kube::default_backoff() : kube::Backoff(7, 100, 2.0, 0.1);
+  WSIM_ASSERT_GT(backoff.steps, 0);  // At least the first attempt.
+  return backoff;
 }
 
 // markWorkspace's backoff: the era's, or the counterfactual budget of
@@ -32,6 +35,7 @@ kube::Backoff backoff_for(bool plis_era) {
 kube::Backoff mark_backoff(bool plis_era, int retry_steps) {
   WSIM_ASSERT_GE(retry_steps, 0);
   if (retry_steps == 0) return backoff_for(plis_era);
+  WSIM_ASSERT_LE(retry_steps, 1000);  // normalize's cap on mk1_mark_retry_steps.
   return kube::Backoff(retry_steps, 100, 1.0, 0.1);
 }
 
@@ -50,9 +54,11 @@ kube::Status unchanged() { return kube::Status::Ok(); }
 
 Task<kube::Status> Mk1Manager::mark_pod_once(std::string instance,
                                              std::function<bool(kube::Object&)> edit) {
+  WSIM_ASSERT(edit != nullptr);
   kube::Result<kube::Object> pod =
       co_await read(kube::ObjectRef("Pod", kNamespace, pod_name(instance)));
   if (!pod.ok()) co_return pod.status;
+  WSIM_ASSERT_EQ(pod.value.meta.name, pod_name(instance));
   if (!edit(pod.value)) co_return unchanged();
   kube::Result<kube::Object> updated = co_await client_.update(std::move(pod.value));
   if (updated.status.is(kube::Code::kConflict)) {
@@ -62,6 +68,7 @@ Task<kube::Status> Mk1Manager::mark_pod_once(std::string instance,
 }
 
 Task<bool> Mk1Manager::mark_pod(std::string instance, std::function<bool(kube::Object&)> edit) {
+  WSIM_ASSERT(!instance.empty());
   // Named, not temporaries inside the co_await expression (g++ 12, sim/kube/README.md).
   const kube::Backoff backoff = mark_backoff(plis_era(), world_.settings().mk1_mark_retry_steps);
   std::function<Task<kube::Status>()> attempt = [this, instance, edit] {
@@ -83,6 +90,7 @@ Task<bool> Mk1Manager::mark_pod(std::string instance, std::function<bool(kube::O
 Task<kube::Status> Mk1Manager::patch_plis_once(
     std::string instance, std::function<bool(Plis&)> edit,
     std::map<std::string, std::optional<std::string>> marks) {
+  WSIM_ASSERT(plis_era());  // PLIS ConfigMaps exist in the PLIS era only.
   kube::Result<kube::Object> cm =
       co_await read(kube::ObjectRef("ConfigMap", kNamespace, plis_name(instance)));
   if (!cm.ok()) co_return cm.status;  // A missing CM is an error.
@@ -109,6 +117,7 @@ Task<kube::Status> Mk1Manager::patch_plis_once(
 
 Task<bool> Mk1Manager::patch_plis(std::string instance, std::function<bool(Plis&)> edit,
                                   std::map<std::string, std::optional<std::string>> marks) {
+  WSIM_ASSERT(!instance.empty());
   const kube::Backoff backoff = backoff_for(true);
   std::function<Task<kube::Status>()> attempt = [this, instance, edit, marks] {
     return patch_plis_once(instance, edit, marks);
@@ -123,6 +132,7 @@ Task<bool> Mk1Manager::patch_plis(std::string instance, std::function<bool(Plis&
 }
 
 Task<void> Mk1Manager::delete_pod(const std::string& instance, std::optional<DurationMs> grace_ms) {
+  if (grace_ms) WSIM_ASSERT_GE(*grace_ms, 0);
   kube::DeleteOptions options;
   options.grace_period_ms = grace_ms;
   options.propagation = kube::Propagation::kForeground;
@@ -132,6 +142,7 @@ Task<void> Mk1Manager::delete_pod(const std::string& instance, std::optional<Dur
 }
 
 Task<bool> Mk1Manager::delete_plis(const std::string& instance) {
+  WSIM_ASSERT(plis_era());
   const kube::Status s =
       co_await client_.remove(kube::ObjectRef{"ConfigMap", kNamespace, plis_name(instance)});
   world_.sim().record(kActor, "delete-plis", instance, s.ok() ? "ok" : kube::code_name(s.code));

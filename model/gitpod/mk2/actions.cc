@@ -15,6 +15,7 @@ namespace wsim::gitpod::mk2 {
 namespace {
 
 Action make(ActionKind kind, std::string why) {
+  WSIM_ASSERT(!why.empty());  // The trace names the case of §3.5 that matched.
   Action action;
   action.kind = kind;
   action.why = std::move(why);
@@ -38,6 +39,7 @@ Action decide_recreation(const kube::Object& ws, const ActionInputs& in) {
   const std::optional<TimeMs> deleted_ms = status_time(ws, kStatusPodDeletionMs);
   if (!deleted_ms.has_value()) return requeue_after(5 * kSecondMs, "A2.2 no podDeletionTime");
   const DurationMs backoff_ms = recreation_backoff_ms(in);
+  WSIM_ASSERT_GT(backoff_ms, 0);
   if (in.now_ms < *deleted_ms + backoff_ms) {
     return requeue_after(*deleted_ms + backoff_ms - in.now_ms, "A2.3 recreation backoff");
   }
@@ -47,6 +49,9 @@ Action decide_recreation(const kube::Object& ws, const ActionInputs& in) {
 Action decide_without_pods(const kube::Object& ws, const ActionInputs& in) {
   const std::int64_t starts = status_int(ws, kStatusPodStarts, 0);
   const std::int64_t recreated = status_int(ws, kStatusPodRecreated, 0);
+  // Counters the controller only ever increments (create_pod, reset_for_recreation).
+  WSIM_ASSERT_GE(starts, 0);
+  WSIM_ASSERT_GE(recreated, 0);
   const bool rejection = in.versions->has(Fix::k20243);
   if (starts == 0 || (rejection && starts - recreated < 1)) {
     return make(ActionKind::kCreatePod, "A1 podStarts=" + std::to_string(starts));
@@ -59,12 +64,14 @@ Action decide_without_pods(const kube::Object& ws, const ActionInputs& in) {
 }
 
 Action delete_pod(std::optional<DurationMs> grace_ms, std::string why) {
+  if (grace_ms) WSIM_ASSERT_GE(*grace_ms, 0);  // parse_grace rejects negative seconds.
   Action action = make(ActionKind::kDeletePod, std::move(why));
   action.grace_ms = grace_ms;
   return action;
 }
 
 Action decide_with_pod(const kube::Object& ws, const kube::Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   const bool deleting = pod_deleting(pod);
   if (!deleting) {
     if (cond_true(ws, kCondFailed)) return delete_pod(std::nullopt, "B1 failed");
@@ -91,20 +98,29 @@ Action decide_with_pod(const kube::Object& ws, const kube::Object& pod) {
 
 DurationMs recreation_backoff_ms(const ActionInputs& inputs) {
   WSIM_ASSERT_GE(inputs.pod_recreation_backoff_ms, 0);
-  return inputs.pod_recreation_backoff_ms > 0 ? inputs.pod_recreation_backoff_ms : 15 * kSecondMs;
+  const DurationMs backoff_ms =
+      inputs.pod_recreation_backoff_ms > 0 ? inputs.pod_recreation_backoff_ms : 15 * kSecondMs;
+  WSIM_ASSERT_GT(backoff_ms, 0);
+  return backoff_ms;
 }
 
 Action decide_action(const kube::Object& ws, const std::vector<kube::Object>& pods,
                      const ActionInputs& inputs) {
   WSIM_ASSERT(inputs.versions != nullptr);
   WSIM_ASSERT_GE(inputs.pod_recreation_max_retries, 0);
-  if (pods.empty()) return decide_without_pods(ws, inputs);
-  return decide_with_pod(ws, pods.front());
+  const Action action =
+      pods.empty() ? decide_without_pods(ws, inputs) : decide_with_pod(ws, pods.front());
+  // Postconditions: a pod is created only when there is none, deleted only when there is one.
+  if (!pods.empty()) WSIM_ASSERT(action.kind != ActionKind::kCreatePod);
+  if (pods.empty()) WSIM_ASSERT(action.kind != ActionKind::kDeletePod);
+  if (action.kind == ActionKind::kRequeueAfter) WSIM_ASSERT_GT(action.requeue_after_ms, 0);
+  return action;
 }
 
 void reset_for_recreation(kube::Object& ws, TimeMs now_ms) {
   const std::int64_t starts = status_int(ws, kStatusPodStarts, 0);
   const std::int64_t recreated = status_int(ws, kStatusPodRecreated, 0) + 1;
+  WSIM_ASSERT_GE(recreated, 1);
   const std::string token = status_str(ws, kStatusOwnerToken);
   ws.status.clear();
   ws.conditions.clear();
@@ -115,6 +131,7 @@ void reset_for_recreation(kube::Object& ws, TimeMs now_ms) {
   set_cond(ws, kCondPodRejected, false, "",
            "Recreating pod... (" + std::to_string(recreated) + " retry)", now_ms);
   WSIM_ASSERT_EQ(ws.conditions.size(), 1u);
+  WSIM_ASSERT_EQ(status_int(ws, kStatusPodRecreated, 0), recreated);
 }
 
 std::optional<DurationMs> parse_grace(const std::string& message) {

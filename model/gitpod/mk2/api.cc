@@ -11,6 +11,7 @@ namespace wsim::gitpod::mk2 {
 namespace {
 
 kube::Object secret(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   kube::Object s;
   s.kind = "Secret";
   s.meta.name = name;
@@ -78,6 +79,7 @@ Task<kube::Status> Mk2Manager::modify_workspace_once(std::string name,
   kube::Result<kube::Object> got =
       co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, name));
   if (!got.ok()) co_return got.status;
+  WSIM_ASSERT_EQ(got.value.meta.name, name);
   mutate(got.value);
   kube::Result<kube::Object> r =
       co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
@@ -104,6 +106,8 @@ Task<ApiReply> Mk2Manager::stop_workspace(std::string instance, StopPolicy polic
   if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
   if (maintenance_) co_return ApiReply{ApiCode::kFailedPrecondition, "under maintenance"};
   const std::string grace = policy == StopPolicy::kNormal ? "30s" : "1s";
+  // The message decide_action reads back as the pod's grace (B2).
+  WSIM_ASSERT(parse_grace(grace).has_value());
   if (policy == StopPolicy::kAbort) {
     std::function<void(kube::Object&)> abort = [this](kube::Object& ws) {
       set_cond(ws, kCondAborted, true, "StopWorkspaceRequest", "", world_.sim().now_ms());
@@ -137,6 +141,7 @@ Task<ApiReply> Mk2Manager::mark_active(std::string instance) {
   kube::Result<kube::Object> got =
       co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, instance));
   if (!got.ok()) co_return ApiReply{ApiCode::kNotFound, "no such workspace"};
+  WSIM_ASSERT_EQ(got.value.kind, std::string(kWorkspaceKind));
   const bool first_call = !cond_present(got.value, kCondFirstUserActivity);
   std::function<void(kube::Object&)> mark = [this](kube::Object& ws) {
     const TimeMs now_ms = world_.sim().now_ms();

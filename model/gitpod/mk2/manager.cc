@@ -16,6 +16,7 @@ constexpr const char* kOwnerIndex = "owner";
 
 std::unique_ptr<kube::Informer> make_informer(GitpodWorld& world, const std::string& kind,
                                               const std::string& namespace_) {
+  WSIM_ASSERT(!kind.empty());
   kube::InformerOptions options;
   options.identity = Mk2Manager::kActor;
   options.kind = kind;
@@ -67,6 +68,9 @@ void Mk2Manager::start() {
   for (int i = 0; i < options_.timeout_workers; ++i) {
     actors_.push_back(loop.spawn("ws-manager/timeout", timeout_worker(timeout_queue_)));
   }
+  // stop() cleared the last incarnation's actors: exactly this incarnation's workers run.
+  WSIM_ASSERT_EQ(actors_.size(),
+                 static_cast<std::size_t>(options_.workspace_workers + options_.timeout_workers));
 }
 
 void Mk2Manager::stop() {
@@ -113,10 +117,12 @@ std::string api_phase(const std::string& cr_phase) {
 }  // namespace
 
 bool Mk2Manager::lists(const std::string& instance) const {
+  WSIM_ASSERT(!instance.empty());
   return world_.api().peek(kube::ObjectRef{kWorkspaceKind, kNamespace, instance}) != nullptr;
 }
 
 void Mk2Manager::on_workspace(const kube::Object& ws, bool deleted) {
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
   timeout_checks_.erase(ws.meta.name);  // The cached object changed: its deadlines may have.
   // The subscriber controller (controllers/subscriber_controller.go @ 4f45d02eac95 Reconcile
   // :48-75): on a change of the cached CR, publish its status — nothing for a deleted CR
@@ -127,17 +133,20 @@ void Mk2Manager::on_workspace(const kube::Object& ws, bool deleted) {
     publish_status(ws.meta.name, api_phase(phase(ws)));
   }
   if (!queue_) return;
+  WSIM_ASSERT(timeout_queue_ != nullptr);  // start() makes both queues, stop() drops both.
   queue_->add(ws.meta.name);
   if (!deleted) timeout_queue_->add(ws.meta.name);
 }
 
 void Mk2Manager::on_pod(const kube::Object& pod, bool deleted) {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   if (!queue_) return;
   const std::string owner = pod_owner(pod);
   if (!owner.empty()) queue_->add(owner);
 }
 
 void Mk2Manager::on_node(const kube::Object& node, bool deleted) {
+  WSIM_ASSERT_EQ(node.kind, std::string("Node"));
   if (!queue_ || !deleted || !workspaces_) return;
   // §3.6: node deletion enqueues every workspace whose runtime.nodeName is that node.
   for (const kube::Informer::ObjectView& ws : workspaces_->list_shared()) {
@@ -163,6 +172,7 @@ ActionInputs Mk2Manager::action_inputs() const {
   in.now_ms = world_.sim().now_ms();
   in.pod_recreation_max_retries = world_.settings().pod_recreation_max_retries;
   in.pod_recreation_backoff_ms = world_.settings().pod_recreation_backoff_ms;
+  WSIM_ASSERT_GE(in.pod_recreation_max_retries, 0);  // normalize: 0..100.
   return in;
 }
 

@@ -104,6 +104,7 @@ void derive_phase(kube::Object& ws, const kube::Object& pod, const StatusInputs&
 
 // §3.4 with exactly one pod.
 void status_with_pod(kube::Object& ws, const kube::Object& pod, const StatusInputs& in) {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   if (!cond_present(ws, kCondDeployed)) set_cond(ws, kCondDeployed, true, "", "", in.now_ms);
   const std::string node = pod_node(pod);
   // Presence tests read views (status_str would copy each value).
@@ -122,6 +123,7 @@ void status_with_pod(kube::Object& ws, const kube::Object& pod, const StatusInpu
   if (ws.status_view(kStatusOwnerToken).empty()) {
     ws.status[kStatusOwnerToken] = owner_token_for(ws.meta.name);
   }
+  WSIM_ASSERT(!ws.status_view(kStatusPodName).empty());
   const Failure failure = extract_failure(ws, pod, *in.versions);
   if (failure.forced_phase.has_value()) set_phase(ws, *failure.forced_phase);
   detect_rejection(ws, pod, failure, in);
@@ -137,6 +139,7 @@ void status_with_pod(kube::Object& ws, const kube::Object& pod, const StatusInpu
 }  // namespace
 
 bool is_disposal_finished(const kube::Object& ws, const Versions& versions) {
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
   if (versions.has(Fix::k20243) && cond_true(ws, kCondPodRejected)) {
     return cond_present(ws, kCondStateWiped);  // Presence counts, True or False (B10).
   }
@@ -146,6 +149,7 @@ bool is_disposal_finished(const kube::Object& ws, const Versions& versions) {
 }
 
 bool is_pod_rejected(const kube::Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   if (pod_status_phase(pod) != "Failed") return false;
   const std::string reason = pod.status_or("reason", "");
   if (reason != "NodeAffinity" && reason != "OutOfcpu" && reason != "OutOfmemory") return false;
@@ -153,6 +157,8 @@ bool is_pod_rejected(const kube::Object& pod) {
 }
 
 Failure extract_failure(const kube::Object& ws, const kube::Object& pod, const Versions& versions) {
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   const kube::Condition* content = ws.condition(kCondContentReady);
   if (content != nullptr && content->status == "False" && content->reason == kReasonInitFailure) {
     return {"Content initialization failed: " + content->message, std::nullopt};
@@ -224,6 +230,7 @@ void update_workspace_status(kube::Object& ws, const std::vector<kube::Object>& 
 }
 
 std::string owner_token_for(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   std::uint64_t hash = 0xcbf29ce484222325ULL;
   for (char ch : name) {
     hash ^= static_cast<unsigned char>(ch);

@@ -16,6 +16,7 @@ TimeoutDeadlines timeout_deadlines(const kube::Object& ws, const ManagerOptions&
   TimeoutDeadlines out;
   const auto add = [&out](TimeMs from_ms, DurationMs limit_ms, const char* reason) {
     WSIM_ASSERT_LT(out.count, static_cast<int>(out.deadlines.size()));
+    WSIM_ASSERT_GT(limit_ms, 0);  // Every timeout of ManagerOptions (or the CR's own) is positive.
     out.deadlines[out.count++] = {from_ms + limit_ms, reason, from_ms};
   };
   const TimeMs created_ms = ws.meta.creation_ms;
@@ -52,6 +53,7 @@ TimeoutDeadlines timeout_deadlines(const kube::Object& ws, const ManagerOptions&
 }
 
 const char* TimeoutDeadlines::expired(TimeMs now_ms) const {
+  WSIM_ASSERT_LE(count, static_cast<int>(deadlines.size()));
   for (int i = 0; i < count; ++i) {
     if (now_ms >= deadlines[i].at_ms) return deadlines[i].reason;
   }
@@ -62,6 +64,7 @@ namespace {
 
 // timeout_controller.go formatDuration: rounded to the minute, "%02dh%02dm".
 std::string format_duration(DurationMs d_ms) {
+  WSIM_ASSERT_GE(d_ms, 0);
   const DurationMs minutes = (d_ms + kMinuteMs / 2) / kMinuteMs;
   char out[32];
   std::snprintf(out, sizeof(out), "%02lldh%02lldm", static_cast<long long>(minutes / 60),
@@ -72,6 +75,7 @@ std::string format_duration(DurationMs d_ms) {
 }  // namespace
 
 std::string TimeoutDeadlines::message(TimeMs now_ms) const {
+  WSIM_ASSERT_LE(count, static_cast<int>(deadlines.size()));
   for (int i = 0; i < count; ++i) {
     const Deadline& d = deadlines[i];
     if (now_ms < d.at_ms) continue;
@@ -91,6 +95,7 @@ Task<void> Mk2Manager::timeout_worker(std::shared_ptr<WorkQueue> queue) {
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;
+    WSIM_ASSERT(!key->empty());
     const ReconcileResult result = co_await reconcile_timeout(*key);
     queue->finish(*key, result);
   }

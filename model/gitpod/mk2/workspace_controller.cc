@@ -17,6 +17,7 @@ namespace {
 constexpr DurationMs kConflictRequeueMs = 100;  // §3.1 step 5.
 
 kube::ObjectRef workspace_ref(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   return kube::ObjectRef{kWorkspaceKind, kNamespace, name};
 }
 
@@ -27,6 +28,7 @@ Task<void> Mk2Manager::workspace_worker(std::shared_ptr<WorkQueue> queue) {
   while (true) {
     std::optional<std::string> key = co_await queue->next();
     if (!key.has_value()) co_return;
+    WSIM_ASSERT(!key->empty());
     const ReconcileResult result = co_await reconcile(*key);
     queue->finish(*key, result);
   }
@@ -38,6 +40,8 @@ Task<ReconcileResult> Mk2Manager::reconcile(std::string name) {
   std::optional<kube::Object> cached = workspaces_->get(kNamespace, name);
   if (!cached.has_value()) co_return ReconcileResult::done();
   kube::Object ws = std::move(*cached);
+  WSIM_ASSERT_EQ(ws.meta.name, name);
+  WSIM_ASSERT(versions_.mk2());
   const std::vector<kube::Object> pods = owned_pods(name);
 
   StatusInputs in;
@@ -74,6 +78,7 @@ Task<ReconcileResult> Mk2Manager::reconcile(std::string name) {
 // §3.5.
 Task<ReconcileResult> Mk2Manager::act_on_status(kube::Object& ws,
                                                 const std::vector<kube::Object>& pods) {
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
   const Action action = decide_action(ws, pods, action_inputs());
   switch (action.kind) {
     case ActionKind::kNothing:
@@ -106,6 +111,7 @@ Task<ReconcileResult> Mk2Manager::act_on_status(kube::Object& ws,
 }
 
 Task<ReconcileResult> Mk2Manager::create_pod(kube::Object& ws) {
+  WSIM_ASSERT(!ws.meta.uid.empty());  // The pod's owner reference names the CR by uid.
   kube::Object pod = world_.workspace_pod_template(ws.meta.name, workspace_id(ws));
   pod.meta.finalizers.push_back(kFinalizer);
   kube::OwnerReference owner;
@@ -122,6 +128,7 @@ Task<ReconcileResult> Mk2Manager::create_pod(kube::Object& ws) {
   if (created.status.is(kube::Code::kAlreadyExists)) co_return ReconcileResult::done();
   if (!created.ok()) co_return ReconcileResult::failed();
   const std::int64_t starts = status_int(ws, kStatusPodStarts, 0) + 1;
+  WSIM_ASSERT_GE(starts, 1);
   if (!versions_.has(Fix::k16622)) {
     set_status_int(ws, kStatusPodStarts, starts);  // In memory; lost on a Conflict (B1).
     co_return ReconcileResult::done();
@@ -135,6 +142,7 @@ Task<ReconcileResult> Mk2Manager::create_pod(kube::Object& ws) {
 }
 
 Task<ReconcileResult> Mk2Manager::reset_for_recreation_and_write(kube::Object& ws) {
+  WSIM_ASSERT(versions_.has(Fix::k20243));  // Re-creation exists since #20243 (decide_action).
   reset_for_recreation(ws, world_.sim().now_ms());
   kube::Result<kube::Object> written = co_await client_.update(ws, kube::Subresource::kStatus);
   world_.sim().record(kActor, "recreate", ws.meta.name,
@@ -147,6 +155,7 @@ Task<ReconcileResult> Mk2Manager::reset_for_recreation_and_write(kube::Object& w
 // deleteSecret: wait.ExponentialBackoff{100 ms, ×1.5, jitter 0.2, 3 steps} of Get (cache;
 // NotFound = done) then Delete (NotFound = done); false when the steps ran out.
 Task<bool> Mk2Manager::delete_secret(std::string name) {
+  WSIM_ASSERT(!name.empty());
   kube::Backoff backoff(3, 100, 1.5, 0.2);
   while (true) {
     kube::Result<kube::Object> got =
@@ -171,6 +180,7 @@ Task<bool> Mk2Manager::delete_secrets(const std::string& name) {
 
 // §3.5 A3.
 Task<ReconcileResult> Mk2Manager::finalize_workspace(kube::Object& ws) {
+  WSIM_ASSERT(phase(ws) == kPhaseStopped);  // §3.5 A3: only a Stopped workspace is finalized.
   // actOnStatus (0 pods, Stopped): a failed secret deletion returns the error before the CR
   // finalizer is removed.
   const bool secrets_deleted = co_await delete_secrets(ws.meta.name);
@@ -203,6 +213,8 @@ Task<ReconcileResult> Mk2Manager::finalize_workspace(kube::Object& ws) {
 
 Task<ReconcileResult> Mk2Manager::delete_pod(const kube::Object& pod,
                                              std::optional<DurationMs> grace_ms) {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
+  if (grace_ms) WSIM_ASSERT_GE(*grace_ms, 0);
   kube::DeleteOptions options;
   options.grace_period_ms = grace_ms;
   const kube::Status s = co_await client_.remove(kube::ObjectRef::of(pod), options);
@@ -212,6 +224,7 @@ Task<ReconcileResult> Mk2Manager::delete_pod(const kube::Object& pod,
 
 // §3.5 B9.
 Task<ReconcileResult> Mk2Manager::remove_pod_finalizer(const kube::Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   if (!kube::has_finalizer(pod, kFinalizer)) co_return ReconcileResult::done();
   kube::Object copy = pod;
   copy.meta.finalizers = kube::without_finalizer(copy.meta.finalizers, kFinalizer);

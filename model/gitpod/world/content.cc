@@ -20,6 +20,7 @@ const char* destroy_cause_name(DestroyCause cause) {
     case DestroyCause::kReinit:
       return "content re-initialized";
   }
+  WSIM_ASSERT_MSG(false, "destroy cause " << static_cast<int>(cause) << " has no name");
   return "?";
 }
 
@@ -115,7 +116,9 @@ std::int64_t ContentStore::write(const std::string& node, const std::string& ins
 
 std::int64_t ContentStore::latest_written(const std::string& workspace_id) const {
   auto it = latest_written_.find(workspace_id);
-  return it == latest_written_.end() ? 0 : it->second;
+  if (it == latest_written_.end()) return 0;
+  WSIM_ASSERT_GT(it->second, 0);  // Set by write(), which counts from 1.
+  return it->second;
 }
 
 void ContentStore::upload(const std::string& workspace_id, const Session& session) {
@@ -130,6 +133,7 @@ void ContentStore::upload(const std::string& workspace_id, const Session& sessio
 std::optional<Backup> ContentStore::backup(const std::string& workspace_id) const {
   auto it = storage_.find(workspace_id);
   if (it == storage_.end()) return std::nullopt;
+  WSIM_ASSERT_GE(it->second.version, 0);
   return it->second;
 }
 

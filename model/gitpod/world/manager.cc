@@ -1,6 +1,8 @@
 // Not a port: see manager.h [invented].
 #include "model/gitpod/world/manager.h"
 
+#include "sim/core/assert.h"
+
 namespace wsim::gitpod {
 
 const char* stop_policy_name(StopPolicy policy) {
@@ -12,6 +14,7 @@ const char* stop_policy_name(StopPolicy policy) {
     case StopPolicy::kAbort:
       return "abort";
   }
+  WSIM_ASSERT_MSG(false, "stop policy " << static_cast<int>(policy) << " has no name");
   return "?";
 }
 
@@ -30,6 +33,7 @@ const char* api_code_name(ApiCode code) {
     case ApiCode::kInternal:
       return "Internal";
   }
+  WSIM_ASSERT_MSG(false, "API code " << static_cast<int>(code) << " has no name");
   return "?";
 }
 

@@ -12,6 +12,7 @@ namespace wsim::gitpod {
 namespace {
 
 kube::ClusterOptions cluster_options(const Settings& settings) {
+  WSIM_ASSERT_GE(settings.nodes, 1);  // Divides below.
   kube::ClusterOptions options;
   options.nodes = settings.nodes;
   if (settings.live_workspaces > 0) {
@@ -25,8 +26,9 @@ kube::ClusterOptions cluster_options(const Settings& settings) {
   // ws-daemon is up on every node at start: node-labeler has labelled them.
   options.node_labels[kDaemonReadyLabel] = "true";
   // The default interceptor rules inject Conflict on every write verb; Kubernetes answers
-  // Conflict only to a write that carries a stale resourceVersion (Update here; docs/systems/gitpod.md §1.3:
-  // a merge patch without precondition never conflicts). GitpodWorld installs its own rules.
+  // Conflict only to a write that carries a stale resourceVersion (Update here;
+  // docs/systems/gitpod.md §1.3: a merge patch without precondition never conflicts). GitpodWorld
+  // installs its own rules.
   options.api.default_fault_rules = false;
   return options;
 }
@@ -46,6 +48,7 @@ GitpodWorld::GitpodWorld(Sim& sim, const Versions& versions, const Settings& set
     content_.add_node(node);
     daemons_[node] = std::make_unique<WsDaemon>(*this, node);
   }
+  WSIM_ASSERT_EQ(daemons_.size(), static_cast<std::size_t>(settings.nodes));  // One per node.
 }
 
 GitpodWorld::~GitpodWorld() = default;
@@ -73,6 +76,7 @@ void GitpodWorld::install_fault_rules() {
 }
 
 void GitpodWorld::start() {
+  WSIM_ASSERT(!daemons_.empty());
   cluster_->start();
   cluster_->api().subscribe("Pod", [this](const kube::WatchEvent& event) { on_pod(event); });
   for (auto& [node, daemon] : daemons_) daemon->start();
@@ -102,6 +106,7 @@ void GitpodWorld::daemon_down(const std::string& node) {
   WsDaemon* d = daemon(node);
   if (d == nullptr || !d->up()) return;
   d->stop();
+  WSIM_ASSERT(!d->up());
   label_later(node, false);
 }
 
@@ -109,6 +114,7 @@ void GitpodWorld::daemon_up(const std::string& node) {
   WsDaemon* d = daemon(node);
   if (d == nullptr || d->up()) return;
   d->start();
+  WSIM_ASSERT(d->up());
   label_later(node, true);
 }
 
@@ -118,6 +124,7 @@ void GitpodWorld::delete_node(const std::string& node) {
   it->second->stop();
   retired_daemons_.push_back(std::move(it->second));
   daemons_.erase(it);
+  WSIM_ASSERT(daemon(node) == nullptr);  // A deleted node's daemon is never found again.
   content_.delete_node(node);
   const kube::Status s = cluster_->delete_node(node);
   WSIM_ASSERT_MSG(s.ok() || s.is(kube::Code::kNotFound),
@@ -126,6 +133,8 @@ void GitpodWorld::delete_node(const std::string& node) {
 
 kube::Object GitpodWorld::workspace_pod_template(const std::string& instance,
                                                  const std::string& workspace_id) const {
+  WSIM_ASSERT(!instance.empty());
+  WSIM_ASSERT(!workspace_id.empty());
   kube::Object pod;
   pod.kind = "Pod";
   pod.meta.name = pod_name(instance);
@@ -144,6 +153,8 @@ kube::Object GitpodWorld::workspace_pod_template(const std::string& instance,
 }
 
 void GitpodWorld::content_initialized(const std::string& node, const std::string& instance) {
+  WSIM_ASSERT(!node.empty());
+  WSIM_ASSERT(content_.session(node, instance) != nullptr);  // Called after the init succeeded.
   const kube::Object* pod =
       cluster_->api().peek(kube::ObjectRef{"Pod", kNamespace, pod_name(instance)});
   if (pod != nullptr && pod_node(*pod) == node) maybe_ready(*pod);
@@ -160,6 +171,7 @@ void GitpodWorld::maybe_ready(const kube::Object& pod) {
   if (session == nullptr || !session->initialized) return;
   const kube::ObjectRef ref = kube::ObjectRef::of(pod);
   const std::string uid = pod.meta.uid;
+  WSIM_ASSERT(!uid.empty());
   sim_.loop().schedule(stream_.range(10, 1000), [this, ref, uid] {
     const kube::Object* live = cluster_->api().peek(ref);
     if (live == nullptr || live->meta.uid != uid) return;
@@ -170,6 +182,7 @@ void GitpodWorld::maybe_ready(const kube::Object& pod) {
 
 void GitpodWorld::on_pod(const kube::WatchEvent& event) {
   const kube::Object& pod = event.object;
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));  // Subscribed to Pod events only.
   if (pod.meta.namespace_ != kNamespace) return;
   auto component = pod.meta.labels.find(kLabelComponent);
   if (component == pod.meta.labels.end() || component->second != "workspace") return;

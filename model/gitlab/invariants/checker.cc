@@ -1,9 +1,9 @@
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
-#include "model/gitlab/invariants/monitor.h"
+#include "model/gitlab/invariants/checker.h"
 
 #include "model/gitlab/invariants/catalog.h"
 #include "model/gitlab/invariants/state_oracle.h"
-#include "model/gitlab/naming.h"
+#include "model/gitlab/names.h"
 #include "model/gitlab/rails/agent_infos_updater.h"
 #include "sim/core/assert.h"
 
@@ -45,8 +45,8 @@ constexpr int kL6SlackPartialIntervals = 6;
 
 }  // namespace
 
-Monitor::Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
-                 MonitorOptions options, const GitlabProbes* probes)
+Checker::Checker(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
+                 CheckerOptions options, const GitlabProbes* probes)
     : sim_(sim),
       api_(api),
       table_(table),
@@ -61,33 +61,43 @@ Monitor::Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& ta
   WSIM_ASSERT_GT(options_.partial_interval_ms, 0);
 }
 
-ProtocolModel::Stamps Monitor::rails_stamps(const std::string& workspace) const {
+ProtocolModel::Stamps Checker::rails_stamps(const std::string& workspace) const {
   using Stamps = ProtocolModel::Stamps;
   const WorkspaceRow* row = table_.find_by_name(workspace);
   if (row == nullptr || !row->responded_to_agent_at) return Stamps::kUnknown;
   const TimeMs touch = *row->responded_to_agent_at;
+  WSIM_ASSERT_GE(touch, row->created_at);  // A row is touched only after it was selected.
   if (row->desired_state_updated_at < touch) return Stamps::kChangeBeforeTouch;
   if (row->desired_state_updated_at == touch) return Stamps::kChangeAtTouch;
   return Stamps::kChangeAfterTouch;
 }
 
-void Monitor::violate(std::string_view id, const std::string& object, std::string message) {
+void Checker::violate(std::string_view id, const std::string& object, std::string message) {
   const std::string key = std::string(id) + "|" + object;
+  WSIM_ASSERT(!id.empty());
   if (!reported_.insert(key).second) return;
+  // The trace names this actor "monitor", the class's former name: renaming it would change
+  // every trace hash (docs/trace.md).
   sim_.record("monitor", "violation", object, std::string(id), message);
   pending_.push_back(run::Violation{std::string(id), object, std::move(message)});
+  // Each queued violation was reported once, and take_safety_violation only removes.
+  WSIM_ASSERT_LE(pending_.size(), reported_.size());
 }
 
-std::optional<run::Violation> Monitor::take_safety_violation() {
+std::optional<run::Violation> Checker::take_safety_violation() {
   if (pending_.empty()) return std::nullopt;
   run::Violation violation = std::move(pending_.front());
   pending_.pop_front();
+  WSIM_ASSERT(!violation.invariant_id.empty());  // Pairs with violate()'s check.
   return violation;
 }
 
 // --- Rails rows -----------------------------------------------------------------------------
 
-void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) {
+void Checker::on_row_written(const std::optional<WorkspaceRow>& before, const WorkspaceRow& after) {
+  WSIM_ASSERT(!after.name.empty());
+  if (before) WSIM_ASSERT_EQ(before->name, after.name);  // A save never renames a row.
+  if (heal_ms_) WSIM_ASSERT_GE(sim_.now_ms(), *heal_ms_);
   check_row_domains(after);
   // §10.2 L6 counts from the last disturbance. After heal no user acts, but Rails still changes
   // desired_state itself (RestartRequested → Running in step 5, §4.2; the R2+ lifecycle manager),
@@ -109,26 +119,35 @@ void Monitor::on_row_written(const std::optional<WorkspaceRow>& before, const Wo
   check_no_leak(after);
 }
 
-void Monitor::on_rails_request_begin(const RailsRequest& request) {
+void Checker::on_rails_request_begin(const RailsRequest& request) {
+  // Rails calls begin and end in one synchronous step (RailsService::update_select_and_build):
+  // requests never nest.
+  WSIM_ASSERT(rails_request_ == nullptr);
+  WSIM_ASSERT(request_infos_.empty());
   rails_request_ = &request;
   request_infos_ = infos_by_name(request.workspace_agent_infos);  // Into the request, no copies.
   for (const WorkspaceAgentInfo& info : request.workspace_agent_infos) {
+    WSIM_ASSERT(!info.name.empty());
     if (info.termination_progress == TerminationProgress::kNone) continue;
     progress_received_[WorkspaceKey{info.name, info.namespace_}] = info.termination_progress;
   }
   protocol_.on_select(request.request_id);
+  WSIM_ASSERT_LE(request_infos_.size(), request.workspace_agent_infos.size());
 }
 
-void Monitor::on_rails_request_end() {
+void Checker::on_rails_request_end() {
+  WSIM_ASSERT(rails_request_ != nullptr);
   rails_request_ = nullptr;
   request_infos_.clear();
 }
 
 // S12: the actual state Rails stores must be possible for the cluster state the agent reported
 // (state_oracle.h), whatever the calculator's table says.
-void Monitor::check_actual_against_report(const WorkspaceRow& after) {
+void Checker::check_actual_against_report(const WorkspaceRow& after) {
+  WSIM_ASSERT(rails_request_ != nullptr);
   auto info = request_infos_.find(after.name);
   if (info == request_infos_.end()) return;
+  WSIM_ASSERT_EQ(info->second->name, after.name);
   const std::optional<std::string> why =
       actual_state_contradiction(options_.versions.rails, after.actual_state, *info->second);
   if (why) violate(kS12, after.name, "actual " + name_of(after.actual_state) + ": " + *why);
@@ -138,7 +157,8 @@ void Monitor::check_actual_against_report(const WorkspaceRow& after) {
 // Running once the agent reported Stopped (§4.2 step 1); R0/R1 terminate a workspace past its
 // maximum age; the R2+ lifecycle manager stops idle and terminates old ones. User actions happen
 // outside requests and are not judged here.
-void Monitor::check_rails_flip(const WorkspaceRow& before, const WorkspaceRow& after) {
+void Checker::check_rails_flip(const WorkspaceRow& before, const WorkspaceRow& after) {
+  WSIM_ASSERT(rails_request_ != nullptr);  // Only writes inside a request are judged.
   if (before.desired_state == after.desired_state) return;
   const bool restart_done = before.desired_state == State::kRestartRequested &&
                             after.desired_state == State::kRunning &&
@@ -153,7 +173,8 @@ void Monitor::check_rails_flip(const WorkspaceRow& before, const WorkspaceRow& a
 }
 
 // S13: the Deployment Rails sends wants the replicas the desired state means.
-void Monitor::check_config_replicas(const WorkspaceRailsInfo& info) {
+void Checker::check_config_replicas(const WorkspaceRailsInfo& info) {
+  WSIM_ASSERT(!info.name.empty());
   for (const kube::Object& object : info.config_to_apply) {
     if (object.kind != "Deployment") continue;
     const std::optional<std::string> why = replicas_contradiction(info.desired_state, object);
@@ -161,7 +182,8 @@ void Monitor::check_config_replicas(const WorkspaceRailsInfo& info) {
   }
 }
 
-void Monitor::check_row_domains(const WorkspaceRow& after) {
+void Checker::check_row_domains(const WorkspaceRow& after) {
+  WSIM_ASSERT_GT(after.id, 0);
   if (!is_valid_desired(after.desired_state)) {
     violate(kS1, after.name, "desired_state " + name_of(after.desired_state) + " is not valid");
   }
@@ -170,12 +192,13 @@ void Monitor::check_row_domains(const WorkspaceRow& after) {
   }
 }
 
-void Monitor::check_row_transition(const WorkspaceRow& before, const WorkspaceRow& after) {
+void Checker::check_row_transition(const WorkspaceRow& before, const WorkspaceRow& after) {
   WSIM_ASSERT_EQ(before.id, after.id);
   if (before.desired_state == State::kTerminated && after.desired_state != State::kTerminated) {
     violate(kS2, after.name,
             "desired_state changed from Terminated to " + name_of(after.desired_state));
   }
+  WSIM_ASSERT_EQ(before.created_at, after.created_at);  // created_at is written once.
   if (before.responded_to_agent_at &&
       (!after.responded_to_agent_at ||
        *after.responded_to_agent_at < *before.responded_to_agent_at)) {
@@ -200,7 +223,8 @@ void Monitor::check_row_transition(const WorkspaceRow& before, const WorkspaceRo
   }
 }
 
-void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
+void Checker::check_terminated_provenance(const WorkspaceRow& after) {
+  WSIM_ASSERT(after.actual_state == State::kTerminated);
   if (!rails_request_) {
     violate(kS3, after.name, "actual_state set to Terminated outside of a reconcile request");
     return;
@@ -211,6 +235,7 @@ void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
     violate(kS3, after.name, "actual_state Terminated without termination_progress Terminated");
     return;
   }
+  WSIM_ASSERT_EQ(info->second->name, after.name);
   if (!judges_informer_rule()) return;
   const std::set<std::string>* present = present_by_request_.find(rails_request_->request_id);
   if (present != nullptr && present->count(after.name) > 0) {
@@ -220,12 +245,14 @@ void Monitor::check_terminated_provenance(const WorkspaceRow& after) {
 
 // S3 judges the informer rule (Terminated only once the Deployment left the agent cache) for the
 // agents that terminate by it: A0–A2, and A3 with the kDeploymentAbsence alternative.
-bool Monitor::judges_informer_rule() const {
+bool Checker::judges_informer_rule() const {
   const Versions& v = options_.versions;
   return !v.agent_inventory_termination() || v.a3_termination == A3Termination::kDeploymentAbsence;
 }
 
-bool Monitor::owned_by(const std::string& workspace, const kube::ObjectRef& ref) const {
+bool Checker::owned_by(const std::string& workspace, const kube::ObjectRef& ref) const {
+  WSIM_ASSERT(options_.versions.shared());  // Only shared mode judges foreign deletes (S5).
+  WSIM_ASSERT(!workspace.empty());
   if (ref.kind == "ConfigMap" && workspace_of_inventory(ref.name) == workspace) return true;
   const kube::Object* live = api_.peek(ref);
   if (live == nullptr) return true;  // Already gone: deleting it is harmless.
@@ -234,7 +261,8 @@ bool Monitor::owned_by(const std::string& workspace, const kube::ObjectRef& ref)
   return workspace_of_inventory(owner->second) == workspace;
 }
 
-std::vector<kube::ObjectRef> Monitor::live_objects_of(const WorkspaceRow& row) const {
+std::vector<kube::ObjectRef> Checker::live_objects_of(const WorkspaceRow& row) const {
+  WSIM_ASSERT(!row.namespace_.empty());
   std::vector<kube::ObjectRef> out;
   if (!options_.versions.shared()) {
     // A Terminating namespace is being emptied by the namespace controller: not a leak. A gone
@@ -250,14 +278,16 @@ std::vector<kube::ObjectRef> Monitor::live_objects_of(const WorkspaceRow& row) c
     // are dependents whose owners are all gone (the garbage collector removes them).
     if (object->meta.deletion_ms.has_value()) continue;
     if (orphaned_dependent(*object)) continue;
+    WSIM_ASSERT_EQ(object->meta.namespace_, row.namespace_);
     out.push_back(kube::ObjectRef::of(*object));
   }
   return out;
 }
 
-bool Monitor::orphaned_dependent(const kube::Object& object) const {
+bool Checker::orphaned_dependent(const kube::Object& object) const {
   if (object.meta.owner_references.empty()) return false;
   for (const kube::OwnerReference& owner : object.meta.owner_references) {
+    WSIM_ASSERT(!owner.name.empty());
     const kube::Object* live =
         api_.peek(kube::ObjectRef{owner.kind, object.meta.namespace_, owner.name});
     if (live != nullptr && live->meta.uid == owner.uid) return false;
@@ -265,7 +295,8 @@ bool Monitor::orphaned_dependent(const kube::Object& object) const {
   return true;
 }
 
-void Monitor::check_no_leak(const WorkspaceRow& after) {
+void Checker::check_no_leak(const WorkspaceRow& after) {
+  WSIM_ASSERT(after.actual_state == State::kTerminated);
   const std::vector<kube::ObjectRef> leaked = live_objects_of(after);
   if (leaked.empty()) return;
   std::string message = "actual Terminated persisted while objects remain:";
@@ -273,7 +304,7 @@ void Monitor::check_no_leak(const WorkspaceRow& after) {
   violate(kS11, after.name, message);
 }
 
-void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse& response) {
+void Checker::on_rails_response(const RailsRequest& request, const RailsResponse& response) {
   bool any_terminated = false;
   for (const WorkspaceRailsInfo& info : response.workspace_rails_infos) {
     if (info.desired_state != State::kTerminated) continue;
@@ -296,7 +327,8 @@ void Monitor::on_rails_response(const RailsRequest& request, const RailsResponse
 
 // --- Agent side -----------------------------------------------------------------------------
 
-void Monitor::on_reconciler_reset(std::uint64_t generation, bool restart) {
+void Checker::on_reconciler_reset(std::uint64_t generation, bool restart) {
+  WSIM_ASSERT_GT(generation, 0u);
   // Trackers live as long as one reconciler (§9.5): forget the older generations' operations.
   std::erase_if(latest_version_, [&](const auto& entry) { return entry.first.first < generation; });
   std::erase_if(unreported_error_,
@@ -314,7 +346,7 @@ void Monitor::on_reconciler_reset(std::uint64_t generation, bool restart) {
 // S16: a Deployment the agent leaves out of a request because it believes Rails already has that
 // version (the persisted-version tracker, §5.3, §5.4) must be at that version in Rails' row: the
 // tracker only learns versions from Rails' responses, and Rails only from the agent's reports.
-void Monitor::check_skipped_deployments(const BuiltRequest& built) {
+void Checker::check_skipped_deployments(const BuiltRequest& built) {
   if (!agent_.cached_deployments) return;
   std::set<std::string> reported;
   for (const WorkspaceAgentInfo& info : built.request.workspace_agent_infos) {
@@ -322,6 +354,7 @@ void Monitor::check_skipped_deployments(const BuiltRequest& built) {
   }
   for (const std::shared_ptr<const kube::Object>& view : agent_.cached_deployments()) {
     const kube::Object& deployment = *view;
+    WSIM_ASSERT_EQ(deployment.kind, std::string("Deployment"));
     if (reported.count(deployment.meta.name) > 0) continue;
     const WorkspaceRow* row = table_.find_by_name(deployment.meta.name);
     if (row == nullptr) continue;  // Not a workspace of this agent's Rails.
@@ -337,12 +370,13 @@ void Monitor::check_skipped_deployments(const BuiltRequest& built) {
 
 // S17: a termination progress the agent's tracker marks as synced (A2+, so it is not sent again)
 // is the one Rails last received: the flag is an acknowledgement and may only follow delivery.
-void Monitor::check_synced_progress() {
+void Checker::check_synced_progress() {
   // A0/A1 never read the flag (they send the informer's progress every cycle; seed 215 of A1+R1).
   if (!options_.versions.agent_has_synced_flag()) return;
   const ReconcilerState* state = agent_.state ? agent_.state() : nullptr;
   if (state == nullptr) return;
   for (const auto& [key, entry] : state->termination.entries()) {
+    WSIM_ASSERT(!key.name.empty());
     if (!entry.synced) continue;
     auto received = progress_received_.find(key);
     if (received != progress_received_.end() && received->second == entry.progress) continue;
@@ -355,7 +389,9 @@ void Monitor::check_synced_progress() {
   }
 }
 
-void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& built) {
+void Checker::on_request_built(std::uint64_t generation, const BuiltRequest& built) {
+  WSIM_ASSERT_GT(generation, 0u);
+  WSIM_ASSERT(rails_request_ == nullptr);  // The agent builds while no Rails request runs.
   check_skipped_deployments(built);
   check_synced_progress();
   // Only S3's informer rule reads these; A3's inventory rule would copy a set per cycle for
@@ -373,9 +409,10 @@ void Monitor::on_request_built(std::uint64_t generation, const BuiltRequest& bui
   }
 }
 
-void Monitor::on_exchange(std::uint64_t generation, const RailsRequest& request, bool ok,
+void Checker::on_exchange(std::uint64_t generation, const RailsRequest& request, bool ok,
                           const RailsResponse& response) {
   protocol_.on_exchange(request, ok, response);
+  WSIM_ASSERT_GT(generation, 0u);
   const bool* had = response_had_terminated_.find(request.request_id);
   if (!ok && probes_ != nullptr && had != nullptr && *had) {
     sim_.probes().hit(probes_->lost_response_during_termination);
@@ -387,15 +424,20 @@ void Monitor::on_exchange(std::uint64_t generation, const RailsRequest& request,
   }
   saw_partial_after_heal_ = true;
   if (partials_since_full_) ++*partials_since_full_;
+  if (partials_since_full_) WSIM_ASSERT_GT(*partials_since_full_, 0);
   last_partial_nonempty_ =
       !request.workspace_agent_infos.empty() || !response.workspace_rails_infos.empty();
 }
 
-void Monitor::on_rails_info(std::uint64_t generation, const WorkspaceRailsInfo& info) {
+void Checker::on_rails_info(std::uint64_t generation, const WorkspaceRailsInfo& info) {
+  WSIM_ASSERT_GT(generation, 0u);
+  WSIM_ASSERT(!info.name.empty());
   if (info.desired_state == State::kTerminated) terminated_received_.insert(info.name);
 }
 
-void Monitor::on_namespace_create(const std::string& workspace, const std::string& namespace_) {
+void Checker::on_namespace_create(const std::string& workspace, const std::string& namespace_) {
+  WSIM_ASSERT(!workspace.empty());
+  WSIM_ASSERT(!namespace_.empty());
   // A live workspace's namespace re-created after heal had vanished after heal (a slow deletion
   // by kubectl finishing late): a disturbance taking effect after heal, repaired only by a FULL
   // (docs/systems/gitlab.md §9.4), as note_vanished_namespaces() sees when no cycle re-creates it
@@ -409,7 +451,9 @@ void Monitor::on_namespace_create(const std::string& workspace, const std::strin
   }
 }
 
-void Monitor::on_namespace_delete(const std::string& workspace, const std::string& namespace_) {
+void Checker::on_namespace_delete(const std::string& workspace, const std::string& namespace_) {
+  WSIM_ASSERT(!workspace.empty());
+  WSIM_ASSERT(!namespace_.empty());
   if (options_.versions.shared()) {
     violate(kS5, workspace, "namespace delete issued in shared mode: " + namespace_);
     return;
@@ -420,8 +464,9 @@ void Monitor::on_namespace_delete(const std::string& workspace, const std::strin
   }
 }
 
-void Monitor::on_apply(const std::string& workspace, const std::vector<kube::Object>& objects,
+void Checker::on_apply(const std::string& workspace, const std::vector<kube::Object>& objects,
                        bool termination) {
+  WSIM_ASSERT(!workspace.empty());
   if (terminated_received_.count(workspace) == 0) return;
   for (const kube::Object& object : objects) {
     const bool inventory =
@@ -435,14 +480,16 @@ void Monitor::on_apply(const std::string& workspace, const std::vector<kube::Obj
   }
 }
 
-void Monitor::on_object_delete(const std::string& workspace, const kube::ObjectRef& ref) {
+void Checker::on_object_delete(const std::string& workspace, const kube::ObjectRef& ref) {
+  WSIM_ASSERT(!ref.name.empty());
   if (!options_.versions.shared()) return;
   if (!owned_by(workspace, ref)) {
     violate(kS5, workspace, "deleted " + ref.to_string() + " which is not in its inventories");
   }
 }
 
-void Monitor::on_tracker_erase(const WorkspaceKey& key, State rails_actual) {
+void Checker::on_tracker_erase(const WorkspaceKey& key, State rails_actual) {
+  WSIM_ASSERT(!key.name.empty());
   if (options_.versions.agent_pre_fix()) return;  // S7 is an A1+ property.
   if (rails_actual != State::kTerminated) {
     violate(kS7, key.name, "tracker entry removed while Rails said " + name_of(rails_actual));
@@ -455,8 +502,11 @@ void Monitor::on_tracker_erase(const WorkspaceKey& key, State rails_actual) {
 // request that carried it proves delivery and deletes it only then). An error that vanishes
 // earlier never reaches Rails, or reaches it once and is then dropped while Rails still shows it.
 // A new reconciler starts with an empty tracker (§9.5): the check is per generation.
-void Monitor::check_errors_reported(std::uint64_t generation, const BuiltRequest& built) {
+void Checker::check_errors_reported(std::uint64_t generation, const BuiltRequest& built) {
+  WSIM_ASSERT(options_.versions.agent_reports_errors());
   for (const auto& [pending_key, version] : unreported_error_) {
+    // on_reconciler_reset drops older generations' entries; a newer one cannot exist yet.
+    WSIM_ASSERT_LE(pending_key.first, generation);
     if (pending_key.first != generation) continue;
     const WorkspaceKey& key = pending_key.second;
     auto sent = built.error_versions.find(key);
@@ -471,26 +521,30 @@ void Monitor::check_errors_reported(std::uint64_t generation, const BuiltRequest
   }
 }
 
-void Monitor::on_operation_started(std::uint64_t generation, const WorkspaceKey& key,
+void Checker::on_operation_started(std::uint64_t generation, const WorkspaceKey& key,
                                    std::uint64_t version) {
+  WSIM_ASSERT_GT(generation, 0u);
   std::uint64_t& latest = latest_version_[{generation, key}];
   WSIM_ASSERT_GT(version, latest);
   latest = version;
   unreported_error_.erase({generation, key});
 }
 
-void Monitor::on_operation_done(std::uint64_t generation, const WorkspaceKey& key,
+void Checker::on_operation_done(std::uint64_t generation, const WorkspaceKey& key,
                                 std::uint64_t version, bool ok) {
   auto latest = latest_version_.find({generation, key});
+  // An operation ends after it started: the latest started version is at least this one.
+  if (latest != latest_version_.end()) WSIM_ASSERT_LE(version, latest->second);
   if (!ok && latest != latest_version_.end() && latest->second == version) {
     unreported_error_[{generation, key}] = version;
   }
   if (!ok) return;
   std::uint64_t& best = ok_version_[{generation, key}];
   if (version > best) best = version;
+  WSIM_ASSERT_GE(best, version);
 }
 
-void Monitor::on_cycle_done(std::uint64_t generation, bool full, bool ok) {
+void Checker::on_cycle_done(std::uint64_t generation, bool full, bool ok) {
   if (!heal_ms_ || !ok) return;
   note_vanished_namespaces();
   track_convergence();
@@ -498,12 +552,15 @@ void Monitor::on_cycle_done(std::uint64_t generation, bool full, bool ok) {
   for (const WorkspaceRow& row : table_.rows()) {
     int& streak = limbo_full_streak_[row.name];
     streak = in_limbo(row) ? streak + 1 : 0;
+    WSIM_ASSERT_GE(streak, 0);
   }
 }
 
 // --- Liveness -------------------------------------------------------------------------------
 
-void Monitor::on_heal(TimeMs now_ms) {
+void Checker::on_heal(TimeMs now_ms) {
+  WSIM_ASSERT(!heal_ms_.has_value());  // A run heals once.
+  WSIM_ASSERT_GE(now_ms, 0);
   heal_ms_ = now_ms;
   limbo_full_streak_.clear();
   converged_since_ms_.reset();
@@ -516,7 +573,8 @@ void Monitor::on_heal(TimeMs now_ms) {
 // after heal (slow termination) and even after the first FULL after heal; partial cycles never
 // report the vanished workspace, so only the next FULL repairs it. That is a disturbance taking
 // effect after heal: it restarts the L6 clock when a cycle first sees the namespace gone.
-void Monitor::note_vanished_namespaces() {
+void Checker::note_vanished_namespaces() {
+  WSIM_ASSERT(heal_ms_.has_value());
   if (options_.versions.shared()) return;
   for (const WorkspaceRow& row : table_.rows()) {
     const bool live = row.desired_state != State::kTerminated;
@@ -530,7 +588,8 @@ void Monitor::note_vanished_namespaces() {
   }
 }
 
-bool Monitor::in_limbo(const WorkspaceRow& row) const {
+bool Checker::in_limbo(const WorkspaceRow& row) const {
+  WSIM_ASSERT(heal_ms_.has_value());  // L2 counts FULL cycles after heal.
   if (row.desired_state != State::kTerminated || row.actual_state == State::kTerminated)
     return false;
   if (api_.peek(kube::ObjectRef{"Deployment", row.namespace_, row.name}) != nullptr) return false;
@@ -542,7 +601,8 @@ bool Monitor::in_limbo(const WorkspaceRow& row) const {
   return row.desired_state_updated_at < *row.responded_to_agent_at;
 }
 
-bool Monitor::converged() const {
+bool Checker::converged() const {
+  WSIM_ASSERT(heal_ms_.has_value());  // Convergence is judged after heal only.
   for (const WorkspaceRow& row : table_.rows()) {
     if (!at_desired(row)) return false;
   }
@@ -550,15 +610,17 @@ bool Monitor::converged() const {
   return state == nullptr || state->termination.size() == 0;
 }
 
-void Monitor::track_convergence() {
+void Checker::track_convergence() {
+  WSIM_ASSERT(heal_ms_.has_value());
   if (!converged()) {
     converged_since_ms_.reset();
   } else if (!converged_since_ms_) {
     converged_since_ms_ = sim_.now_ms();
   }
+  if (converged_since_ms_) WSIM_ASSERT_GE(*converged_since_ms_, *heal_ms_);
 }
 
-std::vector<run::Violation> Monitor::check_liveness() const {
+std::vector<run::Violation> Checker::check_liveness() const {
   std::vector<run::Violation> out;
   auto add = [&](std::string_view id, const std::string& object, std::string message) {
     out.push_back(run::Violation{std::string(id), object, std::move(message)});
@@ -598,6 +660,8 @@ std::vector<run::Violation> Monitor::check_liveness() const {
         options_.full_interval_ms + kL6SlackPartialIntervals * options_.partial_interval_ms;
     const bool after_change = last_disturbance_ms_ && *last_disturbance_ms_ > *heal_ms_;
     const TimeMs from_ms = after_change ? *last_disturbance_ms_ : *heal_ms_;
+    WSIM_ASSERT_GE(*converged_since_ms_, *heal_ms_);
+    WSIM_ASSERT_GT(bound_ms, 0);
     if (*converged_since_ms_ - from_ms > bound_ms) {
       add(kL6, "system",
           "converged " + std::to_string(*converged_since_ms_ - from_ms) + " ms after " +
@@ -605,6 +669,7 @@ std::vector<run::Violation> Monitor::check_liveness() const {
               std::to_string(bound_ms) + " ms)");
     }
   }
+  for (const run::Violation& violation : out) WSIM_ASSERT(!violation.object.empty());
   return out;
 }
 

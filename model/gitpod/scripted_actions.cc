@@ -33,6 +33,7 @@ std::vector<std::string> targets_or_all(const std::string& target,
 }  // namespace
 
 bool GitpodRun::perform(const proto::ScriptedEvent& event, std::string& error) {
+  WSIM_ASSERT(started_);  // The driver performs scripted events during the fault phase.
   const std::string& actor = event.actor();
   if (actor == "user") return perform_user(event.action(), event.target(), error);
   return perform_cluster(event, error);
@@ -287,8 +288,10 @@ Task<void> GitpodRun::upgrade_actor(bool drain_first) {
   for (const std::string& instance : hanging) strip_finalizers(instance);
   const TimeMs gap_end_ms = began_ms + settings_.upgrade_gap_ms;
   if (sim_.now_ms() < gap_end_ms) co_await sim_.loop().sleep(gap_end_ms - sim_.now_ms());
+  WSIM_ASSERT_GE(sim_.now_ms(), gap_end_ms);  // The new version deploys after the gap.
   for (const std::string& node : world_->nodes()) world_->daemon_up(node);
   manager_->start();
+  WSIM_ASSERT(manager_->up());
   sim_.record("admin", "upgrade", "", "done",
               std::to_string(hanging.size()) + " pod(s) force-removed");
   if (drain_first) world_->gate().cordoned = false;

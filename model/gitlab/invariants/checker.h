@@ -1,4 +1,4 @@
-// Monitor: the incremental checker of the GitLab invariants (docs/systems/gitlab.md §10;
+// Checker: the incremental checker of the GitLab invariants (docs/systems/gitlab.md §10;
 // ids in catalog.h). It observes every Rails row write (before, after), every Rails response,
 // and every agent action (AgentObserver), so a safety check costs O(1) per event (S11 peeks the
 // cluster only when a row turns Terminated). Safety violations are queued as they are seen and
@@ -7,7 +7,7 @@
 // state plus a few counters kept since heal (L2 limbo streaks over FULL cycles, L5 last partial
 // exchange and how many partials followed the last FULL, L6 time of convergence and of the last
 // desired_state change after heal).
-// Single-threaded. The monitor never changes the system.
+// Single-threaded. The checker never changes the system.
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #pragma once
 
@@ -35,22 +35,22 @@
 
 namespace wsim::gitlab {
 
-// What the monitor reads of the agent (the Agent implements it in system_run.cc; tests fake it).
+// What the checker reads of the agent (the Agent implements it in run.cc; tests fake it).
 struct AgentView {
   std::function<const ReconcilerState*()> state;
   std::function<std::vector<std::shared_ptr<const kube::Object>>()> cached_deployments;
 };
 
-struct MonitorOptions {
+struct CheckerOptions {
   Versions versions;
   DurationMs full_interval_ms = kHourMs;
   DurationMs partial_interval_ms = 10 * kSecondMs;
 };
 
-class Monitor : public AgentObserver {
+class Checker : public AgentObserver {
  public:
-  Monitor(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
-          MonitorOptions options, const GitlabProbes* probes);
+  Checker(Sim& sim, const kube::ApiServer& api, const WorkspacesTable& table,
+          CheckerOptions options, const GitlabProbes* probes);
 
   void set_agent_view(AgentView view) { agent_ = std::move(view); }
 
@@ -114,7 +114,7 @@ class Monitor : public AgentObserver {
   Sim& sim_;
   const kube::ApiServer& api_;
   const WorkspacesTable& table_;
-  MonitorOptions options_;
+  CheckerOptions options_;
   const GitlabProbes* probes_;
   AgentView agent_;
   std::deque<run::Violation> pending_;

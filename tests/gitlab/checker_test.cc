@@ -1,34 +1,34 @@
-// Every invariant of the monitor, seen failing on a hand-built violating state (and, where cheap,
+// Every invariant of the checker, seen failing on a hand-built violating state (and, where cheap,
 // not reported on the passing twin).
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include <gtest/gtest.h>
 
 #include "model/gitlab/invariants/catalog.h"
-#include "model/gitlab/invariants/monitor.h"
-#include "model/gitlab/naming.h"
+#include "model/gitlab/invariants/checker.h"
+#include "model/gitlab/names.h"
 #include "sim/kube/api_server.h"
 
 namespace wsim::gitlab {
 namespace {
 
-class MonitorTest : public ::testing::Test {
+class CheckerTest : public ::testing::Test {
  protected:
   void build(AgentVersion agent, RailsVersion rails, NamespaceMode mode = NamespaceMode::kUnique) {
     versions_.agent = agent;
     versions_.rails = rails;
     versions_.mode = mode;
     table_ = std::make_unique<WorkspacesTable>(rails);
-    monitor_ = std::make_unique<Monitor>(
-        sim_, api_, *table_, MonitorOptions{versions_, kHourMs, 10 * kSecondMs}, nullptr);
+    checker_ = std::make_unique<Checker>(
+        sim_, api_, *table_, CheckerOptions{versions_, kHourMs, 10 * kSecondMs}, nullptr);
     table_->set_observer([this](const std::optional<WorkspaceRow>& b, const WorkspaceRow& a) {
-      monitor_->on_row_written(b, a);
+      checker_->on_row_written(b, a);
     });
-    monitor_->set_agent_view(
+    checker_->set_agent_view(
         AgentView{[this]() { return state_.get(); },
                   []() { return std::vector<std::shared_ptr<const kube::Object>>{}; }});
   }
   std::string first() {
-    auto v = monitor_->take_safety_violation();
+    auto v = checker_->take_safety_violation();
     return v ? v->invariant_id : "";
   }
   WorkspaceRow row(const std::string& name) { return *table_->find_by_name(name); }
@@ -69,11 +69,11 @@ class MonitorTest : public ::testing::Test {
   kube::ApiServer api_{sim_};
   Versions versions_;
   std::unique_ptr<WorkspacesTable> table_;
-  std::unique_ptr<Monitor> monitor_;
+  std::unique_ptr<Checker> checker_;
   std::unique_ptr<ReconcilerState> state_;
 };
 
-TEST_F(MonitorTest, S1FlagsAnActualOnlyDesiredState) {
+TEST_F(CheckerTest, S1FlagsAnActualOnlyDesiredState) {
   build(AgentVersion::kA1, RailsVersion::kR1);
   create("ws");
   EXPECT_EQ(first(), "");
@@ -81,7 +81,7 @@ TEST_F(MonitorTest, S1FlagsAnActualOnlyDesiredState) {
   EXPECT_EQ(first(), kS1);
 }
 
-TEST_F(MonitorTest, S2FlagsUnterminating) {
+TEST_F(CheckerTest, S2FlagsUnterminating) {
   build(AgentVersion::kA1, RailsVersion::kR1);  // R1 lacks the validation, so the write happens.
   create("ws");
   set("ws", State::kTerminated, State::kRunning);
@@ -90,79 +90,79 @@ TEST_F(MonitorTest, S2FlagsUnterminating) {
   EXPECT_EQ(first(), kS2);
 }
 
-TEST_F(MonitorTest, S3FlagsTerminatedWithoutProgressOrWithCachedDeployment) {
+TEST_F(CheckerTest, S3FlagsTerminatedWithoutProgressOrWithCachedDeployment) {
   build(AgentVersion::kA1, RailsVersion::kR1);
   create("ws");
   create("ok");
   BuiltRequest built;
   built.request = request_with("ws", TerminationProgress::kTerminated, 7);
   built.present = {"ws"};  // The Deployment was in the cache when the info was built.
-  monitor_->on_request_built(1, built);
-  monitor_->on_rails_request_begin(built.request);
+  checker_->on_request_built(1, built);
+  checker_->on_rails_request_begin(built.request);
   set("ws", State::kTerminated, State::kTerminated);
   EXPECT_EQ(first(), kS3);
-  monitor_->on_rails_request_end();
+  checker_->on_rails_request_end();
   set("ok", State::kTerminated, State::kTerminated);  // Outside any request.
   EXPECT_EQ(first(), kS3);
 }
 
-TEST_F(MonitorTest, S4FlagsApplyAfterDesiredTerminated) {
+TEST_F(CheckerTest, S4FlagsApplyAfterDesiredTerminated) {
   build(AgentVersion::kA1, RailsVersion::kR1);
-  monitor_->on_apply("ws", {object("Deployment", "ns", "ws", "ws")}, false);
+  checker_->on_apply("ws", {object("Deployment", "ns", "ws", "ws")}, false);
   EXPECT_EQ(first(), "");
   WorkspaceRailsInfo info;
   info.name = "ws";
   info.desired_state = State::kTerminated;
-  monitor_->on_rails_info(1, info);
-  monitor_->on_namespace_create("ws", "ns");
+  checker_->on_rails_info(1, info);
+  checker_->on_namespace_create("ws", "ns");
   EXPECT_EQ(first(), kS4);
 }
 
-TEST_F(MonitorTest, S5FlagsNamespaceWritesAndForeignDeletesInSharedMode) {
+TEST_F(CheckerTest, S5FlagsNamespaceWritesAndForeignDeletesInSharedMode) {
   build(AgentVersion::kA3, RailsVersion::kR3, NamespaceMode::kShared);
   namespace_("shared");
   ASSERT_TRUE(api_.server_create(object("Service", "shared", "other", "other"), "test").ok());
-  monitor_->on_object_delete(
+  checker_->on_object_delete(
       "ws", kube::ObjectRef{"ConfigMap", "shared", workspace_inventory_name("ws")});
   EXPECT_EQ(first(), "");
-  monitor_->on_object_delete("ws", kube::ObjectRef{"Service", "shared", "other"});
+  checker_->on_object_delete("ws", kube::ObjectRef{"Service", "shared", "other"});
   EXPECT_EQ(first(), kS5);
-  monitor_->on_namespace_delete("ws2", "shared");  // Violations are reported once per object.
+  checker_->on_namespace_delete("ws2", "shared");  // Violations are reported once per object.
   EXPECT_EQ(first(), kS5);
 }
 
-TEST_F(MonitorTest, S6FlagsDeleteNamespaceOfALiveWorkspace) {
+TEST_F(CheckerTest, S6FlagsDeleteNamespaceOfALiveWorkspace) {
   build(AgentVersion::kA1, RailsVersion::kR1);
   create("ws");
-  monitor_->on_namespace_delete("ws", unique_namespace_for("ws"));
+  checker_->on_namespace_delete("ws", unique_namespace_for("ws"));
   EXPECT_EQ(first(), kS6);
   set("ws", State::kTerminated, State::kRunning);
-  monitor_->on_namespace_delete("ws", unique_namespace_for("ws"));
+  checker_->on_namespace_delete("ws", unique_namespace_for("ws"));
   EXPECT_EQ(first(), "");
 }
 
-TEST_F(MonitorTest, S7FlagsForgettingBeforeTheAck) {
+TEST_F(CheckerTest, S7FlagsForgettingBeforeTheAck) {
   build(AgentVersion::kA1, RailsVersion::kR1);
-  monitor_->on_tracker_erase(WorkspaceKey{"ws", "ns"}, State::kTerminated);
+  checker_->on_tracker_erase(WorkspaceKey{"ws", "ns"}, State::kTerminated);
   EXPECT_EQ(first(), "");
-  monitor_->on_tracker_erase(WorkspaceKey{"ws", "ns"}, State::kTerminating);
+  checker_->on_tracker_erase(WorkspaceKey{"ws", "ns"}, State::kTerminating);
   EXPECT_EQ(first(), kS7);
 }
 
-TEST_F(MonitorTest, S8FlagsAStaleErrorReport) {
+TEST_F(CheckerTest, S8FlagsAStaleErrorReport) {
   build(AgentVersion::kA1, RailsVersion::kR1);
   const WorkspaceKey key{"ws", "ns"};
-  monitor_->on_operation_done(1, key, 5, true);
+  checker_->on_operation_done(1, key, 5, true);
   BuiltRequest built;
   built.error_versions[key] = 6;
-  monitor_->on_request_built(1, built);
+  checker_->on_request_built(1, built);
   EXPECT_EQ(first(), "");
   built.error_versions[key] = 4;
-  monitor_->on_request_built(1, built);
+  checker_->on_request_built(1, built);
   EXPECT_EQ(first(), kS8);
 }
 
-TEST_F(MonitorTest, S9FlagsTimestampRegressions) {
+TEST_F(CheckerTest, S9FlagsTimestampRegressions) {
   build(AgentVersion::kA1, RailsVersion::kR1);
   create("ws");
   table_->touch_returned({1}, 5000);
@@ -171,7 +171,7 @@ TEST_F(MonitorTest, S9FlagsTimestampRegressions) {
   EXPECT_EQ(first(), kS9);
 }
 
-TEST_F(MonitorTest, S10FlagsNonInventoryConfigForTerminatedOnR3) {
+TEST_F(CheckerTest, S10FlagsNonInventoryConfigForTerminatedOnR3) {
   build(AgentVersion::kA3, RailsVersion::kR3);
   RailsResponse response;
   WorkspaceRailsInfo info;
@@ -179,68 +179,68 @@ TEST_F(MonitorTest, S10FlagsNonInventoryConfigForTerminatedOnR3) {
   info.desired_state = State::kTerminated;
   info.config_to_apply.push_back(object("Deployment", "ns", "ws", "ws"));
   response.workspace_rails_infos.push_back(info);
-  monitor_->on_rails_response(RailsRequest{}, response);
+  checker_->on_rails_response(RailsRequest{}, response);
   EXPECT_EQ(first(), kS10);
 }
 
-TEST_F(MonitorTest, S11FlagsObjectsLeftBehindAtTerminated) {
+TEST_F(CheckerTest, S11FlagsObjectsLeftBehindAtTerminated) {
   build(AgentVersion::kA3, RailsVersion::kR3, NamespaceMode::kShared);
   namespace_("shared");
   table_->insert("ws", "shared", 0);
   ASSERT_TRUE(api_.server_create(object("Service", "shared", "ws", "ws"), "test").ok());
   RailsRequest request = request_with("ws", TerminationProgress::kTerminated, 3);
-  monitor_->on_rails_request_begin(request);
+  checker_->on_rails_request_begin(request);
   set("ws", State::kTerminated, State::kTerminated);
   EXPECT_EQ(first(), kS11);
 }
 
 // S18: the latest operation's error stays in every request until a newer rails info supersedes
 // it; an older operation's success must not erase it (the mutant gl_error_deleted_by_any_version).
-TEST_F(MonitorTest, S18FlagsAnErrorDroppedBeforeItWasSuperseded) {
+TEST_F(CheckerTest, S18FlagsAnErrorDroppedBeforeItWasSuperseded) {
   build(AgentVersion::kA3, RailsVersion::kR3);
-  // Each case uses its own workspace: the monitor reports a (invariant, object) pair once.
+  // Each case uses its own workspace: the checker reports a (invariant, object) pair once.
   const WorkspaceKey dropped{"dropped", "ns"};
   const WorkspaceKey superseded{"superseded", "ns"};
   const WorkspaceKey stale{"stale", "ns"};
   const WorkspaceKey reset{"reset", "ns"};
   for (const WorkspaceKey& key : {dropped, superseded, stale, reset}) {
-    monitor_->on_operation_started(1, key, 1);
-    monitor_->on_operation_started(1, key, 2);
-    monitor_->on_operation_done(1, key, 2, false);
-    monitor_->on_operation_done(1, key, 1, true);  // The older apply ends later: no effect.
+    checker_->on_operation_started(1, key, 1);
+    checker_->on_operation_started(1, key, 2);
+    checker_->on_operation_done(1, key, 2, false);
+    checker_->on_operation_done(1, key, 1, true);  // The older apply ends later: no effect.
   }
   BuiltRequest built;
   built.request.request_id = 3;
   for (const WorkspaceKey& key : {dropped, superseded, stale, reset}) built.error_versions[key] = 2;
-  monitor_->on_request_built(1, built);
-  monitor_->on_request_built(1, built);  // Re-sent until superseded: fine.
+  checker_->on_request_built(1, built);
+  checker_->on_request_built(1, built);  // Re-sent until superseded: fine.
   EXPECT_EQ(first(), "");
   // Superseded by a newer rails info: no longer owed. A stale operation's error is never owed.
-  monitor_->on_operation_started(1, superseded, 3);
-  monitor_->on_operation_started(1, stale, 3);
-  monitor_->on_operation_done(1, stale, 2, false);
+  checker_->on_operation_started(1, superseded, 3);
+  checker_->on_operation_started(1, stale, 3);
+  checker_->on_operation_done(1, stale, 2, false);
   built.error_versions = {{reset, 2}};
-  monitor_->on_request_built(1, built);
-  auto violation = monitor_->take_safety_violation();
+  checker_->on_request_built(1, built);
+  auto violation = checker_->take_safety_violation();
   ASSERT_TRUE(violation.has_value());
   EXPECT_EQ(violation->invariant_id, kS18);
   EXPECT_EQ(violation->object, "dropped");
   EXPECT_EQ(first(), "");  // Neither superseded nor stale.
   // A new reconciler starts with an empty tracker: "reset" is no longer owed; a new error is.
-  monitor_->on_reconciler_reset(2, false);
+  checker_->on_reconciler_reset(2, false);
   const WorkspaceKey fresh{"fresh", "ns"};
-  monitor_->on_operation_started(2, fresh, 1);
-  monitor_->on_operation_done(2, fresh, 1, false);
+  checker_->on_operation_started(2, fresh, 1);
+  checker_->on_operation_done(2, fresh, 1, false);
   built.error_versions.clear();
-  monitor_->on_request_built(2, built);
-  violation = monitor_->take_safety_violation();
+  checker_->on_request_built(2, built);
+  violation = checker_->take_safety_violation();
   ASSERT_TRUE(violation.has_value());
   EXPECT_EQ(violation->object, "fresh");
   EXPECT_EQ(first(), "");
 }
 
 // S17: the synced flag is an acknowledgement: it may only be set for a progress Rails received.
-TEST_F(MonitorTest, S17FlagsASyncedProgressRailsNeverReceived) {
+TEST_F(CheckerTest, S17FlagsASyncedProgressRailsNeverReceived) {
   build(AgentVersion::kA3, RailsVersion::kR3);
   state_ = std::make_unique<ReconcilerState>(1, SyncedFlagRule::kAfterExchange);
   const WorkspaceKey lost{"lost", ""};
@@ -248,28 +248,28 @@ TEST_F(MonitorTest, S17FlagsASyncedProgressRailsNeverReceived) {
   state_->termination.mark_synced(lost, TerminationProgress::kTerminating);
   BuiltRequest built;
   built.request.request_id = 7;
-  monitor_->on_request_built(1, built);
+  checker_->on_request_built(1, built);
   EXPECT_EQ(first(), kS17);
   // Delivered: Rails received the progress in step 1 of a request (its answer may be lost).
-  monitor_->on_rails_request_begin(request_with("ok", TerminationProgress::kTerminating, 8));
-  monitor_->on_rails_request_end();
+  checker_->on_rails_request_begin(request_with("ok", TerminationProgress::kTerminating, 8));
+  checker_->on_rails_request_end();
   state_->termination.erase(lost);
   const WorkspaceKey ok{"ok", ""};
   state_->termination.update_or_set(ok, TerminationProgress::kTerminating);
   state_->termination.mark_synced(ok, TerminationProgress::kTerminating);
   built.request.request_id = 9;
-  monitor_->on_request_built(1, built);
+  checker_->on_request_built(1, built);
   EXPECT_EQ(first(), "");
   // A0/A1 never read the flag: no S17 there (seed 215 of A1+R1).
   build(AgentVersion::kA1, RailsVersion::kR1);
   state_->termination.update_or_set(lost, TerminationProgress::kTerminating);
   state_->termination.mark_synced(lost, TerminationProgress::kTerminating);
   built.request.request_id = 10;
-  monitor_->on_request_built(1, built);
+  checker_->on_request_built(1, built);
   EXPECT_EQ(first(), "");
 }
 
-TEST_F(MonitorTest, L1L2L4OnTheLimboRowAndL3OnAStoppedTarget) {
+TEST_F(CheckerTest, L1L2L4OnTheLimboRowAndL3OnAStoppedTarget) {
   build(AgentVersion::kA0a, RailsVersion::kR1);
   create("ws");
   create("idle");
@@ -278,106 +278,106 @@ TEST_F(MonitorTest, L1L2L4OnTheLimboRowAndL3OnAStoppedTarget) {
   table_->touch_returned({1, 2}, 2000);
   state_ = std::make_unique<ReconcilerState>(1, SyncedFlagRule::kAfterExchange);
   state_->termination.add(WorkspaceKey{"gone", "ns"}, TerminationProgress::kTerminating);
-  monitor_->on_heal(0);
-  EXPECT_TRUE(monitor_->in_limbo(row("ws")));
-  monitor_->on_cycle_done(1, true, true);
-  monitor_->on_cycle_done(1, true, true);
+  checker_->on_heal(0);
+  EXPECT_TRUE(checker_->in_limbo(row("ws")));
+  checker_->on_cycle_done(1, true, true);
+  checker_->on_cycle_done(1, true, true);
   std::set<std::string> ids;
-  for (const run::Violation& v : monitor_->check_liveness()) ids.insert(v.invariant_id);
+  for (const run::Violation& v : checker_->check_liveness()) ids.insert(v.invariant_id);
   EXPECT_EQ(ids, (std::set<std::string>{std::string(kL1), std::string(kL2), std::string(kL3),
                                         std::string(kL4)}));
 }
 
-TEST_F(MonitorTest, L5FlagsChattyPartialsOnA2AndL6SlowConvergence) {
+TEST_F(CheckerTest, L5FlagsChattyPartialsOnA2AndL6SlowConvergence) {
   build(AgentVersion::kA2, RailsVersion::kR2);
-  monitor_->on_heal(0);
+  checker_->on_heal(0);
   RailsRequest request = request_with("ws", TerminationProgress::kTerminating, 1);
-  monitor_->on_exchange(1, request, true, RailsResponse{});
-  ASSERT_EQ(monitor_->check_liveness().size(), 1u);
-  EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL5);
+  checker_->on_exchange(1, request, true, RailsResponse{});
+  ASSERT_EQ(checker_->check_liveness().size(), 1u);
+  EXPECT_EQ(checker_->check_liveness()[0].invariant_id, kL5);
 
   build(AgentVersion::kA1, RailsVersion::kR1);
   create("ws");
   set("ws", State::kRunning, State::kStarting);
-  monitor_->on_heal(0);
-  monitor_->on_cycle_done(1, false, true);
+  checker_->on_heal(0);
+  checker_->on_cycle_done(1, false, true);
   sim_.loop().run_until(2 * kHourMs);
   set("ws", State::kRunning, State::kRunning);
-  monitor_->on_cycle_done(1, false, true);
-  ASSERT_EQ(monitor_->check_liveness().size(), 1u);
-  EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL6);
+  checker_->on_cycle_done(1, false, true);
+  ASSERT_EQ(checker_->check_liveness().size(), 1u);
+  EXPECT_EQ(checker_->check_liveness()[0].invariant_id, kL6);
 }
 
 // Hunt finding (A3+R3 unique, seed 1770): a FULL re-applies every config, the apply bumps the
 // Deployment's resourceVersion, and the second partial after the FULL reports it. That echo is
 // not chatter; a partial still non-empty well after the FULL is.
-TEST_F(MonitorTest, L5IgnoresTheEchoOfAFullButNotLaterChatter) {
+TEST_F(CheckerTest, L5IgnoresTheEchoOfAFullButNotLaterChatter) {
   build(AgentVersion::kA3, RailsVersion::kR3);
-  monitor_->on_heal(0);
+  checker_->on_heal(0);
   RailsRequest full;
   full.request_id = 1;
   full.update_type = UpdateType::kFull;
-  monitor_->on_exchange(1, full, true, RailsResponse{});
+  checker_->on_exchange(1, full, true, RailsResponse{});
   RailsRequest empty;
   empty.request_id = 2;
-  monitor_->on_exchange(1, empty, true, RailsResponse{});
+  checker_->on_exchange(1, empty, true, RailsResponse{});
   RailsRequest echo = request_with("ws", TerminationProgress::kNone, 3);
-  monitor_->on_exchange(1, echo, true, RailsResponse{});
-  EXPECT_TRUE(monitor_->check_liveness().empty());
+  checker_->on_exchange(1, echo, true, RailsResponse{});
+  EXPECT_TRUE(checker_->check_liveness().empty());
 
   for (std::uint64_t id = 4; id <= 5; ++id) {
-    monitor_->on_exchange(1, request_with("ws", TerminationProgress::kNone, id), true,
+    checker_->on_exchange(1, request_with("ws", TerminationProgress::kNone, id), true,
                           RailsResponse{});
   }
-  ASSERT_EQ(monitor_->check_liveness().size(), 1u);
-  EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL5);
+  ASSERT_EQ(checker_->check_liveness().size(), 1u);
+  EXPECT_EQ(checker_->check_liveness()[0].invariant_id, kL5);
 }
 
 // Hunt finding (A3+R3 unique, seed 26406): the first FULL after heal repairs a RestartRequested
 // workspace; Rails flips it to Running (§4.2) in the same Rails-clock tick as the FULL's touch,
 // so R3's strict `>` does not send the config (§9.3) and the next FULL, one interval later,
 // delivers it. L6 counts from that desired_state change, not from heal.
-TEST_F(MonitorTest, L6CountsFromTheLastDesiredChangeAfterHeal) {
+TEST_F(CheckerTest, L6CountsFromTheLastDesiredChangeAfterHeal) {
   build(AgentVersion::kA3, RailsVersion::kR3);
   create("ws");
   set("ws", State::kRestartRequested, State::kUnknown);
-  monitor_->on_heal(0);
-  monitor_->on_cycle_done(1, true, true);
+  checker_->on_heal(0);
+  checker_->on_cycle_done(1, true, true);
   sim_.loop().run_until(2 * kMinuteMs);
   set("ws", State::kRunning, State::kStopped, 2 * kMinuteMs);  // Rails' own flip.
-  monitor_->on_cycle_done(1, false, true);
+  checker_->on_cycle_done(1, false, true);
   sim_.loop().run_until(2 * kMinuteMs + kHourMs + 30 * kSecondMs);
   set("ws", State::kRunning, State::kRunning, 2 * kMinuteMs + kHourMs + 30 * kSecondMs);
-  monitor_->on_cycle_done(1, false, true);
-  EXPECT_TRUE(monitor_->check_liveness().empty());
+  checker_->on_cycle_done(1, false, true);
+  EXPECT_TRUE(checker_->check_liveness().empty());
 
   // Still a bound: one full interval plus slack from the change.
   build(AgentVersion::kA3, RailsVersion::kR3);
   create("ws");
   set("ws", State::kRestartRequested, State::kUnknown);
-  monitor_->on_heal(sim_.now_ms());
+  checker_->on_heal(sim_.now_ms());
   const TimeMs flip_ms = sim_.now_ms() + 2 * kMinuteMs;
   sim_.loop().run_until(flip_ms);
   set("ws", State::kRunning, State::kStopped, flip_ms);
-  monitor_->on_cycle_done(1, false, true);
+  checker_->on_cycle_done(1, false, true);
   sim_.loop().run_until(flip_ms + kHourMs + 2 * kMinuteMs);
   set("ws", State::kRunning, State::kRunning, flip_ms + kHourMs + 2 * kMinuteMs);
-  monitor_->on_cycle_done(1, false, true);
-  ASSERT_EQ(monitor_->check_liveness().size(), 1u);
-  EXPECT_EQ(monitor_->check_liveness()[0].invariant_id, kL6);
+  checker_->on_cycle_done(1, false, true);
+  ASSERT_EQ(checker_->check_liveness().size(), 1u);
+  EXPECT_EQ(checker_->check_liveness()[0].invariant_id, kL6);
 }
 
 // Hunt finding (A3+R3 unique, seed 30151): kubectl deleted a Running workspace's namespace just
 // before heal and slow termination removed it only after the first FULL after heal; partials
 // never report it (§9.4), so the next FULL repairs it. L6 counts from when a cycle first saw
 // the namespace gone.
-TEST_F(MonitorTest, L6CountsFromANamespaceVanishingAfterHeal) {
+TEST_F(CheckerTest, L6CountsFromANamespaceVanishingAfterHeal) {
   build(AgentVersion::kA3, RailsVersion::kR3);
   create("ws");
   set("ws", State::kRunning, State::kRunning);
   namespace_(unique_namespace_for("ws"));
-  monitor_->on_heal(0);
-  monitor_->on_cycle_done(1, true, true);
+  checker_->on_heal(0);
+  checker_->on_cycle_done(1, true, true);
   sim_.loop().run_until(2 * kMinuteMs);
   const kube::ObjectRef ns{"Namespace", "", unique_namespace_for("ws")};
   ASSERT_TRUE(api_.server_delete(ns, kube::DeleteOptions{}, "test").ok());
@@ -386,33 +386,33 @@ TEST_F(MonitorTest, L6CountsFromANamespaceVanishingAfterHeal) {
   ASSERT_TRUE(api_.server_patch(ns, empty, kube::Subresource::kMain, "test").ok());
   ASSERT_EQ(api_.peek(ns), nullptr);
   set("ws", State::kRunning, State::kUnknown, 2 * kMinuteMs);
-  monitor_->on_cycle_done(1, false, true);
+  checker_->on_cycle_done(1, false, true);
   sim_.loop().run_until(2 * kMinuteMs + kHourMs + 30 * kSecondMs);
   namespace_(unique_namespace_for("ws"));
   set("ws", State::kRunning, State::kRunning, 2 * kMinuteMs + kHourMs + 30 * kSecondMs);
-  monitor_->on_cycle_done(1, false, true);
-  EXPECT_TRUE(monitor_->check_liveness().empty());
+  checker_->on_cycle_done(1, false, true);
+  EXPECT_TRUE(checker_->check_liveness().empty());
 }
 
 // The agent may re-create a vanished namespace inside the very cycle that would have seen it gone
 // (the partial's ensure-namespace step): the re-creation after heal is the disturbance then.
-TEST_F(MonitorTest, L6CountsFromANamespaceRecreatedAfterHeal) {
+TEST_F(CheckerTest, L6CountsFromANamespaceRecreatedAfterHeal) {
   for (const bool recreated : {false, true}) {
     build(AgentVersion::kA3, RailsVersion::kR3);
     create("ws");
     set("ws", State::kRunning, State::kRunning);
-    monitor_->on_heal(sim_.loop().now_ms());
+    checker_->on_heal(sim_.loop().now_ms());
     const TimeMs start_ms = sim_.loop().now_ms();
-    monitor_->on_cycle_done(1, true, true);
+    checker_->on_cycle_done(1, true, true);
     sim_.loop().run_until(start_ms + 2 * kMinuteMs);
     set("ws", State::kRunning, State::kUnknown, start_ms + 2 * kMinuteMs);
-    monitor_->on_cycle_done(1, false, true);
-    if (recreated) monitor_->on_namespace_create("ws", unique_namespace_for("ws"));
+    checker_->on_cycle_done(1, false, true);
+    if (recreated) checker_->on_namespace_create("ws", unique_namespace_for("ws"));
     sim_.loop().run_until(start_ms + 2 * kMinuteMs + kHourMs + 30 * kSecondMs);
     set("ws", State::kRunning, State::kRunning,
         start_ms + 2 * kMinuteMs + kHourMs + 30 * kSecondMs);
-    monitor_->on_cycle_done(1, false, true);
-    EXPECT_EQ(monitor_->check_liveness().empty(), recreated) << recreated;
+    checker_->on_cycle_done(1, false, true);
+    EXPECT_EQ(checker_->check_liveness().empty(), recreated) << recreated;
   }
 }
 

@@ -1,4 +1,5 @@
-#include "model/toy/toy.h"
+// Not a port: the toy run (run.h) [invented].
+#include "model/toy/run.h"
 
 #include "sim/core/assert.h"
 #include "sim/core/task.h"
@@ -9,8 +10,6 @@ namespace wsim::toy {
 namespace {
 
 constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
-constexpr const char* kVersionT1 = "T1";
-constexpr const char* kVersionBuggy = "buggy";
 constexpr int kDeployments = 3;
 constexpr int kIncrementAttempts = 5;
 constexpr DurationMs kKeeperResyncMs = 5 * kSecondMs;
@@ -71,8 +70,7 @@ ToyRun::ToyRun(Sim& sim, ToyOptions options) : sim_(sim), options_(options) {
   probe_namespace_deleted_with_counters_ = probes.declare(
       "toy.namespace_deleted_with_counters", "a namespace was deleted while holding counters");
   probe_increment_on_terminating_ = probes.declare(
-      "toy.increment_in_terminating",
-      "an increment succeeded while its namespace was Terminating");
+      "toy.increment_in_terminating", "an increment succeeded while its namespace was Terminating");
   probe_actor_crash_ = probes.declare("toy.actor_crash", "an actor crashed mid-increment");
   probe_update_lost_response_ = probes.declare(
       "toy.update_timeout", "an increment's update timed out (applied or not: unknown)");
@@ -150,8 +148,8 @@ Task<void> ToyRun::actor(int index) {
   while (!healed_) {
     co_await sim_.loop().sleep(stream.range(1, mix_.think_max_ms));
     if (healed_) break;
-    const std::string ns =
-        namespace_name(static_cast<int>(stream.below(static_cast<std::uint64_t>(options_.namespaces))));
+    const std::string ns = namespace_name(
+        static_cast<int>(stream.below(static_cast<std::uint64_t>(options_.namespaces))));
     const std::string counter =
         counter_name(static_cast<int>(stream.below(static_cast<std::uint64_t>(options_.counters))));
     switch (pick(stream)) {
@@ -234,8 +232,7 @@ Task<void> ToyRun::relabel(kube::Client client, std::string namespace_, std::str
   co_await client.patch(kube::ObjectRef{"ConfigMap", namespace_, name}, patch);
 }
 
-Task<void> ToyRun::deployment_op(kube::Client client, std::string namespace_,
-                                 ChoiceStream stream) {
+Task<void> ToyRun::deployment_op(kube::Client client, std::string namespace_, ChoiceStream stream) {
   const std::string name =
       "web-" + std::to_string(stream.below(static_cast<std::uint64_t>(kDeployments)));
   const kube::ObjectRef ref{"Deployment", namespace_, name};
@@ -284,8 +281,7 @@ Task<void> ToyRun::keeper() {
         if (!counter.status.is(kube::Code::kNotFound)) continue;
         const kube::Result<kube::Object> created =
             co_await client.create(make_counter(ns, ref.name));
-        sim_.probes().sometimes(created.status.is(kube::Code::kForbidden),
-                                probe_create_forbidden_);
+        sim_.probes().sometimes(created.status.is(kube::Code::kForbidden), probe_create_forbidden_);
       }
     }
     co_await sim_.loop().sleep(kKeeperResyncMs + stream.range(0, kSecondMs));
@@ -358,9 +354,9 @@ std::optional<run::Violation> ToyRun::check_safety() {
       if (object == nullptr) continue;
       auto label = object->meta.labels.find(kManagedByLabel);
       if (label == object->meta.labels.end() || label->second != "toy") {
-        return run::Violation{"toy.S2", ref.to_string(),
-                              "the counter lost its label " + std::string(kManagedByLabel) +
-                                  "=toy"};
+        return run::Violation{
+            "toy.S2", ref.to_string(),
+            "the counter lost its label " + std::string(kManagedByLabel) + "=toy"};
       }
       std::int64_t count = 0;
       auto data = object->data.find("count");
@@ -369,12 +365,11 @@ std::optional<run::Violation> ToyRun::check_safety() {
       }
       auto [it, inserted] = high_water_.emplace(object->meta.uid, count);
       if (!inserted && count < it->second) {
-        return run::Violation{"toy.S1", ref.to_string(),
-                              "count went backwards from " + std::to_string(it->second) + " to " +
-                                  std::to_string(count) + " (uid " + object->meta.uid +
-                                  ", resourceVersion " +
-                                  std::to_string(object->meta.resource_version) +
-                                  "): an increment was lost"};
+        return run::Violation{
+            "toy.S1", ref.to_string(),
+            "count went backwards from " + std::to_string(it->second) + " to " +
+                std::to_string(count) + " (uid " + object->meta.uid + ", resourceVersion " +
+                std::to_string(object->meta.resource_version) + "): an increment was lost"};
       }
       if (count > it->second) it->second = count;
     }
@@ -394,7 +389,8 @@ std::vector<run::Violation> ToyRun::check_liveness() {
       continue;
     }
     if (object->meta.deletion_ms) {
-      out.push_back({"toy.L1", "Namespace/" + ns, "the namespace is still Terminating after settle"});
+      out.push_back(
+          {"toy.L1", "Namespace/" + ns, "the namespace is still Terminating after settle"});
       continue;
     }
     for (int c = 0; c < options_.counters; ++c) {
@@ -413,91 +409,21 @@ std::string ToyRun::describe_state() const {
   for (int n = 0; n < options_.namespaces; ++n) {
     const std::string ns = namespace_name(n);
     const kube::Object* object = cluster_->api().peek(kube::ObjectRef{"Namespace", "", ns});
-    out += ns + ": " + (object == nullptr             ? "missing"
-                        : object->meta.deletion_ms ? "Terminating"
-                                                   : "Active");
+    out += ns + ": " +
+           (object == nullptr          ? "missing"
+            : object->meta.deletion_ms ? "Terminating"
+                                       : "Active");
     for (int c = 0; c < options_.counters; ++c) {
       const kube::Object* counter =
           cluster_->api().peek(kube::ObjectRef{"ConfigMap", ns, counter_name(c)});
       out += ", " + counter_name(c) + "=" +
-             (counter == nullptr ? std::string("-") : counter->data.count("count")
-                                                          ? counter->data.at("count")
-                                                          : std::string("?"));
+             (counter == nullptr             ? std::string("-")
+              : counter->data.count("count") ? counter->data.at("count")
+                                             : std::string("?"));
     }
     out += "\n";
   }
   return out;
-}
-
-// ---- ToySystem -----------------------------------------------------------------------------
-
-std::string ToySystem::description() const {
-  return "toy: randomized actors over the fake Kubernetes API (counters, deployments, namespace "
-         "deletion); version buggy plants a lost update (the canary)";
-}
-
-std::vector<run::VersionAxis> ToySystem::axes() const {
-  return {run::VersionAxis{"version", {kVersionBuggy, kVersionT1}, kVersionT1}};
-}
-
-std::vector<run::InvariantInfo> ToySystem::invariants() const {
-  return run::with_world_invariants({
-      {"toy.S1", run::InvariantKind::kSafety,
-       "a counter (one object, by uid) never decreases",
-       "optimistic concurrency on resourceVersion; planted lost update in version buggy"},
-      {"toy.S2", run::InvariantKind::kSafety,
-       "every counter keeps the label app.kubernetes.io/managed-by=toy",
-       "merge patches keep keys they do not name"},
-      {"toy.L1", run::InvariantKind::kLiveness,
-       "after heal every namespace exists, is Active and holds all its counters",
-       "docs/architecture.md §5 heal-then-converge"},
-  });
-}
-
-std::vector<run::ActionInfo> ToySystem::actions() const {
-  return {
-      {"kubectl", "delete_namespace", "delete namespace <target> (toy-N)"},
-      {"kubectl", "delete_counter", "delete counter <target> (toy-N/counter-M)"},
-      {"user", "increment", "increment counter <target> (toy-N/counter-M) once"},
-      {"toy", "crash_actor", "restart random actor <target> (actor-N) at once"},
-  };
-}
-
-bool ToySystem::normalize(proto::Scenario& scenario, std::string& error) const {
-  proto::ToyConfig* config = scenario.mutable_toy();
-  if (config->version().empty()) config->set_version(kVersionT1);
-  if (config->version() != kVersionT1 && config->version() != kVersionBuggy) {
-    error = "version \"" + config->version().substr(0, 64) + "\" is not one of: buggy, T1";
-    return false;
-  }
-  if (config->namespaces() == 0) config->set_namespaces(3);
-  if (config->actors() == 0) config->set_actors(3);
-  if (config->counters() == 0) config->set_counters(1);
-  if (config->namespaces() > 8) {
-    error = "namespaces " + std::to_string(config->namespaces()) + " is out of range 1..8";
-    return false;
-  }
-  if (config->actors() > 8) {
-    error = "actors " + std::to_string(config->actors()) + " is out of range 1..8";
-    return false;
-  }
-  if (config->counters() > 4) {
-    error = "counters " + std::to_string(config->counters()) + " is out of range 1..4";
-    return false;
-  }
-  return true;
-}
-
-std::unique_ptr<run::SystemRun> ToySystem::create(Sim& sim,
-                                                  const proto::Scenario& scenario) const {
-  WSIM_ASSERT(scenario.has_toy());
-  ToyOptions options;
-  options.buggy = scenario.toy().version() == kVersionBuggy;
-  options.namespaces = static_cast<int>(scenario.toy().namespaces());
-  options.actors = static_cast<int>(scenario.toy().actors());
-  options.counters = static_cast<int>(scenario.toy().counters());
-  options.scripted_only = scenario.scripted_only();
-  return std::make_unique<ToyRun>(sim, options);
 }
 
 }  // namespace wsim::toy
