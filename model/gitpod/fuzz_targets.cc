@@ -54,7 +54,7 @@ std::vector<run::ActorLane> GitpodSystem::actor_lanes() const {
 }
 
 std::vector<run::CustomKind> GitpodSystem::custom_kinds() const {
-  return {{kWorkspaceKind, "workspace.gitpod.io"}};
+  return {{.kind = kWorkspaceKind, .group = "workspace.gitpod.io", .short_names = {"ws"}}};
 }
 
 }  // namespace wsim::gitpod
