@@ -60,7 +60,9 @@ class CustomKinds : public KubeTest {};
 // namespace, and a second registration changes nothing.
 TEST_F(CustomKinds, ARegisteredClusterScopedKindHasNoNamespace) {
   const std::size_t before = registered_kinds().size();
-  KindInfo gadget{"Gadget", "example.com"};
+  KindInfo gadget;
+  gadget.kind = "Gadget";
+  gadget.group = "example.com";
   gadget.scope = KindScope::kCluster;
   register_custom_kind(gadget);
   register_custom_kind(gadget);

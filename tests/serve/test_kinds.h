@@ -8,8 +8,11 @@ namespace wsim::serve {
 
 // Idempotent: every test may call it.
 inline void register_test_kinds() {
-  kube::register_custom_kind(
-      {.kind = "Workspace", .group = "workspace.gitpod.io", .short_names = {"ws"}});
+  kube::KindInfo workspace;
+  workspace.kind = "Workspace";
+  workspace.group = "workspace.gitpod.io";
+  workspace.short_names = {"ws"};
+  kube::register_custom_kind(workspace);
 }
 
 }  // namespace wsim::serve
