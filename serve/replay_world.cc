@@ -35,12 +35,15 @@ bool record_replay(const std::string& bundle_dir, ReplayRecording& recording, st
     const bool first = recording.api_servers++ == 0;
     if (!first) return;
     Sim& sim = api.sim();
-    api.observe_changes(
-        [&previous](kube::WatchEventType, const kube::Object& object, const kube::Object* before) {
-          if (before != nullptr) {
-            previous[object.meta.resource_version] = std::make_shared<const kube::Object>(*before);
+    api.subscribe(
+        "",
+        [&previous](const kube::WatchEvent& event) {
+          if (event.previous != nullptr) {
+            previous[event.object.meta.resource_version] =
+                std::make_shared<const kube::Object>(*event.previous);
           }
-        });
+        },
+        kube::ListenAt::kInsideWrite);
     api.subscribe("", [&recording, &sim, &previous](const kube::WatchEvent& event) {
       const std::uint64_t rv = event.object.meta.resource_version;
       LoggedEvent logged{rv, event.type, event.object, 0, nullptr};

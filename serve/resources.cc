@@ -1,3 +1,5 @@
+// The REST resources of `wsim serve` (resources.h), read from the kind registry of the fake API
+// (sim/kube/kinds.h) plus the CRDs created through the front-end.
 #include "serve/resources.h"
 
 #include <algorithm>
@@ -5,68 +7,53 @@
 #include <memory>
 #include <mutex>
 
+#include "sim/kube/kinds.h"
+
 namespace wsim::serve {
 namespace {
 
-Resource make(std::string kind, std::string group, std::string plural, bool namespaced, bool status,
-              std::vector<std::string> short_names) {
+// The front-end's view of a kind the fake API registered (sim/kube/kinds.h).
+Resource from_kind(const kube::KindInfo& info) {
   Resource r;
-  r.kind = std::move(kind);
-  r.group = std::move(group);
-  r.version = "v1";
-  r.plural = std::move(plural);
+  r.kind = info.kind;
+  r.group = info.group;
+  r.version = info.version;
+  r.plural = info.plural;
   r.singular = r.kind;
   std::transform(r.singular.begin(), r.singular.end(), r.singular.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  r.namespaced = namespaced;
-  r.has_status = status;
-  r.short_names = std::move(short_names);
+  r.namespaced = !info.cluster_scoped();
+  r.has_status = info.status_subresource;
+  r.short_names = info.short_names;
+  r.has_scale = info.has_scale;
+  r.top_level = info.top_level;
+  r.categories = info.categories;
   return r;
 }
 
-std::vector<Resource> built_in() {
-  std::vector<Resource> t = {
-      make("Namespace", "", "namespaces", false, true, {"ns"}),
-      make("Node", "", "nodes", false, true, {"no"}),
-      make("Pod", "", "pods", true, true, {"po"}),
-      make("ConfigMap", "", "configmaps", true, false, {"cm"}),
-      make("Secret", "", "secrets", true, false, {}),
-      make("Service", "", "services", true, true, {"svc"}),
-      make("PersistentVolumeClaim", "", "persistentvolumeclaims", true, true, {"pvc"}),
-      make("Event", "", "events", true, false, {"ev"}),
-      make("Deployment", "apps", "deployments", true, true, {"deploy"}),
-      make("ReplicaSet", "apps", "replicasets", true, true, {"rs"}),
-      make("Event", "events.k8s.io", "events", true, false, {"ev"}),
-      make("Lease", "coordination.k8s.io", "leases", true, false, {}),
-      make("NetworkPolicy", "networking.k8s.io", "networkpolicies", true, false, {"netpol"}),
-      make("CustomResourceDefinition", "apiextensions.k8s.io", "customresourcedefinitions", false,
-           true, {"crd", "crds"}),
-      make("Workspace", "workspace.gitpod.io", "workspaces", true, true, {"ws"}),
-  };
-  for (Resource& r : t) {
-    if (r.kind == "Deployment" || r.kind == "ReplicaSet") r.has_scale = true;
-    if (r.kind == "Event") r.top_level = true;
-    if (r.group == "apps" || r.kind == "Pod" || r.kind == "Service") r.categories = {"all"};
-  }
-  return t;
-}
-
-const std::vector<Resource>& table() {
-  static const std::vector<Resource> t = built_in();
-  return t;
-}
-
-// The custom registry: entries are never freed (pointers stay valid); `served` lists the live
-// ones in registration order.
-struct Custom {
+// The served resources: those of the kind registry (built-in kinds and the kinds the registered
+// systems declare, read as the registry grows: systems register before the server starts), then
+// the CRDs created through the front-end. Entries are never freed (pointers stay valid); `served`
+// lists the live CRD ones in registration order.
+struct Table {
   std::mutex mutex;
+  std::deque<Resource> registered;
+  std::size_t kinds_read = 0;  // Registry entries already looked at.
   std::deque<std::unique_ptr<const Resource>> all;
   std::vector<const Resource*> served;
+
+  // REQUIRES: `mutex` held.
+  void read_registry() {
+    const std::vector<const kube::KindInfo*> kinds = kube::registered_kinds();
+    for (; kinds_read < kinds.size(); ++kinds_read) {
+      if (kinds[kinds_read]->served) registered.push_back(from_kind(*kinds[kinds_read]));
+    }
+  }
 };
 
-Custom& custom() {
-  static Custom c;
-  return c;
+Table& table() {
+  static Table t;
+  return t;
 }
 
 }  // namespace
@@ -77,10 +64,11 @@ std::string Resource::api_version() const {
 
 std::vector<const Resource*> resources() {
   std::vector<const Resource*> out;
-  for (const Resource& r : table()) out.push_back(&r);
-  Custom& c = custom();
-  std::lock_guard<std::mutex> lock(c.mutex);
-  out.insert(out.end(), c.served.begin(), c.served.end());
+  Table& t = table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.read_registry();
+  for (const Resource& r : t.registered) out.push_back(&r);
+  out.insert(out.end(), t.served.begin(), t.served.end());
   return out;
 }
 
@@ -118,18 +106,17 @@ std::vector<std::string> api_groups() {
 }
 
 bool register_custom(const Resource& resource, std::string& error) {
-  for (const Resource& r : table()) {
-    // Gitpod's Workspace CRD applied again: the kind is served already.
-    if (r.kind == "Workspace" && r.group == resource.group && r.plural == resource.plural) {
-      return true;
-    }
-    if ((r.group == resource.group && r.plural == resource.plural) || r.kind == resource.kind) {
+  for (const kube::KindInfo* k : kube::registered_kinds()) {
+    if (!k->served) continue;
+    // A system's custom kind (its CRD applied again): the kind is served already.
+    if (k->custom && k->group == resource.group && k->plural == resource.plural) return true;
+    if ((k->group == resource.group && k->plural == resource.plural) || k->kind == resource.kind) {
       error = "spec.names: " + resource.plural + "." + resource.group +
               " would shadow a built-in resource";
       return false;
     }
   }
-  Custom& c = custom();
+  Table& c = table();
   std::lock_guard<std::mutex> lock(c.mutex);
   c.all.push_back(std::make_unique<const Resource>(resource));
   auto same = [&](const Resource* r) {
@@ -142,7 +129,7 @@ bool register_custom(const Resource& resource, std::string& error) {
 }
 
 void unregister_custom(const std::string& group, const std::string& plural) {
-  Custom& c = custom();
+  Table& c = table();
   std::lock_guard<std::mutex> lock(c.mutex);
   c.served.erase(
       std::remove_if(c.served.begin(), c.served.end(),

@@ -1,14 +1,17 @@
 // The REST resources `wsim serve` exposes: which sim/kube kinds, under which API group, version
 // and plural, namespaced or not. Discovery documents (/api, /apis, /apis/<group>/<version>),
-// OpenAPI, URL routing and the codec's per-kind shapes all come from this one table: a kind is
-// added here (and, when it has a shape of its own, in codec.cc's per-kind rules).
+// OpenAPI, URL routing and the codec's per-kind shapes all come from this list, which is the
+// fake API's kind registry (sim/kube/kinds.h: the built-in kinds and the custom kinds of the
+// registered systems, those marked `served`): a kind is added there (and, when it has a shape of
+// its own, in codec.cc's per-kind rules).
 //
 // Custom resources: a CustomResourceDefinition created through the front-end registers its kind
-// (register_custom); deleting it stops serving the kind (unregister_custom). The registry is
-// process-wide (every World of the process sees the same custom kinds).
+// (register_custom); deleting it stops serving the kind (unregister_custom). These registrations
+// are process-wide (every World of the process sees the same custom kinds) and stay in serve/:
+// the simulated store does not learn them.
 //
-// Threading: the built-in table is constant; the custom registry is guarded by a mutex, and a
-// Resource pointer handed out stays valid (and unchanged) for the life of the process.
+// Threading: the list is guarded by a mutex, and a Resource pointer handed out stays valid (and
+// unchanged) for the life of the process.
 #pragma once
 
 #include <string>
@@ -38,8 +41,9 @@ struct Resource {
   std::string api_version() const;
 };
 
-// Every served resource (built-in first, core group first, then custom kinds in registration
-// order). Invariant: (group, version, plural) unique.
+// Every served resource (the registry's: built-in first, core group first, then the systems'
+// kinds; then the front-end's CRDs in registration order). Invariant: (group, version, plural)
+// unique.
 std::vector<const Resource*> resources();
 
 // nullptr when no served resource matches.

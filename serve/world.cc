@@ -13,12 +13,15 @@ World::World(Sim& sim, kube::ApiServer& api, std::size_t history_events)
   Guard lock(*this);
   floor_rv_ = api.current_resource_version();
   // Called inside the write, before the listener below gets the same change (in order).
-  api.observe_changes(
-      [this](kube::WatchEventType, const kube::Object& object, const kube::Object* previous) {
-        if (previous != nullptr) {
-          previous_[object.meta.resource_version] = std::make_shared<const kube::Object>(*previous);
+  api.subscribe(
+      "",
+      [this](const kube::WatchEvent& event) {
+        if (event.previous != nullptr) {
+          previous_[event.object.meta.resource_version] =
+              std::make_shared<const kube::Object>(*event.previous);
         }
-      });
+      },
+      kube::ListenAt::kInsideWrite);
   api.subscribe("", [this](const kube::WatchEvent& event) { record(event); });
 }
 

@@ -46,7 +46,7 @@ struct LoggedEvent {
   // Lockstep: the virtual time from which watches may deliver it (a delayed watch delivery
   // fault pushes it later; per kind the times never decrease, so delivery stays in order).
   TimeMs deliver_ms = 0;
-  // The state stored before the change (sim/kube ApiServer::observe_changes); null for kAdded
+  // The state stored before the change (sim/kube ApiServer::subscribe, ListenAt::kInsideWrite); null for kAdded
   // or when not known. A watch with a selector decides ADDED / MODIFIED / DELETED from it.
   std::shared_ptr<const kube::Object> previous;
 };
@@ -283,7 +283,7 @@ class World {
   std::uint64_t snapshot_rv_ = 0;
   TimeMs snapshot_ms_ = 0;
   std::deque<LoggedEvent> history_;
-  // By resourceVersion: the previous states observe_changes() saw, until record() takes them.
+  // By resourceVersion: the previous states the inside-write listener saw, until record() takes them.
   std::map<std::uint64_t, std::shared_ptr<const kube::Object>> previous_;
   std::size_t history_max_ = 0;
   std::uint64_t floor_rv_ = 0;

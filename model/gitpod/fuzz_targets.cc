@@ -60,7 +60,11 @@ std::vector<run::ActorLane> GitpodSystem::actor_lanes() const {
 }
 
 std::vector<run::CustomKind> GitpodSystem::custom_kinds() const {
-  return {{kWorkspaceKind, "workspace.gitpod.io"}};
+  run::CustomKind workspace;  // sim/kube/kinds.h KindInfo: the rest keeps its defaults.
+  workspace.kind = kWorkspaceKind;
+  workspace.group = "workspace.gitpod.io";
+  workspace.short_names = {"ws"};
+  return {workspace};
 }
 
 }  // namespace wsim::gitpod

@@ -24,11 +24,28 @@ namespace wsim::kube {
 
 enum class WatchEventType { kAdded, kModified, kDeleted };
 
-// What a server-side listener gets: a const view of the committed object, valid during the call
-// only (copy what must outlive it). No copy is made per listener.
+// What a server-side listener gets: const views of the committed object and of the state stored
+// before it, valid during the call only (copy what must outlive it). No copy is made per listener.
 struct WatchEvent {
   WatchEventType type;
-  const Object& object;  // For kDeleted: the last state.
+  // The state written; for kDeleted the last state (the one that made the object removable, e.g.
+  // its last finalizer gone).
+  const Object& object;
+  const Object* previous = nullptr;  // The state stored before; nullptr for kAdded.
+};
+
+// When a server-side listener (ApiServer::subscribe) hears of a change.
+enum class ListenAt {
+  // After the write, in resourceVersion order, once every watch was offered the change. May
+  // write: a write made by a listener is delivered (to every listener) after the current change
+  // has reached all listeners, so the store may already be ahead of the event being delivered.
+  // For built-in controllers and the systems' checkers.
+  kInOrder,
+  // Inside the write, at once, never behind the store: for indexes kept beside the store (the
+  // scheduler's per-node usage) and the world's runtime oracles (conformance.h). Must not write,
+  // draw choices or trace (the run is the same run with or without it). Per-kind listeners of
+  // this timing run before the all-kind ones, so an index is up to date when an oracle looks.
+  kInsideWrite,
 };
 
 struct ApiServerOptions {
@@ -186,30 +203,12 @@ class ApiServer {
   // every write; exposed for the kubelet. No-op for objects that are absent or not deleting.
   void server_finalize(const ObjectRef& ref, const std::string& actor);
 
-  // Server-side subscription to every change of `kind` (empty = all kinds), delivered
-  // synchronously after the write, in resourceVersion order: a write made by a listener is
-  // delivered (to every listener) after the current event has reached all listeners, so the
-  // store may already be ahead of the event being delivered. For built-in controllers only.
+  // The one way to listen to the server: every committed change of `kind` (empty = all kinds),
+  // delivered synchronously at the time `at` says (ListenAt), each listener of a timing in the
+  // order subscribed. Objects stored before the call are not replayed: peek_list() them first.
+  // Server-side: never delayed, never faulted (the cluster itself, the harness, front-ends).
   using Listener = std::function<void(const WatchEvent& event)>;
-  void subscribe(const std::string& kind, Listener listener);
-
-  // Synchronous view of the store itself, for indexes kept by built-in controllers (the
-  // scheduler's per-node usage): called inside every write of `kind` (non-empty), at once, with
-  // the object's state before (nullptr when created) and after (nullptr when removed) — unlike a
-  // subscribe() listener, never behind the store. An observer must not write, draw choices or
-  // trace (the run is the same run with or without it). Objects stored before the call are not
-  // replayed: peek_list() them first.
-  using StoreObserver = std::function<void(const Object* before, const Object* after)>;
-  void observe_store(const std::string& kind, StoreObserver observer);
-
-  // Every committed change of every kind, at once (like observe_store), for the world's runtime
-  // oracles (conformance.h): `object` is the state written, or for kDeleted the last state (the
-  // one that made the object removable, e.g. its last finalizer gone); `previous` is the state
-  // stored before (nullptr for kAdded). Same rules as a StoreObserver: no writes, no choices, no
-  // trace.
-  using ChangeObserver =
-      std::function<void(WatchEventType type, const Object& object, const Object* previous)>;
-  void observe_changes(ChangeObserver observer);
+  void subscribe(const std::string& kind, Listener listener, ListenAt at = ListenAt::kInOrder);
 
   // What every informer of this server holds (for the world's oracles, conformance.h): one entry
   // per informer that is started, not stopped, synced and currently watching, in the order the

@@ -21,6 +21,7 @@ Backoff BackoffManager::fresh() const {
   Backoff backoff(std::numeric_limits<std::int32_t>::max(), options_.initial_ms, options_.factor,
                   options_.jitter);
   backoff.cap_ms = options_.cap_ms;
+  WSIM_ASSERT_EQ(backoff.duration_ms, options_.initial_ms);  // A fresh backoff starts over.
   return backoff;
 }
 

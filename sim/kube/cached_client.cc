@@ -15,7 +15,10 @@ CachedClient::CachedClient(Sim& sim, ApiServer& server, std::string identity)
   WSIM_ASSERT(!writer_.identity().empty());
 }
 
-CachedClient::~CachedClient() { stop(); }
+CachedClient::~CachedClient() {
+  stop();
+  WSIM_ASSERT(owned_.empty());  // No informer of this client outlives it.
+}
 
 void CachedClient::share(const std::string& kind, Informer* informer) {
   WSIM_ASSERT(!kind.empty());
@@ -34,7 +37,10 @@ void CachedClient::share(const std::string& kind, Informer* informer) {
 }
 
 void CachedClient::stop() {
-  for (auto& [kind, informer] : owned_) informer->stop();
+  for (auto& [kind, informer] : owned_) {
+    WSIM_ASSERT(informer != nullptr);
+    informer->stop();
+  }
   owned_.clear();
 }
 
@@ -62,6 +68,7 @@ Informer& CachedClient::informer(const std::string& kind) {
 }
 
 Task<void> CachedClient::wait_synced(std::string kind) {
+  WSIM_ASSERT(!kind.empty());
   // Polls instead of awaiting the informer's own signal: no reference to an informer is held
   // across a suspension, so a shared informer that is stopped and replaced meanwhile (the
   // manager restarted) or an owned one dropped by share() / stop() is never touched again.
@@ -73,6 +80,8 @@ Task<Result<Object>> CachedClient::get(ObjectRef ref) {
   Informer::ObjectView cached = informer(ref.kind).get_shared(ref.namespace_, ref.name);
   Result<Object> out;
   if (cached) {
+    WSIM_ASSERT_EQ(cached->meta.name, ref.name);  // The cache answers for the object asked.
+    WSIM_ASSERT_EQ(cached->kind, ref.kind);
     out.value = *cached;  // The one copy: the caller may change it (and write it back).
   } else {
     out.status = Status::Error(Code::kNotFound, ref.kind + " \"" + ref.name + "\" not found");

@@ -14,6 +14,7 @@ namespace wsim::kube {
 
 std::string_view request_object(const Request& request, std::string& out) {
   const ObjectRef& ref = request.ref;
+  WSIM_ASSERT(ref.namespace_.empty() || !is_cluster_scoped(ref.kind));  // Normalized by send().
   out.clear();
   out += ref.kind;
   const bool collection = request.verb == Verb::kList || request.verb == Verb::kWatch;
@@ -29,79 +30,97 @@ std::string_view request_object(const Request& request, std::string& out) {
 }
 
 std::string ApiServer::Impl::choice_key(const Request& request) const {
-  if (!sim.choices().keys_needed()) return {};
+  if (!sim_.choices().keys_needed()) return {};
   std::string object;
   request_object(request, object);
   return "api " + object;
 }
 
 DurationMs ApiServer::Impl::draw_latency() {
-  const DurationMs latency_ms = api_latency.range(options.min_latency_ms, options.max_latency_ms);
-  WSIM_ASSERT_GE(latency_ms, 0);
+  const DurationMs latency_ms =
+      api_latency_.range(options_.min_latency_ms, options_.max_latency_ms);
+  WSIM_ASSERT_GE(latency_ms, options_.min_latency_ms);
+  WSIM_ASSERT_LE(latency_ms, options_.max_latency_ms);
   return latency_ms;
 }
 
 Delivery<Response> ApiServer::Impl::send(const std::string& identity,
                                          std::shared_ptr<Request> request) {
   WSIM_ASSERT(request != nullptr);
-  Delivery<Response> reply(sim.loop());
-  const TimeMs sent_ms = sim.now_ms();
+  Delivery<Response> reply(sim_.loop());
+  const TimeMs sent_ms = sim_.now_ms();
   // normalize() in place (no ObjectRef moved out and back).
   if (is_cluster_scoped(request->ref.kind)) request->ref.namespace_.clear();
-  const KeyScope scope(sim.choices(), choice_key(*request));
+  const KeyScope scope(sim_.choices(), choice_key(*request));
   const DurationMs latency = draw_latency();
   // std::function needs a copyable callable: the (large) request is shared, not copied.
-  sim.loop().schedule(latency, [this, identity, request, reply, sent_ms]() {
+  sim_.loop().schedule(latency, [this, identity, request, reply, sent_ms]() {
     arrive(identity, *request, reply, sent_ms);
   });
   return reply;
 }
 
-void ApiServer::Impl::arrive(const std::string& identity, Request& request,
-                             Delivery<Response> reply, TimeMs sent_ms) {
-  const TimeMs now = sim.now_ms();
-  WSIM_ASSERT_GE(now, sent_ms);  // A request never arrives before it was sent.
-  const TimeMs timeout_at = std::max(now, sent_ms + options.client_timeout_ms);
-  const KeyScope scope(sim.choices(), choice_key(request));
-  auto timeout = [&]() {
-    Response response;
-    response.status =
-        Status::Error(Code::kTimeout, "no response from the API server within " +
-                                          std::to_string(options.client_timeout_ms) +
-                                          " ms (the request may or may not have been applied)");
-    return response;
-  };
-  const char* verb = verb_name(request.verb);
+Response ApiServer::Impl::timeout_response() const {
+  WSIM_ASSERT_GT(options_.client_timeout_ms, 0);
+  Response response;
+  response.status =
+      Status::Error(Code::kTimeout, "no response from the API server within " +
+                                        std::to_string(options_.client_timeout_ms) +
+                                        " ms (the request may or may not have been applied)");
+  return response;
+}
 
-  bool lose_response = false;
-  std::string fault_detail;
-  if (auto intercepted = intercept(identity, request)) {
-    switch (intercepted->action) {
-      case FaultAction::kLoseRequest:
-        sim.record(identity, verb, request_object(request, object_text), "lost",
-                   intercepted->detail + ": request not applied, client times out");
-        reply.deliver(timeout(), timeout_at);
-        return;
-      case FaultAction::kLoseResponse:
-        lose_response = true;
-        fault_detail = intercepted->detail + ": applied, response lost, client times out";
-        break;
-      default: {
-        Response response;
-        response.status = std::move(intercepted->status);
-        sim.record(identity, verb, request_object(request, object_text),
-                   code_name(response.status.code), intercepted->detail);
-        reply.deliver(std::move(response), now + draw_latency());
-        return;
-      }
+bool ApiServer::Impl::answer_intercepted(const std::string& identity, Request& request,
+                                         InterceptorChain::Intercepted intercepted,
+                                         Delivery<Response>& reply, TimeMs timeout_at,
+                                         std::string& fault_detail) {
+  const TimeMs now = sim_.now_ms();
+  WSIM_ASSERT_GE(timeout_at, now);
+  const char* verb = verb_name(request.verb);
+  switch (intercepted.action) {
+    case FaultAction::kLoseRequest:
+      sim_.record(identity, verb, request_object(request, object_text_), "lost",
+                  intercepted.detail + ": request not applied, client times out");
+      reply.deliver(timeout_response(), timeout_at);
+      return true;
+    case FaultAction::kLoseResponse:
+      fault_detail = intercepted.detail + ": applied, response lost, client times out";
+      return false;
+    default: {
+      WSIM_ASSERT(!intercepted.status.ok());  // Every other action answers an error.
+      Response response;
+      response.status = std::move(intercepted.status);
+      sim_.record(identity, verb, request_object(request, object_text_),
+                  code_name(response.status.code), intercepted.detail);
+      reply.deliver(std::move(response), now + draw_latency());
+      return true;
     }
   }
+}
 
-  if (Status allowed = authorize(identity, request); !allowed.ok()) {
+void ApiServer::Impl::arrive(const std::string& identity, Request& request,
+                             Delivery<Response> reply, TimeMs sent_ms) {
+  const TimeMs now = sim_.now_ms();
+  WSIM_ASSERT_GE(now, sent_ms);  // A request never arrives before it was sent.
+  const TimeMs timeout_at = std::max(now, sent_ms + options_.client_timeout_ms);
+  const KeyScope scope(sim_.choices(), choice_key(request));
+  const char* verb = verb_name(request.verb);
+
+  std::string fault_detail;  // Set when the response is lost (the request is applied).
+  if (auto intercepted = interceptors_.intercept(identity, request)) {
+    if (answer_intercepted(identity, request, std::move(*intercepted), reply, timeout_at,
+                           fault_detail)) {
+      return;
+    }
+    WSIM_ASSERT(!fault_detail.empty());
+  }
+  const bool lose_response = !fault_detail.empty();
+
+  if (Status allowed = rbac_.authorize(identity, request, store_); !allowed.ok()) {
     Response response;
     response.status = std::move(allowed);
-    sim.record(identity, verb, request_object(request, object_text),
-               code_name(response.status.code), response.status.message);
+    sim_.record(identity, verb, request_object(request, object_text_),
+                code_name(response.status.code), response.status.message);
     reply.deliver(std::move(response), now + draw_latency());
     return;
   }
@@ -111,36 +130,40 @@ void ApiServer::Impl::arrive(const std::string& identity, Request& request,
   if (!response.status.ok()) {
     detail = response.status.message;
   } else if (request.verb != Verb::kGet && request.verb != Verb::kList) {
-    detail = "rv " + std::to_string(resource_version);
+    detail = "rv " + std::to_string(store_.resource_version());
   }
   if (lose_response) detail = detail.empty() ? fault_detail : detail + "; " + fault_detail;
-  sim.record(identity, verb, request_object(request, object_text), code_name(response.status.code),
-             std::move(detail));
+  sim_.record(identity, verb, request_object(request, object_text_),
+              code_name(response.status.code), std::move(detail));
   if (lose_response) {
     // A watch whose response is lost never reaches its client: close it at once.
     if (request.verb == Verb::kWatch && response.watcher_id != 0) close_watch(response.watcher_id);
-    reply.deliver(timeout(), timeout_at);
+    reply.deliver(timeout_response(), timeout_at);
     return;
   }
   reply.deliver(std::move(response), now + draw_latency());
 }
 
 Response ApiServer::Impl::execute(const std::string& identity, Request& request) {
-  const std::uint64_t rv_before_execute = resource_version;
+  const std::uint64_t rv_before_execute = store_.resource_version();
   Response response = execute_verb(identity, request);
   // Reads never write; a failed request writes nothing either.
   if (request.verb == Verb::kGet || request.verb == Verb::kList) {
-    WSIM_ASSERT_EQ(resource_version, rv_before_execute);
+    WSIM_ASSERT_EQ(store_.resource_version(), rv_before_execute);
   }
-  if (!response.status.ok()) WSIM_ASSERT_EQ(resource_version, rv_before_execute);
+  if (!response.status.ok()) WSIM_ASSERT_EQ(store_.resource_version(), rv_before_execute);
+  // The resourceVersion never goes back.
+  WSIM_ASSERT_GE(store_.resource_version(), rv_before_execute);
   return response;
 }
 
 Response ApiServer::Impl::execute_verb(const std::string& identity, Request& request) {
+  // Past the interceptor chain and RBAC: the request reaches the store now.
+  WSIM_ASSERT(request.ref.namespace_.empty() || !is_cluster_scoped(request.ref.kind));
   Response response;
   switch (request.verb) {
     case Verb::kGet: {
-      const auto* slot = find(request.ref);  // find() normalizes.
+      const auto* slot = store_.find(request.ref);  // find() normalizes.
       if (slot) {
         response.object = **slot;
       } else {
@@ -149,52 +172,36 @@ Response ApiServer::Impl::execute_verb(const std::string& identity, Request& req
       }
       break;
     }
-    case Verb::kList: {
-      if (const KindStore* found = store_of(request.ref.kind)) {
-        const KindStore& store = *found;
-        const std::string& ns = request.ref.namespace_;
-        auto it = ns.empty() ? store.begin() : store.lower_bound(ObjectRefView{"", ns, ""});
-        for (; it != store.end(); ++it) {
-          if (!ns.empty() && it->first.namespace_ != ns) break;
-          if (request.selector.matches(it->second->meta.labels)) {
-            response.items.push_back(it->second);
-          }
-        }
-      }
-      response.resource_version = resource_version;
-      WSIM_ASSERT(std::is_sorted(
-          response.items.begin(), response.items.end(),
-          [](const std::shared_ptr<const Object>& a, const std::shared_ptr<const Object>& b) {
-            return ref_order_less(a.get(), b.get());
-          }));
+    case Verb::kList:
+      response.items = store_.list(request.ref.kind, request.ref.namespace_, request.selector);
+      response.resource_version = store_.resource_version();
       break;
-    }
     case Verb::kWatch:
-      response = start_watch(identity, request);
+      response = watches_.start_watch(identity, request);
       break;
     case Verb::kCreate: {
-      auto result = create(std::move(request.object));
+      auto result = store_.create(std::move(request.object));
       response.status = std::move(result.status);
       response.object = std::move(result.value);
       break;
     }
     case Verb::kUpdate: {
-      auto result = update(std::move(request.object), request.subresource);
+      auto result = store_.update(std::move(request.object), request.subresource);
       response.status = std::move(result.status);
       response.object = std::move(result.value);
       break;
     }
     case Verb::kPatch: {
-      auto result = patch(request.ref, request.patch, request.subresource);
+      auto result = store_.patch(request.ref, request.patch, request.subresource);
       response.status = std::move(result.status);
       response.object = std::move(result.value);
       break;
     }
     case Verb::kDelete:
-      response.status = remove(request.ref, request.delete_options);
+      response.status = store_.remove(request.ref, request.delete_options);
       break;
     case Verb::kApply: {
-      auto result = apply(std::move(request.object));
+      auto result = store_.apply(std::move(request.object));
       response.status = std::move(result.status);
       response.object = std::move(result.value);
       break;
@@ -226,6 +233,9 @@ Task<Result<std::vector<Object>>> list_call(ApiServer::Impl* impl, std::string i
   std::vector<Object> items;
   items.reserve(response.items.size());
   for (const std::shared_ptr<const Object>& item : response.items) items.push_back(*item);
+  WSIM_ASSERT_EQ(items.size(), response.items.size());
+  // A failed list has no items.
+  if (!response.status.ok()) WSIM_ASSERT(items.empty());
   co_return Result<std::vector<Object>>{std::move(response.status), std::move(items)};
 }
 

@@ -26,6 +26,8 @@ Cluster::Cluster(Sim& sim, ClusterOptions options)
   not_ready_fault_ = sim.faults().declare(
       "kube.node.not_ready", "a node's kubelet stops posting status for a while (NotReady)",
       options_.not_ready_enable, options_.not_ready_fire, SwarmStream::kSecond);
+  // The cluster is built before anything is stored (the conformance monitor sees every change).
+  WSIM_ASSERT_EQ(api_->object_count(), 0u);
 }
 
 Cluster::~Cluster() = default;
@@ -164,6 +166,7 @@ bool Cluster::node_not_ready_fault(const std::string& node) {
     if (names.empty()) return true;
     target = names[not_ready_stream_.below(names.size())];
   }
+  WSIM_ASSERT(!target.empty());
   (void)stop_node_heartbeats(target, draw_delay(not_ready_stream_, options_.not_ready_window));
   return true;
 }
@@ -210,10 +213,13 @@ void Cluster::dispatch_node(const WatchEvent& event) {
 }
 
 Result<Object> Cluster::create(Object object) {
-  return api_->server_create(std::move(object), kKubectl);
+  Result<Object> created = api_->server_create(std::move(object), kKubectl);
+  if (created.ok()) WSIM_ASSERT_EQ(created.value.meta.generation, 1);  // A new object.
+  return created;
 }
 
 Status Cluster::remove(const ObjectRef& ref, DeleteOptions options) {
+  WSIM_ASSERT(!ref.kind.empty());
   const Status status = api_->server_delete(ref, options, kKubectl);
   sim_.record(kKubectl, "delete", ref.to_string(), status.ok() ? "ok" : code_name(status.code));
   return status;

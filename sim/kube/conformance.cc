@@ -3,6 +3,7 @@
 // tag v1.32.0); docs/world-invariants.md explains them.
 #include "sim/kube/conformance.h"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 
@@ -19,6 +20,7 @@ constexpr const char* kNamespaces = "kube.S4";
 constexpr const char* kPods = "kube.S5";
 
 bool contains(const std::vector<std::string>& list, const std::string& value) {
+  WSIM_ASSERT(!value.empty());  // Finalizer names are never empty.
   for (const std::string& item : list) {
     if (item == value) return true;
   }
@@ -28,6 +30,8 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
 // A field's value, or "" (a view into `fields`: no copy on the per-change path).
 const std::string& field(const Fields& fields, std::string_view key) {
   static const std::string kAbsent;
+  WSIM_ASSERT(!key.empty());
+  WSIM_ASSERT(kAbsent.empty());  // Nobody wrote through the shared fallback.
   auto it = fields.find(key);
   return it == fields.end() ? kAbsent : it->second;
 }
@@ -43,7 +47,10 @@ std::int64_t quantity(const Fields& fields, std::string_view key) {
 
 bool terminal_phase(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
 
-std::string ref_of(const Object& object) { return ObjectRef::of(object).to_string(); }
+std::string ref_of(const Object& object) {
+  WSIM_ASSERT(!object.kind.empty());
+  return ObjectRef::of(object).to_string();
+}
 
 // A pod write that keeps its spec and whether it is finished (a status write): count_usage
 // would take its usage off its node and add the same back (docs/performance.md §14.2).
@@ -75,14 +82,14 @@ ConformanceMonitor::ConformanceMonitor(Sim& sim, ApiServer& api, ConformanceOpti
     : sim_(sim), api_(api), options_(options) {
   WSIM_ASSERT_EQ(api_.object_count(), 0u);
   WSIM_ASSERT_GT(options_.quiet_ms, 0);
-  api_.observe_changes([this](WatchEventType type, const Object& object, const Object* previous) {
-    observe(type, object, previous);
-  });
+  api_.subscribe(
+      "", [this](const WatchEvent& event) { observe(event.type, event.object, event.previous); },
+      ListenAt::kInsideWrite);
 }
 
 std::vector<ConformanceInvariant> ConformanceMonitor::invariants() {
   const std::string doc = "docs/world-invariants.md";
-  return {
+  std::vector<ConformanceInvariant> out = {
       {kVersions, false,
        "every change gets a resourceVersion above all earlier ones; uid, name, namespace and "
        "creation time never change; a new object's uid is no live object's",
@@ -113,12 +120,18 @@ std::vector<ConformanceInvariant> ConformanceMonitor::invariants() {
        "content that is being deleted; a pod past its grace period on a Ready node is gone",
        doc + " L3"},
   };
+  // Safety rules first, then liveness (the order verdicts list them in).
+  WSIM_ASSERT(std::is_partitioned(out.begin(), out.end(),
+                                  [](const ConformanceInvariant& i) { return !i.liveness; }));
+  return out;
 }
 
 std::optional<ConformanceViolation> ConformanceMonitor::take_safety_violation() {
   if (pending_.empty()) return std::nullopt;
   ConformanceViolation next = std::move(pending_.front());
   pending_.pop_front();
+  // Reported once per (invariant, object) (paired with report()).
+  WSIM_ASSERT_EQ(reported_.count({next.invariant_id, next.object}), 1u);
   return next;
 }
 
@@ -186,6 +199,7 @@ void ConformanceMonitor::check_versions(WatchEventType type, const Object& objec
 // the kubelet's delete with grace 0 (pkg/kubelet/status/status_manager.go syncPod).
 void ConformanceMonitor::check_deletion(WatchEventType type, const Object& object,
                                         const Object* previous) {
+  if (type == WatchEventType::kAdded) WSIM_ASSERT(previous == nullptr);
   const ObjectMeta& now = object.meta;
   if (previous != nullptr && previous->meta.deletion_ms) {
     const TimeMs was = *previous->meta.deletion_ms;
@@ -239,6 +253,7 @@ void ConformanceMonitor::check_generation(WatchEventType type, const Object& obj
 // namespaced_resources_deleter.go Delete (the namespace's finalizer is removed only once all
 // content is gone).
 void ConformanceMonitor::check_namespace(WatchEventType type, const Object& object) {
+  WSIM_ASSERT(!object.kind.empty());
   if (type == WatchEventType::kAdded && !object.meta.namespace_.empty()) {
     const Object* ns = api_.peek(ObjectRefView{"Namespace", "", object.meta.namespace_});
     if (ns == nullptr || ns->meta.deletion_ms) {
@@ -309,6 +324,7 @@ void ConformanceMonitor::check_bind(const Object& pod) {
 // The monitor's own indexes, after the checks (which read them as they were before the change).
 void ConformanceMonitor::index(WatchEventType type, const Object& object, const Object* previous) {
   const TimeMs now = sim_.now_ms();
+  if (type == WatchEventType::kAdded) WSIM_ASSERT(previous == nullptr);
   if (object.kind == "Pod" && !same_usage(type, object, previous)) {
     count_usage(previous, -1);
     if (type != WatchEventType::kDeleted) count_usage(&object, 1);

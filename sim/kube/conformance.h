@@ -82,8 +82,9 @@ class ConformanceMonitor {
   // deletions that never finish), sorted by invariant then object.
   std::vector<ConformanceViolation> check_liveness() const;
 
-  // One committed change (ApiServer::ChangeObserver's arguments). The constructor subscribes it to
-  // the server; tests also feed it changes the server would never make.
+  // One committed change (a WatchEvent heard inside the write, ListenAt::kInsideWrite). The
+  // constructor subscribes it to the server; tests also feed it changes the server would never
+  // make.
   void observe(WatchEventType type, const Object& object, const Object* previous);
 
  private:

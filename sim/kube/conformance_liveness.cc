@@ -82,6 +82,7 @@ namespace {
 // Where `owner` of `dependent` lives: the dependent's namespace unless the owner kind is
 // cluster-scoped (restated, not controller_util.h owner_target: see conformance.h).
 ObjectRef owner_ref(const Object& dependent, const OwnerReference& owner) {
+  WSIM_ASSERT(!dependent.kind.empty());
   return ObjectRef(owner.kind, is_cluster_scoped(owner.kind) ? "" : dependent.meta.namespace_,
                    owner.name);
 }
@@ -99,6 +100,7 @@ bool ConformanceMonitor::owner_alive(const ObjectRef& target, const OwnerReferen
 // absent owners count as absent).
 void ConformanceMonitor::check_collection(std::vector<ConformanceViolation>& out) const {
   for (const Object* object : api_.peek_list("", "")) {
+    WSIM_ASSERT(object != nullptr);
     const ObjectMeta& meta = object->meta;
     if (meta.owner_references.empty() || meta.deletion_ms) continue;
     const ObjectRef ref = ObjectRef::of(*object);
@@ -124,8 +126,11 @@ void ConformanceMonitor::check_collection(std::vector<ConformanceViolation>& out
 void ConformanceMonitor::check_deletions(std::vector<ConformanceViolation>& out) const {
   const TimeMs now = sim_.now_ms();
   for (const Object* object : api_.peek_list("", "")) {
+    WSIM_ASSERT(object != nullptr);
     const ObjectMeta& meta = object->meta;
     if (!meta.deletion_ms || now - *meta.deletion_ms < options_.quiet_ms) continue;
+    // Deleting for at least quiet_ms: its deletionTimestamp (a pod's deadline) is in the past.
+    WSIM_ASSERT_LE(*meta.deletion_ms, now);
     const ObjectRef ref = ObjectRef::of(*object);
     if (recently_changed(ref)) continue;
     std::string stuck;

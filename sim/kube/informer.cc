@@ -25,6 +25,7 @@ namespace {
 struct InformerCore {
   InformerCore(Sim& s, ApiServer::Impl* srv, InformerOptions o)
       : sim(s), server(srv), options(std::move(o)), changed(s.loop()) {
+    WSIM_ASSERT(server != nullptr);
     trace_actor = options.identity + "/informer";
     cluster_scoped = is_cluster_scoped(options.kind);
   }
@@ -86,7 +87,10 @@ struct InformerCore {
 
   void reindex() {
     for (auto& [name, idx] : indexes) idx.refs.clear();
-    for (const auto& [ref, object] : cache) index(ref, *object, true);
+    for (const auto& [ref, object] : cache) {
+      WSIM_ASSERT(object != nullptr);
+      index(ref, *object, true);
+    }
   }
 
   void trace(const Object& object, const char* what, const char* how) {
@@ -198,6 +202,7 @@ void schedule_resync(const std::shared_ptr<InformerCore>& core) {
 
 // The list request of a (re)list.
 std::shared_ptr<Request> list_request(const InformerCore& core) {
+  WSIM_ASSERT(!core.options.kind.empty());  // An informer watches one kind.
   auto list = std::make_shared<Request>();
   list->verb = Verb::kList;
   list->ref = ObjectRef{core.options.kind, core.options.namespace_, ""};
@@ -315,8 +320,8 @@ Informer::Informer(Sim& sim, ApiServer& server, InformerOptions options)
   state_->core = std::make_shared<InformerCore>(sim, server.impl_.get(), std::move(options));
   WSIM_ASSERT(state_->core->server != nullptr);
   WSIM_ASSERT(!state_->core->options.kind.empty());
-  ApiServer::Impl::InformerRegistry& registry = *server.impl_->informers;
-  state_->registry = server.impl_->informers;
+  ApiServer::Impl::InformerRegistry& registry = *server.impl_->informers();
+  state_->registry = server.impl_->informers();
   state_->registry_id = registry.next_id++;
   std::weak_ptr<InformerCore> weak = state_->core;
   registry.views.emplace(state_->registry_id,
@@ -328,6 +333,8 @@ Informer::Informer(Sim& sim, ApiServer& server, InformerOptions options)
 }
 
 Informer::~Informer() {
+  WSIM_ASSERT(state_ != nullptr);
+  WSIM_ASSERT_NE(state_->registry_id, 0u);  // Registered by the constructor.
   if (auto registry = state_->registry.lock()) registry->views.erase(state_->registry_id);
   InformerCore& core = *state_->core;
   core.stopped = true;
@@ -360,7 +367,11 @@ void Informer::stop() {
   core.changed.notify_all();
 }
 
-bool Informer::synced() const { return state_->core->synced; }
+bool Informer::synced() const {
+  // Synced only once started (the first list filled the cache).
+  if (state_->core->synced) WSIM_ASSERT(state_->core->started);
+  return state_->core->synced;
+}
 
 Task<void> Informer::wait_synced() {
   std::shared_ptr<InformerCore> core = state_->core;
@@ -379,6 +390,7 @@ std::vector<Object> Informer::list() const {
 std::optional<Object> Informer::get(std::string_view namespace_, std::string_view name) const {
   ObjectView view = get_shared(namespace_, name);
   if (!view) return std::nullopt;
+  WSIM_ASSERT(view->meta.name == name);
   return *view;
 }
 
@@ -386,6 +398,7 @@ std::vector<Informer::ObjectView> Informer::list_shared() const {
   std::vector<ObjectView> out;
   out.reserve(state_->core->cache.size());
   for (const auto& [ref, object] : state_->core->cache) out.push_back(object);
+  WSIM_ASSERT_EQ(out.size(), state_->core->cache.size());
   return out;
 }
 
@@ -403,7 +416,10 @@ Informer::ObjectView Informer::get_shared(std::string_view namespace_,
   return it->second;
 }
 
-std::size_t Informer::size() const { return state_->core->cache.size(); }
+std::size_t Informer::size() const {
+  WSIM_ASSERT(state_ != nullptr);
+  return state_->core->cache.size();
+}
 
 void Informer::add_index(const std::string& name, IndexFunc index) {
   WSIM_ASSERT(index != nullptr);
@@ -436,8 +452,15 @@ void Informer::on_change(std::function<void(const Object& object, bool deleted)>
       std::make_shared<const std::function<void(const Object&, bool)>>(std::move(handler)));
 }
 
-std::uint64_t Informer::list_count() const { return state_->core->lists; }
+std::uint64_t Informer::list_count() const {
+  // A synced informer has listed at least once.
+  if (state_->core->synced) WSIM_ASSERT_GT(state_->core->lists, 0u);
+  return state_->core->lists;
+}
 
-std::uint64_t Informer::last_resource_version() const { return state_->core->last_rv; }
+std::uint64_t Informer::last_resource_version() const {
+  WSIM_ASSERT(state_ != nullptr);
+  return state_->core->last_rv;
+}
 
 }  // namespace wsim::kube

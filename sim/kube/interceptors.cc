@@ -1,4 +1,5 @@
-// The fault interceptor chain of the fake API server (docs/architecture.md §3 "faults").
+// The fault interceptor chain of the fake API server (interceptor_chain.h; docs/architecture.md
+// §3 "faults").
 //
 // Every client request passes the rules in insertion order; the first rule that matches, applies
 // to the verb and fires decides the request's fate. Rules tied to a fault point fire through
@@ -7,7 +8,7 @@
 // choice, and choice 0 always means "does not fire".
 #include <string>
 
-#include "sim/kube/api_server_impl.h"
+#include "sim/kube/interceptor_chain.h"
 
 namespace wsim::kube {
 
@@ -20,6 +21,7 @@ namespace {
 // of Namespace X answers Conflict") still applies. Every other action can happen to any request,
 // reads and watches included.
 bool applicable(const InterceptorRule& rule, const Request& request) {
+  WSIM_ASSERT_GE(rule.times, -1);
   if (rule.action != FaultAction::kConflict) return true;
   if (rule.match.verb && *rule.match.verb == request.verb) return true;
   switch (request.verb) {
@@ -36,6 +38,8 @@ bool applicable(const InterceptorRule& rule, const Request& request) {
 }
 
 bool matches(const RequestMatch& match, const std::string& identity, const Request& request) {
+  // Requests reach the chain normalized (send()): a cluster-scoped kind has no namespace.
+  WSIM_ASSERT(request.ref.namespace_.empty() || !is_cluster_scoped(request.ref.kind));
   if (match.verb && *match.verb != request.verb) return false;
   if (!match.kind.empty() && match.kind != request.ref.kind) return false;
   if (!match.namespace_.empty() && match.namespace_ != request.ref.namespace_) return false;
@@ -73,71 +77,93 @@ const char* fault_action_name(FaultAction action) {
   return "unknown";
 }
 
-std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::intercept(const std::string& identity,
-                                                                       const Request& request) {
-  if (sim.faults().healed()) return std::nullopt;
-  if (sim.faults().has_pins()) {
+void InterceptorChain::set_draws(InterceptorDraws draws) {
+  WSIM_ASSERT(!draws_set_);  // Declared once, by the ApiServer's constructor.
+  WSIM_ASSERT_EQ(down_until_ms_, -1);
+  draws_ = std::move(draws);
+  draws_set_ = true;
+}
+
+std::optional<InterceptorChain::Intercepted> InterceptorChain::intercept(
+    const std::string& identity, const Request& request) {
+  WSIM_ASSERT(draws_set_);
+  if (sim_.faults().healed()) return std::nullopt;
+  if (sim_.faults().has_pins()) {
     // Request pins count the requests that reach the server, one trace event each (client.cc),
     // so the N-th of a pin is the N-th such trace event (docs/shrinking.md §6).
     std::string object;
-    sim.faults().observe_request(
+    sim_.faults().observe_request(
         FaultRequest{verb_name(request.verb), request_object(request, object), identity});
   }
   if (auto down = restart_outage()) return down;
-  for (Rule& rule : rules) {
-    const InterceptorRule& r = rule.rule;
-    if (r.times >= 0 && rule.fired >= r.times) continue;
-    if (!matches(r.match, identity, request) || !applicable(r, request)) continue;
-    if (rule.fault) {
-      if (!sim.faults().fires(*rule.fault, api_faults)) continue;
-    }
-    ++rule.fired;
-    if (r.times >= 0) WSIM_ASSERT_LE(rule.fired, r.times);  // A rule fires at most `times`.
-    Intercepted out;
-    out.action = r.action;
-    out.detail = rule.fault ? "fault " + sim.faults().point(*rule.fault).name
-                            : "scripted fault #" + std::to_string(rule.id) + " (" +
-                                  fault_action_name(r.action) + ")";
-    switch (r.action) {
-      case FaultAction::kConflict:
-        out.status = Status::Error(Code::kConflict,
-                                   r.message.empty() ? conflict_message(request) : r.message);
-        break;
-      case FaultAction::kError5xx:
-      case FaultAction::kInternalError:
-      case FaultAction::kServiceUnavailable: {
-        bool unavailable = r.action == FaultAction::kServiceUnavailable;
-        if (r.action == FaultAction::kError5xx) unavailable = api_faults.below(2) == 1;
-        out.status =
-            unavailable
-                ? Status::Error(Code::kServiceUnavailable,
-                                r.message.empty() ? "the server is currently unable to handle the "
-                                                    "request"
-                                                  : r.message)
-                : Status::Error(Code::kInternalError,
-                                r.message.empty() ? "Internal error occurred: etcdserver: request "
-                                                    "timed out"
-                                                  : r.message);
-        break;
-      }
-      case FaultAction::kThrottle:
-        out.status =
-            Status::Error(Code::kTooManyRequests,
-                          r.message.empty() ? "the server has received too many requests and has "
-                                              "asked us to try again later"
-                                            : r.message);
-        break;
-      case FaultAction::kLoseRequest:
-      case FaultAction::kLoseResponse:
-        break;
-    }
-    return out;
+  for (Rule& rule : rules_) {
+    if (!fires(rule, identity, request)) continue;
+    return outcome(rule, request);
   }
   return std::nullopt;
 }
 
-void ApiServer::Impl::install_default_rules() {
-  WSIM_ASSERT(rules.empty());  // First in the chain: installed by the constructor, once.
+bool InterceptorChain::fires(Rule& rule, const std::string& identity, const Request& request) {
+  const InterceptorRule& r = rule.rule;
+  if (r.times >= 0 && rule.fired >= r.times) return false;
+  if (!matches(r.match, identity, request) || !applicable(r, request)) return false;
+  if (rule.fault && !sim_.faults().fires(*rule.fault, draws_.api_faults)) return false;
+  ++rule.fired;
+  if (r.times >= 0) WSIM_ASSERT_LE(rule.fired, r.times);  // A rule fires at most `times`.
+  WSIM_ASSERT_GT(rule.fired, 0);
+  return true;
+}
+
+InterceptorChain::Intercepted InterceptorChain::outcome(const Rule& rule, const Request& request) {
+  WSIM_ASSERT_GT(rule.fired, 0);  // Only a rule that fired decides.
+  const InterceptorRule& r = rule.rule;
+  Intercepted out;
+  out.action = r.action;
+  out.detail = rule.fault ? "fault " + sim_.faults().point(*rule.fault).name
+                          : "scripted fault #" + std::to_string(rule.id) + " (" +
+                                fault_action_name(r.action) + ")";
+  switch (r.action) {
+    case FaultAction::kConflict:
+      out.status =
+          Status::Error(Code::kConflict, r.message.empty() ? conflict_message(request) : r.message);
+      break;
+    case FaultAction::kError5xx:
+    case FaultAction::kInternalError:
+    case FaultAction::kServiceUnavailable: {
+      bool unavailable = r.action == FaultAction::kServiceUnavailable;
+      if (r.action == FaultAction::kError5xx) unavailable = draws_.api_faults.below(2) == 1;
+      out.status =
+          unavailable
+              ? Status::Error(Code::kServiceUnavailable,
+                              r.message.empty() ? "the server is currently unable to handle the "
+                                                  "request"
+                                                : r.message)
+              : Status::Error(Code::kInternalError,
+                              r.message.empty() ? "Internal error occurred: etcdserver: request "
+                                                  "timed out"
+                                                : r.message);
+      break;
+    }
+    case FaultAction::kThrottle:
+      out.status =
+          Status::Error(Code::kTooManyRequests,
+                        r.message.empty() ? "the server has received too many requests and has "
+                                            "asked us to try again later"
+                                          : r.message);
+      break;
+    case FaultAction::kLoseRequest:
+    case FaultAction::kLoseResponse:
+      break;
+  }
+  // Error actions carry an error; the lost ones none (the client times out).
+  const bool lost = r.action == FaultAction::kLoseRequest || r.action == FaultAction::kLoseResponse;
+  WSIM_ASSERT_EQ(out.status.ok(), lost);
+  return out;
+}
+
+void InterceptorChain::install_default_rules() {
+  WSIM_ASSERT(rules_.empty());  // First in the chain: installed by the constructor, once.
+  WSIM_ASSERT_EQ(next_rule_id_, 1u);
   struct Default {
     const char* fault;
     FaultAction action;
@@ -155,38 +181,44 @@ void ApiServer::Impl::install_default_rules() {
     rule.action = d.action;
     rule.fault = d.fault;
     Rule entry;
-    entry.id = next_rule_id++;
+    entry.id = next_rule_id_++;
     FaultId id = 0;
-    WSIM_ASSERT(sim.faults().find(d.fault, id));
+    WSIM_ASSERT(sim_.faults().find(d.fault, id));
     entry.fault = id;
     entry.rule = std::move(rule);
-    rules.push_back(std::move(entry));
+    rules_.push_back(std::move(entry));
   }
+  WSIM_ASSERT_EQ(rules_.size(), std::size(kDefaults));
 }
 
-InterceptorId ApiServer::add_interceptor(InterceptorRule rule) {
-  Impl::Rule entry;
-  entry.id = impl_->next_rule_id++;
+InterceptorId InterceptorChain::add(InterceptorRule rule) {
+  Rule entry;
+  entry.id = next_rule_id_++;
   if (!rule.fault.empty()) {
     FaultId id = 0;
-    WSIM_ASSERT_MSG(impl_->sim.faults().find(rule.fault, id),
+    WSIM_ASSERT_MSG(sim_.faults().find(rule.fault, id),
                     "interceptor rule names an undeclared fault point: " << rule.fault);
-    impl_->sim.faults().set_per_request(id);
+    sim_.faults().set_per_request(id);
     entry.fault = id;
   }
   entry.rule = std::move(rule);
-  impl_->rules.push_back(std::move(entry));
-  return impl_->rules.back().id;
+  // Ids increase along the chain (invariant 3).
+  if (!rules_.empty()) WSIM_ASSERT_LT(rules_.back().id, entry.id);
+  rules_.push_back(std::move(entry));
+  return rules_.back().id;
 }
 
-void ApiServer::remove_interceptor(InterceptorId id) {
-  std::erase_if(impl_->rules, [id](const Impl::Rule& rule) { return rule.id == id; });
+void InterceptorChain::remove(InterceptorId id) {
+  WSIM_ASSERT_NE(id, 0u);
+  WSIM_ASSERT_LT(id, next_rule_id_);  // Only ids this chain handed out.
+  std::erase_if(rules_, [id](const Rule& rule) { return rule.id == id; });
 }
 
-void ApiServer::clear_interceptors() { impl_->rules.clear(); }
+void InterceptorChain::clear() { rules_.clear(); }
 
-int ApiServer::interceptor_fired(InterceptorId id) const {
-  for (const Impl::Rule& rule : impl_->rules) {
+int InterceptorChain::fired(InterceptorId id) const {
+  WSIM_ASSERT_NE(id, 0u);
+  for (const Rule& rule : rules_) {
     if (rule.id == id) return rule.fired;
   }
   return 0;

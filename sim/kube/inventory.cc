@@ -8,6 +8,7 @@
 #include <set>
 
 #include "sim/core/assert.h"
+#include "sim/kube/kinds.h"
 
 namespace wsim::kube {
 
@@ -32,28 +33,18 @@ std::string error_line(const char* verb, const ObjectRef& ref, const Status& sta
 
 }  // namespace
 
-std::string api_group(const std::string& kind, const CustomKindGroups& custom) {
+std::string api_group(const std::string& kind) {
   WSIM_ASSERT(!kind.empty());
-  if (const auto it = custom.find(kind); it != custom.end()) {
-    WSIM_ASSERT_MSG(!it->second.empty(), "a custom kind is in a named API group");
-    return it->second;
-  }
-  if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
-      kind == "DaemonSet") {
-    return "apps";
-  }
-  if (kind == "NetworkPolicy" || kind == "Ingress") return "networking.k8s.io";
-  if (kind == "Role" || kind == "RoleBinding" || kind == "ClusterRole" ||
-      kind == "ClusterRoleBinding") {
-    return "rbac.authorization.k8s.io";
-  }
-  return "";
+  const KindInfo* info = find_kind(kind);
+  if (info == nullptr) return "";
+  if (info->custom) WSIM_ASSERT_MSG(!info->group.empty(), "a custom kind is in a named API group");
+  return info->group;
 }
 
-std::string inventory_key(const ObjectRef& ref, const CustomKindGroups& custom) {
+std::string inventory_key(const ObjectRef& ref) {
   // namespace_name_group_kind, each ':' of the name written "__", built in one buffer
   // (docs/performance.md §13.3).
-  const std::string group = api_group(ref.kind, custom);
+  const std::string group = api_group(ref.kind);
   std::string key;
   key.reserve(ref.namespace_.size() + 2 * ref.name.size() + group.size() + ref.kind.size() + 3);
   key += ref.namespace_;
@@ -87,6 +78,8 @@ std::optional<InventoryKey> parse_inventory_key(const std::string& key) {
   std::string name = key.substr(first + 1, group_start - first - 1);
   out.ref.name = replace_all(std::move(name), "__", ":");
   if (out.ref.kind.empty() || out.ref.name.empty()) return std::nullopt;
+  WSIM_ASSERT_LT(first, group_start);  // namespace _ name _ group _ kind, in that order.
+  WSIM_ASSERT_LT(group_start, last);
   return out;
 }
 
@@ -95,10 +88,12 @@ std::vector<ObjectRef> inventory_object_refs(const Object& inventory) {
   for (const auto& [key, value] : inventory.data) {
     if (auto parsed = parse_inventory_key(key)) refs.push_back(std::move(parsed->ref));
   }
+  WSIM_ASSERT_LE(refs.size(), inventory.data.size());
   return refs;
 }
 
 bool is_inventory(const Object& object) {
+  WSIM_ASSERT(!object.kind.empty());
   return object.kind == "ConfigMap" && object.meta.labels.count(kInventoryIdLabel) != 0;
 }
 
@@ -147,6 +142,8 @@ struct ApplyArgs {
 
 // The applier coroutine; its arguments live in one shared block.
 Task<InventoryApplyResult> run_applier(Client* client_ptr, std::shared_ptr<ApplyArgs> args) {
+  WSIM_ASSERT(client_ptr != nullptr);
+  WSIM_ASSERT(args != nullptr);
   Client& client = *client_ptr;
   Object& inventory_configmap = args->inventory_configmap;
   std::vector<Object>& objects = args->objects;
@@ -271,6 +268,8 @@ Task<InventoryApplyResult> run_applier(Client* client_ptr, std::shared_ptr<Apply
   for (const std::string& key : keep) patch.data[key] = std::string();
   Result<Object> written = co_await client.patch(inventory_ref, std::move(patch));
   if (!written.ok()) result.inventory_status = written.status;
+  // Every object was applied or reported (cli-utils collects errors, never stops at one).
+  WSIM_ASSERT_LE(result.applied.size(), objects.size());
   co_return result;
 }
 
@@ -279,6 +278,8 @@ Task<InventoryApplyResult> run_applier(Client* client_ptr, std::shared_ptr<Apply
 Task<InventoryApplyResult> apply_inventory_group(Client& client, Object inventory_configmap,
                                                  std::vector<Object> objects,
                                                  std::string field_manager) {
+  WSIM_ASSERT(!field_manager.empty());  // Server-side apply needs a field manager.
+  WSIM_ASSERT(is_inventory(inventory_configmap));
   auto args = std::make_shared<ApplyArgs>(
       ApplyArgs{std::move(inventory_configmap), std::move(objects), std::move(field_manager)});
   return run_applier(&client, std::move(args));

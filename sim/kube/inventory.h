@@ -24,18 +24,12 @@ namespace wsim::kube {
 inline constexpr const char* kInventoryIdLabel = "cli-utils.sigs.k8s.io/inventory-id";
 inline constexpr const char* kOwningInventoryAnnotation = "config.k8s.io/owning-inventory";
 
-// The API groups of custom resource kinds (kind → group), as the system under test declares
-// them (run::System::custom_kinds(), e.g. Gitpod's Workspace in "workspace.gitpod.io"); the fake
-// API knows only Kubernetes' built-in kinds itself.
-using CustomKindGroups = std::map<std::string, std::string>;
-
-// API group of a kind: "apps" (Deployment, ReplicaSet, StatefulSet, DaemonSet),
-// "networking.k8s.io" (NetworkPolicy, Ingress), "rbac.authorization.k8s.io" (Role, ...), the
-// declared group of a custom kind, "" for core kinds (and undeclared ones).
-std::string api_group(const std::string& kind, const CustomKindGroups& custom = {});
+// API group of a kind, from the kind registry (kinds.h): "apps" for Deployment, the declared
+// group of a system's custom kind, "" for core kinds and for kinds nobody registered.
+std::string api_group(const std::string& kind);
 
 // "<namespace>_<name>_<group>_<Kind>", ":" in the name written as "__".
-std::string inventory_key(const ObjectRef& ref, const CustomKindGroups& custom = {});
+std::string inventory_key(const ObjectRef& ref);
 
 struct InventoryKey {
   ObjectRef ref;

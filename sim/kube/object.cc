@@ -1,5 +1,5 @@
-// Object, ObjectRef and LabelSelector helpers (object.h): field reads, ref rendering and the
-// cluster-scoped kinds.
+// Object, ObjectRef and LabelSelector helpers (object.h): field reads and ref rendering. Which
+// kinds are cluster-scoped is the kind registry's (kinds.cc).
 #include "sim/kube/object.h"
 
 #include <string_view>
@@ -38,15 +38,8 @@ std::string ObjectRef::to_string() const {
     out += '/';
   }
   out += name;
+  WSIM_ASSERT_GE(out.size(), kind.size() + 1);
   return out;
-}
-
-bool is_cluster_scoped(std::string_view k) {
-  // Compared as string_views: their == checks the length before the bytes, so a namespaced kind
-  // (asked on every request and informer read) costs no memcmp (docs/performance.md §8).
-  return k == "Namespace" || k == "Node" || k == "PersistentVolume" || k == "ClusterRole" ||
-         k == "ClusterRoleBinding" || k == "StorageClass" || k == "CustomResourceDefinition" ||
-         k == "PriorityClass";
 }
 
 bool LabelSelector::matches(const Fields& labels) const {
@@ -65,6 +58,8 @@ std::string LabelSelector::to_string() const {
     out += '=';
     out += value;
   }
+  // "k=v" per term, commas between.
+  if (!match_labels.empty()) WSIM_ASSERT_GE(out.size(), 2 * match_labels.size());
   return out;
 }
 

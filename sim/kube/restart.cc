@@ -13,7 +13,8 @@
 #include <string>
 
 #include "sim/core/time.h"
-#include "sim/kube/api_server_impl.h"
+#include "sim/kube/interceptor_chain.h"
+#include "sim/kube/watch_hub.h"
 
 namespace wsim::kube {
 
@@ -24,19 +25,22 @@ constexpr DurationMs kDownMaxMs = 60 * kSecondMs;
 
 }  // namespace
 
-std::optional<ApiServer::Impl::Intercepted> ApiServer::Impl::restart_outage() {
-  const TimeMs now = sim.now_ms();
-  if (now >= down_until_ms) {
+std::optional<InterceptorChain::Intercepted> InterceptorChain::restart_outage() {
+  const TimeMs now = sim_.now_ms();
+  if (now >= down_until_ms_) {
     // Evaluated only while the server is up: one restart at a time.
-    if (!sim.faults().fires(fault_restart, restart_draws)) return std::nullopt;
-    const DurationMs down_ms = restart_draws.range(kDownMinMs, kDownMaxMs);
-    down_until_ms = now + down_ms;
-    sim.record("kube-apiserver", "restart", "kube-apiserver", "down",
-               std::string("fault ") + kFaultApiServerRestart + ": unavailable for " +
-                   std::to_string(down_ms) + " ms, every watch ends with 410 Gone");
-    for (auto& [id, watcher] : watchers) close_gone(watcher);
+    if (!sim_.faults().fires(draws_.restart_fault, draws_.restart)) return std::nullopt;
+    const DurationMs down_ms = draws_.restart.range(kDownMinMs, kDownMaxMs);
+    WSIM_ASSERT_GE(down_ms, kDownMinMs);
+    WSIM_ASSERT_LE(down_ms, kDownMaxMs);
+    down_until_ms_ = now + down_ms;
+    sim_.record("kube-apiserver", "restart", "kube-apiserver", "down",
+                std::string("fault ") + kFaultApiServerRestart + ": unavailable for " +
+                    std::to_string(down_ms) + " ms, every watch ends with 410 Gone");
+    watches_.expire_all("");
+    WSIM_ASSERT_EQ(watches_.open_count(), 0u);  // Every watch ended with the server.
   }
-  WSIM_ASSERT_LT(now, down_until_ms);
+  WSIM_ASSERT_LT(now, down_until_ms_);
   Intercepted out;
   out.action = FaultAction::kServiceUnavailable;
   out.status = Status::Error(Code::kServiceUnavailable,

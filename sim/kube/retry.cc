@@ -7,8 +7,18 @@
 
 namespace wsim::kube {
 
-Backoff default_retry() { return Backoff(5, 10, 1.0, 0.1); }
-Backoff default_backoff() { return Backoff(4, 10, 5.0, 0.1); }
+// client-go retry.DefaultRetry and retry.DefaultBackoff (util/retry/util.go).
+Backoff default_retry() {
+  const Backoff backoff(5, 10, 1.0, 0.1);
+  WSIM_ASSERT_GT(backoff.steps, 0);
+  return backoff;
+}
+
+Backoff default_backoff() {
+  const Backoff backoff(4, 10, 5.0, 0.1);
+  WSIM_ASSERT_GT(backoff.steps, 0);
+  return backoff;
+}
 
 DurationMs backoff_step(Backoff& backoff, ChoiceStream& stream) {
   WSIM_ASSERT_GE(backoff.duration_ms, 0);
@@ -31,6 +41,7 @@ DurationMs backoff_step(Backoff& backoff, ChoiceStream& stream) {
 
 Task<Status> retry_on_conflict(Sim& sim, ChoiceStream& stream, Backoff backoff,
                                std::function<Task<Status>()> attempt) {
+  WSIM_ASSERT(attempt != nullptr);
   // Named, not a temporary inside the co_await expression (g++ 12, sim/kube/README.md).
   const std::function<bool(const Status&)> conflict = [](const Status& s) {
     return s.is(Code::kConflict);

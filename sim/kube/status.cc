@@ -1,6 +1,8 @@
 // The Kubernetes reason names of the fake API server's status codes (status.h).
 #include "sim/kube/status.h"
 
+#include "sim/core/assert.h"
+
 namespace wsim::kube {
 
 const char* code_name(Code code) {
@@ -28,6 +30,7 @@ const char* code_name(Code code) {
     case Code::kTimeout:
       return "Timeout";
   }
+  WSIM_ASSERT_MSG(false, "code_name: not a Code: " << static_cast<int>(code));
   return "Unknown";
 }
 

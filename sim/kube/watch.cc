@@ -1,4 +1,5 @@
-// Changes, server-side listeners and client watches of the fake API server.
+// The watch hub of the fake API server (watch_hub.h): changes, server-side listeners and client
+// watches.
 //
 // Every committed write is one Change with its own resourceVersion. Changes are dispatched in
 // resourceVersion order: a write made by a listener while a change is being dispatched is queued
@@ -11,102 +12,99 @@
 #include <string>
 
 #include "sim/core/log.h"
-#include "sim/kube/api_server_impl.h"
+#include "sim/kube/watch_hub.h"
 
 namespace wsim::kube {
 
 namespace {
 
-bool in_scope(const Watcher& watcher, const Object& object) {
+bool in_scope(const std::string& namespace_, const LabelSelector& selector, const Object& object) {
   WSIM_ASSERT(!object.kind.empty());
-  if (!watcher.namespace_.empty() && object.meta.namespace_ != watcher.namespace_) return false;
-  return watcher.selector.matches(object.meta.labels);
+  if (!namespace_.empty() && object.meta.namespace_ != namespace_) return false;
+  return selector.matches(object.meta.labels);
 }
 
 }  // namespace
 
-void ApiServer::Impl::emit(WatchEventType type, std::shared_ptr<const Object> object,
-                           std::shared_ptr<const Object> old) {
+void WatchHub::set_draws(WatchDraws draws) {
+  WSIM_ASSERT(!draws_set_);  // Declared once, by the ApiServer's constructor.
+  WSIM_ASSERT_EQ(resource_version_, 0u);
+  draws_ = std::move(draws);
+  draws_set_ = true;
+}
+
+void WatchHub::emit(WatchEventType type, std::shared_ptr<const Object> object,
+                    std::shared_ptr<const Object> old) {
+  WSIM_ASSERT(draws_set_);
   WSIM_ASSERT(object != nullptr);
   if (type == WatchEventType::kAdded) WSIM_ASSERT(old == nullptr);
   if (type != WatchEventType::kAdded) WSIM_ASSERT(old != nullptr);
-  // The store just changed (commit()/erase()): its observers see it now, in write order.
-  for (const auto& [kind, observer] : store_observers) {
-    if (kind != object->kind) continue;
-    observer(type == WatchEventType::kAdded ? nullptr : old.get(),
-             type == WatchEventType::kDeleted ? nullptr : object.get());
-  }
-  for (const ChangeObserver& observer : change_observers) observer(type, *object, old.get());
+  // Every write is the next resourceVersion (paired with the store's write assertion, store.cc
+  // commit()).
+  WSIM_ASSERT_GT(object->meta.resource_version, resource_version_);
+  resource_version_ = object->meta.resource_version;
+  // The store just changed (commit()/erase()): the inside-write listeners see it now, in write
+  // order.
+  listeners_.notify_inside_write(WatchEvent{type, *object, old.get()});
   Change change{object->meta.resource_version, type, std::move(object), std::move(old)};
-  // Watch history ascending (paired with the store's write assertion, store.cc commit()).
-  WSIM_ASSERT_EQ(change.resource_version, resource_version);
-  if (!history.empty()) WSIM_ASSERT_LT(history.back().resource_version, change.resource_version);
-  WSIM_ASSERT_LT(history_floor_rv, change.resource_version);
-  history.push_back(change);
-  while (history.size() > options.watch_history_events && !history.empty()) {
-    history_floor_rv = history.front().resource_version;
-    history.pop_front();
-  }
-  const std::size_t history_cap = std::max<std::size_t>(options.watch_history_events, 1);
-  WSIM_ASSERT_LE(history.size(), history_cap);  // (std::max of a temporary would dangle here.)
-  undispatched.push_back(std::move(change));
-  if (dispatching) return;  // A listener wrote: delivered after the current change.
-  dispatching = true;
-  while (!undispatched.empty()) {
-    Change next = std::move(undispatched.front());
-    undispatched.pop_front();
+  record_history(change);
+  undispatched_.push_back(std::move(change));
+  if (dispatching_) return;  // A listener wrote: delivered after the current change.
+  dispatching_ = true;
+  while (!undispatched_.empty()) {
+    Change next = std::move(undispatched_.front());
+    undispatched_.pop_front();
     dispatch(next);
   }
-  dispatching = false;
+  dispatching_ = false;
+  WSIM_ASSERT_EQ(last_dispatched_rv_, resource_version_);  // Nothing left behind.
 }
 
-void ApiServer::Impl::dispatch(const Change& change) {
+void WatchHub::record_history(const Change& change) {
+  // Watch history ascending (paired with the store's write assertion, store.cc commit()).
+  WSIM_ASSERT_EQ(change.resource_version, resource_version_);
+  if (!history_.empty()) WSIM_ASSERT_LT(history_.back().resource_version, change.resource_version);
+  WSIM_ASSERT_LT(history_floor_rv_, change.resource_version);
+  history_.push_back(change);
+  while (history_.size() > options_.watch_history_events && !history_.empty()) {
+    history_floor_rv_ = history_.front().resource_version;
+    history_.pop_front();
+  }
+  const std::size_t history_cap = std::max<std::size_t>(options_.watch_history_events, 1);
+  WSIM_ASSERT_LE(history_.size(), history_cap);  // (std::max of a temporary would dangle here.)
+}
+
+void WatchHub::dispatch(const Change& change) {
   // Dispatched in strictly ascending resourceVersion: a listener's write waits its turn.
-  WSIM_ASSERT_GT(change.resource_version, last_dispatched_rv);
-  last_dispatched_rv = change.resource_version;
-  for (auto& [id, watcher] : watchers) {
+  WSIM_ASSERT_GT(change.resource_version, last_dispatched_rv_);
+  WSIM_ASSERT_LE(change.resource_version, resource_version_);
+  last_dispatched_rv_ = change.resource_version;
+  for (auto& [id, watcher] : watchers_) {
     if (!watcher.closed) offer(watcher, change, /*may_expire=*/true);
   }
-  if (listeners.empty()) return;
+  if (!listeners_.has_in_order()) return;
   // A view of the committed object: `change` holds it for the whole dispatch.
-  const WatchEvent event{change.type, *change.object};
-  // Index loop: a listener may subscribe another listener.
-  for (std::size_t i = 0; i < listeners.size(); ++i) {
-    if (!listeners[i].first.empty() && listeners[i].first != change.object->kind) continue;
-    std::shared_ptr<const Listener> listener = listeners[i].second;  // The vector may grow.
-    (*listener)(event);
-  }
+  listeners_.notify_in_order(WatchEvent{change.type, *change.object, change.old.get()});
 }
 
-void ApiServer::Impl::offer(Watcher& watcher, const Change& change, bool may_expire) {
+void WatchHub::offer(Watcher& watcher, const Change& change, bool may_expire) {
   WSIM_ASSERT(!watcher.closed);
   WSIM_ASSERT(change.object != nullptr);
   if (!watcher.kind.empty() && watcher.kind != change.object->kind) return;
   WatchEventType type = change.type;
   if (change.type == WatchEventType::kModified) {
-    const bool now_in = in_scope(watcher, *change.object);
-    const bool was_in = change.old && in_scope(watcher, *change.old);
+    const bool now_in = in_scope(watcher.namespace_, watcher.selector, *change.object);
+    const bool was_in = change.old && in_scope(watcher.namespace_, watcher.selector, *change.old);
     if (!now_in && !was_in) return;
     if (!was_in) type = WatchEventType::kAdded;
     if (!now_in) type = WatchEventType::kDeleted;
-  } else if (!in_scope(watcher, *change.object)) {
+  } else if (!in_scope(watcher.namespace_, watcher.selector, *change.object)) {
     return;
   }
-  if (may_expire && sim.faults().fires(fault_watch_expire, watch_faults)) {
-    sim.record(watcher.identity, "watch", change.object->kind, "Gone",
-               std::string("fault ") + kFaultWatchExpire);
-    close_gone(watcher);
-    return;
-  }
-  if (may_expire && sim.faults().fires(fault_watch_drop, watch_drops)) {
-    sim.record(watcher.identity, "watch", change.object->kind, "dropped",
-               std::string("fault ") + kFaultWatchDrop);
-    close_dropped(watcher);
-    return;
-  }
-  const TimeMs now = sim.now_ms();
+  if (may_expire && fault_ends(watcher, change)) return;
+  const TimeMs now = sim_.now_ms();
   const TimeMs due = std::max(
-      now + watch_latency.range(options.watch_min_latency_ms, options.watch_max_latency_ms),
+      now + draws_.latency.range(options_.watch_min_latency_ms, options_.watch_max_latency_ms),
       watcher.last_due_ms);
   WSIM_ASSERT_GE(due, now);
   watcher.last_due_ms = due;
@@ -115,49 +113,73 @@ void ApiServer::Impl::offer(Watcher& watcher, const Change& change, bool may_exp
   watcher.last_offered_rv = change.resource_version;
   WatchDelivery delivery{false, type, change.object, change.resource_version};
   const std::uint64_t id = watcher.id;
-  sim.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
+  sim_.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
 }
 
-void ApiServer::Impl::close_gone(Watcher& watcher) {
-  WSIM_ASSERT_EQ(watchers.count(watcher.id), 1u);  // Only a registered watch closes.
+bool WatchHub::fault_ends(Watcher& watcher, const Change& change) {
+  WSIM_ASSERT(!watcher.closed);
+  if (sim_.faults().fires(draws_.expire, draws_.faults)) {
+    sim_.record(watcher.identity, "watch", change.object->kind, "Gone",
+                std::string("fault ") + kFaultWatchExpire);
+    close_gone(watcher);
+    WSIM_ASSERT(watcher.closed);
+    return true;
+  }
+  if (sim_.faults().fires(draws_.drop, draws_.drops)) {
+    sim_.record(watcher.identity, "watch", change.object->kind, "dropped",
+                std::string("fault ") + kFaultWatchDrop);
+    close_dropped(watcher);
+    WSIM_ASSERT(watcher.closed);
+    return true;
+  }
+  return false;
+}
+
+void WatchHub::close_gone(Watcher& watcher) {
+  WSIM_ASSERT_EQ(watchers_.count(watcher.id), 1u);  // Only a registered watch closes.
   if (watcher.closed) return;
   WSIM_LOG_DEBUG("apiserver: watch " << watcher.id << " of " << watcher.identity << " ("
                                      << watcher.kind << ") ends with 410 Gone at rv "
-                                     << resource_version);
+                                     << resource_version_);
   WatchDelivery delivery;
   delivery.gone = true;
   end_watch(watcher, delivery);
 }
 
-void ApiServer::Impl::close_dropped(Watcher& watcher) {
-  WSIM_ASSERT_EQ(watchers.count(watcher.id), 1u);
+void WatchHub::close_dropped(Watcher& watcher) {
+  WSIM_ASSERT_EQ(watchers_.count(watcher.id), 1u);
   WatchDelivery delivery;
   delivery.dropped = true;
   end_watch(watcher, delivery);
 }
 
-void ApiServer::Impl::end_watch(Watcher& watcher, WatchDelivery delivery) {
+void WatchHub::end_watch(Watcher& watcher, WatchDelivery delivery) {
   WSIM_ASSERT_NE(watcher.id, 0u);
+  WSIM_ASSERT_NE(delivery.gone, delivery.dropped);  // Exactly one way to end.
   if (watcher.closed) return;
   watcher.closed = true;
-  const TimeMs now = sim.now_ms();
+  const TimeMs now = sim_.now_ms();
   const TimeMs due = std::max(now, watcher.last_due_ms);
   WSIM_ASSERT_GE(due, now);
   watcher.last_due_ms = due;
-  delivery.resource_version = resource_version;
+  delivery.resource_version = resource_version_;
   const std::uint64_t id = watcher.id;
-  sim.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
+  sim_.loop().schedule(due - now, [this, id, delivery]() { deliver(id, delivery); });
 }
 
-void ApiServer::Impl::deliver(std::uint64_t watcher_id, const WatchDelivery& delivery) {
-  auto it = watchers.find(watcher_id);
-  if (it == watchers.end()) return;
+void WatchHub::deliver(std::uint64_t watcher_id, const WatchDelivery& delivery) {
+  auto it = watchers_.find(watcher_id);
+  if (it == watchers_.end()) return;
   // Delivered in the order offered: strictly ascending resourceVersion (paired with offer()).
   if (!delivery.gone && !delivery.dropped) {
     WSIM_ASSERT(delivery.object != nullptr);
     WSIM_ASSERT_GT(delivery.resource_version, it->second.last_delivered_rv);
     WSIM_ASSERT_LE(delivery.resource_version, it->second.last_offered_rv);
     it->second.last_delivered_rv = delivery.resource_version;
+  } else {
+    // The end of a watch comes after every event offered to it.
+    WSIM_ASSERT(it->second.closed);
+    WSIM_ASSERT_GE(delivery.resource_version, it->second.last_offered_rv);
   }
   // Copy the sink: it may close (erase) this very watcher.
   WatchSink sink = it->second.sink;
@@ -165,23 +187,26 @@ void ApiServer::Impl::deliver(std::uint64_t watcher_id, const WatchDelivery& del
   if (!keep || delivery.gone || delivery.dropped) close_watch(watcher_id);
 }
 
-std::uint64_t ApiServer::Impl::watch_floor(const std::string& kind) const {
-  WSIM_ASSERT_LE(history_floor_rv, resource_version);
-  const std::size_t window = options.watch_cache_events_per_kind;
+std::uint64_t WatchHub::watch_floor(const std::string& kind) const {
+  WSIM_ASSERT_LE(history_floor_rv_, resource_version_);
+  const std::size_t window = options_.watch_cache_events_per_kind;
   // Only in runs that draw kube.watch.drop (the per-run decision, healed or not): a run without
   // it replays as before the window existed (a 429'd re-watch can start from an old version too).
-  const bool drawn = sim.faults().point(fault_watch_drop).enabled;
-  if (kind.empty() || window == 0 || !drawn) return history_floor_rv;
+  const bool drawn = sim_.faults().point(draws_.drop).enabled;
+  if (kind.empty() || window == 0 || !drawn) return history_floor_rv_;
   std::size_t newer = 0;  // Changes of `kind` newer than `it`.
-  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+  for (auto it = history_.rbegin(); it != history_.rend(); ++it) {
     if (it->object->kind != kind) continue;
-    if (newer == window) return std::max(history_floor_rv, it->resource_version);
+    if (newer == window) return std::max(history_floor_rv_, it->resource_version);
     ++newer;
   }
-  return history_floor_rv;
+  WSIM_ASSERT_LE(newer, window);
+  return history_floor_rv_;
 }
 
-Response ApiServer::Impl::start_watch(const std::string& identity, Request& request) {
+Response WatchHub::start_watch(const std::string& identity, Request& request) {
+  WSIM_ASSERT(request.verb == Verb::kWatch);
+  WSIM_ASSERT(request.watch_sink != nullptr);
   Response response;
   const std::uint64_t from = request.watch_from_rv;
   // watch_cache.go getAllEventsSinceLocked: "too old resource version" (410) when the window no
@@ -193,77 +218,55 @@ Response ApiServer::Impl::start_watch(const std::string& identity, Request& requ
                                        std::to_string(floor + 1) + ")");
     return response;
   }
-  WSIM_ASSERT_LE(from, resource_version);
-  const std::uint64_t id = next_watcher_id++;
-  WSIM_ASSERT_EQ(watchers.count(id), 0u);
-  Watcher& watcher = watchers[id];
+  WSIM_ASSERT_LE(from, resource_version_);
+  const std::uint64_t id = next_watcher_id_++;
+  WSIM_ASSERT_EQ(watchers_.count(id), 0u);
+  Watcher& watcher = watchers_[id];
   watcher.id = id;
   watcher.identity = identity;
   watcher.kind = request.ref.kind;
   watcher.namespace_ = request.ref.namespace_;
   watcher.selector = request.selector;
   watcher.sink = std::move(request.watch_sink);
-  watcher.last_due_ms = sim.now_ms();
+  watcher.last_due_ms = sim_.now_ms();
   // Replay what happened since `from`: what the window still holds, above the floor.
   const std::uint64_t replay_after = std::max(from, floor);
-  auto it = history.begin();
-  while (it != history.end() && it->resource_version <= replay_after) ++it;
-  for (; it != history.end() && !watcher.closed; ++it) offer(watcher, *it, /*may_expire=*/false);
+  auto it = history_.begin();
+  while (it != history_.end() && it->resource_version <= replay_after) ++it;
+  for (; it != history_.end() && !watcher.closed; ++it) offer(watcher, *it, /*may_expire=*/false);
   // The replay offered nothing past the present.
-  WSIM_ASSERT_LE(watcher.last_offered_rv, resource_version);
+  WSIM_ASSERT_LE(watcher.last_offered_rv, resource_version_);
   response.watcher_id = id;
-  response.resource_version = resource_version;
+  response.resource_version = resource_version_;
   return response;
 }
 
-void ApiServer::Impl::close_watch(std::uint64_t watcher_id) {
+void WatchHub::close_watch(std::uint64_t watcher_id) {
   WSIM_ASSERT_NE(watcher_id, 0u);
-  watchers.erase(watcher_id);
+  WSIM_ASSERT_LT(watcher_id, next_watcher_id_);  // Only ids this hub handed out.
+  watchers_.erase(watcher_id);
 }
 
-void ApiServer::subscribe(const std::string& kind, Listener listener) {
-  WSIM_ASSERT(listener != nullptr);
-  impl_->listeners.emplace_back(kind, std::make_shared<const Listener>(std::move(listener)));
-}
-
-void ApiServer::observe_store(const std::string& kind, StoreObserver observer) {
-  WSIM_ASSERT(!kind.empty());
-  WSIM_ASSERT(observer != nullptr);
-  impl_->store_observers.emplace_back(kind, std::move(observer));
-}
-
-void ApiServer::observe_changes(ChangeObserver observer) {
-  WSIM_ASSERT(observer != nullptr);
-  impl_->change_observers.push_back(std::move(observer));
-}
-
-std::vector<ApiServer::InformerCacheView> ApiServer::informer_caches() const {
-  std::vector<InformerCacheView> out;
-  for (const auto& [id, view] : impl_->informers->views) {
-    std::optional<InformerCacheView> one = view();
-    if (one) out.push_back(std::move(*one));
-  }
-  return out;
-}
-
-void ApiServer::expire_watches(const std::string& identity) {
-  for (auto& [id, watcher] : impl_->watchers) {
-    if (identity.empty() || watcher.identity == identity) impl_->close_gone(watcher);
+void WatchHub::expire_all(const std::string& identity) {
+  for (auto& [id, watcher] : watchers_) {
+    if (identity.empty() || watcher.identity == identity) close_gone(watcher);
+    if (identity.empty()) WSIM_ASSERT(watcher.closed);
   }
 }
 
-void ApiServer::drop_watches(const std::string& identity) {
-  for (auto& [id, watcher] : impl_->watchers) {
-    if (identity.empty() || watcher.identity == identity) impl_->close_dropped(watcher);
+void WatchHub::drop_all(const std::string& identity) {
+  for (auto& [id, watcher] : watchers_) {
+    if (identity.empty() || watcher.identity == identity) close_dropped(watcher);
+    if (identity.empty()) WSIM_ASSERT(watcher.closed);
   }
 }
 
-std::size_t ApiServer::watch_count() const {
+std::size_t WatchHub::open_count() const {
   std::size_t open = 0;
-  for (const auto& [id, watcher] : impl_->watchers) {
+  for (const auto& [id, watcher] : watchers_) {
     if (!watcher.closed) ++open;
   }
-  WSIM_ASSERT_LE(open, impl_->watchers.size());
+  WSIM_ASSERT_LE(open, watchers_.size());
   return open;
 }
 

@@ -64,7 +64,10 @@ void register_system(std::unique_ptr<System> system) {
   WSIM_ASSERT_MSG(!name.empty(), "a system needs a name");
   // Registering the same name twice keeps the first: register_*_system() may be called from
   // several tests in one process.
-  if (!registry().emplace(std::move(name), std::move(system)).second) return;
+  auto [it, inserted] = registry().emplace(std::move(name), std::move(system));
+  if (!inserted) return;
+  // The system's kinds join the fake API's kind registry before any run (sim/kube/kinds.h).
+  for (CustomKind kind : it->second->custom_kinds()) kube::register_custom_kind(std::move(kind));
   rebuild_fuzz_targets();
 }
 

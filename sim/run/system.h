@@ -18,6 +18,7 @@
 
 #include "sim/core/sim.h"
 #include "sim/core/time.h"
+#include "sim/kube/kinds.h"
 #include "sim/proto/scenario.pb.h"
 
 namespace wsim::run {
@@ -98,12 +99,10 @@ struct ActorLane {
   ActorRole role;
 };
 
-// A custom resource kind the system installs into the fake API (as its CRD would): the fake API
-// and cli-utils inventories name the kind's API group from this declaration.
-struct CustomKind {
-  std::string kind;   // "Workspace"
-  std::string group;  // "workspace.gitpod.io"
-};
+// A custom resource kind the system installs (a CRD): its name, group, plural, short names and
+// scope as sim/kube's kind registry keeps them (sim/kube/kinds.h). register_system() registers
+// them there, so the store, the inventories and `wsim serve` know them.
+using CustomKind = kube::KindInfo;
 
 // A setting that makes a rare or impossible schedule common, like FoundationDB's BUGGIFY
 // (docs/fidelity.md "Amplifiers"). Its default is always `production`: a run amplifies only when
@@ -179,7 +178,7 @@ class System {
   virtual std::vector<std::pair<std::string, std::string>> fast_phase_fields() const { return {}; }
   // The roles of the system's own actors, by name prefix (timeline lanes).
   virtual std::vector<ActorLane> actor_lanes() const { return {}; }
-  // The custom resource kinds the system installs (sim/kube/inventory.h api_group()).
+  // The custom resource kinds the system installs (registered in sim/kube/kinds.h).
   virtual std::vector<CustomKind> custom_kinds() const { return {}; }
   // Config fields (not version axes) that switch on a counterfactual code fix rather than take
   // away a bug's precondition (docs/signatures.md "Counterfactual ground truth"): a violation

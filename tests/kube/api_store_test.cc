@@ -105,7 +105,7 @@ TEST_F(ApiObjects, DeepCopiesAtEveryBoundary) {
   EXPECT_EQ(peek("ConfigMap", "ns", "cm")->data.at("a"), "1");
 }
 
-// The store finds objects through a hash index of their refs (api_server_impl.h by_ref,
+// The store finds objects through a hash index of their refs (object_store.h by_ref_,
 // docs/performance.md §14.2): the same namespace and name under other kinds, the same name in
 // other namespaces, a cluster-scoped kind asked with a namespace, a removed object and its
 // re-creation are each found (or not) exactly as stored.

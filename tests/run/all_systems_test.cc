@@ -125,16 +125,20 @@ TEST(AllSystems, ActorLanesComeFromTheDeclaringSystem) {
   EXPECT_EQ(actor_role(*gitlab, "kubelet/node-1"), std::nullopt);
 }
 
-TEST(AllSystems, CustomKindGroupsComeFromTheSystem) {
+TEST(AllSystems, CustomKindsComeFromTheSystem) {
   register_all_systems();
   const System* gitpod = find_system("gitpod");
   ASSERT_NE(gitpod, nullptr);
-  kube::CustomKindGroups groups;
-  for (const CustomKind& kind : gitpod->custom_kinds()) groups[kind.kind] = kind.group;
+  // register_system() put the system's kinds into the fake API's kind registry.
+  for (const CustomKind& kind : gitpod->custom_kinds()) {
+    const kube::KindInfo* registered = kube::find_kind(kind.kind);
+    ASSERT_NE(registered, nullptr) << kind.kind;
+    EXPECT_TRUE(registered->custom);
+    EXPECT_EQ(registered->group, kind.group);
+  }
   const kube::ObjectRef ref{"Workspace", "ns", "ws1"};
-  EXPECT_EQ(kube::inventory_key(ref, groups), "ns_ws1_workspace.gitpod.io_Workspace");
-  // The fake API itself knows no system's kinds.
-  EXPECT_EQ(kube::inventory_key(ref), "ns_ws1__Workspace");
+  EXPECT_EQ(kube::inventory_key(ref), "ns_ws1_workspace.gitpod.io_Workspace");
+  EXPECT_EQ(kube::find_kind("Workspace")->plural, "workspaces");
 }
 
 // The places that listed the systems, their config messages or their fuzz targets until issues

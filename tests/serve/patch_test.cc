@@ -12,6 +12,7 @@
 #include "serve/patch.h"
 #include "serve/request.h"
 #include "serve/resources.h"
+#include "tests/serve/test_kinds.h"
 
 namespace wsim::serve {
 namespace {
@@ -377,6 +378,7 @@ TEST(ServeRoundTrip, BooleansNumbersDottedKeysAndNestedListsComeBackIdentical) {
 }
 
 TEST(ServeRoundTrip, ACustomResourceKeepsAnyJson) {
+  register_test_kinds();
   const Json doc = Json::parse(R"({
     "apiVersion": "workspace.gitpod.io/v1", "kind": "Workspace",
     "metadata": {"name": "w", "namespace": "default"},

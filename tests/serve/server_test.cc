@@ -12,13 +12,17 @@
 #include "serve/table.h"
 #include "sim/core/choice.h"
 #include "sim/kube/cluster.h"
+#include "tests/serve/test_kinds.h"
 
 namespace wsim::serve {
 namespace {
 
 class ServeTest : public ::testing::Test {
  protected:
-  void SetUp() override { start(10000); }
+  void SetUp() override {
+    register_test_kinds();
+    start(10000);
+  }
   void TearDown() override { stop(); }
 
   void start(std::size_t history_events) {

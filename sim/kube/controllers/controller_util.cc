@@ -31,7 +31,11 @@ std::vector<std::string> without_finalizer(const std::vector<std::string>& final
   return out;
 }
 
-bool is_deleting(const Object& object) { return object.meta.deletion_ms.has_value(); }
+bool is_deleting(const Object& object) {
+  // A deleting object has a deletion time no earlier than its creation.
+  if (object.meta.deletion_ms) WSIM_ASSERT_GE(*object.meta.deletion_ms, object.meta.creation_ms);
+  return object.meta.deletion_ms.has_value();
+}
 
 std::int64_t int_field(const Fields& fields, std::string_view key, std::int64_t fallback) {
   WSIM_ASSERT(!key.empty());
@@ -59,6 +63,7 @@ std::string pod_phase(const Object& pod) {
 }
 
 bool pod_is_terminal(const Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
   const std::string phase = pod_phase(pod);
   return phase == "Succeeded" || phase == "Failed";
 }
@@ -68,14 +73,20 @@ bool pod_is_ready(const Object& pod) {
   return pod.status_or("ready", "false") == "true";
 }
 
-bool pod_is_active(const Object& pod) { return !pod_is_terminal(pod) && !is_deleting(pod); }
+bool pod_is_active(const Object& pod) {
+  WSIM_ASSERT_EQ(pod.kind, "Pod");
+  return !pod_is_terminal(pod) && !is_deleting(pod);
+}
 
 ObjectRef owner_target(const Object& dependent, const OwnerReference& owner) {
+  // An owner lives in its dependent's namespace or at the cluster scope.
+  WSIM_ASSERT(!dependent.kind.empty());
   return ObjectRef{owner.kind, is_cluster_scoped(owner.kind) ? "" : dependent.meta.namespace_,
                    owner.name};
 }
 
 ObjectRefView owner_target_view(const Object& dependent, const OwnerReference& owner) {
+  WSIM_ASSERT(!dependent.kind.empty());
   return ObjectRefView{owner.kind,
                        is_cluster_scoped(owner.kind) ? std::string_view()
                                                      : std::string_view(dependent.meta.namespace_),
@@ -99,6 +110,7 @@ const Condition* find_condition(const std::vector<Condition>& conditions, std::s
 
 bool condition_holds(const std::vector<Condition>& conditions, std::string_view type,
                      std::string_view status, std::string_view reason) {
+  WSIM_ASSERT(!status.empty());
   const Condition* current = find_condition(conditions, type);
   return current != nullptr && current->status == status && current->reason == reason;
 }

@@ -17,14 +17,19 @@ constexpr const char* kTemplateLabels = "template.labels.";
 constexpr const char* kTemplateSpec = "template.spec.";
 
 bool starts_with(const std::string& text, std::string_view prefix) {
+  WSIM_ASSERT(!prefix.empty());
   return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
 }
 
-std::string quoted(const std::string& name) { return "\"" + name + "\""; }
+std::string quoted(const std::string& name) {
+  WSIM_ASSERT(!name.empty());  // Names a stored object.
+  return "\"" + name + "\"";
+}
 
 // progress.go syncRolloutStatus's isCompleteDeployment: every active pod is of the current
 // template and the last rollout completed.
 bool is_complete_deployment(const Condition* progressing, const DeploymentObservation& obs) {
+  if (progressing != nullptr) WSIM_ASSERT_EQ(progressing->type, "Progressing");
   return obs.replicas == obs.updated && progressing != nullptr &&
          progressing->reason == "NewReplicaSetAvailable";
 }
@@ -108,6 +113,7 @@ void set_condition_lazily(SharedVector<Condition>& conditions, const char* type,
 }
 
 void set_available_condition(SharedVector<Condition>& conditions, bool available, TimeMs now_ms) {
+  WSIM_ASSERT_GE(now_ms, 0);
   if (available) {
     set_condition_lazily(conditions, "Available", "True", "MinimumReplicasAvailable", now_ms,
                          [] { return std::string("Deployment has minimum availability."); });
@@ -184,9 +190,11 @@ DeploymentController::DeploymentController(Sim& sim, ApiServer& api,
     : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.controller.deployment")) {
   probe_deadline_ = sim.probes().declare("kube.deployment.progress_deadline_exceeded",
                                          "a Deployment reported ProgressDeadlineExceeded");
+  WSIM_ASSERT_EQ(api_.object_count(), 0u);  // Built with the cluster, before any object.
 }
 
 void DeploymentController::start() {
+  WSIM_ASSERT_EQ(api_.object_count(), 0u);  // Listens from the first object on.
   api_.subscribe("Deployment", [this](const WatchEvent& event) { on_deployment(event); });
   api_.subscribe("Pod", [this](const WatchEvent& event) { on_pod(event); });
 }

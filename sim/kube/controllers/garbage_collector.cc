@@ -15,15 +15,19 @@ bool same_uids(const std::vector<std::string>& uids, const SharedVector<OwnerRef
   for (const OwnerReference& owner : owners) {
     if (uids[i++] != owner.uid) return false;
   }
+  WSIM_ASSERT_EQ(i, uids.size());
   return true;
 }
 
 }  // namespace
 
 GarbageCollector::GarbageCollector(Sim& sim, ApiServer& api, GarbageCollectorOptions options)
-    : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.controller.gc")) {}
+    : sim_(sim), api_(api), options_(options), stream_(sim.stream("kube.controller.gc")) {
+  WSIM_ASSERT_LE(options_.step.min_ms, options_.step.max_ms);
+}
 
 void GarbageCollector::start() {
+  WSIM_ASSERT(owner_uids_.empty());  // Started once, before it indexed anything.
   api_.subscribe("", [this](const WatchEvent& event) { on_event(event); });
 }
 
@@ -125,6 +129,7 @@ void GarbageCollector::on_written(const Object& object) {
 void GarbageCollector::enqueue_owner_uid(const std::string& uid) {
   auto it = by_uid_.find(uid);
   if (it == by_uid_.end()) return;
+  WSIM_ASSERT(!it->second.name.empty());  // The index maps a uid to a named object.
   const Object* owner = api_.peek(it->second);
   if (owner == nullptr || owner->meta.uid != uid || !is_deleting(*owner)) return;
   if (has_finalizer(*owner, kForeground) || has_finalizer(*owner, kOrphan))

@@ -80,6 +80,7 @@ const Object* Kubelet::ours(const ObjectRef& ref, std::string& uid) const {
 }
 
 NodeUsage Kubelet::usage_excluding(const std::string& uid) const {
+  WSIM_ASSERT(!uid.empty());
   NodeUsage used;
   for (const auto& [other, state] : pods_) {
     if (other == uid) continue;
@@ -191,6 +192,7 @@ void Kubelet::set_posting(bool posting) {
   if (stopped_ || posting == posting_) return;
   posting_ = posting;
   if (!posting) return;
+  WSIM_ASSERT(!node_.empty());
   const ObjectRef ref{"Node", "", node_};
   const Object* node = api_.peek(ref);
   if (node != nullptr && node->status_or("ready", "false") != "true") {
@@ -207,7 +209,10 @@ void Kubelet::set_posting(bool posting) {
 void Kubelet::resume_parked() {
   if (stopped_ || !node_ready_ || !posting_) return;
   std::vector<std::string> resume;
-  for (const auto& [uid, state] : pods_) resume.push_back(uid);
+  for (const auto& [uid, state] : pods_) {
+    WSIM_ASSERT(!uid.empty());  // Pods are tracked by their uid.
+    resume.push_back(uid);
+  }
   for (const std::string& uid : resume) {
     PodState* state = find(uid);
     if (state == nullptr) continue;
@@ -226,6 +231,7 @@ void Kubelet::resume_parked() {
 void Kubelet::stop() {
   stopped_ = true;
   pods_.clear();
+  WSIM_ASSERT(!node_.empty());
 }
 
 Result<Object> Kubelet::write_status(const Object& pod, StatusPatch status,

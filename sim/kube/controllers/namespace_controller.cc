@@ -35,14 +35,20 @@ NamespaceController::NamespaceController(Sim& sim, ApiServer& api,
   probe_waiting_ = sim.probes().declare(
       "kube.namespace.waiting_for_content",
       "a Terminating namespace waited for content still terminating (grace period, finalizers)");
+  WSIM_ASSERT_LE(options_.step.min_ms, options_.step.max_ms);
+  WSIM_ASSERT_LE(options_.slow_extra.min_ms, options_.slow_extra.max_ms);
 }
 
 void NamespaceController::start() {
+  WSIM_ASSERT(queued_.empty());  // Started once, before any event.
   api_.subscribe("", [this](const WatchEvent& event) { on_event(event); });
 }
 
 void NamespaceController::on_event(const WatchEvent& event) {
   const Object& object = event.object;
+  WSIM_ASSERT(!object.kind.empty());
+  // Namespaces are cluster-scoped: a Namespace event never carries a namespace.
+  if (object.kind == "Namespace") WSIM_ASSERT(object.meta.namespace_.empty());
   if (object.kind != "Namespace") {
     // Content of a Terminating namespace went away (e.g. a pod after its grace period): re-check.
     if (!object.meta.namespace_.empty() && event.type == WatchEventType::kDeleted) {

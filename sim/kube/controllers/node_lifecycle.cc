@@ -21,6 +21,7 @@ NodeLifecycleController::NodeLifecycleController(Sim& sim, ApiServer& api,
 }
 
 void NodeLifecycleController::start() {
+  WSIM_ASSERT_NE(probe_pod_lost_, probe_node_not_ready_);  // Declared by the constructor.
   api_.subscribe("Node", [this](const WatchEvent& event) { on_node(event); });
   api_.subscribe("Pod", [this](const WatchEvent& event) { on_pod(event); });
 }

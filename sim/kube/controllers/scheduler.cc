@@ -26,6 +26,7 @@ bool node_selector_matches(const std::string& selector, const Fields& labels) {
     auto it = labels.find(key);
     if (it == labels.end() || it->second != value) return false;
   }
+  WSIM_ASSERT_GE(start, selector.size());  // Every term was checked.
   return true;
 }
 
@@ -87,12 +88,21 @@ Scheduler::Scheduler(Sim& sim, ApiServer& api, SchedulerOptions options)
       options_(options),
       stream_(sim.stream("kube.scheduler")),
       probe_unschedulable_(sim.probes().declare(
-          "kube.scheduler.unschedulable", "a pod found no node with room (PodScheduled=False)")) {}
+          "kube.scheduler.unschedulable", "a pod found no node with room (PodScheduled=False)")) {
+  WSIM_ASSERT_LE(options_.step.min_ms, options_.step.max_ms);
+}
 
 void Scheduler::start() {
+  WSIM_ASSERT(usage_.empty());  // Started once: the index starts from the stored pods.
   usage_ = node_usage(api_.peek_list("Pod", ""));
-  api_.observe_store(
-      "Pod", [this](const Object* before, const Object* after) { on_stored_pod(before, after); });
+  // Inside the write: the usage index is never behind the store.
+  api_.subscribe(
+      "Pod",
+      [this](const WatchEvent& event) {
+        on_stored_pod(event.previous,
+                      event.type == WatchEventType::kDeleted ? nullptr : &event.object);
+      },
+      ListenAt::kInsideWrite);
   api_.subscribe("Pod", [this](const WatchEvent& event) { on_pod(event); });
   api_.subscribe("Node", [this](const WatchEvent& event) { on_node(event); });
 }
@@ -128,6 +138,7 @@ void Scheduler::on_stored_pod(const Object* before, const Object* after) {
 
 void Scheduler::retry_unschedulable() {
   for (const ObjectRef& ref : unschedulable_) enqueue(ref);
+  WSIM_ASSERT_LE(unschedulable_.size(), queued_.size());  // Every unschedulable pod is queued.
 }
 
 void Scheduler::enqueue(const ObjectRef& ref) {

@@ -76,7 +76,7 @@ class Scheduler {
   void enqueue(const ObjectRef& ref);
   void retry_unschedulable();
   void schedule_one(const ObjectRef& ref);
-  // Keeps usage_ equal to node_usage() over the stored pods (ApiServer::observe_store).
+  // Keeps usage_ equal to node_usage() over the stored pods (a kInsideWrite listener).
   void on_stored_pod(const Object* before, const Object* after);
 
   Sim& sim_;
