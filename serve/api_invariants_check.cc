@@ -262,17 +262,19 @@ ApiMonitor::ApiMonitor(std::vector<ApiInvariant> invariants, kube::ApiServer& ap
     // The observer holds its own copy of the rule and the shared state: it may outlive us.
     std::shared_ptr<HistoryState> state = history_;
     kube::ApiServer* server = &api_;
-    api_.observe_store(invariants_[i].kind, [inv = invariants_[i], i, state, server](
-                                                const kube::Object* before,
-                                                const kube::Object* after) {
-      if (after == nullptr) {
-        state->seen.erase(std::make_pair(i, before->meta.uid));
+    // Inside the write: every write is seen, also two of one object within one event.
+    const auto listener = [inv = invariants_[i], i, state, server](const kube::WatchEvent& event) {
+      if (event.type == kube::WatchEventType::kDeleted) {
+        state->seen.erase(std::make_pair(i, event.object.meta.uid));
         return;
       }
+      const kube::Object* before = event.previous;
+      const kube::Object* after = &event.object;
       if (!in_scope(inv, *after, *server)) return;
       std::optional<run::Violation> found = history_step(inv, i, before, *after, *server, *state);
       if (found && state->pending.size() < kPendingMax) state->pending.push_back(std::move(*found));
-    });
+    };
+    api_.subscribe(invariants_[i].kind, listener, kube::ListenAt::kInsideWrite);
   }
 }
 
