@@ -15,12 +15,14 @@ namespace wsim::run {
 
 namespace {
 
+bool is_known(const Finding& finding) { return finding.labelled && !finding.known.empty(); }
+
 // The summary's "found" column: the first finding that is not known, and how many known ones.
 std::string summary_found(const HuntResult& result) {
   std::vector<const Finding*> unknown;
   std::size_t known = 0;
   for (const Finding& f : result.findings) {
-    if (f.labelled && !f.known.empty()) {
+    if (is_known(f)) {
       ++known;
     } else {
       unknown.push_back(&f);
@@ -51,8 +53,6 @@ std::string finding_label(const Finding& finding) {
 }
 
 namespace {
-
-bool is_known(const Finding& finding) { return finding.labelled && !finding.known.empty(); }
 
 // One row per finding: verdict, invariant, runs, first seed, label, realism, bundle.
 void print_finding_rows(std::ostream& out, const std::vector<const Finding*>& rows) {
@@ -85,7 +85,7 @@ void print_finding_rows(std::ostream& out, const std::vector<const Finding*>& ro
 // The known findings of one bug id (labelled_realism.h bug_id_of), folded into one line.
 struct KnownBugRow {
   std::string bug;
-  std::vector<const Finding*> findings;  // In finding order: the first has the smallest seed.
+  std::vector<const Finding*> findings;  // In the table's order (realistic first, hunt.h).
 };
 
 std::vector<KnownBugRow> known_rows_by_bug(const std::vector<const Finding*>& known_findings,
