@@ -98,7 +98,7 @@ int serve_replay(const std::string& bundle, const ServeSettings& settings, std::
     err << "wsim replay: " << error << "\n";
     return run::kExitUsage;
   }
-  if (recording.api_servers == 0) {
+  if (!recording.has_api_server) {
     err << "wsim replay: the run of " << bundle << " has no Kubernetes API to serve\n";
     return run::kExitUsage;
   }
@@ -113,9 +113,6 @@ int serve_replay(const std::string& bundle, const ServeSettings& settings, std::
       << "serving the world at " << run::format_duration_ms(at_ms)
       << (moment.at_event ? " (trace event " + std::to_string(*moment.at_event) + ")" : "")
       << ", resourceVersion " << world->resource_version() << "\n";
-  if (recording.api_servers > 1) {
-    out << "note: the run built " << recording.api_servers << " API servers; serving the first\n";
-  }
   serve::ServerOptions options;
   options.epoch_wall_ms = wall_now_ms() - at_ms;  // AGE = age at the moment served.
   return serve_until_stopped(*world, options, settings, {}, out, err);

@@ -50,6 +50,7 @@ class ExternalRun : public run::SystemRun {
   void heal() override { healed_ = true; }
   std::vector<run::Violation> check_liveness() override;
   std::string describe_state() const override;
+  kube::ApiServer* api_server() override { return &cluster_->api(); }
   std::vector<std::pair<std::string, std::string>> swarm_parameters() const override;
 
  private:

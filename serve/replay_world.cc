@@ -31,9 +31,9 @@ bool record_replay(const std::string& bundle_dir, ReplayRecording& recording, st
   // The previous states by resourceVersion (as World keeps them, world.cc), until the change's
   // listener call takes them.
   std::map<std::uint64_t, std::shared_ptr<const kube::Object>> previous;
-  kube::set_api_server_observer([&recording, &previous](kube::ApiServer& api) {
-    const bool first = recording.api_servers++ == 0;
-    if (!first) return;
+  run::RunOptions options;
+  options.observe_api = [&recording, &previous](kube::ApiServer& api) {
+    recording.has_api_server = true;
     Sim& sim = api.sim();
     api.subscribe(
         "",
@@ -53,13 +53,11 @@ bool record_replay(const std::string& bundle_dir, ReplayRecording& recording, st
       recording.changes.push_back(
           RecordedChange{sim.now_ms(), sim.trace().count(), std::move(logged)});
     });
-  });
-  run::RunOptions options;
+  };
   options.tape = run::tape_of(bundle.record);
   options.keep_trace = true;
   const run::RunResult result =
       run::execute_run(*bundle.scenario.system, bundle.scenario.scenario, options);
-  kube::set_api_server_observer(nullptr);
   recording.fingerprint_matches = !bundle.has_hashes || (result.fingerprint == bundle.fingerprint &&
                                                          result.trace_hash == bundle.trace_hash);
   recording.end_ms = result.end_ms;

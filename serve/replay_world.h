@@ -1,6 +1,6 @@
 // The world of a replayed run at one moment, for `wsim replay BUNDLE --serve`: re-executes the
 // bundle's choice record (the same run, byte for byte) with a read-only recorder subscribed to
-// its ApiServer (sim/kube set_api_server_observer), then rebuilds the objects as they were after
+// its ApiServer (run::RunOptions::observe_api), then rebuilds the objects as they were after
 // a chosen virtual time or trace event from the recorded changes. The recorder never writes or
 // draws choices: the replay's fingerprint is checked against the bundle's.
 //
@@ -24,8 +24,8 @@ struct RecordedChange {
 };
 
 struct ReplayRecording {
-  std::vector<RecordedChange> changes;  // Of the run's first ApiServer, in order.
-  std::size_t api_servers = 0;          // How many the run built (only the first is served).
+  std::vector<RecordedChange> changes;  // Of the run's ApiServer, in order.
+  bool has_api_server = false;          // The system has one (run::SystemRun::api_server()).
   bool fingerprint_matches = false;     // The replay reproduced the bundle exactly.
   TimeMs end_ms = 0;
   std::uint64_t trace_events = 0;

@@ -351,6 +351,8 @@ std::vector<run::Violation> GitpodRun::check_liveness() {
   return out;
 }
 
+kube::ApiServer* GitpodRun::api_server() { return &world_->api(); }
+
 std::string GitpodRun::describe_state() const {
   std::ostringstream out;
   out << "gitpod " << describe(versions_) << "\n";

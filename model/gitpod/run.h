@@ -53,6 +53,7 @@ class GitpodRun : public run::SystemRun {
   void heal() override;
   std::vector<run::Violation> check_liveness() override;
   std::string describe_state() const override;
+  kube::ApiServer* api_server() override;
   std::vector<std::pair<std::string, std::string>> swarm_parameters() const override;
 
   // For tests and the workload.

@@ -41,6 +41,7 @@ class ToyRun : public run::SystemRun {
   void heal() override;
   std::vector<run::Violation> check_liveness() override;
   std::string describe_state() const override;
+  kube::ApiServer* api_server() override { return &cluster_->api(); }
   std::vector<std::pair<std::string, std::string>> swarm_parameters() const override;
 
  private:

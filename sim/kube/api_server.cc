@@ -8,13 +8,6 @@
 
 namespace wsim::kube {
 
-namespace {
-ApiServerObserver& api_server_observer() {
-  static ApiServerObserver observer;
-  return observer;
-}
-}  // namespace
-
 const char* verb_name(Verb verb) {
   switch (verb) {
     case Verb::kGet:
@@ -100,13 +93,7 @@ ApiServer::ApiServer(Sim& sim, ApiServerOptions options)
   WSIM_ASSERT_LE(options_.min_latency_ms, options_.max_latency_ms);
   WSIM_ASSERT_LE(options_.watch_min_latency_ms, options_.watch_max_latency_ms);
   if (options_.default_fault_rules) impl_->interceptors().install_default_rules();
-  // A new server is empty (the observer below sees it before anything is stored).
-  WSIM_ASSERT_EQ(current_resource_version(), 0u);
-  if (api_server_observer()) api_server_observer()(*this);
-}
-
-void set_api_server_observer(ApiServerObserver observer) {
-  api_server_observer() = std::move(observer);
+  WSIM_ASSERT_EQ(current_resource_version(), 0u);  // A new server is empty.
 }
 
 ApiServer::~ApiServer() = default;

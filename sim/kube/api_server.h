@@ -125,15 +125,6 @@ struct InterceptorRule {
 };
 using InterceptorId = std::uint32_t;
 
-class ApiServer;
-
-// For front-ends outside sim/ (serve/: `wsim replay --serve` records a run's changes): called at
-// the end of every ApiServer constructor in this process, typically to subscribe() a read-only
-// recorder. The observer must not write, draw choices or trace, so that an observed run is the
-// same run. nullptr (the default) = none. Never set by sim/ or model/ code.
-using ApiServerObserver = std::function<void(ApiServer& server)>;
-void set_api_server_observer(ApiServerObserver observer);
-
 class ApiServer {
  public:
   ApiServer(Sim& sim, ApiServerOptions options = {});

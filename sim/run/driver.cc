@@ -9,6 +9,7 @@
 #include <set>
 
 #include "sim/core/sim.h"
+#include "sim/kube/api_server.h"
 #include "sim/run/duration.h"
 #include "sim/run/scenario.h"
 
@@ -188,6 +189,7 @@ class RunDriver {
 
  private:
   void set_up();
+  void observe_api();
   void print_banner();
   void install_safety_checks();
   void enter(RunPhase phase) {
@@ -243,6 +245,16 @@ class RunDriver {
   std::map<std::pair<std::string, std::string>, std::string> go_past_;
 };
 
+// RunOptions::observe_api: the recorder sees the server before anything is stored in it.
+void RunDriver::observe_api() {
+  kube::ApiServer* api = run_->api_server();
+  if (api == nullptr) return;
+  WSIM_ASSERT_EQ(api->current_resource_version(), 0u);
+  WSIM_ASSERT_EQ(sim_.now_ms(), 0);
+  options_.observe_api(*api);
+  WSIM_ASSERT_EQ(api->current_resource_version(), 0u);  // The recorder wrote nothing.
+}
+
 void RunDriver::set_up() {
   WSIM_ASSERT(run_ == nullptr);  // Once per driver.
   WSIM_ASSERT_EQ(sim_.now_ms(), 0);
@@ -258,6 +270,7 @@ void RunDriver::set_up() {
   const std::string scheduler = draw_scheduler(sim_, scenario_);
   run_ = system_.create(sim_, scenario_);
   WSIM_ASSERT(run_ != nullptr);
+  if (options_.observe_api) observe_api();
   apply_fault_overrides(sim_, scenario_);
   if (!scenario_.scripted_only())
     sim_.faults().draw_swarm(sim_.stream("swarm"), sim_.stream("swarm2"));

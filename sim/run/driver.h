@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -65,6 +66,12 @@ struct RunOptions {
   // known or not, is recorded in RunResult::masked (no signature, known = "any") and the run goes
   // on, so a run at scale costs its full length. Never set by hunts, replays or the CLI.
   bool go_past_every_safety = false;
+  // A read-only recorder of the run's API server (serve/replay_world.cc, `wsim replay --serve`):
+  // called once with SystemRun::api_server() after the system's run is built and before it
+  // starts, so it sees every change from the first. It may subscribe(); it must not write, draw
+  // choices or trace, so that an observed run is the same run. Null = none; not called for a
+  // system without an API server.
+  std::function<void(kube::ApiServer&)> observe_api;
 };
 
 // The phases of a run, in order (the file comment above): faults and external actions, then

@@ -21,6 +21,10 @@
 #include "sim/kube/kinds.h"
 #include "sim/proto/scenario.pb.h"
 
+namespace wsim::kube {
+class ApiServer;
+}  // namespace wsim::kube
+
 namespace wsim::run {
 
 enum class InvariantKind { kSafety, kLiveness };
@@ -150,6 +154,10 @@ class SystemRun {
   // stable order. The run layer prints them with the fault swarm on the first lines of a run, so
   // a reader sees the whole configuration a seed produced. Optional.
   virtual std::vector<std::pair<std::string, std::string>> swarm_parameters() const { return {}; }
+  // The run's Kubernetes API server, built in System::create and empty until start() (every
+  // system's cluster writes nothing before it); null for a system without one. The run layer
+  // hands it to RunOptions::observe_api (a read-only recorder) and to nothing else.
+  virtual kube::ApiServer* api_server() { return nullptr; }
 };
 
 // A system's configuration is the field of proto::Scenario's `system` oneof named like the

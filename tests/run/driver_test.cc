@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sim/kube/api_server.h"
 #include "sim/run/duration.h"
 #include "tests/run/test_util.h"
 
@@ -43,6 +44,42 @@ TEST(DriverTest, PassRunsBothPhasesToTheEnd) {
     }
   }
   EXPECT_TRUE(healed);
+}
+
+// RunOptions::observe_api (`wsim replay --serve` records through it): called once, before the
+// server holds anything, and a read-only recorder leaves the run as it was.
+TEST(DriverTest, TheApiObserverSeesEveryChangeAndLeavesTheRunAsItWas) {
+  const std::string text = "seed: 6\ntoy { version: \"buggy\" }\n";
+  RunOptions plain;
+  plain.keep_trace = true;
+  const RunResult unobserved = run_text(text, plain);
+  int calls = 0;
+  std::uint64_t first_rv = 1;
+  std::vector<std::uint64_t> seen;
+  RunOptions observed = plain;
+  observed.observe_api = [&](kube::ApiServer& api) {
+    ++calls;
+    first_rv = api.current_resource_version();
+    api.subscribe("", [&](const kube::WatchEvent& event) {
+      seen.push_back(event.object.meta.resource_version);
+    });
+  };
+  const RunResult result = run_text(text, observed);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(first_rv, 0u);
+  ASSERT_GT(seen.size(), 5u);   // Node, namespaces, the counters and their updates.
+  EXPECT_EQ(seen.front(), 1u);  // From the first change on.
+  EXPECT_EQ(result.fingerprint, unobserved.fingerprint);
+  EXPECT_EQ(result.trace_hash, unobserved.trace_hash);
+  EXPECT_EQ(result.verdict, unobserved.verdict);
+}
+
+TEST(DriverTest, TheApiObserverIsNotCalledForASystemWithoutAnApiServer) {
+  int calls = 0;
+  RunOptions options;
+  options.observe_api = [&](kube::ApiServer&) { ++calls; };
+  EXPECT_EQ(run_text("seed: 3\nselftest { }\n", options).verdict, Verdict::kPass);
+  EXPECT_EQ(calls, 0);
 }
 
 TEST(DriverTest, SafetyViolationStopsAtOnceAndMarksTheCulprit) {

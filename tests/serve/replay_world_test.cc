@@ -1,11 +1,8 @@
-// serve/replay_world.h: the world of a recorded run at a moment, and the sim/kube observer it
-// records through (which must not change the run).
+// serve/replay_world.h: the world of a recorded run at a moment (the recorder it subscribes
+// through run::RunOptions::observe_api is tested in tests/run/driver_test.cc).
 #include "serve/replay_world.h"
 
 #include <gtest/gtest.h>
-
-#include "sim/core/choice.h"
-#include "sim/kube/cluster.h"
 
 namespace wsim::serve {
 namespace {
@@ -67,36 +64,6 @@ TEST(ServeReplayWorld, WatchesBelowTheKeptHistoryAreGone) {
   EXPECT_FALSE(batch.gone);
   ASSERT_EQ(batch.events.size(), 1u);
   EXPECT_EQ(batch.events[0].type, kube::WatchEventType::kDeleted);
-}
-
-// A cluster run with a deployment; returns its fingerprint.
-std::uint64_t cluster_run_fingerprint() {
-  Sim sim(ChoiceSource::from_seed(3));
-  kube::Cluster cluster(sim);
-  cluster.start();
-  kube::Object deployment;
-  deployment.kind = "Deployment";
-  deployment.meta.namespace_ = "default";
-  deployment.meta.name = "web";
-  deployment.spec = {{"replicas", "1"}, {"template.labels.app", "web"}};
-  EXPECT_TRUE(cluster.create(deployment).ok());
-  sim.loop().run_until(2 * kMinuteMs);
-  return sim.fingerprint();
-}
-
-TEST(ServeReplayWorld, TheApiServerObserverSeesEveryServerAndDoesNotChangeTheRun) {
-  int observed = 0;
-  const std::uint64_t plain = cluster_run_fingerprint();
-  std::vector<kube::Object> seen;  // Copies: a WatchEvent is a view, valid during the call.
-  kube::set_api_server_observer([&](kube::ApiServer& api) {
-    ++observed;
-    api.subscribe("", [&](const kube::WatchEvent& event) { seen.push_back(event.object); });
-  });
-  const std::uint64_t observed_fingerprint = cluster_run_fingerprint();
-  kube::set_api_server_observer(nullptr);
-  EXPECT_EQ(observed, 1);
-  EXPECT_GT(seen.size(), 5u);  // Nodes, namespace, deployment, its pod and their updates.
-  EXPECT_EQ(observed_fingerprint, plain);
 }
 
 }  // namespace
