@@ -40,6 +40,9 @@ int manage_workspace_lifecycles(WorkspacesTable& table, const std::vector<std::i
     if (stored->desired_state == State::kTerminated) continue;
     const std::optional<State> target = lifecycle_target(*stored, limits, now_ms);
     if (!target) continue;
+    // A real transition to a state a user could also ask for (§3).
+    WSIM_ASSERT(*target != stored->desired_state);
+    WSIM_ASSERT(is_valid_desired(*target));
     WorkspaceRow row = *stored;
     row.desired_state = *target;
     const bool saved = table.save(row, now_ms);
