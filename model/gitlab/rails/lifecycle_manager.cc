@@ -13,6 +13,8 @@ std::optional<State> lifecycle_target(const WorkspaceRow& row, const LifecycleLi
                                       TimeMs now_ms) {
   WSIM_ASSERT(row.desired_state != State::kTerminated);  // Terminated is permanent (R2+).
   WSIM_ASSERT_LE(row.created_at, now_ms);
+  // Stamped by the same Rails clock (WorkspacesTable::save): the idle times below are not negative.
+  WSIM_ASSERT_LE(row.desired_state_updated_at, now_ms);
   if (row.created_at + limits.max_hours_before_termination * kHourMs < now_ms) {
     return State::kTerminated;
   }

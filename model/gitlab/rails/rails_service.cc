@@ -162,6 +162,7 @@ void RailsService::touch(const std::vector<std::int64_t>& ids) {
   for (std::int64_t id : ids) {
     const WorkspaceRow* row = table_.find_by_id(id);
     WSIM_ASSERT(row != nullptr);
+    WSIM_ASSERT(row->responded_to_agent_at == now);  // touch_returned stamped every returned row.
     if (row->desired_state_updated_at == now) sim_.probes().hit(probes_->timestamp_tie);
   }
 }
