@@ -39,7 +39,9 @@ std::optional<std::string> workspace_of_inventory(std::string_view inventory_nam
     WSIM_ASSERT_EQ(workspace_inventory_name(*ws), inventory_name);  // The inverse of the namer.
     return ws;
   }
-  return strip_suffix(inventory_name, kSecretsInventorySuffix);
+  std::optional<std::string> ws = strip_suffix(inventory_name, kSecretsInventorySuffix);
+  if (ws) WSIM_ASSERT_EQ(secrets_inventory_name(*ws), inventory_name);  // Likewise.
+  return ws;
 }
 
 }  // namespace wsim::gitlab

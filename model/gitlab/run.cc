@@ -85,6 +85,9 @@ void GitlabRun::start() {
   started_ = true;
   cluster_->start();
   if (options_.versions.shared()) {
+    // cluster_options' shared namespace: the agent may not create it.
+    WSIM_ASSERT(cluster_->api().peek(
+                    kube::ObjectRef{"Namespace", "", std::string(kSharedNamespace)}) != nullptr);
     // §5.8: in shared mode the agent may not create/update/delete namespaces (RBAC).
     const std::string identity(kAgentIdentity);
     for (kube::Verb verb :

@@ -35,17 +35,24 @@ std::string_view state_name(State state) {
 
 std::optional<State> parse_state(std::string_view text) {
   for (const auto& [value, name] : kNames) {
-    if (name == text) return value;
+    if (name != text) continue;
+    WSIM_ASSERT_EQ(state_name(value), text);  // The inverse of state_name.
+    return value;
   }
   return std::nullopt;
 }
 
 bool is_valid_desired(State state) {
+  // A State outside the enum is a corrupted value, not an invalid state (S1 judges those).
+  WSIM_ASSERT_LE(static_cast<int>(state), static_cast<int>(State::kUnknown));
   return state == State::kRunning || state == State::kRestartRequested ||
          state == State::kStopped || state == State::kTerminated;
 }
 
-bool is_valid_actual(State state) { return state != State::kRestartRequested; }
+bool is_valid_actual(State state) {
+  WSIM_ASSERT_LE(static_cast<int>(state), static_cast<int>(State::kUnknown));
+  return state != State::kRestartRequested;
+}
 
 std::string_view progress_name(TerminationProgress progress) {
   switch (progress) {

@@ -86,6 +86,9 @@ void fill_defaults(proto::GitlabConfig& c) {
 }
 
 bool check_config(const proto::GitlabConfig& c, std::string& error) {
+  // fill_defaults ran: the shared-mode rule below compares the filled version names.
+  WSIM_ASSERT(!c.agent().empty());
+  WSIM_ASSERT(!c.rails().empty());
   if (!check_choice<AgentVersion>("agent", c.agent(), parse_agent, error)) return false;
   if (!check_choice<RailsVersion>("rails", c.rails(), parse_rails, error)) return false;
   if (!check_choice<NamespaceMode>("namespace_mode", c.namespace_mode(), parse_mode, error))
@@ -122,16 +125,25 @@ bool check_config(const proto::GitlabConfig& c, std::string& error) {
          check_range("workload_burst_per_mille", c.workload_burst_per_mille(), 0, 1000, error);
 }
 
+// A choice field of a normalized config: check_config accepted it, so it names a value.
+template <typename T>
+T parsed(std::optional<T> value, const char* field) {
+  WSIM_ASSERT_MSG(value.has_value(), "gitlab." << field << " is not normalized");
+  return *value;
+}
+
 // Decodes a NORMALIZED config (see GitlabSystem::normalize); fields left 0/empty for the workload
 // swarm (workspaces, workload intensity) are drawn from `swarm`.
 GitlabRunOptions decode_config(const proto::GitlabConfig& c, ChoiceStream& swarm) {
   GitlabRunOptions options;
-  options.versions.agent = *parse_agent(c.agent());
-  options.versions.rails = *parse_rails(c.rails());
-  options.versions.mode = *parse_mode(c.namespace_mode());
-  options.versions.synced_flag = *parse_synced_flag(c.a2_synced_flag());
-  options.versions.a3_termination = *parse_a3_termination(c.a3_termination());
-  options.versions.missing_inventory = *parse_missing_inventory(c.a3_missing_inventory());
+  options.versions.agent = parsed(parse_agent(c.agent()), "agent");
+  options.versions.rails = parsed(parse_rails(c.rails()), "rails");
+  options.versions.mode = parsed(parse_mode(c.namespace_mode()), "namespace_mode");
+  options.versions.synced_flag = parsed(parse_synced_flag(c.a2_synced_flag()), "a2_synced_flag");
+  options.versions.a3_termination =
+      parsed(parse_a3_termination(c.a3_termination()), "a3_termination");
+  options.versions.missing_inventory =
+      parsed(parse_missing_inventory(c.a3_missing_inventory()), "a3_missing_inventory");
   options.versions.desired_finder_inclusive = c.rails_desired_finder_inclusive();
   options.timers.partial_interval_ms = c.partial_interval_ms();
   options.timers.full_interval_ms = c.full_interval_ms();

@@ -49,6 +49,8 @@ constexpr std::array<std::pair<std::string_view, A3Termination>, 6> kA3Terminati
 std::vector<std::string> a3_termination_names() {
   std::vector<std::string> out;
   for (const auto& [name, value] : kA3Terminations) out.emplace_back(name);
+  // The default first (versions.h): the axis lists it as the latest value (system.cc).
+  WSIM_ASSERT(kA3Terminations.front().second == Versions{}.a3_termination);
   return out;
 }
 
@@ -69,6 +71,7 @@ std::string_view rails_name(RailsVersion version) {
 }
 
 std::string_view mode_name(NamespaceMode mode) {
+  WSIM_ASSERT(mode == NamespaceMode::kShared || mode == NamespaceMode::kUnique);
   return mode == NamespaceMode::kShared ? "shared" : "unique";
 }
 

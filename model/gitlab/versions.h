@@ -136,7 +136,7 @@ std::optional<RailsVersion> parse_rails(std::string_view text);
 std::optional<NamespaceMode> parse_mode(std::string_view text);
 std::optional<SyncedFlagRule> parse_synced_flag(std::string_view text);
 std::optional<A3Termination> parse_a3_termination(std::string_view text);
-// Every a3_termination value, the default (inventory_delete) first.
+// Every a3_termination value, the default (plan) first.
 std::vector<std::string> a3_termination_names();
 std::optional<MissingInventoryRule> parse_missing_inventory(std::string_view text);
 

@@ -52,6 +52,7 @@ Workload::Workload(Sim& sim, RailsService& rails, kube::Cluster& cluster, Agent&
       probes_(probes),
       choices_(sim.stream("gitlab.workload")) {
   WSIM_ASSERT_GT(options_.tick_ms, 0);
+  WSIM_ASSERT_GT(options_.workspaces_max, 0u);  // decode_config draws or checks it.
   WSIM_ASSERT_LE(options_.action_per_mille, 1000u);
   WSIM_ASSERT_LE(options_.burst_per_mille, 1000u);
 }

@@ -18,6 +18,7 @@ void ErrorTracker::mark_entry_with_version(const WorkspaceKey& key, std::uint64_
 bool ErrorTracker::save_error_if_version(const WorkspaceKey& key, std::uint64_t version,
                                          std::string error) {
   WSIM_ASSERT(!error.empty());
+  WSIM_ASSERT_GT(version, 0u);
   WSIM_ASSERT_LE(version, counter_);  // Versions come from next_version().
   auto it = entries_.find(key);
   if (it == entries_.end() || it->second.version != version) return false;
@@ -26,6 +27,9 @@ bool ErrorTracker::save_error_if_version(const WorkspaceKey& key, std::uint64_t 
 }
 
 void ErrorTracker::delete_error_if_version(const WorkspaceKey& key, std::uint64_t version) {
+  // Versions come from next_version(), which starts at 1 (pairs with save_error_if_version).
+  WSIM_ASSERT_GT(version, 0u);
+  WSIM_ASSERT_LE(version, counter_);
   auto it = entries_.find(key);
   if (it != entries_.end() && it->second.version == version) entries_.erase(it);
 }

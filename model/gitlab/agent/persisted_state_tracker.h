@@ -22,10 +22,14 @@ class PersistedStateTracker {
     versions_[name] = resource_version;
   }
   bool is_persisted(const std::string& name, const std::string& resource_version) const {
+    WSIM_ASSERT(!name.empty());  // A cached Deployment's name (request_builder.cc).
     auto it = versions_.find(name);
     return it != versions_.end() && it->second == resource_version;
   }
-  void erase(const std::string& name) { versions_.erase(name); }
+  void erase(const std::string& name) {
+    WSIM_ASSERT(!name.empty());
+    versions_.erase(name);
+  }
   std::size_t size() const { return versions_.size(); }
   bool contains(const std::string& name) const { return versions_.count(name) > 0; }
 

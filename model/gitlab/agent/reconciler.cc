@@ -48,6 +48,7 @@ void report_apply_errors(AgentContext& ctx, ReconcilerState& state, const Worksp
   } else {
     state.errors.save_error_if_version(key, version, joined(errors));
   }
+  WSIM_ASSERT_GT(version, 0u);  // apply_workspace_changes took one from next_version().
   ctx.observe().on_operation_done(state.generation, key, version, errors.empty());
 }
 
@@ -81,8 +82,11 @@ Reconciler::Reconciler(AgentContext& ctx, std::uint64_t generation)
 Reconciler::~Reconciler() { informer_.stop(); }
 
 Task<void> Reconciler::start() {
+  // Started once, before its first (FULL) cycle (Agent::full_sync).
+  WSIM_ASSERT(!state_->has_full_sync_run_before);
   informer_.start();
   co_await informer_.wait_synced();
+  WSIM_ASSERT(informer_.synced());  // run() lists the cache: it must hold the initial list.
 }
 
 void Reconciler::stop() { informer_.stop(); }
@@ -94,6 +98,7 @@ Task<bool> Reconciler::run() {
       build_request_from_views(ctx_.versions, informer_.list_shared(), state_->persisted,
                                state_->termination, snapshot, state_->has_full_sync_run_before);
   built.request.request_id = ctx_.next_request_id++;
+  WSIM_ASSERT(built.request.endpoint == RailsRequest::Endpoint::kReconcile);
   // §5.1: the first exchange of a reconciler is FULL.
   if (!state_->has_full_sync_run_before)
     WSIM_ASSERT(built.request.update_type == UpdateType::kFull);

@@ -48,7 +48,10 @@ WorkspaceAgentInfo deployment_info(const kube::Object& deployment) {
 }
 
 const kube::Object& deref(const kube::Object& object) { return object; }
-const kube::Object& deref(const std::shared_ptr<const kube::Object>& object) { return *object; }
+const kube::Object& deref(const std::shared_ptr<const kube::Object>& object) {
+  WSIM_ASSERT(object != nullptr);  // Informer::list_shared holds live views only.
+  return *object;
+}
 
 // build_request over copies (tests) or over the informer's shared views (the agent: no copy of
 // every cached Deployment per cycle).
@@ -101,6 +104,8 @@ BuiltRequest build_request_of(const Versions& versions, const std::vector<Item>&
       built.error_versions[key] = entry.version;
     }
   }
+  // A0a reports no errors (agent_reports_errors): only the merged form carries error_details.
+  if (as_list) WSIM_ASSERT(built.error_versions.empty());
   if (!as_list) {
     WSIM_ASSERT(list.empty());
     for (auto& [key, info] : merged) list.push_back(std::move(info));

@@ -91,6 +91,8 @@ Task<InventoryScan> scan_inventories(AgentContext& ctx, const WorkspaceRailsInfo
   for (const kube::Object& object : info.config_to_apply) {
     if (object.kind != "ConfigMap" || object.meta.labels.count(std::string(kInventoryIdLabel)) == 0)
       continue;
+    // Rails builds every object of a workspace in the row's namespace (config_builder.cc).
+    WSIM_ASSERT_EQ(object.meta.namespace_, info.namespace_);
     const kube::Result<kube::Object> got =
         co_await ctx.k8s.client().get(kube::ObjectRef::of(object));
     LiveInventory inventory{object, std::nullopt};

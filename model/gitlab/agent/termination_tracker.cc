@@ -31,6 +31,7 @@ void TerminationTracker::update_or_set(const WorkspaceKey& key, TerminationProgr
 
 void TerminationTracker::mark_synced(const WorkspaceKey& key, TerminationProgress progress) {
   WSIM_ASSERT(progress != TerminationProgress::kNone);  // The builder never sends kNone.
+  WSIM_ASSERT(!key.name.empty());
   if (rule_ != SyncedFlagRule::kAfterExchange) return;
   auto it = entries_.find(key);
   // Only if the progress is still the one that was sent: a change since then must be re-sent.

@@ -305,6 +305,7 @@ void Checker::check_no_leak(const WorkspaceRow& after) {
 }
 
 void Checker::on_rails_response(const RailsRequest& request, const RailsResponse& response) {
+  WSIM_ASSERT_EQ(response.http_status, 201);  // Rails hands over the responses it produced.
   bool any_terminated = false;
   for (const WorkspaceRailsInfo& info : response.workspace_rails_infos) {
     if (info.desired_state != State::kTerminated) continue;
@@ -353,6 +354,7 @@ void Checker::check_skipped_deployments(const BuiltRequest& built) {
     if (info.latest_k8s_deployment_info) reported.insert(info.name);
   }
   for (const std::shared_ptr<const kube::Object>& view : agent_.cached_deployments()) {
+    WSIM_ASSERT(view != nullptr);
     const kube::Object& deployment = *view;
     WSIM_ASSERT_EQ(deployment.kind, std::string("Deployment"));
     if (reported.count(deployment.meta.name) > 0) continue;
@@ -377,6 +379,7 @@ void Checker::check_synced_progress() {
   if (state == nullptr) return;
   for (const auto& [key, entry] : state->termination.entries()) {
     WSIM_ASSERT(!key.name.empty());
+    WSIM_ASSERT(entry.progress != TerminationProgress::kNone);  // Pairs with the tracker's add.
     if (!entry.synced) continue;
     auto received = progress_received_.find(key);
     if (received != progress_received_.end() && received->second == entry.progress) continue;
@@ -413,6 +416,7 @@ void Checker::on_exchange(std::uint64_t generation, const RailsRequest& request,
                           const RailsResponse& response) {
   protocol_.on_exchange(request, ok, response);
   WSIM_ASSERT_GT(generation, 0u);
+  if (ok) WSIM_ASSERT_EQ(response.http_status, 201);  // Reconciler::run's definition of ok.
   const bool* had = response_had_terminated_.find(request.request_id);
   if (!ok && probes_ != nullptr && had != nullptr && *had) {
     sim_.probes().hit(probes_->lost_response_during_termination);
@@ -467,6 +471,8 @@ void Checker::on_namespace_delete(const std::string& workspace, const std::strin
 void Checker::on_apply(const std::string& workspace, const std::vector<kube::Object>& objects,
                        bool termination) {
   WSIM_ASSERT(!workspace.empty());
+  // Only A3's destroy alternative applies to terminate (termination_handler.cc destroy_by_apply).
+  if (termination) WSIM_ASSERT(options_.versions.agent_inventory_termination());
   if (terminated_received_.count(workspace) == 0) return;
   for (const kube::Object& object : objects) {
     const bool inventory =
@@ -482,6 +488,9 @@ void Checker::on_apply(const std::string& workspace, const std::vector<kube::Obj
 
 void Checker::on_object_delete(const std::string& workspace, const kube::ObjectRef& ref) {
   WSIM_ASSERT(!ref.name.empty());
+  WSIM_ASSERT(!workspace.empty());
+  // Only A3 deletes single objects (the inventory-based termination, §5.8).
+  WSIM_ASSERT(options_.versions.agent_inventory_termination());
   if (!options_.versions.shared()) return;
   if (!owned_by(workspace, ref)) {
     violate(kS5, workspace, "deleted " + ref.to_string() + " which is not in its inventories");
@@ -524,6 +533,7 @@ void Checker::check_errors_reported(std::uint64_t generation, const BuiltRequest
 void Checker::on_operation_started(std::uint64_t generation, const WorkspaceKey& key,
                                    std::uint64_t version) {
   WSIM_ASSERT_GT(generation, 0u);
+  WSIM_ASSERT(!key.name.empty());
   std::uint64_t& latest = latest_version_[{generation, key}];
   WSIM_ASSERT_GT(version, latest);
   latest = version;
@@ -532,6 +542,9 @@ void Checker::on_operation_started(std::uint64_t generation, const WorkspaceKey&
 
 void Checker::on_operation_done(std::uint64_t generation, const WorkspaceKey& key,
                                 std::uint64_t version, bool ok) {
+  // Pairs with on_operation_started: versions come from the error tracker's next_version().
+  WSIM_ASSERT_GT(generation, 0u);
+  WSIM_ASSERT_GT(version, 0u);
   auto latest = latest_version_.find({generation, key});
   // An operation ends after it started: the latest started version is at least this one.
   if (latest != latest_version_.end()) WSIM_ASSERT_LE(version, latest->second);
@@ -545,6 +558,7 @@ void Checker::on_operation_done(std::uint64_t generation, const WorkspaceKey& ke
 }
 
 void Checker::on_cycle_done(std::uint64_t generation, bool full, bool ok) {
+  WSIM_ASSERT_GT(generation, 0u);
   if (!heal_ms_ || !ok) return;
   note_vanished_namespaces();
   track_convergence();

@@ -31,6 +31,7 @@ class RecentById {
     auto it = position(id);
     if (it != entries_.end() && it->first == id) return false;
     place(it, id, std::move(value));
+    WSIM_ASSERT_LE(entries_.size(), capacity_);  // Pairs with assign.
     return true;
   }
   // `map[id] = value` followed by the trim.
@@ -65,7 +66,9 @@ class RecentById {
 
   typename std::deque<Entry>::iterator position(std::uint64_t id) {
     if (entries_.empty() || entries_.back().first < id) return entries_.end();  // The usual case.
-    return std::lower_bound(entries_.begin(), entries_.end(), id, less_id);
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), id, less_id);
+    WSIM_ASSERT(it != entries_.end());  // The last id is at least `id`: place() relies on it.
+    return it;
   }
   void place(typename std::deque<Entry>::iterator it, std::uint64_t id, V value) {
     // Ids stay sorted: `it` is the first entry with a greater id (the equal one was handled).

@@ -13,6 +13,8 @@ namespace {
 std::optional<long> parse_int(const kube::Fields& fields, const std::string& key) {
   auto it = fields.find(key);
   if (it == fields.end() || it->second.empty()) return std::nullopt;
+  // Replica counts: 18 decimal digits fit a long, so `value` below cannot overflow.
+  WSIM_ASSERT_LE(it->second.size(), 18u);
   long value = 0;
   for (char c : it->second) {
     if (c < '0' || c > '9') return std::nullopt;
@@ -24,6 +26,10 @@ std::optional<long> parse_int(const kube::Fields& fields, const std::string& key
 // §4.3, the branch taken only when Progressing reason == NewReplicaSetAvailable.
 State state_when_new_replica_set_available(const std::string& available_reason, long replicas,
                                            long available, long unavailable) {
+  // parse_int's results (or 0 for a missing status field): never negative.
+  WSIM_ASSERT_GE(replicas, 0);
+  WSIM_ASSERT_GE(available, 0);
+  WSIM_ASSERT_GE(unavailable, 0);
   const bool minimum_available = available_reason == "MinimumReplicasAvailable";
   if (minimum_available && replicas == 0 && available == 0) return State::kStopped;
   if (minimum_available && replicas == available && unavailable == 0) return State::kRunning;

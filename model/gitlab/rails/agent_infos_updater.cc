@@ -1,6 +1,7 @@
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include "model/gitlab/rails/agent_infos_updater.h"
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 
@@ -66,6 +67,8 @@ std::vector<std::int64_t> update_workspaces_from_agent_infos(
     updated.push_back(row.id);
   }
   WSIM_ASSERT_LE(updated.size(), by_name.size());
+  // Rows walked in id order: the finder binary-searches these ids (find_workspaces_to_return).
+  WSIM_ASSERT(std::is_sorted(updated.begin(), updated.end()));
   return updated;
 }
 

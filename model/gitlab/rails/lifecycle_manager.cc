@@ -13,6 +13,8 @@ std::optional<State> lifecycle_target(const WorkspaceRow& row, const LifecycleLi
                                       TimeMs now_ms) {
   WSIM_ASSERT(row.desired_state != State::kTerminated);  // Terminated is permanent (R2+).
   WSIM_ASSERT_LE(row.created_at, now_ms);
+  // Stamped by the same Rails clock (WorkspacesTable::save): the idle times below are not negative.
+  WSIM_ASSERT_LE(row.desired_state_updated_at, now_ms);
   if (row.created_at + limits.max_hours_before_termination * kHourMs < now_ms) {
     return State::kTerminated;
   }
@@ -40,6 +42,9 @@ int manage_workspace_lifecycles(WorkspacesTable& table, const std::vector<std::i
     if (stored->desired_state == State::kTerminated) continue;
     const std::optional<State> target = lifecycle_target(*stored, limits, now_ms);
     if (!target) continue;
+    // A real transition to a state a user could also ask for (§3).
+    WSIM_ASSERT(*target != stored->desired_state);
+    WSIM_ASSERT(is_valid_desired(*target));
     WorkspaceRow row = *stored;
     row.desired_state = *target;
     const bool saved = table.save(row, now_ms);

@@ -41,6 +41,7 @@ const char* user_action_result_name(UserActionResult result) {
     case UserActionResult::kInvalid:
       return "Invalid";
   }
+  WSIM_ASSERT_MSG(false, "user action result " << static_cast<int>(result) << " has no name");
   return "?";
 }
 
@@ -117,6 +118,7 @@ Task<RailsResponse> RailsService::handle(RailsRequest request) {
 
 RailsService::StepOneResult RailsService::update_select_and_build(const RailsRequest& request) {
   const Versions& versions = options_.versions;
+  WSIM_ASSERT(request.endpoint == RailsRequest::Endpoint::kReconcile);  // handle() routed it.
   const TimeMs now = rails_now();
   if (hooks_.begin) hooks_.begin(request);
   std::vector<std::int64_t> updated =
@@ -160,6 +162,7 @@ void RailsService::touch(const std::vector<std::int64_t>& ids) {
   for (std::int64_t id : ids) {
     const WorkspaceRow* row = table_.find_by_id(id);
     WSIM_ASSERT(row != nullptr);
+    WSIM_ASSERT(row->responded_to_agent_at == now);  // touch_returned stamped every returned row.
     if (row->desired_state_updated_at == now) sim_.probes().hit(probes_->timestamp_tie);
   }
 }
@@ -169,6 +172,8 @@ RailsResponse RailsService::prerequisites() const {
   response.http_status = 201;
   // §2.4: `shared_namespace` from the agent's workspaces config; "" = unique mode.
   if (options_.versions.shared()) response.shared_namespace = std::string(kSharedNamespace);
+  // Pairs with Agent::fetch_prerequisites: a namespace exactly in shared mode.
+  WSIM_ASSERT_EQ(response.shared_namespace.empty(), !options_.versions.shared());
   return response;
 }
 

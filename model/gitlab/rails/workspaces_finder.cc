@@ -3,6 +3,7 @@
 #include "model/gitlab/rails/workspaces_finder.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "sim/core/assert.h"
 
@@ -35,6 +36,9 @@ bool returned_in_partial(const WorkspacesTable& table, const WorkspaceRow& row,
 }  // namespace
 
 bool desired_updated_since_response(RailsVersion version, const WorkspaceRow& row) {
+  // before_save stamps desired_state_updated_at on insert and on every change (WorkspacesTable);
+  // the Rails clock never goes back (pairs with actual_updated_since_response).
+  WSIM_ASSERT_GE(row.desired_state_updated_at, row.created_at);
   if (!row.responded_to_agent_at) return true;
   if (version >= RailsVersion::kR3)
     return row.desired_state_updated_at > *row.responded_to_agent_at;
@@ -62,6 +66,8 @@ std::vector<std::int64_t> find_workspaces_to_return(const WorkspacesTable& table
     if (returned) out.push_back(row.id);
   }
   WSIM_ASSERT_LE(out.size(), table.rows().size());
+  // Rows are kept in id order (pairs with WorkspacesTable::touch_returned): strictly increasing.
+  WSIM_ASSERT(std::adjacent_find(out.begin(), out.end(), std::greater_equal<>()) == out.end());
   return out;
 }
 

@@ -1,6 +1,9 @@
 // § numbers in this file refer to docs/systems/gitlab.md unless another document is named.
 #include "model/gitlab/rails/workspaces_table.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "sim/core/assert.h"
 
 namespace wsim::gitlab {
@@ -51,6 +54,9 @@ bool WorkspacesTable::save(WorkspaceRow row, TimeMs now_ms) {
 }
 
 void WorkspacesTable::touch_returned(const std::vector<std::int64_t>& ids, TimeMs now_ms) {
+  // The finder's ids (find_workspaces_to_return): strictly increasing, each row at most once.
+  WSIM_ASSERT(std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<>()) == ids.end());
+  WSIM_ASSERT_LE(ids.size(), rows_.size());
   for (std::int64_t id : ids) {
     WorkspaceRow* stored = mutable_by_id(id);
     WSIM_ASSERT_MSG(stored != nullptr, "touch of unknown row " << id);
@@ -88,6 +94,8 @@ WorkspaceRow* WorkspacesTable::mutable_by_id(std::int64_t id) {
 
 void WorkspacesTable::notify(const std::optional<WorkspaceRow>& before,
                              const WorkspaceRow& after) const {
+  WSIM_ASSERT_GT(after.id, 0);
+  if (before) WSIM_ASSERT_EQ(before->id, after.id);  // A write never moves a row.
   if (observer_) observer_(before, after);
 }
 
