@@ -262,7 +262,6 @@ Task<void> Workload::admin() {
   // start() spawns the admin only for an upgrade; normalize admits naive and drain-first.
   WSIM_ASSERT(settings_.upgrade == "naive" || settings_.upgrade == "drain-first");
   EventLoop& loop = run_.world().sim().loop();
-
   co_await loop.sleep(workload_.range(5 * kMinuteMs, 15 * kMinuteMs));
   if (!healed_) run_.upgrade(settings_.upgrade == "drain-first");
 }

@@ -497,7 +497,6 @@ Task<RpcReply> WsDaemon::dispose_workspace(std::string instance, bool backup) {
   // One disposal per instance at a time: a second call waits above (WaitOrMarkForDisposal).
   WSIM_ASSERT_EQ(disposals_.count(instance), 0u);
   session->disposing = true;
-
   // The handler runs in ws-daemon, with the RPC's context: when the caller goes away (a
   // ws-manager restart cancels its gRPC calls) the context is cancelled, which the upload sees
   // (:379); the daemon's crash ends the handler.

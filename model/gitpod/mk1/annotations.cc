@@ -94,7 +94,6 @@ std::string encode_disposal(const DisposalStatus& disposal) {
                   "disposal status " << disposal.status);
   // Only a finished disposal carries its backup failure (finalize_pod, handle_pod).
   if (!disposal.backup_failure.empty()) WSIM_ASSERT_EQ(disposal.status, std::string("finished"));
-
   std::string out;
   put(out, "status", disposal.status);
   put(out, "backupFailure", disposal.backup_failure);

@@ -20,7 +20,6 @@ Task<std::optional<MonitorEvent>> EventPool::next() {
       MonitorEvent event = std::move(*it);
       journal_.erase(it);
       WSIM_ASSERT(!event.queue.empty());  // Paired with add().
-
       WSIM_ASSERT(busy_.insert(event.queue).second);
       co_return event;
     }

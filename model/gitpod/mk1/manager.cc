@@ -215,7 +215,6 @@ Task<ApiReply> Mk1Manager::start_workspace(StartRequest request) {
     cm.meta.annotations[kAnnId] = request.instance;
     cm.meta.annotations[kAnnPlis] = encode_plis(Plis{});
     WSIM_ASSERT(read_plis(cm).has_value());  // Paired: what encode_plis writes reads back.
-
     kube::Result<kube::Object> plis = co_await client_.create(cm);
     if (!plis.ok()) co_return ApiReply{ApiCode::kInternal, "cannot create PLIS"};
   }

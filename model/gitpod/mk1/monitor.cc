@@ -627,7 +627,6 @@ Task<void> Mk1Manager::housekeep_plis(const kube::Object& cm, bool pod_exists, T
   const std::string instance = ann(cm, kAnnId);
   WSIM_ASSERT(!instance.empty());
   const Plis plis = read_plis(cm).value_or(Plis{});
-
   const TimeMs since_ms = plis.stopping_since_ms.value_or(cm.meta.creation_ms);
   if (now_ms >= since_ms + options_.lonely_plis_ms) {
     co_await delete_plis(instance);  // Dangling PLIS GC, regardless of backup state.

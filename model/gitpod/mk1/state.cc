@@ -147,7 +147,6 @@ Task<void> Mk1Manager::delete_pod(const std::string& instance, std::optional<Dur
 Task<bool> Mk1Manager::delete_plis(const std::string& instance) {
   WSIM_ASSERT(plis_era());
   WSIM_ASSERT(!instance.empty());
-
   const kube::Status s =
       co_await client_.remove(kube::ObjectRef{"ConfigMap", kNamespace, plis_name(instance)});
   world_.sim().record(kActor, "delete-plis", instance, s.ok() ? "ok" : kube::code_name(s.code));

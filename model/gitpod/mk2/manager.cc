@@ -179,7 +179,6 @@ ActionInputs Mk2Manager::action_inputs() const {
   in.pod_recreation_backoff_ms = world_.settings().pod_recreation_backoff_ms;
   WSIM_ASSERT_GE(in.pod_recreation_max_retries, 0);  // normalize: 0..100.
   WSIM_ASSERT_GE(in.pod_recreation_backoff_ms, 0);   // 0 means the 15 s default.
-
   return in;
 }
 

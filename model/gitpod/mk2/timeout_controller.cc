@@ -148,7 +148,6 @@ Task<kube::Status> Mk2Manager::set_timeout_once(std::string name, std::string ex
   if (!got.ok()) co_return got.status;
   WSIM_ASSERT_EQ(got.value.meta.name, name);
   set_cond(got.value, kCondTimeout, true, kReasonTimedOut, expired, world_.sim().now_ms());
-
   kube::Result<kube::Object> r =
       co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
   co_return r.status;

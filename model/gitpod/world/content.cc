@@ -134,7 +134,6 @@ std::int64_t ContentStore::latest_written(const std::string& workspace_id) const
 
 void ContentStore::upload(const std::string& workspace_id, const Session& session) {
   WSIM_ASSERT(!workspace_id.empty());
-
   WSIM_ASSERT_EQ(session.workspace_id, workspace_id);
   if (storage_.count(workspace_id) > 0 && observer_) {
     observer_(DestroyCause::kOverwrite, "", session.instance);

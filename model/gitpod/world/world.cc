@@ -93,7 +93,6 @@ std::vector<std::string> GitpodWorld::nodes() const { return cluster_->node_name
 
 void GitpodWorld::label_later(const std::string& node, bool ready) {
   WSIM_ASSERT(!node.empty());
-
   // node-labeler reacts to the ws-daemon pod's readiness after a short delay.
   const DurationMs delay_ms = stream_.range(100, 3000);
   sim_.loop().schedule(delay_ms, [this, node, ready] {
