@@ -123,11 +123,11 @@ Action decide_action(const kube::Object& ws, const std::vector<kube::Object>& po
   }
   // The CR is finalized, and a re-creation reset, only once its pod is gone (A2, A3).
   if (action.kind == ActionKind::kFinalizeWorkspace) WSIM_ASSERT(pods.empty());
-  if (action.kind == ActionKind::kResetForRecreation) WSIM_ASSERT(pods.empty());
-  // Re-creation exists only since #20243.
   if (action.kind == ActionKind::kResetForRecreation) {
-    WSIM_ASSERT(inputs.versions->has(Fix::k20243));
+    WSIM_ASSERT(pods.empty());
+    WSIM_ASSERT(inputs.versions->has(Fix::k20243));  // Re-creation exists only since #20243.
   }
+
   return action;
 }
 
