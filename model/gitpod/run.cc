@@ -335,7 +335,6 @@ void GitpodRun::strip_finalizers(const std::string& instance) {
       api.server_patch(ref, patch, kube::Subresource::kMain, "kubectl");
   sim_.record("kubectl", "strip-finalizers", ref.to_string(),
               r.ok() ? "ok" : kube::code_name(r.status.code));
-  if (r.ok()) WSIM_ASSERT(r.value.meta.finalizers.empty());  // The patch set the list to [].
 }
 
 std::optional<run::Violation> GitpodRun::check_safety() {
