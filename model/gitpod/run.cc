@@ -149,6 +149,12 @@ void GitpodRun::on_manager_status(const std::string& instance, const std::string
   if (it == server_.end()) return;
   // The switch of :349-410 has no case for UNKNOWN: the phase stays.
   if (api_phase == "UNKNOWN" || api_phase.empty()) return;
+  // What ws-manager publishes is an API phase (mk1 phase_name, mk2 extractWorkspaceStatus).
+  WSIM_ASSERT_MSG(api_phase == "PENDING" || api_phase == "CREATING" ||
+                      api_phase == "INITIALIZING" || api_phase == "RUNNING" ||
+                      api_phase == "INTERRUPTED" || api_phase == "STOPPING" ||
+                      api_phase == "STOPPED",
+                  "API phase " << api_phase);
   // A stopping event for an instance already stopped is ignored (:386-397).
   if (api_phase == "STOPPING" && it->second.phase == "stopped") return;
   // RUNNING resets stoppingTime (:372-381).
@@ -169,6 +175,7 @@ void GitpodRun::on_manager_status(const std::string& instance, const std::string
 // configmap.go :28-34); nothing when ws-manager does not answer. Simplified: evaluated when the
 // server reads the record (a start), not on the controller's 60 s tick (configmap.go :22).
 void GitpodRun::control_instance(const std::string& instance) {
+  WSIM_ASSERT(!instance.empty());
   auto it = server_.find(instance);
   if (it == server_.end() || it->second.phase == "stopped") return;
   if (!manager_->up() || manager_->lists(instance)) return;
@@ -197,6 +204,7 @@ Task<void> GitpodRun::user_start_actor(StartRequest request) {
 }
 
 void GitpodRun::user_start(const std::string& workspace_id) {
+  WSIM_ASSERT(!workspace_id.empty());
   // The server answers with the current instance and starts nothing unless that instance's
   // phase, as the server last recorded it, is "stopped": components/server/src/workspace/
   // workspace-service.ts @ 4f45d02eac95 startWorkspace :822-831 (latestInstance) and :840-846

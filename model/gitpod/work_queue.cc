@@ -25,10 +25,13 @@ void WorkQueue::add_entry(EntryIt it) {
   if (e.queued) return;
   e.queued = true;
   order_.push_back(it);
+  // Each key is queued at most once, and only a known key: the FIFO never outgrows the map.
+  WSIM_ASSERT_LE(order_.size(), entries_.size());
   wake_one();
 }
 
 void WorkQueue::wake_one() {
+  WSIM_ASSERT(!order_.empty());  // add_entry wakes a worker for the key it just queued.
   while (!waiters_.empty()) {
     Waiter waiter = std::move(waiters_.front());
     waiters_.pop_front();
@@ -100,6 +103,7 @@ void WorkQueue::rate_limited(EntryIt it) {
   const DurationMs delay_ms = backoff_ms(failures);
   if (failures < 64) ++failures;
   WSIM_ASSERT_LE(delay_ms, kMaxDelayMs);
+  WSIM_ASSERT_LE(failures, 64);  // The count saturates: backoff_ms's loop stays bounded.
   if (shut_down_) {
     release(it);
     return;
@@ -108,6 +112,7 @@ void WorkQueue::rate_limited(EntryIt it) {
 }
 
 void WorkQueue::forget(const std::string& key) {
+  WSIM_ASSERT(!key.empty());
   auto it = entries_.find(key);
   if (it == entries_.end()) return;
   it->second.failures = 0;
@@ -124,6 +129,8 @@ Task<std::optional<std::string>> WorkQueue::next() {
   WSIM_ASSERT(!e.processing);
   e.queued = false;
   e.processing = true;
+  // The key handed out is processing, no longer queued: the FIFO is now smaller than the map.
+  WSIM_ASSERT_LT(order_.size(), entries_.size());
   co_return it->first;
 }
 

@@ -199,6 +199,8 @@ void Workload::fault_step() {
     world.daemon_up(node);
   }
   if (f.fires(daemon_outage_, faults_) && !gone_for_good) daemon_outage(node);
+  // A daemon is crashed (heal brings it back) or lost for good, never both.
+  WSIM_ASSERT(crashed_daemons_.count(node) == 0 || lost_daemons_.count(node) == 0);
   if (f.fires(manager_restart_, faults_)) {
     run_.manager().stop();
     run_.manager().start();
@@ -257,6 +259,8 @@ void Workload::operator_delete_workspace() {
 }
 
 Task<void> Workload::admin() {
+  // start() spawns the admin only for an upgrade; normalize admits naive and drain-first.
+  WSIM_ASSERT(settings_.upgrade == "naive" || settings_.upgrade == "drain-first");
   EventLoop& loop = run_.world().sim().loop();
   co_await loop.sleep(workload_.range(5 * kMinuteMs, 15 * kMinuteMs));
   if (!healed_) run_.upgrade(settings_.upgrade == "drain-first");

@@ -37,6 +37,7 @@ const char* rpc_code_name(RpcCode code) {
     case RpcCode::kInternal:
       return "Internal";
   }
+  WSIM_ASSERT_MSG(false, "rpc code " << static_cast<int>(code) << " has no name");
   return "?";
 }
 
@@ -125,6 +126,7 @@ Task<void> WsDaemon::worker(std::shared_ptr<WorkQueue> queue) {
 }
 
 Task<ReconcileResult> WsDaemon::reconcile(std::string name) {
+  WSIM_ASSERT(!name.empty());
   if (!informer_) co_return ReconcileResult::done();
   // A const view; copied only when this daemon acts on it (every daemon sees every workspace).
   kube::Informer::ObjectView cached = informer_->get_shared(kNamespace, name);
@@ -181,6 +183,11 @@ Task<bool> WsDaemon::write_condition(std::string name, std::string type, bool st
 
 // §5.2 Creating / Initializing.
 Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
+  // reconcile() routes here only a workspace of this node, Creating or Initializing, whose
+  // content is not yet ready.
+  WSIM_ASSERT_EQ(ws.status_view(kStatusNodeName), node_);
+  WSIM_ASSERT(phase(ws) == kPhaseCreating || phase(ws) == kPhaseInitializing);
+  WSIM_ASSERT(!cond_present(ws, kCondContentReady));
   if (!co_await refresh(ws)) co_return ReconcileResult::after(100);
   const std::string instance = ws.meta.name;
   const std::string workspace = workspace_id(ws);
@@ -245,7 +252,8 @@ Task<ReconcileResult> WsDaemon::init_content(kube::Object ws) {
 }
 
 Task<ReconcileResult> WsDaemon::handle_stop(kube::Object ws) {
-  WSIM_ASSERT(phase(ws) == kPhaseStopping);  // reconcile() routes only Stopping here.
+  WSIM_ASSERT(phase(ws) == kPhaseStopping);                // reconcile() routes only Stopping here.
+  WSIM_ASSERT_EQ(ws.status_view(kStatusNodeName), node_);  // Of this node only.
   if (world_.versions().has(Fix::k20243) && cond_true(ws, kCondPodRejected)) {
     co_return co_await wipe(std::move(ws));
   }
@@ -255,6 +263,7 @@ Task<ReconcileResult> WsDaemon::handle_stop(kube::Object ws) {
 // §5.3: stop path A, wipe.
 Task<ReconcileResult> WsDaemon::wipe(kube::Object ws) {
   WSIM_ASSERT(world_.versions().has(Fix::k20243));  // Path A exists since #20243 only.
+  WSIM_ASSERT(cond_true(ws, kCondPodRejected));     // handle_stop's route to path A.
   if (cond_present(ws, kCondStateWiped)) co_return ReconcileResult::done();
   if (cond_true(ws, kCondContainerRunning)) co_return ReconcileResult::after(500);
   if (!co_await refresh(ws)) co_return ReconcileResult::after(100);
@@ -284,6 +293,8 @@ Task<std::optional<ReconcileResult>> WsDaemon::wait_for_container(const kube::Ob
       now_ms < *stopping_ms + 5 * kMinuteMs) {
     co_return ReconcileResult::after(500);
   }
+  // ws-manager stamped podStoppingTime with its own virtual now, which has passed.
+  WSIM_ASSERT_LE(*stopping_ms, now_ms);
   const kube::Condition* killed = ws.condition(kCondForceKilledTask);
   if (killed == nullptr) {
     const kube::Status s = world_.cluster().exit_container(
@@ -302,6 +313,8 @@ Task<std::optional<ReconcileResult>> WsDaemon::wait_for_container(const kube::Ob
 
 // §5.4: stop path B, backup.
 Task<ReconcileResult> WsDaemon::backup(kube::Object ws) {
+  WSIM_ASSERT(phase(ws) == kPhaseStopping);  // handle_stop's path B.
+  if (world_.versions().has(Fix::k20243)) WSIM_ASSERT(!cond_true(ws, kCondPodRejected));
   if (!cond_true(ws, kCondContentReady)) co_return ReconcileResult::failed();  // Never ready.
   if (cond_true(ws, kCondBackupComplete) || cond_true(ws, kCondBackupFailure)) {
     co_return ReconcileResult::done();
@@ -349,6 +362,8 @@ Task<ReconcileResult> WsDaemon::backup(kube::Object ws) {
 
 Task<bool> WsDaemon::upload(const std::string& instance, const std::string& workspace_id,
                             std::shared_ptr<const RpcContext> cancelled) {
+  WSIM_ASSERT(!instance.empty());
+  WSIM_ASSERT(!workspace_id.empty());  // The backup's key in the content store.
   co_await world_.sim().loop().sleep(draw_ms(1000, 10000));
   // BackupWorkspace's GetAndConnect (workspace_operations.go@4f45d02eac95 :237-240; provider.Get
   // @2cfe264c1236^ :175-178) finds only a session with a state file.
@@ -370,6 +385,7 @@ Task<bool> WsDaemon::upload(const std::string& instance, const std::string& work
     co_return false;
   }
   WSIM_ASSERT(session->state_file);  // known_session() finds sessions with a state file only.
+  WSIM_ASSERT_EQ(session->workspace_id, workspace_id);  // The instance's own workspace.
   world_.content().upload(workspace_id, *session);
   ++backups_;
   world_.sim().record(
@@ -440,6 +456,8 @@ Session* WsDaemon::known_session(const std::string& instance) const {
 }
 
 Task<RpcReply> WsDaemon::init_workspace(std::string instance, std::string workspace_id) {
+  WSIM_ASSERT(!instance.empty());
+  WSIM_ASSERT(!workspace_id.empty());
   if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon is down"};
   co_await world_.sim().loop().sleep(draw_ms(500, 5000));
   if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon went away"};
@@ -458,6 +476,7 @@ Task<RpcReply> WsDaemon::init_workspace(std::string instance, std::string worksp
 }
 
 Task<RpcReply> WsDaemon::dispose_workspace(std::string instance, bool backup) {
+  WSIM_ASSERT(!instance.empty());
   if (!up_) co_return RpcReply{RpcCode::kUnavailable, "ws-daemon is down"};
   // mk1 DisposeWorkspace (components/ws-daemon pkg/content/service.go@724ed7a92a^ :332-416; the
   // same at c8c4c3bda92c :395-480).
@@ -475,6 +494,8 @@ Task<RpcReply> WsDaemon::dispose_workspace(std::string instance, bool backup) {
   // until its deadline, or until ws-daemon goes away). Otherwise it marks the session disposing
   // and persists the mark.
   if (session->disposing) co_return co_await wait_disposed(instance);
+  // One disposal per instance at a time: a second call waits above (WaitOrMarkForDisposal).
+  WSIM_ASSERT_EQ(disposals_.count(instance), 0u);
   session->disposing = true;
   // The handler runs in ws-daemon, with the RPC's context: when the caller goes away (a
   // ws-manager restart cancels its gRPC calls) the context is cancelled, which the upload sees

@@ -68,6 +68,7 @@ bool Checker::managed(const std::string& instance) const {
 }
 
 std::string Checker::instance_of_pod(const kube::Object& pod) const {
+  WSIM_ASSERT_EQ(pod.kind, std::string("Pod"));
   auto it = pod.meta.labels.find(kLabelInstanceId);
   return it == pod.meta.labels.end() ? std::string() : it->second;
 }

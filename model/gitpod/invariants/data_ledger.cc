@@ -28,6 +28,7 @@ void DataLedger::on_write(const std::string& workspace_id, const std::string& in
 }
 
 void DataLedger::on_unmanaged(const std::string& instance) {
+  WSIM_ASSERT(!instance.empty());
   auto it = instance_ws_.find(instance);
   if (it == instance_ws_.end()) return;
   if (last_cause_.count(it->second) == 0) last_cause_[it->second] = "orphaned";
@@ -54,6 +55,7 @@ bool DataLedger::recoverable(const std::string& workspace_id) const {
 }
 
 std::string DataLedger::cause_of(const std::string& workspace_id) const {
+  WSIM_ASSERT(!workspace_id.empty());
   auto it = last_cause_.find(workspace_id);
   return it == last_cause_.end() ? std::string("orphaned") : it->second;
 }
@@ -111,6 +113,7 @@ std::vector<DataLoss> DataLedger::finish(TimeMs now_ms) {
     losses_.push_back(loss);
   }
   pending_.clear();
+  WSIM_ASSERT_GE(losses_.size(), out.size());  // Every loss returned is also kept for the report.
   return out;
 }
 

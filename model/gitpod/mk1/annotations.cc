@@ -66,6 +66,7 @@ std::string encode_plis(const Plis& plis) {
 }
 
 std::optional<Plis> read_plis(const kube::Object& config_map) {
+  WSIM_ASSERT_EQ(config_map.kind, std::string("ConfigMap"));  // A PLIS is a ConfigMap.
   auto it = config_map.meta.annotations.find(kAnnPlis);
   if (it == config_map.meta.annotations.end()) return std::nullopt;
   const Lines fields = parse_lines(it->second);
@@ -88,7 +89,11 @@ std::optional<Plis> read_plis(const kube::Object& config_map) {
 }
 
 std::string encode_disposal(const DisposalStatus& disposal) {
-  WSIM_ASSERT(!disposal.status.empty());  // "started", "retrying" or "finished".
+  WSIM_ASSERT_MSG(disposal.status == "started" || disposal.status == "retrying" ||
+                      disposal.status == "finished",
+                  "disposal status " << disposal.status);
+  // Only a finished disposal carries its backup failure (finalize_pod, handle_pod).
+  if (!disposal.backup_failure.empty()) WSIM_ASSERT_EQ(disposal.status, std::string("finished"));
   std::string out;
   put(out, "status", disposal.status);
   put(out, "backupFailure", disposal.backup_failure);

@@ -19,6 +19,7 @@ Task<std::optional<MonitorEvent>> EventPool::next() {
       if (busy_.count(it->queue) > 0) continue;
       MonitorEvent event = std::move(*it);
       journal_.erase(it);
+      WSIM_ASSERT(!event.queue.empty());  // Paired with add().
       WSIM_ASSERT(busy_.insert(event.queue).second);
       co_return event;
     }

@@ -12,6 +12,7 @@ namespace wsim::gitpod::mk1 {
 namespace {
 
 std::unique_ptr<kube::Informer> make_informer(GitpodWorld& world, const std::string& kind) {
+  WSIM_ASSERT(!kind.empty());
   kube::InformerOptions options;
   options.identity = Mk1Manager::kActor;
   options.kind = kind;
@@ -174,6 +175,8 @@ void Mk1Manager::spawn_once(std::set<std::string>& running, const std::string& i
 }
 
 Task<ApiReply> Mk1Manager::start_workspace(StartRequest request) {
+  WSIM_ASSERT(!request.instance.empty());
+  WSIM_ASSERT(!request.workspace_id.empty());
   if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
   if (maintenance_) co_return ApiReply{ApiCode::kFailedPrecondition, "under maintenance"};
   kube::LabelSelector selector;
@@ -188,6 +191,8 @@ Task<ApiReply> Mk1Manager::start_workspace(StartRequest request) {
   if (!existing.ok()) co_return ApiReply{ApiCode::kInternal, "cannot list pods"};
   if (!existing.value.empty()) co_return ApiReply{ApiCode::kAlreadyExists, "workspace exists"};
   kube::Object pod = world_.workspace_pod_template(request.instance, request.workspace_id);
+  // handle_pod reads the workspace label (content init), the duplicate check selects by it.
+  WSIM_ASSERT_EQ(pod.meta.labels.value_or_empty(kLabelWorkspaceId), request.workspace_id);
   pod.meta.annotations[kAnnId] = request.instance;
   pod.meta.annotations[kAnnNeverReady] = "true";
   // create.go (PLIS era): the start's trace id, removed by the monitor on RUNNING.
@@ -209,6 +214,7 @@ Task<ApiReply> Mk1Manager::start_workspace(StartRequest request) {
     cm.meta.labels = pod.meta.labels;
     cm.meta.annotations[kAnnId] = request.instance;
     cm.meta.annotations[kAnnPlis] = encode_plis(Plis{});
+    WSIM_ASSERT(read_plis(cm).has_value());  // Paired: what encode_plis writes reads back.
     kube::Result<kube::Object> plis = co_await client_.create(cm);
     if (!plis.ok()) co_return ApiReply{ApiCode::kInternal, "cannot create PLIS"};
   }

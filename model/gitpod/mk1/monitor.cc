@@ -138,6 +138,10 @@ Task<void> Mk1Manager::pod_reconciler(std::shared_ptr<WorkQueue> queue) {
 }
 
 Task<void> Mk1Manager::handle_event(MonitorEvent event) {
+  WSIM_ASSERT(!event.queue.empty());
+  // The pool's event kind names its object's kind (on_pod, on_config_map, the reconcilers).
+  WSIM_ASSERT_EQ(event.object.kind,
+                 std::string(event.kind == MonitorEvent::Kind::kPod ? "Pod" : "ConfigMap"));
   if (!pods_ || !configmaps_) co_return;
   if (event.kind == MonitorEvent::Kind::kPod) {
     // onPodEvent: getWorkspaceObjects' error returns before any status or action; handleEvent
@@ -177,6 +181,7 @@ Task<bool> Mk1Manager::complete_workspace_objects(const std::string& instance) {
 // monitor.go onConfigMapEvent.
 Task<void> Mk1Manager::handle_config_map_event(const std::string& instance,
                                                const kube::Object& cm) {
+  WSIM_ASSERT(!instance.empty());
   WSIM_ASSERT_EQ(cm.kind, std::string("ConfigMap"));
   if (!plis_era() || cm.meta.deletion_ms.has_value()) co_return;  // DeletionGracePeriodSeconds.
   // completeWorkspaceObjects reads the pod (findWorkspacePod: through the cache, in
@@ -194,6 +199,10 @@ Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const 
                                              bool deleted) {
   WSIM_ASSERT(!instance.empty());
   const PodStatus status = status_from_pod(pod, !plis_era());
+  // STOPPED from a pod exists only in the finalizer era (§8.2); RUNNING only without
+  // gitpod/never-ready (status_from_pod), which the switch below relies on.
+  if (status.phase == Phase::kStopped) WSIM_ASSERT(!plis_era());
+  if (status.phase == Phase::kRunning) WSIM_ASSERT(!has_ann(pod, kAnnNeverReady));
   // onPodEvent tells the subscribers before acting (monitor.go @ 724ed7a92a^ :219-230,
   // m.manager.OnChange; the same @ c8c4c3bda92c): the status computed from this event's pod.
   publish_status(instance, phase_name(status.phase));
@@ -314,7 +323,8 @@ Task<ReconcileResult> Mk1Manager::handle_pod(const std::string& instance, const 
 Task<ReconcileResult> Mk1Manager::handle_stopping_pod(const std::string& instance,
                                                       const kube::Object& pod,
                                                       const PodStatus& status) {
-  WSIM_ASSERT(!plis_era());  // §8.3: the finalizer era's STOPPING path.
+  WSIM_ASSERT(!plis_era());                       // §8.3: the finalizer era's STOPPING path.
+  WSIM_ASSERT(status.phase == Phase::kStopping);  // handle_pod routes only STOPPING here.
   if (!pod_deleting(pod)) {
     co_await delete_pod(instance, 30 * kSecondMs);
     co_return ReconcileResult::done();
@@ -347,6 +357,7 @@ Task<ReconcileResult> Mk1Manager::handle_stopping_pod(const std::string& instanc
 Task<ReconcileResult> Mk1Manager::handle_plis_only(const std::string& instance,
                                                    const kube::Object& cm) {
   WSIM_ASSERT(plis_era());
+  WSIM_ASSERT(!instance.empty());
   const std::optional<Plis> plis = read_plis(cm);
   if (!plis.has_value() || plis->last_pod_phase.empty()) {
     co_return ReconcileResult::done();  // errNoPLIS: the status cannot be computed.
@@ -386,7 +397,8 @@ Task<void> Mk1Manager::initialize(std::string instance, std::string node,
       return true;
     });
   }
-  initializing_.erase(instance);
+  // spawn_once registered this goroutine; a stop() would have cancelled it before this point.
+  WSIM_ASSERT_EQ(initializing_.erase(instance), 1u);
 }
 
 // monitor.go waitForWorkspaceReady and probeWorkspaceReady (@ c8c4c3bda92c :611-781,
@@ -400,6 +412,8 @@ Task<void> Mk1Manager::initialize(std::string instance, std::string node,
 // markWorkspace(deleteMark(never-ready)); an error fails the workspace (explicitFail; PLIS era
 // markWorkspace adds failedBeforeStopping with it, annotations.go @ 724ed7a92a^ :96-101).
 Task<void> Mk1Manager::wait_for_workspace_ready(std::string instance, std::string node) {
+  WSIM_ASSERT(!instance.empty());
+  WSIM_ASSERT_GT(options_.daemon_retry_ms, 0);  // The WaitForInit poll below lets time pass.
   const kube::ObjectRef ref{"Pod", kNamespace, pod_name(instance)};
   const TimeMs until_ms = world_.sim().now_ms() + 30 * kMinuteMs;
   bool ready = false;
@@ -413,8 +427,8 @@ Task<void> Mk1Manager::wait_for_workspace_ready(std::string instance, std::strin
     }
     co_await world_.sim().loop().sleep(500);
   }
-  probing_.erase(instance);  // probeMap.Delete once the probe is done.
-  if (!ready) co_return;     // WorkspaceProbeStopped.
+  WSIM_ASSERT_EQ(probing_.erase(instance), 1u);  // probeMap.Delete once the probe is done.
+  if (!ready) co_return;                         // WorkspaceProbeStopped.
   std::string error;
   while (error.empty()) {
     const kube::Object* pod = world_.api().peek(ref);
@@ -474,12 +488,13 @@ Task<void> Mk1Manager::finalize_plis(std::string instance) {
     p.final_backup_failure = failure;
     return true;
   });
-  finalizing_.erase(instance);
+  WSIM_ASSERT_EQ(finalizing_.erase(instance), 1u);  // Registered by spawn_once.
 }
 
 // §8.4 (finalizer era).
 Task<void> Mk1Manager::finalize_pod(std::string instance, std::string node, bool backup) {
   WSIM_ASSERT(!plis_era());
+  WSIM_ASSERT_GT(options_.daemon_attempts, 0);  // At least one DisposeWorkspace attempt.
   (void)co_await mark_pod(instance, [](kube::Object& p) {
     p.meta.annotations[kAnnDisposalStatus] = encode_disposal({"started", ""});
     return true;
@@ -503,7 +518,7 @@ Task<void> Mk1Manager::finalize_pod(std::string instance, std::string node, bool
     if (reply.code == RpcCode::kNotFound) {
       // Assumes a previous finalization already wrote the status (§8.4): nothing is written.
       world_.sim().record(kActor, "finalize", instance, "NotFound", "no disposal status written");
-      finalizing_.erase(instance);
+      WSIM_ASSERT_EQ(finalizing_.erase(instance), 1u);
       co_return;
     }
     if (reply.code != RpcCode::kUnavailable) break;
@@ -520,7 +535,7 @@ Task<void> Mk1Manager::finalize_pod(std::string instance, std::string node, bool
     p.meta.annotations[kAnnDisposalStatus] = encode_disposal({"finished", failure});
     return true;
   });
-  finalizing_.erase(instance);
+  WSIM_ASSERT_EQ(finalizing_.erase(instance), 1u);
 }
 
 Task<void> Mk1Manager::housekeeping() {
@@ -536,6 +551,7 @@ Task<void> Mk1Manager::housekeep_once() {
   if (!pods_ || !configmaps_ || maintenance_) co_return;
   const TimeMs now_ms = world_.sim().now_ms();
   if (direct_reads()) {
+    WSIM_ASSERT(plis_era());  // mk1-plis-direct is a PLIS-era manager: housekeep_plis below.
     // monitor.go @ 08774bd177^ markTimedoutWorkspaces / deleteDanglingPodLifecycleIndependentState:
     // Lists from the API server; a failed List skips that part of the round.
     kube::Result<std::vector<kube::Object>> pods =
@@ -574,6 +590,7 @@ Task<void> Mk1Manager::housekeep_once() {
 Task<void> Mk1Manager::housekeep_pod(const kube::Object& pod, TimeMs now_ms) {
   if (!has_ann(pod, kAnnId) || has_ann(pod, kAnnTimedOut)) co_return;  // B14: already timed out.
   const std::string instance = ann(pod, kAnnId);
+  WSIM_ASSERT(!instance.empty());  // start_workspace writes gitpod/id = the instance.
   const PodStatus status = status_from_pod(pod, !plis_era());
   std::string reason;
   if (status.phase == Phase::kRunning) {
@@ -608,6 +625,7 @@ Task<void> Mk1Manager::housekeep_plis(const kube::Object& cm, bool pod_exists, T
   WSIM_ASSERT(plis_era());  // PLIS ConfigMaps exist in the PLIS era only.
   if (!has_ann(cm, kAnnId) || cm.meta.deletion_ms.has_value() || pod_exists) co_return;
   const std::string instance = ann(cm, kAnnId);
+  WSIM_ASSERT(!instance.empty());
   const Plis plis = read_plis(cm).value_or(Plis{});
   const TimeMs since_ms = plis.stopping_since_ms.value_or(cm.meta.creation_ms);
   if (now_ms >= since_ms + options_.lonely_plis_ms) {

@@ -94,9 +94,11 @@ Task<kube::Status> Mk1Manager::patch_plis_once(
   kube::Result<kube::Object> cm =
       co_await read(kube::ObjectRef("ConfigMap", kNamespace, plis_name(instance)));
   if (!cm.ok()) co_return cm.status;  // A missing CM is an error.
+  WSIM_ASSERT_EQ(cm.value.meta.name, plis_name(instance));
   Plis plis = read_plis(cm.value).value_or(Plis{});
   bool needs_update = edit(plis);
   cm.value.meta.annotations[kAnnPlis] = encode_plis(plis);
+  WSIM_ASSERT(read_plis(cm.value) == plis);  // Paired: the PLIS written reads back the same.
   for (const auto& [key, value] : marks) {
     auto it = cm.value.meta.annotations.find(key);
     if (value.has_value()) {
@@ -132,6 +134,7 @@ Task<bool> Mk1Manager::patch_plis(std::string instance, std::function<bool(Plis&
 }
 
 Task<void> Mk1Manager::delete_pod(const std::string& instance, std::optional<DurationMs> grace_ms) {
+  WSIM_ASSERT(!instance.empty());
   if (grace_ms) WSIM_ASSERT_GE(*grace_ms, 0);
   kube::DeleteOptions options;
   options.grace_period_ms = grace_ms;
@@ -143,6 +146,7 @@ Task<void> Mk1Manager::delete_pod(const std::string& instance, std::optional<Dur
 
 Task<bool> Mk1Manager::delete_plis(const std::string& instance) {
   WSIM_ASSERT(plis_era());
+  WSIM_ASSERT(!instance.empty());
   const kube::Status s =
       co_await client_.remove(kube::ObjectRef{"ConfigMap", kNamespace, plis_name(instance)});
   world_.sim().record(kActor, "delete-plis", instance, s.ok() ? "ok" : kube::code_name(s.code));

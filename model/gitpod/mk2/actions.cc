@@ -31,6 +31,8 @@ Action requeue_after(DurationMs delay_ms, std::string why) {
 
 // §3.5 A2 (#20243+): phase Stopped ∧ PodRejected=True.
 Action decide_recreation(const kube::Object& ws, const ActionInputs& in) {
+  WSIM_ASSERT(phase(ws) == kPhaseStopped);  // decide_without_pods routes only A2 here.
+  WSIM_ASSERT(cond_true(ws, kCondPodRejected));
   const std::int64_t recreated = status_int(ws, kStatusPodRecreated, 0);
   // Strict `>`: max+1 re-creations are allowed (§6.3).
   if (recreated > in.pod_recreation_max_retries) {
@@ -107,6 +109,7 @@ DurationMs recreation_backoff_ms(const ActionInputs& inputs) {
 Action decide_action(const kube::Object& ws, const std::vector<kube::Object>& pods,
                      const ActionInputs& inputs) {
   WSIM_ASSERT(inputs.versions != nullptr);
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
   WSIM_ASSERT_GE(inputs.pod_recreation_max_retries, 0);
   const Action action =
       pods.empty() ? decide_without_pods(ws, inputs) : decide_with_pod(ws, pods.front());
@@ -114,10 +117,22 @@ Action decide_action(const kube::Object& ws, const std::vector<kube::Object>& po
   if (!pods.empty()) WSIM_ASSERT(action.kind != ActionKind::kCreatePod);
   if (pods.empty()) WSIM_ASSERT(action.kind != ActionKind::kDeletePod);
   if (action.kind == ActionKind::kRequeueAfter) WSIM_ASSERT_GT(action.requeue_after_ms, 0);
+  // A pod already being deleted is not deleted again (B1–B7 need a live pod).
+  if (!pods.empty() && pod_deleting(pods.front())) {
+    WSIM_ASSERT(action.kind != ActionKind::kDeletePod);
+  }
+  // The CR is finalized, and a re-creation reset, only once its pod is gone (A2, A3).
+  if (action.kind == ActionKind::kFinalizeWorkspace) WSIM_ASSERT(pods.empty());
+  if (action.kind == ActionKind::kResetForRecreation) {
+    WSIM_ASSERT(pods.empty());
+    WSIM_ASSERT(inputs.versions->has(Fix::k20243));  // Re-creation exists only since #20243.
+  }
+
   return action;
 }
 
 void reset_for_recreation(kube::Object& ws, TimeMs now_ms) {
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
   const std::int64_t starts = status_int(ws, kStatusPodStarts, 0);
   const std::int64_t recreated = status_int(ws, kStatusPodRecreated, 0) + 1;
   WSIM_ASSERT_GE(recreated, 1);
@@ -132,6 +147,8 @@ void reset_for_recreation(kube::Object& ws, TimeMs now_ms) {
            "Recreating pod... (" + std::to_string(recreated) + " retry)", now_ms);
   WSIM_ASSERT_EQ(ws.conditions.size(), 1u);
   WSIM_ASSERT_EQ(status_int(ws, kStatusPodRecreated, 0), recreated);
+  WSIM_ASSERT_EQ(status_int(ws, kStatusPodStarts, -1), starts);  // Kept: A1 compares the two.
+  WSIM_ASSERT_EQ(phase(ws), std::string(kPhasePending));
 }
 
 std::optional<DurationMs> parse_grace(const std::string& message) {

@@ -43,6 +43,7 @@ Task<ApiReply> Mk2Manager::start_workspace(StartRequest request) {
       co_await client_.list(kWorkspaceKind, kNamespace, selector);
   if (!existing.ok()) co_return ApiReply{ApiCode::kInternal, "cannot list workspaces"};
   for (const kube::Object& other : existing.value) {
+    WSIM_ASSERT_EQ(other.meta.labels.value_or_empty(kLabelWorkspaceId), request.workspace_id);
     if (phase(other) != kPhaseStopped) {
       co_return ApiReply{ApiCode::kAlreadyExists, "workspace " + other.meta.name + " exists"};
     }
@@ -76,11 +77,13 @@ Task<ApiReply> Mk2Manager::start_workspace(StartRequest request) {
 
 Task<kube::Status> Mk2Manager::modify_workspace_once(std::string name,
                                                      std::function<void(kube::Object&)> mutate) {
+  WSIM_ASSERT(!name.empty());
   kube::Result<kube::Object> got =
       co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, name));
   if (!got.ok()) co_return got.status;
   WSIM_ASSERT_EQ(got.value.meta.name, name);
   mutate(got.value);
+  WSIM_ASSERT_EQ(got.value.meta.name, name);  // A mutation edits the status, never the identity.
   kube::Result<kube::Object> r =
       co_await client_.update(std::move(got.value), kube::Subresource::kStatus);
   co_return r.status;
@@ -103,6 +106,7 @@ Task<kube::Status> Mk2Manager::modify_workspace(std::string name,
 // the grace period; NotFound is success; any other error (a Conflict that outlasted the 10
 // steps, a 5xx) fails the RPC.
 Task<ApiReply> Mk2Manager::stop_workspace(std::string instance, StopPolicy policy) {
+  WSIM_ASSERT(!instance.empty());
   if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
   if (maintenance_) co_return ApiReply{ApiCode::kFailedPrecondition, "under maintenance"};
   const std::string grace = policy == StopPolicy::kNormal ? "30s" : "1s";
@@ -137,6 +141,7 @@ Task<ApiReply> Mk2Manager::stop_workspace(std::string instance, StopPolicy polic
 // (LastActivity lost, FirstUserActivity written, RPC OK), and the Closed flag (the workload never
 // closes a workspace).
 Task<ApiReply> Mk2Manager::mark_active(std::string instance) {
+  WSIM_ASSERT(!instance.empty());
   if (!up_) co_return ApiReply{ApiCode::kUnavailable, "ws-manager is down"};
   kube::Result<kube::Object> got =
       co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, instance));
@@ -149,6 +154,7 @@ Task<ApiReply> Mk2Manager::mark_active(std::string instance) {
     if (!cond_present(ws, kCondFirstUserActivity)) {
       set_cond(ws, kCondFirstUserActivity, true, "", "", now_ms);
     }
+    WSIM_ASSERT_EQ(status_time(ws, kStatusLastActivityMs).value_or(-1), now_ms);  // Read back.
   };
   const kube::Status r = co_await modify_workspace(instance, mark);
   if (r.ok()) co_return ApiReply{};

@@ -90,6 +90,9 @@ void Mk2Manager::stop() {
     if (*informer) (*informer)->stop();
     informer->reset();
   }
+  // on_workspace/on_pod test queue_ alone: both queues and every worker are gone together.
+  WSIM_ASSERT(actors_.empty());
+  WSIM_ASSERT(timeout_queue_ == nullptr);
 }
 
 // No std::array of informers across the co_await: g++ 12 destroys brace-initialised aggregates
@@ -147,6 +150,7 @@ void Mk2Manager::on_pod(const kube::Object& pod, bool deleted) {
 
 void Mk2Manager::on_node(const kube::Object& node, bool deleted) {
   WSIM_ASSERT_EQ(node.kind, std::string("Node"));
+  WSIM_ASSERT(!node.meta.name.empty());  // Matched against runtime.nodeName below.
   if (!queue_ || !deleted || !workspaces_) return;
   // §3.6: node deletion enqueues every workspace whose runtime.nodeName is that node.
   for (const kube::Informer::ObjectView& ws : workspaces_->list_shared()) {
@@ -155,6 +159,7 @@ void Mk2Manager::on_node(const kube::Object& node, bool deleted) {
 }
 
 std::vector<kube::Object> Mk2Manager::owned_pods(const std::string& name) const {
+  WSIM_ASSERT(!name.empty());
   std::vector<kube::Object> out;
   if (!pods_) return out;
   // An index by controller owner (client-go Indexers), not a scan of every pod per reconcile:
@@ -173,6 +178,7 @@ ActionInputs Mk2Manager::action_inputs() const {
   in.pod_recreation_max_retries = world_.settings().pod_recreation_max_retries;
   in.pod_recreation_backoff_ms = world_.settings().pod_recreation_backoff_ms;
   WSIM_ASSERT_GE(in.pod_recreation_max_retries, 0);  // normalize: 0..100.
+  WSIM_ASSERT_GE(in.pod_recreation_backoff_ms, 0);   // 0 means the 15 s default.
   return in;
 }
 

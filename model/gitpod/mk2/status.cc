@@ -15,11 +15,13 @@ namespace wsim::gitpod::mk2 {
 namespace {
 
 bool starts_with(const std::string& text, const std::string& prefix) {
+  WSIM_ASSERT(!prefix.empty());  // An empty prefix would match every message.
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 // §3.2: no pods.
 void status_without_pods(kube::Object& ws, const StatusInputs& in) {
+  WSIM_ASSERT(in.versions != nullptr);
   if (phase(ws).empty()) set_phase(ws, kPhasePending);
   if (phase(ws) == kPhaseStopping && is_disposal_finished(ws, *in.versions)) {
     set_phase(ws, kPhaseStopped);
@@ -28,6 +30,10 @@ void status_without_pods(kube::Object& ws, const StatusInputs& in) {
   if (in.versions->has(Fix::k20243) && phase(ws) == kPhaseStopped &&
       !status_time(ws, kStatusPodDeletionMs).has_value()) {
     set_status_time(ws, kStatusPodDeletionMs, in.now_ms);
+  }
+  // #20243's backoff has its start whenever the pod-less workspace is Stopped (A2.2 reads it).
+  if (in.versions->has(Fix::k20243) && phase(ws) == kPhaseStopped) {
+    WSIM_ASSERT(status_time(ws, kStatusPodDeletionMs).has_value());
   }
   if (in.versions->has(Fix::k19411)) {
     upsert_cond(ws, kCondContainerRunning, false, "", "", in.now_ms);
@@ -43,13 +49,19 @@ void check_node_disappeared(kube::Object& ws, const StatusInputs& in) {
              "workspace node disappeared before backup was taken", in.now_ms);
   }
   set_cond(ws, kCondNodeDisappeared, true, "NodeDisappeared", "", in.now_ms);
+  // Post-#17599 a vanished node finishes the disposal (is_disposal_finished), backup or not,
+  // unless #20243's rejection rule decides it (then StateWiped does).
+  if (!cond_true(ws, kCondPodRejected)) WSIM_ASSERT(is_disposal_finished(ws, *in.versions));
 }
 
 // §3.4 step 6.
 void detect_rejection(kube::Object& ws, const kube::Object& pod, const Failure& failure,
                       const StatusInputs& in) {
   if (!in.versions->has(Fix::k20243)) return;
-  if (failure.message.empty() || cond_true(ws, kCondPodRejected) || !is_pod_rejected(pod)) return;
+  const bool rejected = is_pod_rejected(pod);
+  // A rejected pod is Failed with a reason, so extract_failure always names a failure for it.
+  if (rejected) WSIM_ASSERT(!failure.message.empty());
+  if (failure.message.empty() || cond_true(ws, kCondPodRejected) || !rejected) return;
   // PR #20372: an ever-ready workspace follows the ordinary failure path (only logged).
   if (in.versions->has(Fix::k20372) && cond_true(ws, kCondEverReady)) return;
   set_cond(ws, kCondPodRejected, true, "PodRejected", failure.message, in.now_ms);
@@ -64,6 +76,8 @@ void derive_phase(kube::Object& ws, const kube::Object& pod, const StatusInputs&
     } else if (phase(ws) != kPhaseStopped) {
       set_phase(ws, kPhaseStopping);
     }
+    // A deleting pod's row only ever yields Stopping or Stopped.
+    WSIM_ASSERT(phase(ws) == kPhaseStopping || phase(ws) == kPhaseStopped);
     return;
   }
   if (pod_phase == "Pending") {
@@ -96,6 +110,8 @@ void derive_phase(kube::Object& ws, const kube::Object& pod, const StatusInputs&
     } else if (phase(ws) != kPhaseStopped && !in.maintenance) {
       set_phase(ws, kPhaseStopping);
     }
+    // Outside maintenance this row always ends in Stopping or Stopped.
+    if (!in.maintenance) WSIM_ASSERT(phase(ws) == kPhaseStopping || phase(ws) == kPhaseStopped);
     return;
   }
   // pod phase Unknown, and anything else, e.g. a Regular pod in Failed (a rejected pod).
@@ -124,6 +140,7 @@ void status_with_pod(kube::Object& ws, const kube::Object& pod, const StatusInpu
     ws.status[kStatusOwnerToken] = owner_token_for(ws.meta.name);
   }
   WSIM_ASSERT(!ws.status_view(kStatusPodName).empty());
+
   const Failure failure = extract_failure(ws, pod, *in.versions);
   if (failure.forced_phase.has_value()) set_phase(ws, *failure.forced_phase);
   detect_rejection(ws, pod, failure, in);

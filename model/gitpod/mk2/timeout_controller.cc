@@ -13,6 +13,7 @@
 namespace wsim::gitpod::mk2 {
 
 TimeoutDeadlines timeout_deadlines(const kube::Object& ws, const ManagerOptions& o) {
+  WSIM_ASSERT_EQ(ws.kind, std::string(kWorkspaceKind));
   TimeoutDeadlines out;
   const auto add = [&out](TimeMs from_ms, DurationMs limit_ms, const char* reason) {
     WSIM_ASSERT_LT(out.count, static_cast<int>(out.deadlines.size()));
@@ -49,6 +50,8 @@ TimeoutDeadlines timeout_deadlines(const kube::Object& ws, const ManagerOptions&
       add(*ws.meta.deletion_ms, kHourMs, "stopping");
     }
   }
+  // Only Running has two timeouts (lifetime and activity); every other phase at most one.
+  if (p != kPhaseRunning) WSIM_ASSERT_LE(out.count, 1);
   return out;
 }
 
@@ -87,6 +90,7 @@ std::string TimeoutDeadlines::message(TimeMs now_ms) const {
 }
 
 std::string expired_timeout(const kube::Object& ws, TimeMs now_ms, const ManagerOptions& o) {
+  WSIM_ASSERT_GE(now_ms, 0);
   return timeout_deadlines(ws, o).expired(now_ms);
 }
 
@@ -102,12 +106,15 @@ Task<void> Mk2Manager::timeout_worker(std::shared_ptr<WorkQueue> queue) {
 }
 
 Task<ReconcileResult> Mk2Manager::reconcile_timeout(std::string name) {
+  WSIM_ASSERT(!name.empty());
   if (!workspaces_) co_return ReconcileResult::done();
   const TimeoutCheck* check = timeout_check(name);  // The cached CR, as deadlines.
   if (check == nullptr) co_return ReconcileResult::done();
   if (check->timed_out) co_return ReconcileResult::done();  // Never again.
   if (maintenance_) co_return ReconcileResult::after(kMinuteMs);
   const std::string expired = check->deadlines.message(world_.sim().now_ms());
+  // A check that is not yet due comes back: RequeueAfter 0 would drop the workspace for good.
+  WSIM_ASSERT_GT(options_.timeout_check_ms, 0);
   if (expired.empty()) co_return ReconcileResult::after(options_.timeout_check_ms);
   // retry.RetryOnConflict(retry.DefaultBackoff, Get (cache) → SetCondition(Timeout) →
   // Status().Update); any error, NotFound included, is the reconcile's error.
@@ -127,6 +134,7 @@ const Mk2Manager::TimeoutCheck* Mk2Manager::timeout_check(const std::string& nam
   if (auto it = timeout_checks_.find(name); it != timeout_checks_.end()) return &it->second;
   const kube::Informer::ObjectView cached = workspaces_->get_shared(kNamespace, name);
   if (!cached) return nullptr;
+  WSIM_ASSERT_EQ(cached->meta.name, name);
   TimeoutCheck check;
   check.timed_out = cond_true(*cached, kCondTimeout);
   check.deadlines = timeout_deadlines(*cached, options_);
@@ -134,9 +142,11 @@ const Mk2Manager::TimeoutCheck* Mk2Manager::timeout_check(const std::string& nam
 }
 
 Task<kube::Status> Mk2Manager::set_timeout_once(std::string name, std::string expired) {
+  WSIM_ASSERT(!expired.empty());  // reconcile_timeout writes only an expired timeout.
   kube::Result<kube::Object> got =
       co_await client_.get(kube::ObjectRef(kWorkspaceKind, kNamespace, name));
   if (!got.ok()) co_return got.status;
+  WSIM_ASSERT_EQ(got.value.meta.name, name);
   set_cond(got.value, kCondTimeout, true, kReasonTimedOut, expired, world_.sim().now_ms());
   kube::Result<kube::Object> r =
       co_await client_.update(std::move(got.value), kube::Subresource::kStatus);

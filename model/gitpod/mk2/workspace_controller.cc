@@ -36,6 +36,7 @@ Task<void> Mk2Manager::workspace_worker(std::shared_ptr<WorkQueue> queue) {
 
 // §3.1.
 Task<ReconcileResult> Mk2Manager::reconcile(std::string name) {
+  WSIM_ASSERT(!name.empty());
   if (!workspaces_) co_return ReconcileResult::done();
   std::optional<kube::Object> cached = workspaces_->get(kNamespace, name);
   if (!cached.has_value()) co_return ReconcileResult::done();
@@ -71,6 +72,7 @@ Task<ReconcileResult> Mk2Manager::reconcile(std::string name) {
   if (written.status.is(kube::Code::kConflict))
     co_return ReconcileResult::after(kConflictRequeueMs);
   if (!written.ok()) co_return ReconcileResult::failed();
+  WSIM_ASSERT_EQ(written.value.meta.name, name);
   ws.meta.resource_version = written.value.meta.resource_version;
   co_return co_await act_on_status(ws, pods);
 }
@@ -99,11 +101,13 @@ Task<ReconcileResult> Mk2Manager::act_on_status(kube::Object& ws,
     case ActionKind::kFinalizeWorkspace:
       co_return co_await finalize_workspace(ws);
     case ActionKind::kDeletePod:
+      WSIM_ASSERT(!pods.empty());  // decide_action deletes only a pod it was given.
       co_return co_await delete_pod(pods.front(), action.grace_ms);
     case ActionKind::kDeleteSecrets:
       (void)co_await delete_secrets(ws.meta.name);  // Running: an error is only logged.
       co_return ReconcileResult::done();
     case ActionKind::kRemovePodFinalizer:
+      WSIM_ASSERT(!pods.empty());
       co_return co_await remove_pod_finalizer(pods.front());
   }
   WSIM_ASSERT_MSG(false, "unhandled action " << static_cast<int>(action.kind));
@@ -121,6 +125,8 @@ Task<ReconcileResult> Mk2Manager::create_pod(kube::Object& ws) {
   owner.controller = true;
   owner.block_owner_deletion = true;
   pod.meta.owner_references.push_back(owner);
+  // Paired with owned_pods: the owner index finds the pod under its CR's name.
+  WSIM_ASSERT_EQ(pod_owner(pod), ws.meta.name);
   kube::Result<kube::Object> created = co_await client_.create(pod);
   world_.sim().record(kActor, "create-pod", ws.meta.name,
                       created.ok() ? "ok" : kube::code_name(created.status.code));
@@ -143,6 +149,7 @@ Task<ReconcileResult> Mk2Manager::create_pod(kube::Object& ws) {
 
 Task<ReconcileResult> Mk2Manager::reset_for_recreation_and_write(kube::Object& ws) {
   WSIM_ASSERT(versions_.has(Fix::k20243));  // Re-creation exists since #20243 (decide_action).
+  WSIM_ASSERT(phase(ws) == kPhaseStopped);  // A2: a Stopped, rejected workspace is reset.
   reset_for_recreation(ws, world_.sim().now_ms());
   kube::Result<kube::Object> written = co_await client_.update(ws, kube::Subresource::kStatus);
   world_.sim().record(kActor, "recreate", ws.meta.name,
@@ -173,6 +180,7 @@ Task<bool> Mk2Manager::delete_secret(std::string name) {
 
 // deleteWorkspaceSecrets: both are attempted; false if either failed.
 Task<bool> Mk2Manager::delete_secrets(const std::string& name) {
+  WSIM_ASSERT(!name.empty());
   const bool env = co_await delete_secret(env_secret_name(name));
   const bool tokens = co_await delete_secret(tokens_secret_name(name));
   co_return env&& tokens;
@@ -192,6 +200,7 @@ Task<ReconcileResult> Mk2Manager::finalize_workspace(kube::Object& ws) {
   if (kube::has_finalizer(ws, kFinalizer)) {
     kube::Object copy = ws;
     copy.meta.finalizers = kube::without_finalizer(copy.meta.finalizers, kFinalizer);
+    WSIM_ASSERT(!kube::has_finalizer(copy, kFinalizer));
     kube::Result<kube::Object> updated = co_await client_.update(copy);
     if (updated.status.is(kube::Code::kNotFound)) co_return ReconcileResult::done();
     if (updated.status.is(kube::Code::kConflict))
@@ -228,6 +237,7 @@ Task<ReconcileResult> Mk2Manager::remove_pod_finalizer(const kube::Object& pod) 
   if (!kube::has_finalizer(pod, kFinalizer)) co_return ReconcileResult::done();
   kube::Object copy = pod;
   copy.meta.finalizers = kube::without_finalizer(copy.meta.finalizers, kFinalizer);
+  WSIM_ASSERT(!kube::has_finalizer(copy, kFinalizer));
   kube::Result<kube::Object> updated = co_await client_.update(copy);
   world_.sim().record(kActor, "remove-pod-finalizer", pod.meta.name,
                       updated.ok() ? "ok" : kube::code_name(updated.status.code));

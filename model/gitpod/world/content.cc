@@ -32,6 +32,7 @@ void ContentStore::add_node(const std::string& node) {
 Session& ContentStore::create_session(const std::string& node, const std::string& instance,
                                       const std::string& workspace_id) {
   WSIM_ASSERT_MSG(has_node(node), "no disk for node " << node);
+  WSIM_ASSERT(!instance.empty());
   WSIM_ASSERT(!workspace_id.empty());
   Disk& disk = disks_[node];
   WSIM_ASSERT_MSG(disk.count(instance) == 0, "session " << instance << " exists on " << node);
@@ -50,17 +51,23 @@ Session& ContentStore::create_session(const std::string& node, const std::string
 }
 
 Session* ContentStore::session(const std::string& node, const std::string& instance) {
+  WSIM_ASSERT(!instance.empty());
   auto disk = disks_.find(node);
   if (disk == disks_.end()) return nullptr;
   auto it = disk->second.find(instance);
-  return it == disk->second.end() ? nullptr : &it->second;
+  if (it == disk->second.end()) return nullptr;
+  WSIM_ASSERT_EQ(it->second.instance, instance);  // A disk is keyed by its sessions' instances.
+  return &it->second;
 }
 
 const Session* ContentStore::session(const std::string& node, const std::string& instance) const {
+  WSIM_ASSERT(!instance.empty());
   auto disk = disks_.find(node);
   if (disk == disks_.end()) return nullptr;
   auto it = disk->second.find(instance);
-  return it == disk->second.end() ? nullptr : &it->second;
+  if (it == disk->second.end()) return nullptr;
+  WSIM_ASSERT_EQ(it->second.instance, instance);
+  return &it->second;
 }
 
 void ContentStore::destroy_session(const std::string& node, const std::string& instance,
@@ -74,9 +81,11 @@ void ContentStore::destroy_session(const std::string& node, const std::string& i
   WSIM_ASSERT_EQ(indexed->second.erase(std::make_pair(node, instance)), 1u);
   if (indexed->second.empty()) sessions_by_workspace_.erase(indexed);
   WSIM_ASSERT_EQ(disks_[node].erase(instance), 1u);
+  WSIM_ASSERT(session(node, instance) == nullptr);
 }
 
 void ContentStore::delete_node(const std::string& node) {
+  WSIM_ASSERT(!node.empty());
   auto disk = disks_.find(node);
   if (disk == disks_.end()) return;
   std::vector<std::string> instances;
@@ -108,9 +117,11 @@ std::int64_t ContentStore::write(const std::string& node, const std::string& ins
   WSIM_ASSERT(s->initialized);
   WSIM_ASSERT(s->intact);
   std::int64_t& latest = latest_written_[s->workspace_id];
+  const std::int64_t before = latest;
   // A new instance restores the last backup; a write makes it the newest version there is.
   s->version = (latest > s->version ? latest : s->version) + 1;
   latest = s->version;
+  WSIM_ASSERT_GT(latest, before);  // The newest version written only counts up.
   return s->version;
 }
 
@@ -122,6 +133,7 @@ std::int64_t ContentStore::latest_written(const std::string& workspace_id) const
 }
 
 void ContentStore::upload(const std::string& workspace_id, const Session& session) {
+  WSIM_ASSERT(!workspace_id.empty());
   WSIM_ASSERT_EQ(session.workspace_id, workspace_id);
   if (storage_.count(workspace_id) > 0 && observer_) {
     observer_(DestroyCause::kOverwrite, "", session.instance);

@@ -84,12 +84,15 @@ void GitpodWorld::start() {
 
 WsDaemon* GitpodWorld::daemon(const std::string& node) {
   auto it = daemons_.find(node);
-  return it == daemons_.end() ? nullptr : it->second.get();
+  if (it == daemons_.end()) return nullptr;
+  WSIM_ASSERT_EQ(it->second->node(), node);  // Each daemon is registered under its own node.
+  return it->second.get();
 }
 
 std::vector<std::string> GitpodWorld::nodes() const { return cluster_->node_names(); }
 
 void GitpodWorld::label_later(const std::string& node, bool ready) {
+  WSIM_ASSERT(!node.empty());
   // node-labeler reacts to the ws-daemon pod's readiness after a short delay.
   const DurationMs delay_ms = stream_.range(100, 3000);
   sim_.loop().schedule(delay_ms, [this, node, ready] {
