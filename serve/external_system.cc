@@ -59,6 +59,8 @@ class ExternalRun : public run::SystemRun {
   void sync();
   void start_virtual_clock();
   void arm_clock_alarm();
+  // No byte waits unread on the front-end's connections, at either end (a readiness look).
+  bool queues_empty();
   Task<void> serve_request(RequestTicket* ticket);
   int decide(RequestTicket& ticket, ChoiceStream& stream, std::string& fault);
   Task<void> user(int index);
@@ -189,6 +191,18 @@ bool ExternalRun::perform(const proto::ScriptedEvent& event, std::string& error)
   return false;
 }
 
+bool ExternalRun::queues_empty() {
+  switch (server_->unread_bytes()) {
+    case Unread::kNone:
+      return true;
+    case Unread::kSome:
+      return false;
+    case Unread::kUnknown:
+      break;
+  }
+  return loopback_queues_empty(port_);
+}
+
 // The run's first safety check: the front-end and the process start; the world goes lockstep.
 void ExternalRun::attach() {
   attached_ = true;
@@ -210,7 +224,9 @@ void ExternalRun::attach() {
   // port's connections, is work in progress, as a thread of the process on a CPU is — without
   // it, the quiet period and sync()'s skip took a process waiting for its answer, with its
   // request still in the HTTP layer, for a quiet one (the kubectl and node examples'
-  // external.L3 at load 14-16). /proc/net/tcp is read last: it is the costly part.
+  // external.L3 at load 14-16). The connections are asked of the kernel one by one
+  // (socket_queues.h, ~20 us each); /proc/net/tcp (4.5-7 ms a read: it walks the host's socket
+  // table) only when the kernel cannot answer that way.
   options.look = [this](std::size_t parked, bool mark_wanted) {
     ProcessLook out;
     if (settings().command.empty()) return out;
@@ -218,7 +234,7 @@ void ExternalRun::attach() {
     std::uint64_t rounds = 0;
     const bool http_idle = server_->http_idle(parked, rounds);
     const TreeLook tree = process_.look(ready_test ? settings().quiet_ms : 0);
-    out.busy = tree.busy || !http_idle || !loopback_queues_empty(port_);
+    out.busy = tree.busy || !http_idle || !queues_empty();
     if (tree.asleep) out.asleep = tree.digest;
     if (ready_test && !out.busy && tree.asleep && !tree.timer_due) {
       out.ready = tree.digest * 1000003u + rounds;

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -103,7 +104,8 @@ int HttpServer::bind(const std::string& host, int port, std::string& error) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &event);
   event.data.fd = wake_fd_;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &event);
-  return ntohs(address.sin_port);
+  port_ = ntohs(address.sin_port);
+  return port_;
 }
 
 void HttpServer::wake() {
@@ -152,10 +154,7 @@ void HttpServer::run() {
     loop_busy_.store(0);
   }
   shutdown_threads();
-  for (auto& [fd, connection] : registered_) {
-    ::close(fd);
-    connections_.fetch_sub(1);
-  }
+  for (auto& [fd, connection] : registered_) close_socket(fd);
   registered_.clear();
   running_ = false;
 }
@@ -172,15 +171,9 @@ void HttpServer::shutdown_threads() {
   }
   for (StreamThread& s : streams) s.thread.join();
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto& connection : work_) {
-    ::close(connection->fd);
-    connections_.fetch_sub(1);
-  }
+  for (auto& connection : work_) close_socket(connection->fd);
   work_.clear();
-  for (auto& connection : returned_) {
-    ::close(connection->fd);
-    connections_.fetch_sub(1);
-  }
+  for (auto& connection : returned_) close_socket(connection->fd);
   returned_.clear();
 }
 
@@ -196,6 +189,7 @@ void HttpServer::accept_all() {
     }
     const int yes = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    remember_client(fd);
     connections_.fetch_add(1);
     auto connection = std::make_unique<Connection>(fd, options_.limits);
     connection->last_ms = steady_ms();
@@ -220,8 +214,48 @@ void HttpServer::register_connection(std::unique_ptr<Connection> connection) {
 
 void HttpServer::close_connection(std::unique_ptr<Connection> connection) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection->fd, nullptr);
-  ::close(connection->fd);
+  close_socket(connection->fd);
+}
+
+void HttpServer::remember_client(int fd) {
+  sockaddr_in peer{};
+  socklen_t length = sizeof peer;
+  const int port = ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) == 0
+                       ? ntohs(peer.sin_port)
+                       : 0;
+  std::lock_guard<std::mutex> lock(sockets_mutex_);
+  client_ports_[fd] = port;
+}
+
+void HttpServer::close_socket(int fd) {
+  {
+    std::lock_guard<std::mutex> lock(sockets_mutex_);
+    client_ports_.erase(fd);
+    ::close(fd);
+  }
   connections_.fetch_sub(1);
+}
+
+Unread HttpServer::unread() {
+  std::lock_guard<std::mutex> lock(sockets_mutex_);
+  pollfd listening{listen_fd_, POLLIN, 0};
+  if (listen_fd_ >= 0 && ::poll(&listening, 1, 0) > 0) return Unread::kSome;  // To accept.
+  bool unknown = false;
+  for (const auto& [fd, client_port] : client_ports_) {
+    int waiting = 0;
+    if (::ioctl(fd, FIONREAD, &waiting) == 0 && waiting > 0) return Unread::kSome;
+    if (client_port <= 0 || port_ <= 0) {
+      unknown = true;
+      continue;
+    }
+    const std::optional<std::uint32_t> client = socket_queues_.unread(client_port, port_);
+    if (!client) {
+      unknown = true;
+    } else if (*client > 0) {
+      return Unread::kSome;
+    }
+  }
+  return unknown ? Unread::kUnknown : Unread::kNone;
 }
 
 // Answers without a handler (limits, malformed requests) and drains what the client still
@@ -391,11 +425,7 @@ void HttpServer::serve(std::unique_ptr<Connection> connection) {
   }
   std::string text = serialize_head(response, keep_alive, false);
   if (request.method != "HEAD") text += response.body;
-  if (!write_all(connection->fd, text) || !keep_alive) {
-    ::close(connection->fd);
-    connections_.fetch_sub(1);
-    return;
-  }
+  if (!write_all(connection->fd, text) || !keep_alive) return close_socket(connection->fd);
   give_back(std::move(connection));
 }
 
@@ -427,8 +457,7 @@ void HttpServer::stream(std::unique_ptr<Connection> connection, Response respons
     if (ok && done && keep_alive && !stopping_) {
       give_back(std::move(c));
     } else {
-      ::close(c->fd);
-      connections_.fetch_sub(1);
+      close_socket(c->fd);
     }
     slot.finished = true;
   };

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "serve/http.h"
+#include "serve/socket_queues.h"
 
 namespace wsim::serve::http {
 
@@ -77,6 +78,12 @@ class HttpServer {
     rounds = loop_rounds_.load();
     return loop_busy_.load() == 0 && in_flight_.load() == static_cast<std::int64_t>(parked);
   }
+  // Lockstep readiness: does any byte wait unread on the server's connections — a request not
+  // yet read by the server (FIONREAD), an answer or watch event not yet read by the client (its
+  // socket's receive queue, SocketQueues), a connection not yet accepted (the listening socket
+  // polls readable)? kUnknown when the kernel cannot tell the client's side (no sock_diag): the
+  // caller falls back to /proc/net/tcp. Called by one thread at a time.
+  Unread unread();
 
  private:
   struct Connection;
@@ -102,6 +109,10 @@ class HttpServer {
   bool write_all(int fd, const std::string& data);
   void wake();
   void shutdown_threads();
+  // Every accepted connection's descriptor is closed here (and forgotten by unread() first, so
+  // that a look never asks about a descriptor number the kernel has given to another socket).
+  void close_socket(int fd);
+  void remember_client(int fd);  // At accept: the client's port, for unread().
 
   HttpServerOptions options_;
   Handler handler_;
@@ -116,6 +127,12 @@ class HttpServer {
   std::atomic<std::int64_t> in_flight_{0};  // Requests handed to the pool, not yet written.
   std::atomic<std::size_t> streams_{0};
   std::int64_t accept_paused_until_ms_ = 0;  // EMFILE: accepting waits a moment.
+  int port_ = 0;                             // Bound (bind()).
+
+  // The open connections' descriptors and their clients' ports (unread()).
+  std::mutex sockets_mutex_;
+  std::map<int, int> client_ports_;  // Guarded by sockets_mutex_.
+  SocketQueues socket_queues_;       // Guarded by sockets_mutex_.
 
   // Loop thread only.
   std::map<int, std::unique_ptr<Connection>> registered_;

@@ -917,6 +917,8 @@ bool Server::http_idle(std::size_t parked, std::uint64_t& rounds) const {
   return http_->idle(parked, rounds);
 }
 
+Unread Server::unread_bytes() { return http_->unread(); }
+
 int Server::bind(std::string& error) {
   port_ = http_->bind(kLoopback, options_.port, error);
   return port_;

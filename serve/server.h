@@ -21,6 +21,7 @@
 #include <string>
 
 #include "serve/http.h"
+#include "serve/socket_queues.h"
 #include "serve/world.h"
 
 namespace wsim::serve::http {
@@ -62,6 +63,8 @@ class Server {
   // http::HttpServer::idle: no request in the HTTP layer but the `parked` ones (waiting for the
   // simulation), its loop asleep; `rounds` its wake-ups.
   bool http_idle(std::size_t parked, std::uint64_t& rounds) const;
+  // Lockstep readiness: bytes unread on the front-end's connections (http_server.h unread()).
+  Unread unread_bytes();
 
   // Answers one parsed request as the server does (routes, handlers, errors); never throws.
   // The HTTP layer calls it on its threads; the fuzz target (fuzz/serve_http_fuzz.cc) directly.

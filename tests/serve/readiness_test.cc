@@ -3,10 +3,14 @@
 // empty until they are read. Linux only (the CI machines are).
 #include "serve/readiness.h"
 
+#include "serve/http_server.h"
+#include "serve/socket_queues.h"
+
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -119,6 +123,90 @@ TEST(Readiness, UnreadBytesOnTheConnection) {
   ::close(client);
   ::close(server);
   ::close(listener);
+}
+
+// A connected loopback pair: the server's end, the client's end and their ports.
+struct Pair {
+  int listener = -1, server = -1, client = -1;
+  int server_port = 0, client_port = 0;
+  ~Pair() {
+    for (int fd : {listener, server, client}) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+};
+
+void connect_pair(Pair& pair) {
+  pair.listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(pair.listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(pair.listener, 4), 0);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::getsockname(pair.listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  pair.server_port = ntohs(address.sin_port);
+  pair.client = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_EQ(::connect(pair.client, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  pair.server = ::accept(pair.listener, nullptr, nullptr);
+  ASSERT_GE(pair.server, 0);
+  sockaddr_in peer{};
+  length = sizeof peer;
+  ASSERT_EQ(::getpeername(pair.server, reinterpret_cast<sockaddr*>(&peer), &length), 0);
+  pair.client_port = ntohs(peer.sin_port);
+}
+
+// The kernel's exact lookup sees each end's receive queue: bytes written by the other end until
+// they are read, and nothing for a socket that does not exist.
+TEST(SocketQueues, SeesEachEndsUnreadBytes) {
+  SocketQueues queues;
+  if (!queues.available()) GTEST_SKIP() << "no NETLINK_SOCK_DIAG here";
+  Pair pair;
+  connect_pair(pair);
+  EXPECT_EQ(queues.unread(pair.client_port, pair.server_port), 0u);
+  EXPECT_EQ(queues.unread(pair.server_port, pair.client_port), 0u);
+  ASSERT_EQ(::write(pair.server, "hello", 5), 5);
+  ASSERT_EQ(::write(pair.client, "abc", 3), 3);
+  EXPECT_EQ(queues.unread(pair.client_port, pair.server_port), 5u) << "the client's end";
+  EXPECT_EQ(queues.unread(pair.server_port, pair.client_port), 3u) << "the server's end";
+  char buffer[8];
+  ASSERT_EQ(::read(pair.client, buffer, sizeof buffer), 5);
+  EXPECT_EQ(queues.unread(pair.client_port, pair.server_port), 0u);
+  EXPECT_EQ(queues.unread(pair.server_port, pair.client_port), 3u);
+  // A port pair with no socket: nothing waits (a connection closed since the last look).
+  EXPECT_EQ(queues.unread(pair.client_port, pair.client_port), 0u);
+}
+
+// HttpServer::unread: an answer the client has not read keeps the front-end "not empty"; once
+// read, nothing waits.
+TEST(SocketQueues, HttpServerSeesAnAnswerTheClientHasNotRead) {
+  if (!SocketQueues().available()) GTEST_SKIP() << "no NETLINK_SOCK_DIAG here";
+  http::HttpServer server({}, [](const http::Request&, http::Response& response) {
+    response.status = 200;
+    response.set_content("{}", "application/json");
+  });
+  std::string error;
+  const int port = server.bind("127.0.0.1", 0, error);
+  ASSERT_GT(port, 0) << error;
+  std::thread loop([&server] { server.run(); });
+  EXPECT_EQ(server.unread(), Unread::kNone);
+  const int client = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(client, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  const std::string request = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::write(client, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  pollfd answer{client, POLLIN, 0};
+  ASSERT_EQ(::poll(&answer, 1, 5000), 1) << "no answer within 5 s";
+  EXPECT_EQ(server.unread(), Unread::kSome) << "the answer waits unread in the client's socket";
+  char buffer[4096];
+  ASSERT_GT(::read(client, buffer, sizeof buffer), 0);
+  EXPECT_EQ(server.unread(), Unread::kNone) << "read: nothing waits";
+  ::close(client);
+  server.stop();
+  loop.join();
 }
 
 }  // namespace
