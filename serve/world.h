@@ -110,12 +110,12 @@ struct LockstepOptions {
   // clock (serve/virtual_clock.h). Lets the run start before `ready_watches` are open: a
   // process that sleeps before it watches must see virtual time move. Empty = never.
   std::function<bool()> timer_pending;
-  // Look at the process without sleeping kReadyPollMs first when the world is settled, and take
+  // Look at the process without sleeping kReadyPollUs first when the world is settled, and take
   // the second readiness mark right after the first.
   bool look_at_once = true;
 };
 
-inline constexpr std::int64_t kReadyPollMs = 1;
+inline constexpr std::int64_t kReadyPollUs = 1000;
 
 struct LockstepStats {
   std::uint64_t syncs = 0;     // sync() calls that waited.

@@ -162,7 +162,7 @@ std::vector<RequestTicket*> World::sync() {
   // The previous poll's readiness mark (a plain pair: GCC 12 takes an optional for unset).
   bool has_last_mark = false;
   std::uint64_t last_mark = 0;
-  const auto poll = std::chrono::milliseconds(kReadyPollMs);
+  const auto poll = std::chrono::microseconds(kReadyPollUs);
   // Look without sleeping first: when the world is settled already (the common case after an
   // event the process could see: the answer is out), the process may be idle now; and after a
   // first mark, the second look follows at once (world.h ProcessLook::ready). A request arriving
