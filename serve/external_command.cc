@@ -35,9 +35,16 @@ int run_scenario(const ExternalCommand& command, std::ostream& out, std::ostream
            "the others)\n";
     return run::kExitUsage;
   }
-  if (!command.settings.command.empty()) {
-    record_command(loaded.scenario, command.settings.command, command.settings.vclock);
+  // A scenario that records a clock (a corpus file written from a bundle) runs on it unless
+  // --vclock says otherwise, as a replay does.
+  ExternalSettings settings = command.settings;
+  if (!command.vclock_given && !loaded.scenario.external().vclock().empty()) {
+    settings.vclock = recorded_vclock_mode(loaded.scenario.external());
+    out << "external: the process's clock: " << vclock_mode_name(settings.vclock)
+        << " (recorded in " << command.scenario_file << ")\n";
   }
+  register_external_system(settings);
+  if (!settings.command.empty()) record_command(loaded.scenario, settings.command, settings.vclock);
   run::RunOptions options;
   options.record_choices = true;
   options.keep_trace = true;
@@ -147,7 +154,7 @@ int replay_bundle(const ExternalCommand& command, std::ostream& out, std::ostrea
 
 int run_external(const ExternalCommand& command, std::ostream& out, std::ostream& err) {
   if (!command.replay_bundle.empty()) return replay_bundle(command, out, err);
-  register_external_system(command.settings);
+  register_external_system(command.settings);  // run_scenario may change the clock.
   return run_scenario(command, out, err);
 }
 

@@ -5,6 +5,7 @@
 #     `--vclock off` when given) in the bundle's scenario, and `wsim explain` prints it;
 #   - `wsim replay BUNDLE -- COMMAND` runs the process on the recorded clock (a bundle of
 #     `--vclock off` replays without the shim), and says so when --vclock overrides it;
+#   - `wsim serve --scenario FILE` of a scenario that records a clock (a corpus file) runs on it;
 #   - a bundle without the field (written before wsim recorded it) replays on next-event;
 #   - a bad --vclock is refused by serve, replay, hunt and shrink; a bad recorded value is an
 #     error naming the file, line and field.
@@ -67,6 +68,15 @@ timeout 120 "${wsim}" replay "${off}" --vclock next-event --out "${work}/replay-
 check "replay says --vclock overrides the recorded clock" \
   grep -q "^note: --vclock next-event overrides the bundle's off" "${work}/replay-over.txt"
 check "the override ran the shim" grep -q '^external: virtual clock: ' "${work}/replay-over.txt"
+
+echo "--- serve --scenario of a scenario that records a clock (a corpus file): that clock"
+cp "${off}/scenario.textproto" "${work}/recorded-off.textproto"
+timeout 120 "${wsim}" serve --scenario "${work}/recorded-off.textproto" --out "${work}/serve-off" \
+  -- "${controller[@]}" >"${work}/serve-off.txt" 2>&1
+check "serve runs a scenario's recorded clock" \
+  grep -q "^external: the process's clock: off (recorded in " "${work}/serve-off.txt"
+check "serve of it ran without the shim" \
+  bash -c "! grep -q '^external: virtual clock: ' '${work}/serve-off.txt'"
 
 echo "--- a bundle without the field: next-event"
 cp -r "${off}" "${work}/old"
