@@ -2,7 +2,8 @@
 # The external process's clock is a flag recorded in the bundle (issue #33, docs/external.md
 # "Timers on virtual time"), with the python3-kubernetes example (examples/python-controller):
 #   - `wsim serve --scenario ... -- COMMAND` records external.vclock (next-event by default,
-#     `--vclock off` when given) in the bundle's scenario, and `wsim explain` prints it;
+#     `--vclock off` when given) in the bundle's scenario, and `wsim explain` prints it; so
+#     does `wsim hunt --vclock off` in its bundles;
 #   - `wsim replay BUNDLE -- COMMAND` runs the process on the recorded clock (a bundle of
 #     `--vclock off` replays without the shim), and says so when --vclock overrides it;
 #   - `wsim serve --scenario FILE` of a scenario that records a clock (a corpus file) runs on it;
@@ -52,6 +53,12 @@ check "the --vclock off bundle records vclock off" \
   grep -q '^  vclock: "off"' "${off}/scenario.textproto"
 check "the process ran on the wall clock" \
   bash -c "! grep -q '^external: virtual clock: ' '${work}/off.txt'"
+
+echo "--- hunt --vclock off: its bundles record it"
+timeout 120 "${wsim}" hunt --scenario workspaces.textproto --seed-start 1 --runs 3 --jobs 1 \
+  --vclock off --out "${work}/hunt-off" -- "${controller[@]}" >"${work}/hunt-off.txt" 2>&1
+hunted=$(sed -n 's/^bundle //p' "${work}/hunt-off.txt" | head -1)
+check "a hunt's bundle records vclock off" grep -q '^  vclock: "off"' "${hunted}/scenario.textproto"
 
 echo "--- replay of the off bundle: the recorded clock"
 timeout 120 "${wsim}" replay "${off}" --out "${work}/replay-off" -- "${controller[@]}" \
