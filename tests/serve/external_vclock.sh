@@ -4,7 +4,7 @@
 #   - `wsim serve --scenario ... -- COMMAND` records external.vclock (next-event by default,
 #     `--vclock off` when given) in the bundle's scenario, and `wsim explain` prints it; so
 #     does `wsim hunt --vclock off` in its bundles;
-#   - `wsim replay BUNDLE -- COMMAND` runs the process on the recorded clock (a bundle of
+#   - `wsim replay BUNDLE -- COMMAND` (and `wsim shrink`) runs the process on the recorded clock (a bundle of
 #     `--vclock off` replays without the shim), and says so when --vclock overrides it;
 #   - `wsim serve --scenario FILE` of a scenario that records a clock (a corpus file) runs on it;
 #   - a bundle without the field (written before wsim recorded it) replays on next-event;
@@ -75,6 +75,12 @@ timeout 120 "${wsim}" replay "${off}" --vclock next-event --out "${work}/replay-
 check "replay says --vclock overrides the recorded clock" \
   grep -q "^note: --vclock next-event overrides the bundle's off" "${work}/replay-over.txt"
 check "the override ran the shim" grep -q '^external: virtual clock: ' "${work}/replay-over.txt"
+
+echo "--- shrink of the off bundle: the recorded clock"
+timeout 120 "${wsim}" shrink "${off}" --max-runs 1 --scripted-max-runs 0 -o "${work}/shrunk-off" \
+  -- "${controller[@]}" >"${work}/shrink-off.txt" 2>&1
+check "shrink runs the candidates on the recorded clock (off)" \
+  grep -q "^external: the process's clock: off$" "${work}/shrink-off.txt"
 
 echo "--- serve --scenario of a scenario that records a clock (a corpus file): that clock"
 cp "${off}/scenario.textproto" "${work}/recorded-off.textproto"
