@@ -14,6 +14,7 @@
 #include "serve/replay_world.h"
 #include "serve/server.h"
 #include "serve/world.h"
+#include "sim/core/assert.h"
 #include "sim/core/choice.h"
 #include "sim/core/sim.h"
 #include "sim/kube/cluster.h"
@@ -142,6 +143,23 @@ int serve_live(const ServeSettings& settings, std::ostream& out, std::ostream& e
 
 }  // namespace
 
+void add_vclock_option(CLI::App& app, std::string& value, const std::string& default_help) {
+  app.add_option("--vclock", value,
+                 "with COMMAND: the process's clocks and timers. next-event (default" +
+                     default_help +
+                     "): virtual time through the LD_PRELOAD shim, a timer fires at the first "
+                     "event at or after its deadline; precise: also an event at every deadline "
+                     "(on time, replays less exact); off: the wall clock. Recorded in the "
+                     "bundle (docs/external.md)")
+      ->check(CLI::IsMember({"off", "next-event", "precise"}));
+}
+
+bool set_vclock(const CLI::App& app, const std::string& value, serve::ExternalSettings& settings) {
+  const bool known = serve::parse_vclock_mode(value, settings.vclock);
+  WSIM_ASSERT_MSG(known, "--vclock " << value);  // The option's check refused anything else.
+  return app.count("--vclock") > 0;
+}
+
 bool refuses_external_replay(const std::string& path, std::ostream& err) {
   run::LoadedScenario loaded;
   std::string ignored;
@@ -191,6 +209,9 @@ ServeCli::ServeCli(CLI::App& app, CLI::App& replay) {
                      "and the front-end are idle (/proc), the quiet period as fallback; quiet: "
                      "the quiet period only")
         ->check(CLI::IsMember({"ready", "quiet"}));
+    add_vclock_option(
+        *command, settings_.vclock,
+        command == serve_ ? "; with --replay: the bundle's" : "; a replay: the bundle's");
   }
   for (CLI::App* command : {serve_, &replay}) {
     command->add_option("--port-file", settings_.port_file, "write the bound port to FILE");
@@ -231,6 +252,7 @@ int ServeCli::run(const std::string& bundle, std::ostream& out, std::ostream& er
     command.settings.quiet_ms = settings_.quiet_ms;
     command.settings.ready_test = settings_.lockstep == "ready";
     command.settings.log = &out;
+    command.vclock_given = set_vclock(*replay_, settings_.vclock, command.settings);
     return serve::run_external(command, out, err);
   }
   if (!settings_.scenario.empty() || !settings_.replay_bundle.empty()) {
@@ -248,6 +270,7 @@ int ServeCli::run(const std::string& bundle, std::ostream& out, std::ostream& er
     command.settings.quiet_ms = settings_.quiet_ms;
     command.settings.ready_test = settings_.lockstep == "ready";
     command.settings.log = &out;
+    command.vclock_given = set_vclock(*serve_, settings_.vclock, command.settings);
     return serve::run_external(command, out, err);
   }
   if (!settings_.command.empty()) {

@@ -22,6 +22,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "serve/external_system.h"
+
 namespace wsim::cli {
 
 struct ServeSettings {
@@ -42,8 +44,16 @@ struct ServeSettings {
   std::vector<std::string> command;
   std::string external_log;
   std::int64_t quiet_ms = 30;
-  std::string lockstep = "ready";  // ready: readiness test, quiet period as fallback; quiet.
+  std::string lockstep = "ready";     // ready: readiness test, quiet period as fallback; quiet.
+  std::string vclock = "next-event";  // --vclock; a replay's default is the bundle's.
 };
+
+// Adds `--vclock off|next-event|precise` (the external process's clock, docs/external.md "Timers
+// on virtual time") to `app`, parsed into `value`; `default_help` ends its help text.
+void add_vclock_option(CLI::App& app, std::string& value, const std::string& default_help);
+
+// Sets settings.vclock from `value` (checked by the option). True when `app` was given --vclock.
+bool set_vclock(const CLI::App& app, const std::string& value, serve::ExternalSettings& settings);
 
 // `wsim replay BUNDLE` without `-- COMMAND` of an external run's bundle: says on `err` how to
 // replay it (the COMMAND recorded) and returns true; false for any other path.

@@ -18,11 +18,47 @@ constexpr const char* kAtomForms =
     "PATH == VALUE, PATH != VALUE, label KEY, deleting, not deleting, KIND TARGET exists or no "
     "KIND TARGET";
 
-Words words(const std::string& text) {
-  std::istringstream in(text);
-  Words out;
-  for (std::string word; in >> word;) out.push_back(word);
-  return out;
+constexpr const char* kComparisons[] = {"==", "!=", "<", "<=", ">", ">="};
+
+// True when `word` is written in double quotes (a VALUE with spaces, or "" for no value).
+bool quoted(const std::string& word) {
+  return word.size() >= 2 && word.front() == '"' && word.back() == '"';
+}
+
+// The words of `text`, separated by spaces. A word that starts with a double quote runs to the
+// closing one and keeps its quotes (value_of removes them), so keywords never match it; \" and
+// \\ inside it are a quote and a backslash. A comma right after the closing quote is a word of
+// its own (transition lists). False with `error` on an unclosed quote or text glued to one.
+bool words(const std::string& text, Words& out, std::string& error) {
+  out.clear();
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == ' ' || text[i] == '\t' || text[i] == '\n') {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    if (text[i] != '"') {
+      while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\n') ++i;
+      out.push_back(text.substr(start, i - start));
+      continue;
+    }
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) ++i;
+    }
+    if (i >= text.size()) {
+      error = "unclosed quote in '" + text.substr(start, 60) + "'";
+      return false;
+    }
+    ++i;
+    out.push_back(text.substr(start, i - start));
+    if (i < text.size() && text[i] == ',') out.push_back(text.substr(i++, 1));
+    if (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\n') {
+      error = "expected a space after the quoted value " + out.back();
+      return false;
+    }
+  }
+  return true;
 }
 
 bool parse_count(const std::string& text, int& out) {
@@ -33,8 +69,34 @@ bool parse_count(const std::string& text, int& out) {
   return true;
 }
 
-// A VALUE as written: "" is the empty value.
-std::string value_of(const std::string& word) { return word == "\"\"" ? std::string() : word; }
+// A VALUE as written: a quoted one without its quotes and escapes ("" is the empty value).
+std::string value_of(const std::string& word) {
+  if (!quoted(word)) return word;
+  std::string out;
+  for (std::size_t i = 1; i + 1 < word.size(); ++i) {
+    if (word[i] == '\\' && i + 2 < word.size()) ++i;
+    out += word[i];
+  }
+  return out;
+}
+
+bool is_comparison(const std::string& word) {
+  for (const char* op : kComparisons) {
+    if (word == op) return true;
+  }
+  return false;
+}
+
+// A signed decimal integer of at most 18 digits (an int64 without overflow).
+bool parse_integer(const std::string& text, std::int64_t& out) {
+  const std::size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (text.size() <= digits || text.size() - digits > 18 ||
+      text.find_first_not_of("0123456789", digits) != std::string::npos) {
+    return false;
+  }
+  out = std::stoll(text);
+  return true;
+}
 
 std::string joined(const Words& w, std::size_t from, std::size_t to) {
   std::string out;
@@ -93,9 +155,23 @@ bool parse_comparison(const Words& w, std::size_t& i, ApiAtom& atom, std::string
     error = "expected a value after '" + w[i] + " " + w[i + 1] + "' (\"\" for none)";
     return false;
   }
-  atom.op = w[i + 1] == "==" ? ApiAtom::Op::kEquals : ApiAtom::Op::kNotEquals;
+  const std::string& op = w[i + 1];
   atom.path = w[i];
   atom.value = value_of(w[i + 2]);
+  if (op == "==" || op == "!=") {
+    atom.op = op == "==" ? ApiAtom::Op::kEquals : ApiAtom::Op::kNotEquals;
+    i += 3;
+    return true;
+  }
+  if (quoted(w[i + 2]) || !parse_integer(atom.value, atom.number)) {
+    error = "'" + op + "' compares integers: expected an integer after '" + w[i] + " " + op +
+            "', got " + w[i + 2];
+    return false;
+  }
+  atom.op = op == "<"    ? ApiAtom::Op::kLess
+            : op == "<=" ? ApiAtom::Op::kLessEq
+            : op == ">"  ? ApiAtom::Op::kGreater
+                         : ApiAtom::Op::kGreaterEq;
   i += 3;
   return true;
 }
@@ -122,7 +198,7 @@ bool parse_atom(const Words& w, std::size_t& i, ApiAtom& atom, std::string& erro
     atom.op = ApiAtom::Op::kMissing;
     ++i;
     ok = parse_target(w, i, atom.target, error);
-  } else if (i + 1 < w.size() && (w[i + 1] == "==" || w[i + 1] == "!=")) {
+  } else if (i + 1 < w.size() && is_comparison(w[i + 1])) {
     ok = parse_comparison(w, i, atom, error);
   } else {
     atom.op = ApiAtom::Op::kExists;
@@ -137,18 +213,22 @@ bool parse_atom(const Words& w, std::size_t& i, ApiAtom& atom, std::string& erro
   return ok;
 }
 
-// CONDITION from `i`: ATOM [and ATOM ...]; advances `i`.
+// CONDITION from `i`: ATOM [and ATOM ...] [or ATOM [and ATOM ...] ...] ("and" binds tighter);
+// advances `i`.
 bool parse_condition(const Words& w, std::size_t& i, std::vector<ApiAtom>& out,
                      std::string& error) {
+  bool or_before = false;
   for (;;) {
     ApiAtom atom;
     if (!parse_atom(w, i, atom, error)) return false;
+    atom.or_before = or_before;
     out.push_back(std::move(atom));
     if (out.size() > kAtomsMax) {
       error = "more than " + std::to_string(kAtomsMax) + " conditions";
       return false;
     }
-    if (i >= w.size() || w[i] != "and") return true;
+    if (i >= w.size() || (w[i] != "and" && w[i] != "or")) return true;
+    or_before = w[i] == "or";
     ++i;
   }
 }
@@ -226,29 +306,41 @@ bool parse_implies(const Words& w, std::size_t at, ApiInvariant& out, std::strin
   ++i;
   if (!parse_condition(w, i, out.then, error)) return false;
   if (i == w.size()) return true;
-  error = "unexpected '" + w[i] + "' after the condition (conditions are joined by 'and')";
+  error = "unexpected '" + w[i] + "' after the condition (conditions are joined by 'and' or 'or')";
   return false;
 }
 
-// "A -> B, C -> D" (the words from `from` on).
+// "A -> B, C -> D" (the words from `from` on; a comma ends an unquoted B or is a word of its
+// own after a quoted one, words()).
 bool parse_transitions(const Words& w, std::size_t from, ApiInvariant& out, std::string& error) {
-  std::string rest = joined(w, from, w.size()) + ",";
-  for (std::size_t start = 0, comma; (comma = rest.find(',', start)) != std::string::npos;
-       start = comma + 1) {
-    const Words part = words(rest.substr(start, comma - start));
-    if (part.size() == 3 && part[1] == "->") {
-      out.transitions.emplace_back(value_of(part[0]), value_of(part[2]));
-    } else {
+  for (std::size_t i = from;;) {
+    if (i + 2 >= w.size() || w[i + 1] != "->") {
       error = "expected transitions 'A -> B[, C -> D ...]' (values, * or \"\"), got '" +
-              joined(part, 0, part.size()) + "'";
+              joined(w, i, w.size()) + "'";
       return false;
     }
+    const std::string from_value = value_of(w[i]);
+    std::string to = w[i + 2];
+    i += 3;
+    bool more = false;
+    if (!quoted(to) && to.size() > 1 && to.back() == ',') {
+      to.pop_back();
+      more = true;
+    } else if (i < w.size() && w[i] == ",") {
+      ++i;
+      more = true;
+    }
+    out.transitions.emplace_back(from_value, value_of(to));
     if (out.transitions.size() > kTransitionsMax) {
       error = "more than " + std::to_string(kTransitionsMax) + " transitions";
       return false;
     }
+    if (!more && i == w.size()) return true;
+    if (!more) {
+      error = "unexpected '" + w[i] + "' after a transition (transitions are separated by ',')";
+      return false;
+    }
   }
-  return true;
 }
 
 // "SUBJECT PATH never|only TRANSITIONS" or "SUBJECT PATH after A never B" from `at`.
@@ -312,7 +404,8 @@ bool valid_api_path(const std::string& path) {
 }
 
 bool parse_api_invariant(const std::string& text, ApiInvariant& out, std::string& error) {
-  const Words w = words(text);
+  Words w;
+  if (!words(text, w, error)) return false;
   out.text = text;
   if (w.empty() ||
       (w[0] != "always:" && w[0] != "eventually:" && w[0] != "eventually" && w[0] != "history:")) {

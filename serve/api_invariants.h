@@ -27,15 +27,19 @@
 //       A change is a transition; the object's removal is not (its field does not change).
 //
 //   SUBJECT   = KIND [in NAMESPACE] [labelled KEY] [with CONDITION]
-//   CONDITION = ATOM [and ATOM ...]
+//   CONDITION = ATOM [and ATOM ...] [or ATOM [and ATOM ...] ...]     ("and" binds tighter)
 //   ATOM      = PATH == VALUE | PATH != VALUE      (VALUE may use the templates; "" = no value)
+//             | PATH < N | PATH <= N | PATH > N | PATH >= N
+//                                                  (N an integer; false when the field is
+//                                                   absent or not an integer)
 //             | label KEY                          (carries label KEY)
 //             | deleting | not deleting            (has a deletionTimestamp)
 //             | KIND2 TARGET exists | no KIND2 TARGET
 //   PATH      = spec.KEY | status.KEY | status.conditions.TYPE (its status: True, False, ...)
 //             | metadata.name | metadata.namespace | metadata.labels.KEY
 //             | metadata.annotations.KEY | data.KEY
-//   Words are separated by spaces; values contain none.
+//   Words are separated by spaces. A VALUE (or A, B of a history rule) with spaces is written
+//   in double quotes, "ide 2" (\" and \\ inside), and is never read as a keyword.
 //
 // "always" is a safety invariant (checked after every event), "eventually" a liveness one
 // (judged after heal and settle); "eventually within" and "history" rules are safety ones too (a
@@ -50,7 +54,8 @@
 //   history: Notebook status.phase never Stopped -> Running
 //
 // Threading: single-threaded, runs on the event loop (the monitor's observers run inside the
-// API server's writes). Not modelled: values with spaces, numeric comparisons, "or".
+// API server's writes). Not modelled: parentheses, comparisons of two fields, numbers that are
+// not integers.
 #pragma once
 
 #include <deque>
@@ -77,12 +82,28 @@ struct ApiTarget {
 
 // One ATOM of a condition.
 struct ApiAtom {
-  enum class Op { kEquals, kNotEquals, kHasLabel, kDeleting, kNotDeleting, kExists, kMissing };
+  enum class Op {
+    kEquals,
+    kNotEquals,
+    kLess,
+    kLessEq,
+    kGreater,
+    kGreaterEq,
+    kHasLabel,
+    kDeleting,
+    kNotDeleting,
+    kExists,
+    kMissing
+  };
   Op op = Op::kEquals;
-  std::string path;   // kEquals, kNotEquals.
-  std::string value;  // kEquals, kNotEquals: a template; kHasLabel: the key.
-  ApiTarget target;   // kExists, kMissing.
-  std::string text;   // As written, for messages.
+  std::string path;         // kEquals .. kGreaterEq.
+  std::string value;        // kEquals, kNotEquals: a template; kHasLabel: the key.
+  std::int64_t number = 0;  // kLess .. kGreaterEq: the integer compared with.
+  ApiTarget target;         // kExists, kMissing.
+  // The atom begins another alternative ("or"): a condition holds when every atom of one of its
+  // alternatives holds. False for the first atom.
+  bool or_before = false;
+  std::string text;  // As written, for messages.
 };
 
 struct ApiInvariant {

@@ -63,12 +63,41 @@ bool target_exists(const ApiTarget& target, const kube::ApiServer& api, const ku
               .empty();
 }
 
+// A numeric comparison: false when the field is absent or not an integer (of at most 18 digits).
+bool compare_holds(const ApiAtom& atom, const std::string& field) {
+  const std::size_t sign = !field.empty() && field[0] == '-' ? 1 : 0;
+  if (field.size() <= sign || field.size() - sign > 18 ||
+      field.find_first_not_of("0123456789", sign) != std::string::npos) {
+    return false;
+  }
+  const std::int64_t value = std::stoll(field);
+  switch (atom.op) {
+    case ApiAtom::Op::kLess:
+      return value < atom.number;
+    case ApiAtom::Op::kLessEq:
+      return value <= atom.number;
+    case ApiAtom::Op::kGreater:
+      return value > atom.number;
+    case ApiAtom::Op::kGreaterEq:
+      return value >= atom.number;
+    default:
+      break;
+  }
+  WSIM_ASSERT_MSG(false, "not a numeric comparison: " << atom.text);
+  return false;
+}
+
 bool atom_holds(const ApiAtom& atom, const kube::Object& object, const kube::ApiServer& api) {
   switch (atom.op) {
     case ApiAtom::Op::kEquals:
       return api_field(object, atom.path) == expand(atom.value, object);
     case ApiAtom::Op::kNotEquals:
       return api_field(object, atom.path) != expand(atom.value, object);
+    case ApiAtom::Op::kLess:
+    case ApiAtom::Op::kLessEq:
+    case ApiAtom::Op::kGreater:
+    case ApiAtom::Op::kGreaterEq:
+      return compare_holds(atom, api_field(object, atom.path));
     case ApiAtom::Op::kHasLabel:
       return object.meta.labels.count(atom.value) > 0;
     case ApiAtom::Op::kDeleting:
@@ -84,19 +113,35 @@ bool atom_holds(const ApiAtom& atom, const kube::Object& object, const kube::Api
   return false;
 }
 
-const ApiAtom* first_failing(const std::vector<ApiAtom>& atoms, const kube::Object& object,
-                             const kube::ApiServer& api) {
-  for (const ApiAtom& atom : atoms) {
-    if (!atom_holds(atom, object, api)) return &atom;
+// Empty when the condition `atoms` holds for `object` (every atom of one alternative holds, or
+// there are none); else what fails: "not ATOM" for a condition without "or", "not (A or B)"
+// with the first failing atom of each alternative.
+std::string failing(const std::vector<ApiAtom>& atoms, const kube::Object& object,
+                    const kube::ApiServer& api) {
+  std::vector<std::string> failed;  // The first failing atom of each alternative.
+  bool alternative_failed = false;
+  for (std::size_t i = 0; i < atoms.size(); ++i) {
+    if (atoms[i].or_before) {
+      if (!alternative_failed) return "";
+      alternative_failed = false;
+    }
+    if (!alternative_failed && !atom_holds(atoms[i], object, api)) {
+      alternative_failed = true;
+      failed.push_back(atoms[i].text);
+    }
   }
-  return nullptr;
+  if (!alternative_failed) return "";
+  if (failed.size() == 1) return "not " + failed[0];
+  std::string out;
+  for (const std::string& text : failed) out += (out.empty() ? "not (" : " or ") + text;
+  return out + ")";
 }
 
 // The rule's subject: namespace, label and `with` condition.
 bool in_scope(const ApiInvariant& inv, const kube::Object& object, const kube::ApiServer& api) {
   if (!inv.namespace_.empty() && object.meta.namespace_ != inv.namespace_) return false;
   if (!inv.label.empty() && object.meta.labels.count(inv.label) == 0) return false;
-  return first_failing(inv.with, object, api) == nullptr;
+  return failing(inv.with, object, api).empty();
 }
 
 std::vector<const kube::Object*> selected(const ApiInvariant& inv, const kube::ApiServer& api) {
@@ -153,12 +198,10 @@ std::vector<run::Violation> check_every(const ApiInvariant& inv, const kube::Api
 std::vector<run::Violation> check_implies(const ApiInvariant& inv, const kube::ApiServer& api) {
   std::vector<run::Violation> out;
   for (const kube::Object* object : selected(inv, api)) {
-    const ApiAtom* failing = first_failing(inv.then, *object, api);
-    if (failing == nullptr) continue;
-    out.push_back({inv.id,
-                   ref_text(*object),
-                   ref_text(*object) + ": not " + failing->text + ": " + inv.text,
-                   {}});
+    const std::string why = failing(inv.then, *object, api);
+    if (why.empty()) continue;
+    out.push_back(
+        {inv.id, ref_text(*object), ref_text(*object) + ": " + why + ": " + inv.text, {}});
   }
   return out;
 }

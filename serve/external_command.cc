@@ -35,7 +35,16 @@ int run_scenario(const ExternalCommand& command, std::ostream& out, std::ostream
            "the others)\n";
     return run::kExitUsage;
   }
-  if (!command.settings.command.empty()) record_command(loaded.scenario, command.settings.command);
+  // A scenario that records a clock (a corpus file written from a bundle) runs on it unless
+  // --vclock says otherwise, as a replay does.
+  ExternalSettings settings = command.settings;
+  if (!command.vclock_given && !loaded.scenario.external().vclock().empty()) {
+    settings.vclock = recorded_vclock_mode(loaded.scenario.external());
+    out << "external: the process's clock: " << vclock_mode_name(settings.vclock)
+        << " (recorded in " << command.scenario_file << ")\n";
+  }
+  register_external_system(settings);
+  if (!settings.command.empty()) record_command(loaded.scenario, settings.command, settings.vclock);
   run::RunOptions options;
   options.record_choices = true;
   options.keep_trace = true;
@@ -102,8 +111,23 @@ int replay_bundle(const ExternalCommand& command, std::ostream& out, std::ostrea
     return run::kExitUsage;
   }
   out << compare_with_recorded(bundle.scenario.scenario.external(), command.settings.command);
-  if (!command.settings.command.empty()) {
-    record_command(bundle.scenario.scenario, command.settings.command);
+  // The recorded clock unless --vclock says otherwise: a bundle replays on the clock it ran on.
+  ExternalSettings settings = command.settings;
+  const VclockMode recorded = recorded_vclock_mode(bundle.scenario.scenario.external());
+  if (!command.vclock_given) {
+    settings.vclock = recorded;
+  } else if (settings.vclock != recorded) {
+    out << "note: --vclock " << vclock_mode_name(settings.vclock) << " overrides the bundle's "
+        << vclock_mode_name(recorded)
+        << (bundle.scenario.scenario.external().vclock().empty() ? " (not recorded: the default)"
+                                                                 : "")
+        << ": the process's timers fire at other instants, the replay is not expected to be "
+           "exact\n";
+  }
+  out << "external: the process's clock: " << vclock_mode_name(settings.vclock) << "\n";
+  register_external_system(settings);
+  if (!settings.command.empty()) {
+    record_command(bundle.scenario.scenario, settings.command, settings.vclock);
   }
   run::RunOptions options;
   options.tape = run::tape_of(bundle.record);
@@ -129,8 +153,8 @@ int replay_bundle(const ExternalCommand& command, std::ostream& out, std::ostrea
 }  // namespace
 
 int run_external(const ExternalCommand& command, std::ostream& out, std::ostream& err) {
-  register_external_system(command.settings);
   if (!command.replay_bundle.empty()) return replay_bundle(command, out, err);
+  register_external_system(command.settings);  // run_scenario may change the clock.
   return run_scenario(command, out, err);
 }
 

@@ -21,7 +21,10 @@ struct ExternalCommand {
   std::optional<std::uint64_t> seed;
   std::string out_dir = "wsim-out";
   bool out_dir_given = false;
-  ExternalSettings settings;  // command, log, port, quiet period.
+  ExternalSettings settings;  // command, log, port, quiet period, clock.
+  // --vclock was given: a replay runs the process on settings.vclock, not on the bundle's
+  // recorded clock (external.vclock; it says so when they differ).
+  bool vclock_given = false;
 };
 
 int run_external(const ExternalCommand& command, std::ostream& out, std::ostream& err);

@@ -59,6 +59,7 @@ bool seed_reproduces(const ExternalCorpusAdd& command, const run::System& system
   ExternalSettings settings;
   settings.command = command.command;
   settings.quiet_ms = command.quiet_ms;
+  settings.vclock = recorded_vclock_mode(scenario.external());  // The bundle's clock.
   register_external_system(settings);
   const run::RunResult result = run::execute_run(system, scenario, run::RunOptions{});
   const std::string got = result.violation ? result.violation->invariant_id : "";
@@ -101,7 +102,7 @@ int cmd_external_corpus_add(const ExternalCorpusAdd& command, std::ostream& out,
   scenario.clear_expect();
   std::string rerun;
   if (!command.command.empty()) {
-    record_command(scenario, command.command);
+    record_command(scenario, command.command, recorded_vclock_mode(scenario.external()));
     if (!seed_reproduces(command, *bundle.scenario.system, scenario, bundle.invariant, rerun,
                          err)) {
       return run::kExitUsage;

@@ -97,8 +97,10 @@ std::string current_workdir() {
   return ec ? std::string() : cwd.string();
 }
 
-void record_command(proto::Scenario& scenario, const std::vector<std::string>& argv) {
+void record_command(proto::Scenario& scenario, const std::vector<std::string>& argv,
+                    VclockMode vclock) {
   proto::ExternalConfig* config = scenario.mutable_external();
+  config->set_vclock(vclock_mode_name(vclock));
   config->clear_command();
   for (const std::string& arg : argv) config->add_command(arg);
   config->set_workdir(current_workdir());
@@ -111,8 +113,11 @@ std::string describe_recorded_command(const proto::ExternalConfig& config) {
            "process started by hand)\n";
   }
   const std::vector<std::string> argv(config.command().begin(), config.command().end());
+  const std::string clock = config.vclock().empty()
+                                ? std::string("not recorded (next-event, the default then)")
+                                : config.vclock();
   return "external process: " + command_text(argv) + "\n  workdir: " + config.workdir() +
-         "\n  digest: " + config.digest() + "\n";
+         "\n  digest: " + config.digest() + "\n  clock: " + clock + "\n";
 }
 
 std::string compare_with_recorded(const proto::ExternalConfig& config,

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "serve/external_system.h"
 #include "sim/proto/scenario.pb.h"
 
 namespace wsim::serve {
@@ -24,12 +25,14 @@ std::string command_digest(const std::vector<std::string>& argv, const std::stri
 // The current working directory, or "" when it cannot be read.
 std::string current_workdir();
 
-// Sets scenario.external's command, workdir (the current one) and digest for `argv`.
+// Sets scenario.external's command, workdir (the current one) and digest for `argv`, and the
+// clock it runs on (external.vclock, read back by recorded_vclock_mode).
 // REQUIRES: scenario has an external config.
-void record_command(proto::Scenario& scenario, const std::vector<std::string>& argv);
+void record_command(proto::Scenario& scenario, const std::vector<std::string>& argv,
+                    VclockMode vclock);
 
-// "external process: ARGV (shell-quoted)\n  workdir: W\n  digest: D\n", or a line saying none
-// was recorded.
+// "external process: ARGV (shell-quoted)\n  workdir: W\n  digest: D\n  clock: MODE\n", or a line
+// saying none was recorded.
 std::string describe_recorded_command(const proto::ExternalConfig& config);
 
 // Empty when `argv` (run in the current directory) has the digest recorded in `config`, else

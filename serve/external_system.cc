@@ -88,7 +88,7 @@ class ExternalRun : public run::SystemRun {
   ExternalProcess process_;
   // The process's clocks and timed waits (serve/virtual_clock.h); inactive without the shim.
   VirtualClock clock_;
-  bool clock_alarms_on_ = false;   // WSIM_VCLOCK=precise (arm_clock_alarm).
+  bool clock_alarms_on_ = false;   // --vclock precise (arm_clock_alarm).
   std::set<TimeMs> clock_alarms_;  // Virtual instants with an event scheduled for a deadline.
 };
 
@@ -295,13 +295,12 @@ void ExternalRun::detach() {
 }
 
 // The process's clocks on virtual time (issue #33 item 3) when the shim is there and not
-// turned off (WSIM_VCLOCK=0: the wall clock, as before the shim). WSIM_VCLOCK=precise: also an
-// event of the simulation at every deadline (arm_clock_alarm).
+// turned off (--vclock off: the wall clock, as before the shim). --vclock precise: also an
+// event of the simulation at every deadline (arm_clock_alarm). A flag, not the environment:
+// the mode is recorded in the bundle and a replay uses it (external.vclock).
 void ExternalRun::start_virtual_clock() {
-  if (settings().command.empty() || !settings().virtual_clock) return;
-  const char* mode = std::getenv("WSIM_VCLOCK");
-  if (mode != nullptr && std::string(mode) == "0") return;
-  clock_alarms_on_ = mode != nullptr && std::string(mode) == "precise";
+  if (settings().command.empty() || settings().vclock == VclockMode::kOff) return;
+  clock_alarms_on_ = settings().vclock == VclockMode::kPrecise;
   const std::string shim = vclock_shim_path();
   std::string error;
   if (shim.empty() || !clock_.create(error)) {
@@ -314,7 +313,7 @@ void ExternalRun::start_virtual_clock() {
   process_.use_virtual_clock(clock_.fd(), shim);
 }
 
-// WSIM_VCLOCK=precise only: an event at the earliest deadline of the process's timed waits, so
+// --vclock precise only: an event at the earliest deadline of the process's timed waits, so
 // that virtual time stops there and the sync after it wakes the thread (one event per instant).
 // Not the default: node's own threads wait for deadlines that depend on its garbage collector
 // (V8's delayed tasks), and an event for one of those in one run and not in its replay changes
@@ -515,6 +514,11 @@ bool ExternalSystem::normalize(proto::Scenario& scenario, std::string& error) co
     return false;
   }
   if (config->has_workload() && !ExternalWorkload::normalize_workload(*config, error)) return false;
+  VclockMode mode = VclockMode::kNextEvent;
+  if (!config->vclock().empty() && !parse_vclock_mode(config->vclock(), mode)) {
+    error = "vclock '" + config->vclock() + "': expected off, next-event or precise";
+    return false;
+  }
   std::vector<ApiInvariant> parsed;
   const std::vector<std::string> texts(config->invariants().begin(), config->invariants().end());
   if (!parse_api_invariants(texts, parsed, error)) return false;
@@ -529,6 +533,38 @@ bool ExternalSystem::normalize(proto::Scenario& scenario, std::string& error) co
 }
 
 }  // namespace
+
+const char* vclock_mode_name(VclockMode mode) {
+  switch (mode) {
+    case VclockMode::kOff:
+      return "off";
+    case VclockMode::kNextEvent:
+      return "next-event";
+    case VclockMode::kPrecise:
+      return "precise";
+  }
+  WSIM_ASSERT_MSG(false, "unknown VclockMode " << static_cast<int>(mode));
+  return "";
+}
+
+bool parse_vclock_mode(const std::string& text, VclockMode& mode) {
+  for (const VclockMode candidate :
+       {VclockMode::kOff, VclockMode::kNextEvent, VclockMode::kPrecise}) {
+    if (text == vclock_mode_name(candidate)) {
+      mode = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+VclockMode recorded_vclock_mode(const proto::ExternalConfig& config) {
+  VclockMode mode = VclockMode::kNextEvent;
+  if (config.vclock().empty()) return mode;
+  const bool known = parse_vclock_mode(config.vclock(), mode);
+  WSIM_ASSERT_MSG(known, "external.vclock '" << config.vclock() << "' (not normalized)");
+  return mode;
+}
 
 void register_external_system(const ExternalSettings& value) {
   settings() = value;

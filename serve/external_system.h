@@ -30,9 +30,28 @@
 #include <string>
 #include <vector>
 
+#include "sim/proto/scenario.pb.h"
 #include "sim/run/system.h"
 
 namespace wsim::serve {
+
+// The clock of the external process (`--vclock`, docs/external.md "Timers on virtual time"):
+//   kOff        the wall clock (no shim);
+//   kNextEvent  the LD_PRELOAD shim (serve/virtual_clock.h, vclock/) when it was built: clocks
+//               and timed waits on virtual time, a timer fires at the first event of the
+//               simulation at or after its deadline (late, but the same instant in a replay);
+//   kPrecise    the shim, and an event of the simulation at every deadline (on time; replays
+//               of node are not exact: its GC-driven deadlines differ per run).
+enum class VclockMode { kOff, kNextEvent, kPrecise };
+
+// "off", "next-event", "precise".
+const char* vclock_mode_name(VclockMode mode);
+// The mode named `text` (one of the names above); false for any other text.
+bool parse_vclock_mode(const std::string& text, VclockMode& mode);
+// The mode recorded in an external scenario (external.vclock); a scenario or bundle written
+// before wsim recorded it (an empty field) ran with the shim by default: kNextEvent.
+// REQUIRES: the field is empty or a name above (the scenario was normalized).
+VclockMode recorded_vclock_mode(const proto::ExternalConfig& config);
 
 struct ExternalSettings {
   std::vector<std::string> command;  // The external process; empty = start none (see connect).
@@ -47,10 +66,8 @@ struct ExternalSettings {
   // Fast lockstep: end a wait as soon as the process and the front-end are idle (readiness.h),
   // the quiet period as the fallback. False: the quiet period only (`--lockstep quiet`).
   bool ready_test = true;
-  // The process's clocks and timed waits on virtual time through the LD_PRELOAD shim
-  // (serve/virtual_clock.h, vclock/) when it was built; WSIM_VCLOCK=0 in wsim's environment
-  // turns it off too. False: the wall clock.
-  bool virtual_clock = true;
+  // The process's clocks and timed waits (`--vclock`; recorded as external.vclock).
+  VclockMode vclock = VclockMode::kNextEvent;
   std::ostream* log = nullptr;  // Where to say what it serves; null = quiet.
 };
 

@@ -8,10 +8,12 @@
 
 #include "cli/commands/commands.h"
 #include "cli/scenario_options.h"
+#include "cli/serve_command.h"
 #include "cli/subcommand.h"
 #include "cli/wallclock.h"
 #include "serve/external_record.h"
 #include "serve/external_system.h"
+#include "sim/core/assert.h"
 #include "sim/run/duration.h"
 #include "sim/run/shell_quote.h"
 
@@ -24,6 +26,7 @@ struct HuntState {
   std::vector<std::string> process;  // An external reconciler (after --).
   std::int64_t quiet_ms = 30;
   std::string lockstep = "ready";
+  std::string vclock = "next-event";
   run::HuntCommand command;
   std::string time;
   std::uint64_t runs = 0;
@@ -87,6 +90,7 @@ void add_hunt_options(CLI::App& sub, HuntState& state) {
                  "with -- COMMAND: ready (default; the readiness test, the quiet period as "
                  "fallback) or quiet (the quiet period only)")
       ->check(CLI::IsMember({"ready", "quiet"}));
+  add_vclock_option(sub, state.vclock, "");
   sub.add_option("command", state.process,
                  "with --scenario of an `external { ... }` scenario: the reconciler to hunt, "
                  "after -- (one process per run; docs/external.md)");
@@ -100,10 +104,13 @@ void set_external_hunt(HuntState& state) {
   settings.command = state.process;
   settings.quiet_ms = state.quiet_ms;
   settings.ready_test = state.lockstep == "ready";
+  const bool known = serve::parse_vclock_mode(state.vclock, settings.vclock);
+  WSIM_ASSERT_MSG(known, "--vclock " << state.vclock);  // The option's check refused others.
   serve::register_external_system(settings);
   const std::vector<std::string> process = state.process;
-  state.command.prepare_scenario = [process](proto::Scenario& scenario) {
-    if (scenario.has_external()) serve::record_command(scenario, process);
+  const serve::VclockMode vclock = settings.vclock;
+  state.command.prepare_scenario = [process, vclock](proto::Scenario& scenario) {
+    if (scenario.has_external()) serve::record_command(scenario, process, vclock);
   };
   state.command.record_in_workers = true;
   std::string suffix = " --";

@@ -3,11 +3,43 @@
 #include <memory>
 
 #include "cli/commands/commands.h"
+#include "cli/serve_command.h"
 #include "cli/subcommand.h"
 #include "serve/external_system.h"
+#include "sim/run/scenario.h"
 #include "sim/search/shrink.h"
 
 namespace wsim::cli {
+
+namespace {
+
+// The clock of an external bundle's candidate runs: the one it recorded (external.vclock; none
+// recorded: next-event) unless --vclock was given. The shrunk bundle keeps the scenario's field
+// (cmd_shrink copies the bundle's scenario), so an override says how to replay it.
+// False (said on stderr) when the bundle's scenario cannot be read.
+bool external_clock(const std::string& bundle, bool given, serve::VclockMode& mode) {
+  run::LoadedScenario loaded;
+  std::string error;
+  if (!run::load_scenario_file(bundle + "/scenario.textproto", loaded, error) ||
+      !run::validate_scenario(loaded, error)) {
+    std::cerr << "wsim shrink: " << error << "\n";
+    return false;
+  }
+  if (!loaded.scenario.has_external()) return true;  // cmd_shrink says -- COMMAND is not for it.
+  const serve::VclockMode recorded = serve::recorded_vclock_mode(loaded.scenario.external());
+  if (!given) mode = recorded;
+  if (mode != recorded) {
+    std::cout << "note: --vclock " << serve::vclock_mode_name(mode) << " overrides the bundle's "
+              << serve::vclock_mode_name(recorded)
+              << "; the shrunk bundle's scenario keeps external.vclock as recorded: replay it "
+                 "with --vclock "
+              << serve::vclock_mode_name(mode) << "\n";
+  }
+  std::cout << "external: the process's clock: " << serve::vclock_mode_name(mode) << "\n";
+  return true;
+}
+
+}  // namespace
 
 Subcommand add_shrink_command(CLI::App& app) {
   auto command = std::make_shared<run::ShrinkCommand>();
@@ -25,13 +57,19 @@ Subcommand add_shrink_command(CLI::App& app) {
                   "no scripted.textproto)");
   // An external run's bundle: its process after --, one process per candidate run.
   auto process = std::make_shared<std::vector<std::string>>();
+  auto vclock = std::make_shared<std::string>("next-event");
+  add_vclock_option(*sub, *vclock, "; default: the bundle's");
   sub->add_option("command", *process,
                   "an external run's bundle: its process (after --), started for every "
                   "candidate run (docs/external.md)");
-  return {sub, [command, process] {
+  return {sub, [command, process, vclock, sub] {
             if (!process->empty()) {
               serve::ExternalSettings settings;
               settings.command = *process;
+              const bool given = set_vclock(*sub, *vclock, settings);
+              if (!external_clock(command->bundle, given, settings.vclock)) {
+                return run::kExitUsage;
+              }
               serve::register_external_system(settings);
             }
             return run::cmd_shrink(*command, std::cout, std::cerr);

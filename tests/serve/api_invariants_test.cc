@@ -4,8 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "serve/external_system.h"
+
 #include "sim/core/choice.h"
 #include "sim/kube/api_server.h"
+#include "sim/run/scenario.h"
 
 namespace wsim::serve {
 namespace {
@@ -198,7 +204,7 @@ TEST(ServeApiInvariants, BadOrderingRulesSayWhatWasExpected) {
             std::string::npos);
   EXPECT_NE(parse_error("always: Pod implies Workspace x").find("unknown condition"),
             std::string::npos);
-  EXPECT_NE(parse_error("always: Pod implies label a or label b").find("unexpected 'or'"),
+  EXPECT_NE(parse_error("always: Pod implies label a xor label b").find("unexpected 'xor'"),
             std::string::npos);
   EXPECT_NE(parse_error("eventually within soon: no Pod").find("bad duration 'soon'"),
             std::string::npos);
@@ -400,6 +406,130 @@ TEST(ServeApiInvariants, MonitorGivesEachViolationOnceThenTheNext) {
   EXPECT_FALSE(monitor.check_safety(0));
   ASSERT_EQ(monitor.check_liveness().size(), 1u);
   EXPECT_EQ(monitor.check_liveness()[0].invariant_id, "external.L1");
+}
+
+// Quoted values (issue #33 item 4's gaps): a value with spaces in double quotes, never a keyword.
+TEST(ServeApiInvariants, QuotedValuesMayHoldSpacesAndKeywords) {
+  Fixture f;
+  const ApiInvariant inv = parsed(
+      "always: Workspace with spec.image == \"ide 2 and more\" implies status.note == "
+      "\"a \\\"quoted\\\" word\"");
+  ASSERT_EQ(inv.with.size(), 1u);
+  EXPECT_EQ(inv.with[0].value, "ide 2 and more");
+  ASSERT_EQ(inv.then.size(), 1u);
+  EXPECT_EQ(inv.then[0].value, "a \"quoted\" word");
+  f.add("Workspace", "default", "a", {}, {{"image", "ide 2 and more"}});
+  f.add("Workspace", "default", "b", {}, {{"image", "ide"}});
+  f.set("Workspace", "default", "b", "status.note", "other");  // Not selected: another image.
+  ASSERT_EQ(check_api_invariant(inv, f.api).size(), 1u);
+  EXPECT_EQ(check_api_invariant(inv, f.api)[0].object, "Workspace/default/a");
+  f.set("Workspace", "default", "a", "status.note", "a \"quoted\" word");
+  EXPECT_TRUE(check_api_invariant(inv, f.api).empty());
+  // In a history rule, with commas after quoted and unquoted values.
+  const ApiInvariant history = parsed(
+      "history: Workspace status.phase only \"\" -> \"Not ready\", \"Not ready\" -> "
+      "Running, Running -> \"\"");
+  ASSERT_EQ(history.transitions.size(), 3u);
+  EXPECT_EQ(history.transitions[0], std::make_pair(std::string(), std::string("Not ready")));
+  EXPECT_EQ(history.transitions[1],
+            std::make_pair(std::string("Not ready"), std::string("Running")));
+  EXPECT_EQ(history.transitions[2], std::make_pair(std::string("Running"), std::string()));
+  EXPECT_NE(parse_error("always: Workspace implies spec.image == \"ide 2").find("unclosed quote"),
+            std::string::npos);
+  EXPECT_NE(parse_error("always: Workspace implies spec.image == \"ide\"x")
+                .find("expected a space after the quoted value"),
+            std::string::npos);
+}
+
+TEST(ServeApiInvariants, OrHoldsWhenOneAlternativeHoldsAndBindsLooserThanAnd) {
+  Fixture f;
+  const ApiInvariant inv = parsed(
+      "always: Workspace implies status.phase == Running or status.phase == Stopped and "
+      "spec.desired == stopped");
+  ASSERT_EQ(inv.then.size(), 3u);
+  EXPECT_FALSE(inv.then[0].or_before);
+  EXPECT_TRUE(inv.then[1].or_before);
+  EXPECT_FALSE(inv.then[2].or_before);  // "and" binds tighter: (Stopped and stopped).
+  f.add("Workspace", "default", "a", {}, {{"desired", "running"}});
+  f.set("Workspace", "default", "a", "status.phase", "Running");
+  EXPECT_TRUE(check_api_invariant(inv, f.api).empty());  // The first alternative.
+  f.set("Workspace", "default", "a", "status.phase", "Stopped");
+  std::vector<run::Violation> found = check_api_invariant(inv, f.api);
+  ASSERT_EQ(found.size(), 1u);  // Stopped but desired running: neither alternative.
+  EXPECT_NE(found[0].message.find("not (status.phase == Running or spec.desired == stopped)"),
+            std::string::npos)
+      << found[0].message;
+  f.set("Workspace", "default", "a", "spec.desired", "stopped");
+  EXPECT_TRUE(check_api_invariant(inv, f.api).empty());  // The second alternative.
+  // In a subject's `with` condition too.
+  const ApiInvariant with =
+      parsed("always: no Workspace with status.phase == Failed or spec.desired == broken");
+  EXPECT_TRUE(check_api_invariant(with, f.api).empty());
+  f.set("Workspace", "default", "a", "spec.desired", "broken");
+  EXPECT_EQ(check_api_invariant(with, f.api).size(), 1u);
+  EXPECT_NE(parse_error("always: Workspace implies status.phase == Running or")
+                .find("expected a condition"),
+            std::string::npos);
+}
+
+TEST(ServeApiInvariants, NumericComparisonsReadIntegerFields) {
+  Fixture f;
+  const ApiInvariant inv = parsed(
+      "always: Workspace with spec.replicas > 2 implies "
+      "status.readyReplicas >= 1 and spec.replicas <= 10");
+  ASSERT_EQ(inv.with.size(), 1u);
+  EXPECT_EQ(inv.with[0].op, ApiAtom::Op::kGreater);
+  EXPECT_EQ(inv.with[0].number, 2);
+  f.add("Workspace", "default", "small", {}, {{"replicas", "2"}});
+  f.add("Workspace", "default", "big", {}, {{"replicas", "12"}});
+  f.add("Workspace", "default", "text", {}, {{"replicas", "many"}});  // Not an integer: false.
+  std::vector<run::Violation> found = check_api_invariant(inv, f.api);
+  ASSERT_EQ(found.size(), 1u);  // small is not > 2; big has no ready replicas (absent: false).
+  EXPECT_EQ(found[0].object, "Workspace/default/big");
+  EXPECT_NE(found[0].message.find("not status.readyReplicas >= 1"), std::string::npos)
+      << found[0].message;
+  f.set("Workspace", "default", "big", "status.readyReplicas", "1");
+  found = check_api_invariant(inv, f.api);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].message.find("not spec.replicas <= 10"), std::string::npos)
+      << found[0].message;
+  f.set("Workspace", "default", "big", "spec.replicas", "10");
+  EXPECT_TRUE(check_api_invariant(inv, f.api).empty());
+  const ApiInvariant less = parsed(
+      "always: Workspace implies spec.replicas < -1 or "
+      "spec.replicas >= 0");
+  EXPECT_EQ(check_api_invariant(less, f.api).size(), 1u);  // "many" is neither.
+  EXPECT_NE(parse_error("always: Workspace implies spec.replicas < many")
+                .find("'<' compares integers: expected an integer after 'spec.replicas <', got "
+                      "many"),
+            std::string::npos);
+  EXPECT_NE(
+      parse_error("always: Workspace implies spec.replicas > \"3\"").find("compares integers"),
+      std::string::npos);
+}
+
+// A bad rule in a scenario file: the error names the file, the line of that rule and the field.
+TEST(ServeApiInvariants, ABadRuleInAScenarioNamesFileLineAndField) {
+  register_external_system({});
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / "wsim_api_invariants_bad_rule.textproto";
+  std::ofstream(path) << "# a bad third rule\n"
+                         "external {\n"
+                         "  invariants: \"always: at most 1 Pod per label workspace\"\n"
+                         "  invariants: \"always: Workspace implies spec.replicas >= 1 or "
+                         "status.phase == \\\"Not ready\\\"\"\n"
+                         "  invariants: \"always: Workspace implies phase == Running\"\n"
+                         "}\n";
+  run::LoadedScenario loaded;
+  std::string error;
+  const bool ok = run::load_scenario_file(path.string(), loaded, error) &&
+                  run::validate_scenario(loaded, error);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(error.find(path.string() + ":5:"), std::string::npos) << error;
+  EXPECT_NE(error.find("field external.invariants"), std::string::npos) << error;
+  EXPECT_NE(error.find("invariants[2]"), std::string::npos) << error;
+  EXPECT_NE(error.find("unknown field 'phase'"), std::string::npos) << error;
 }
 
 }  // namespace
