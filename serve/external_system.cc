@@ -241,9 +241,6 @@ void ExternalRun::attach() {
     }
     return out;
   };
-  if (const char* at_once = std::getenv("WSIM_LOOK_AT_ONCE"); at_once != nullptr) {
-    options.look_at_once = std::string(at_once) != "0";
-  }
   options.timer_pending = [this] { return clock_.next_deadline_ms().has_value(); };
   ServerOptions server_options;
   server_options.port = settings().port;
