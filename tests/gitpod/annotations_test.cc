@@ -56,7 +56,9 @@ TEST(Mk1Annotations, PlisRoundTrips) {
   EXPECT_TRUE(read->last_pod_ever_ready);
   EXPECT_FALSE(read->last_pod_deployed);
   EXPECT_EQ(read->host_ip, "node-2");
-  EXPECT_FALSE(read_plis(kube::Object{}).has_value());
+  kube::Object unannotated;  // A ConfigMap without the PLIS annotation.
+  unannotated.kind = "ConfigMap";
+  EXPECT_FALSE(read_plis(unannotated).has_value());
 }
 
 // Odd texts read like the stream-and-map parse: a repeated key keeps its last value, lines
