@@ -1,3 +1,6 @@
+// The simulated network link (sim/net/link.h): latency both ways, lost requests and lost responses
+// (the server acted or not), scripted loss, partitions until healed, and a cancelled caller that
+// leaves the server's work alone.
 #include "sim/net/link.h"
 
 #include <gtest/gtest.h>
