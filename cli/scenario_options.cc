@@ -1,3 +1,6 @@
+// The flags scenario-selecting subcommands share (scenario_options.h): the fixed ones, and one flag
+// per config field of every registered system, made by reflection over scenario.proto (a field
+// named like a fixed flag gets none). Call after the systems are registered.
 #include "cli/scenario_options.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// `wsim serve` and `wsim replay BUNDLE --serve` (serve_command.h): flag parsing, the live world
+// (virtual time following the wall clock, allowed here: cli/ is outside the deterministic world),
+// the replayed world, and the external-reconciler modes handed to serve/external_command.h. Stops
+// on SIGINT/SIGTERM (a flag set by the handler) or --exit-after.
 #include "cli/serve_command.h"
 
 #include <chrono>

@@ -1,3 +1,5 @@
+// The hunt's wall clock (wallclock.h): a steady clock behind run::HuntClock's callbacks, the only
+// one wsim has; it lives in cli/ so nothing under sim/ or model/ can read it.
 #include "cli/wallclock.h"
 
 #include <chrono>

@@ -1,3 +1,7 @@
+// The structure-aware protobuf mutator and crossover (proto_mutator.h, docs/architecture.md §7):
+// reflection helpers, site collection, one mutation per call, the per-type scalar mutations. The
+// header's invariants bind here: randomness only from the caller's Xoshiro256 (except the
+// mutate_bytes hook), output within max_size, recursion capped at kDepthMax.
 #include "fuzz/proto_mutator.h"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// The serve_http_fuzz target's body (serve_http_target.h, fuzz/README.md): the input split into at
+// most kRequestsMax requests (bodies up to kBodyBytesMax), each served by Server::handle over a
+// fresh live cluster, every response checked; a finding prints SERVE-HTTP-FINDING and aborts.
 #include "fuzz/serve_http_target.h"
 
 #include <cstdio>

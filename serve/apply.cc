@@ -1,3 +1,7 @@
+// Field ownership (apply.h): the FieldsV1 sets of a document, managedFields entries, server-side
+// apply with its conflicts (the 409 and its causes), force and prune, and the Update entries of
+// ordinary writes. The rules and their upstream (structured-merge-diff, fieldmanager) are in
+// apply.h.
 #include "serve/apply.h"
 
 #include <algorithm>

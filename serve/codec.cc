@@ -1,3 +1,7 @@
+// The Kubernetes JSON codec (codec.h): nests sim/kube's flat spec/status maps into the per-kind
+// shapes kubectl's typed decoders need and flattens them back; times are RFC 3339 of epoch +
+// virtual ms. What is served and what is lost: serve/README.md. Pure functions, safe from any
+// thread.
 #include "serve/codec.h"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// CustomResourceDefinitions (crd.h): checks a CRD body (names, scope, versions, schema,
+// subresources; an error names the field), registers or unregisters its kind in the resource
+// registry (resources.h, which has the mutex) and writes the CRD's status conditions.
 #include "serve/crd.h"
 
 #include <algorithm>

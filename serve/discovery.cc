@@ -1,3 +1,5 @@
+// Discovery documents (discovery.h): /version (reported as v1.32.0-wsim), /api, /apis and the
+// per-group-version resource lists, built from the resource registry (resources.h) on each request.
 #include "serve/discovery.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// `wsim serve --scenario` and `wsim serve --replay` (external_command.h): one run of the external
+// system through the run layer's driver and its bundle, or a replay of a bundle; a replay whose
+// trace hash differs (exit 4) writes its own bundle under OUT/diverged and prints the first trace
+// line that differs. Exit codes: sim/run/verdict.h.
 #include "serve/external_command.h"
 
 #include <filesystem>

@@ -1,3 +1,7 @@
+// `wsim corpus add BUNDLE [-- COMMAND...]` for external bundles (external_corpus.h,
+// docs/external.md "A corpus of external findings"): names the file after invariant, seed and slug,
+// runs the seed again with COMMAND when one is given, and writes the corpus file with its replay
+// header.
 #include "serve/external_corpus.h"
 
 #include <filesystem>

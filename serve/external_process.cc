@@ -1,3 +1,6 @@
+// The external process (external_process.h): fork and exec in a process group of its own, with
+// WSIM_SERVER set, output to the log, PDEATHSIG and child-subreaper set, and the virtual clock's
+// shim preloaded when asked; stop() is SIGTERM, then SIGKILL after a bounded wait. One thread.
 #include "serve/external_process.h"
 
 #include <cerrno>

@@ -1,3 +1,6 @@
+// What ran as the external reconciler (external_record.h): the command recorded in a scenario, its
+// FNV-1a 64 digest (argv, workdir, and the files argv names, each read up to kDigestFileBytesMax),
+// and the warning when a replay's command is not the recorded one. [invented]
 #include "serve/external_record.h"
 
 #include <unistd.h>

@@ -1,3 +1,7 @@
+// The "external" system (external_system.h, serve/README.md "Lockstep"): ExternalRun builds the
+// Cluster and its users or workload; attach() starts the front-end (its HTTP server on a thread of
+// its own) and the process, after which every request is a simulation task (world.h invariant 4).
+// Fault points and invariants are listed in external_system.h.
 #include "serve/external_system.h"
 
 #include <chrono>

@@ -1,3 +1,6 @@
+// The user workload of an external scenario for any kind (external_workload.h): the workload block
+// checked and defaulted (at most kObjectsMax objects, weights up to kWeightMax; errors name the
+// field), and each user's draw and action. Single-threaded, runs on the event loop.
 #include "serve/external_workload.h"
 
 #include <cctype>

@@ -1,3 +1,7 @@
+// HTTP/1.1 messages and the incremental request parser (http.h). The input is hostile: head, header
+// count and body bounds (HttpLimits) are checked before buffering, chunk sizes have at most
+// kChunkSizeDigitsMax digits; http.h states the invariants (bytes held, kError is final). A parser
+// belongs to one connection, one thread at a time.
 #include "serve/http.h"
 
 #include <strings.h>

@@ -1,3 +1,7 @@
+// HttpServer (http_server.h, measured in serve/README.md "Connections"): the epoll loop thread, the
+// worker pool and one thread per watch stream; which thread owns which field is in the header.
+// Hostile clients are bounded: connections_max, streams_max, kReadPerEventMax bytes a turn, and a
+// refused request's rest drained for at most kLingerMs / kLingerBytesMax.
 #include "serve/http_server.h"
 
 #include <arpa/inet.h>

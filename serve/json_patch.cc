@@ -1,3 +1,6 @@
+// RFC 6902 JSON patches under the API server's bounds (json_patch.h): before each operation is
+// applied, the bytes `copy` adds and the depth the result would reach are checked, so that a
+// hostile patch can exhaust neither memory nor the stack. Pure functions.
 #include "serve/json_patch.h"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// OpenAPI v3 and v2 documents of the served kinds (openapi.h): kBodies holds the built-in kinds'
+// schemas (wsim's descriptions, types as in k8s.io/api@v0.32.0); a custom kind's schema is its
+// CRD's. Built from the resource registry (resources.h) on each request.
 #include "serve/openapi.h"
 
 #include <functional>

@@ -1,3 +1,7 @@
+// Strategic merge patch (patch.h): merge keys and strategies of the built-in kinds, the `$patch`,
+// `$retainKeys`, `$setElementOrder/` and `$deleteFromPrimitiveList/` directives, null as delete.
+// Rules restated from apimachinery strategicpatch@v0.32.0 (cited in patch.h); errors name the
+// field.
 #include "serve/patch.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// Kubernetes protobuf request bodies to JSON (protobuf_body.h): the "k8s\0" envelope and the fields
+// sim/kube keeps of Namespace, Pod, ConfigMap, Secret and Deployment (field numbers of k8s.io/api's
+// generated.proto). Hostile input: every length is checked against the bytes left, and messages
+// nest at most 16 deep; unknown fields are skipped.
 #include "serve/protobuf_body.h"
 
 #include <cstdint>

@@ -1,3 +1,7 @@
+// Lockstep readiness from /proc (readiness.h, serve/README.md "Fast lockstep"): walks the external
+// process's tree (at most kReadinessProcessesMax processes and kReadinessThreadsMax threads, else
+// "busy"), reads thread states, context switches and epoll timeouts (x86-64 syscall numbers), and
+// checks a port's receive queues in /proc/net/tcp. Linux only; any read that fails means not ready.
 #include "serve/readiness.h"
 
 #include <cstdio>

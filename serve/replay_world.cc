@@ -1,3 +1,7 @@
+// The world of a replayed run at one moment (replay_world.h, `wsim replay BUNDLE --serve`):
+// record_replay() re-executes the bundle with a read-only recorder and checks its fingerprint;
+// world_at() rebuilds the objects and the watch history up to a virtual time or trace event.
+// Single-threaded, before the server starts.
 #include "serve/replay_world.h"
 
 #include <map>

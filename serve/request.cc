@@ -1,3 +1,6 @@
+// Request paths and options (request.h): a resource path into a Target (404 for anything else),
+// delete options from the body and the propagationPolicy query, and the patch type from
+// Content-Type with its application (merge, JSON, strategic). Pure functions over hostile input.
 #include "serve/request.h"
 
 #include "serve/patch.h"

@@ -1,3 +1,6 @@
+// Label and field selectors (selector.h): parsing as apimachinery's labels.Parse does (set terms
+// cited below), the supported field keys, and Selector::matches over a sim/kube Object. Malformed
+// or unsupported selectors are refused with an error naming the parameter. Values, no shared state.
 #include "serve/selector.h"
 
 #include <algorithm>

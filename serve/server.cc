@@ -1,3 +1,7 @@
+// Server (server.h): the REST front-end's handlers (Api: list, watch, get, create, update, apply,
+// patch, delete, scale, finalize), routing, discovery and health paths, and the lockstep path
+// through the simulation (through_simulation). Any exception becomes a 500 Status; bodies nested
+// deeper than kJsonDepthMax are refused before parsing. Bounds and threading: server.h.
 #include "serve/server.h"
 
 #include <cassert>

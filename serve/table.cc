@@ -1,3 +1,6 @@
+// Server-side printing (table.h): the meta.k8s.io/v1 Table kubectl asks for, with the columns per
+// kind `kubectl get` shows against a real cluster and AGE in virtual time (Kubernetes'
+// HumanDuration). Pure functions.
 #include "serve/table.h"
 
 namespace wsim::serve {

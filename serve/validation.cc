@@ -1,3 +1,6 @@
+// Request validation before storage (validation.h): object names (DNS-1123 / DNS-1035, worded as
+// apimachinery's validation.go@v0.32, cited below) and the int32/int64 fields of the apps and pod
+// kinds (the decoder's 400 or a 422). The list of what is and is not checked is in validation.h.
 #include "serve/validation.h"
 
 #include <limits>

@@ -1,3 +1,7 @@
+// VirtualClock (virtual_clock.h, docs/external.md "Timers on virtual time"): creates and maps the
+// shared page of vclock/vclock_page.h, publishes virtual time in it, finds the earliest timed wait
+// and wakes the due threads with wake_signal(). Simulation thread only; the shim's threads touch
+// the page with atomics (invariants in the header).
 #include "serve/virtual_clock.h"
 
 #include <cerrno>

@@ -1,3 +1,7 @@
+// One watch request's stream (watch_stream.h): the initial ADDED events, the changes judged by the
+// state before and after them, bookmarks and the 410 ERROR. Bounded by the request's deadline
+// (steady clock: the client's wait is real time) and waits of at most kWaitMs, so a client that
+// goes away is noticed. Called by one HTTP thread at a time.
 #include "serve/watch_stream.h"
 
 #include <algorithm>

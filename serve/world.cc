@@ -1,3 +1,6 @@
+// World (world.h): the live world (every call into sim/kube under the one mutex, the bounded change
+// history for watches) and the read-only snapshot of a replayed run. The invariants, including
+// lockstep's, are in world.h; the lockstep half of the class is in world_lockstep.cc.
 #include "serve/world.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// Server-side apply bodies (yaml_body.h): JSON, or YAML through yaml-cpp (WSIM_SERVE_YAML) with
+// YAML 1.2 core-schema scalars, to JSON. Hostile input: a YAML body must be UTF-8, its bracket
+// nesting is counted before yaml-cpp's recursive parser sees it, and conversion stops at kMaxDepth
+// levels.
 #include "serve/yaml_body.h"
 
 #include <cstdlib>

@@ -1,3 +1,7 @@
+// The run verbs (commands.h): `wsim run` (one run, its expectation, bundle, realism check and repro
+// command), `wsim replay` of a bundle or scenario, `wsim fingerprint` and `wsim list`. Exit codes
+// are sim/run/verdict.h's; the verb wiring (flags) is in run.cc, replay.cc, fingerprint.cc,
+// list.cc.
 #include "cli/commands/commands.h"
 
 #include <algorithm>

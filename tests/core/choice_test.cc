@@ -1,3 +1,6 @@
+// Choices (sim/core/choice.h): the seed, tape and bytes backends, independent named streams,
+// exhausted input meaning zero (the least eventful choice), choices.bin round trips and its
+// malformed-file errors, the swarm seed's streams and keyed tapes.
 #include "sim/core/choice.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// The event loop and its sync primitives (sim/core/event_loop.h, sync.h): interleaving at every
+// co_await, due-time-then-FIFO order, run_until, cancellation unwinding innermost first, OneShot,
+// Channel and Signal, the schedule hash, and an escaping exception as a harness assertion.
 #include "sim/core/event_loop.h"
 
 #include <gtest/gtest.h>

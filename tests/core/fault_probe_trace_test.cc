@@ -1,3 +1,6 @@
+// Fault points (sim/core/fault.h): swarm draws, heal, forced odds, incidents, pacing and pins;
+// probes (probe.h); the trace hash (trace.h); and the assertion message (assert.h: seed, virtual
+// time and both operands).
 #include <gtest/gtest.h>
 
 #include "sim/core/assert.h"

@@ -1,3 +1,5 @@
+// The PRNGs (sim/core/prng.h): golden outputs of splitmix64 and xoshiro256** (a change here changes
+// every seed's run), fork by name, below()'s bounds, and FNV-1a.
 #include "sim/core/prng.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// The GitLab test driver (run_helper.h): a run's phases as docs/architecture.md §5 orders them,
+// stopping at the first safety violation, plus builders of scripted scenarios. Test code: a
+// malformed scenario is a WSIM_ASSERT failure, not an error return.
 #include "tests/gitlab/run_helper.h"
 
 #include <gtest/gtest.h>

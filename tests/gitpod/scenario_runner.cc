@@ -1,3 +1,6 @@
+// The Gitpod test driver (scenario_runner.h): a scenario's run through GitpodRun in the run layer's
+// order (docs/architecture.md §5), fault overrides and swarm included, safety after every event;
+// and the loaders of scenario text and files and their expectation.
 #include "tests/gitpod/scenario_runner.h"
 
 #include <google/protobuf/text_format.h>

@@ -1,3 +1,6 @@
+// The simulated network link (sim/net/link.h): latency both ways, lost requests and lost responses
+// (the server acted or not), scripted loss, partitions until healed, and a cancelled caller that
+// leaves the server's work alone.
 #include "sim/net/link.h"
 
 #include <gtest/gtest.h>
@@ -121,8 +124,8 @@ TEST(Link, CancelledCallerDoesNotAbortTheServer) {
   f.sim.loop().run_until(60);  // Server done at 43, response due at 83.
   f.sim.loop().cancel(agent);
   f.sim.loop().run_until_idle(kHourMs);
-  EXPECT_EQ(done_ms, -1);                      // The caller never saw a response.
-  EXPECT_EQ(f.handled, std::vector<int>{5});   // The server finished its work.
+  EXPECT_EQ(done_ms, -1);                     // The caller never saw a response.
+  EXPECT_EQ(f.handled, std::vector<int>{5});  // The server finished its work.
 }
 
 }  // namespace

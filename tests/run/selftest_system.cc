@@ -1,3 +1,6 @@
+// The "selftest" system (selftest_system.h, where its versions and their exact verdicts are
+// listed): ticker actors on the event loop, the selftest.glitch fault point and probes, and the
+// scripted events the run layer's tests use. No model, no Kubernetes.
 #include "tests/run/selftest_system.h"
 
 #include <memory>
