@@ -1,10 +1,11 @@
-// Server: the Kubernetes REST front-end of `wsim serve` — cpp-httplib on 127.0.0.1 (never any
-// other address), plain HTTP, JSON only. Routes discovery (discovery.h) and the verbs of every
-// resource of resources.h to a World (world.h): get, list (label/field selectors), watch
-// (chunked JSON events, bookmarks, 410 Expired below the history floor), create, update (PUT,
-// 409 on a stale resourceVersion), the status subresource, merge / JSON / strategic-merge patch
-// (the last treated as a merge patch: see serve/README.md), server-side apply (JSON bodies) and
-// delete with preconditions and propagationPolicy. Errors are metav1.Status documents.
+// Server: the Kubernetes REST front-end of `wsim serve` — wsim's own HTTP/1.1 server
+// (http_server.h) on 127.0.0.1 (never any other address), plain HTTP, JSON only. Routes discovery
+// (discovery.h) and the verbs of every resource of resources.h to a World (world.h): get, list
+// (label/field selectors), watch (chunked JSON events, bookmarks, 410 Expired below the history
+// floor), create, update (PUT, 409 on a stale resourceVersion), the status subresource, merge /
+// JSON / strategic-merge patch (the last treated as a merge patch: see serve/README.md),
+// server-side apply (JSON bodies) and delete with preconditions and propagationPolicy. Errors are
+// metav1.Status documents.
 //
 // Bounds: every watch ends after ServerOptions::watch_max_ms (or its timeoutSeconds), waking at
 // least every second; the HTTP layer's limits (http.h, http_server.h): request bodies at most

@@ -11,7 +11,7 @@
 // bookmark_interval_ms and one 2 s before the deadline. Bounded: the stream ends at its
 // deadline, when the world closes or the client goes away.
 //
-// Threading: next() is called by one httplib worker thread at a time.
+// Threading: next() is called by one stream thread of the HTTP server at a time.
 #pragma once
 
 #include <chrono>

@@ -1,8 +1,8 @@
 // World: what `wsim serve` serves — either a live sim/kube ApiServer (with its cluster and
 // event loop), or a read-only snapshot of a replayed run at one moment. The HTTP layer
-// (server.h) runs on cpp-httplib's worker threads; World serialises every access to sim/kube
-// behind one mutex, so the simulation itself stays single-threaded, and keeps its own bounded
-// log of changes for watches (410 Gone below its floor).
+// (server.h) runs on the HTTP server's worker and stream threads; World serialises every access to
+// sim/kube behind one mutex, so the simulation itself stays single-threaded, and keeps its own
+// bounded log of changes for watches (410 Gone below its floor).
 //
 // Invariants:
 //  1. Every call into sim/kube (reads, writes, advance) holds mutex_.
@@ -46,8 +46,9 @@ struct LoggedEvent {
   // Lockstep: the virtual time from which watches may deliver it (a delayed watch delivery
   // fault pushes it later; per kind the times never decrease, so delivery stays in order).
   TimeMs deliver_ms = 0;
-  // The state stored before the change (sim/kube ApiServer::subscribe, ListenAt::kInsideWrite); null for kAdded
-  // or when not known. A watch with a selector decides ADDED / MODIFIED / DELETED from it.
+  // The state stored before the change (sim/kube ApiServer::subscribe, ListenAt::kInsideWrite);
+  // null for kAdded or when not known. A watch with a selector decides ADDED / MODIFIED / DELETED
+  // from it.
   std::shared_ptr<const kube::Object> previous;
 };
 
@@ -283,7 +284,8 @@ class World {
   std::uint64_t snapshot_rv_ = 0;
   TimeMs snapshot_ms_ = 0;
   std::deque<LoggedEvent> history_;
-  // By resourceVersion: the previous states the inside-write listener saw, until record() takes them.
+  // By resourceVersion: the previous states the inside-write listener saw, until record() takes
+  // them.
   std::map<std::uint64_t, std::shared_ptr<const kube::Object>> previous_;
   std::size_t history_max_ = 0;
   std::uint64_t floor_rv_ = 0;
