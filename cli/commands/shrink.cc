@@ -5,6 +5,7 @@
 #include "cli/commands/commands.h"
 #include "cli/serve_command.h"
 #include "cli/subcommand.h"
+#include "serve/external_record.h"
 #include "serve/external_system.h"
 #include "sim/run/scenario.h"
 #include "sim/search/shrink.h"
@@ -14,8 +15,8 @@ namespace wsim::cli {
 namespace {
 
 // The clock of an external bundle's candidate runs: the one it recorded (external.vclock; none
-// recorded: next-event) unless --vclock was given. The shrunk bundle keeps the scenario's field
-// (cmd_shrink copies the bundle's scenario), so an override says how to replay it.
+// recorded: next-event) unless --vclock was given; the shrunk bundle records the clock and the
+// COMMAND its candidates ran (ShrinkCommand::prepare_scenario), so it replays as it was shrunk.
 // False (said on stderr) when the bundle's scenario cannot be read.
 bool external_clock(const std::string& bundle, bool given, serve::VclockMode& mode) {
   run::LoadedScenario loaded;
@@ -30,9 +31,7 @@ bool external_clock(const std::string& bundle, bool given, serve::VclockMode& mo
   if (!given) mode = recorded;
   if (mode != recorded) {
     std::cout << "note: --vclock " << serve::vclock_mode_name(mode) << " overrides the bundle's "
-              << serve::vclock_mode_name(recorded)
-              << "; the shrunk bundle's scenario keeps external.vclock as recorded: replay it "
-                 "with --vclock "
+              << serve::vclock_mode_name(recorded) << "; the shrunk bundle records "
               << serve::vclock_mode_name(mode) << "\n";
   }
   std::cout << "external: the process's clock: " << serve::vclock_mode_name(mode) << "\n";
@@ -71,6 +70,10 @@ Subcommand add_shrink_command(CLI::App& app) {
                 return run::kExitUsage;
               }
               serve::register_external_system(settings);
+              const serve::VclockMode mode = settings.vclock;
+              command->prepare_scenario = [process, mode](proto::Scenario& scenario) {
+                if (scenario.has_external()) serve::record_command(scenario, *process, mode);
+              };
             }
             return run::cmd_shrink(*command, std::cout, std::cerr);
           }};

@@ -172,6 +172,7 @@ int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& er
     err << "wsim shrink: " << error << "\n";
     return kExitUsage;
   }
+  if (command.prepare_scenario) command.prepare_scenario(bundle.scenario.scenario);
   const System& system = *bundle.scenario.system;
   if (!system.executable()) {
     err << "wsim shrink: " << command.bundle << ": " << system.executable_error() << "\n";

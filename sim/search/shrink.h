@@ -209,6 +209,10 @@ struct ShrinkCommand {
   // --known DIR: keep the finding's label (ShrinkOptions::known) against this corpus's bugs that
   // may be present on the bundle's versions (corpus_bugs.h applicable_known_bugs). Empty = off.
   std::string known;
+  // Applied to the bundle's scenario before the candidates run, so that the shrunk bundle
+  // records what they ran (an external run's COMMAND and clock: cli/commands/shrink.cc). Null =
+  // the bundle's scenario as it is.
+  std::function<void(proto::Scenario&)> prepare_scenario;
 };
 int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& err);
 

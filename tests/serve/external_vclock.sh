@@ -82,6 +82,15 @@ timeout 120 "${wsim}" shrink "${off}" --max-runs 1 --scripted-max-runs 0 -o "${w
 check "shrink runs the candidates on the recorded clock (off)" \
   grep -q "^external: the process's clock: off$" "${work}/shrink-off.txt"
 
+echo "--- shrink --vclock next-event of the off bundle: the shrunk bundle records what ran"
+timeout 120 "${wsim}" shrink "${off}" --vclock next-event --max-runs 1 --scripted-max-runs 0 \
+  -o "${work}/shrunk-over" -- "${controller[@]}" >"${work}/shrink-over.txt" 2>&1
+check "shrink says --vclock overrides the recorded clock" \
+  grep -q "^note: --vclock next-event overrides the bundle's off; the shrunk bundle records" \
+  "${work}/shrink-over.txt"
+check "the shrunk bundle records the clock its candidates ran (next-event)" \
+  grep -q '^  vclock: "next-event"' "${work}/shrunk-over/scenario.textproto"
+
 echo "--- serve --scenario of a scenario that records a clock (a corpus file): that clock"
 cp "${off}/scenario.textproto" "${work}/recorded-off.textproto"
 timeout 120 "${wsim}" serve --scenario "${work}/recorded-off.textproto" --out "${work}/serve-off" \
