@@ -15,6 +15,7 @@
 #include "serve/external_system.h"
 #include "sim/core/assert.h"
 #include "sim/run/duration.h"
+#include "sim/run/scenario.h"
 #include "sim/run/shell_quote.h"
 
 namespace wsim::cli {
@@ -31,6 +32,7 @@ struct HuntState {
   std::string time;
   std::uint64_t runs = 0;
   CLI::Option* runs_option = nullptr;
+  CLI::App* app = nullptr;  // For --vclock: was it given?
   std::string shard;
 };
 
@@ -104,9 +106,21 @@ void set_external_hunt(HuntState& state) {
   settings.command = state.process;
   settings.quiet_ms = state.quiet_ms;
   settings.ready_test = state.lockstep == "ready";
-  const bool known = serve::parse_vclock_mode(state.vclock, settings.vclock);
-  WSIM_ASSERT_MSG(known, "--vclock " << state.vclock);  // The option's check refused others.
+  WSIM_ASSERT(state.app != nullptr);
+  const bool given = set_vclock(*state.app, state.vclock, settings);
   serve::register_external_system(settings);
+  // A scenario file that records a clock (a corpus file written from a bundle) is hunted on it
+  // unless --vclock says otherwise, as `wsim serve --scenario` runs it. A file that does not
+  // load is left to the hunt, which says why.
+  run::LoadedScenario loaded;
+  std::string error;
+  if (!given && run::load_scenario_file(state.command.flags.scenario_file, loaded, error) &&
+      loaded.scenario.has_external() && !loaded.scenario.external().vclock().empty()) {
+    settings.vclock = serve::recorded_vclock_mode(loaded.scenario.external());
+    serve::register_external_system(settings);
+    std::cout << "external: the process's clock: " << serve::vclock_mode_name(settings.vclock)
+              << " (recorded in " << state.command.flags.scenario_file << ")\n";
+  }
   const std::vector<std::string> process = state.process;
   const serve::VclockMode vclock = settings.vclock;
   state.command.prepare_scenario = [process, vclock](proto::Scenario& scenario) {
@@ -161,6 +175,7 @@ Subcommand add_hunt_command(CLI::App& app) {
       "swarm over seeds until a failure (with no arguments: every system, latest "
       "versions, 20s each)");
   add_hunt_options(*sub, *state);
+  state->app = sub;
   return {sub, [state] { return run_hunt(*state); }};
 }
 

@@ -99,6 +99,12 @@ check "serve runs a scenario's recorded clock" \
   grep -q "^external: the process's clock: off (recorded in " "${work}/serve-off.txt"
 check "serve of it ran without the shim" \
   bash -c "! grep -q '^external: virtual clock: ' '${work}/serve-off.txt'"
+timeout 120 "${wsim}" hunt --scenario "${work}/recorded-off.textproto" --seed-start 1 --runs 1 \
+  --jobs 1 --out "${work}/hunt-recorded" -- "${controller[@]}" >"${work}/hunt-recorded.txt" 2>&1
+check "hunt runs a scenario's recorded clock" \
+  grep -q "^external: the process's clock: off (recorded in " "${work}/hunt-recorded.txt"
+check "its bundle records the clock it ran (off)" \
+  grep -q '^  vclock: "off"' "$(bundle_of "${work}/hunt-recorded.txt")/scenario.textproto"
 
 echo "--- a bundle without the field: next-event"
 cp -r "${off}" "${work}/old"
