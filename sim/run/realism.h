@@ -17,8 +17,8 @@
 // choices mean, so `needs` says "this seed does not fail without it", and the amplifier's own
 // `why` says how rare or impossible its schedule is in production. The search over other seeds
 // exists because a changed amplifier changes what a seed's later choices mean: a bug that needs
-// no amplifier can pass at its own seed and fail at the next (seed 10 of the GitLab corpus file
-// overlapping-apply-stale-inventory was labelled "needs" before it). Without a label a run of
+// no amplifier can pass at its own seed and fail at the next (seed 47 of the GitLab corpus file
+// overlapping-apply-stale-inventory-after-stop passes at production, seed 63 fails). Without a label a run of
 // another seed may fail with a different bug of the same invariant, so there is no search. Cost:
 // at most 1 + kRealismSearchSeeds + kRealismSingleChecksMax × (1 + kRealismAttributionSeeds)
 // runs, and only for failing runs of amplified scenarios.
