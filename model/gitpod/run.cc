@@ -337,6 +337,18 @@ void GitpodRun::strip_finalizers(const std::string& instance) {
               r.ok() ? "ok" : kube::code_name(r.status.code));
 }
 
+void GitpodRun::operator_delete_workspace(const std::string& instance) {
+  const kube::ObjectRef ref{kWorkspaceKind, kNamespace, instance};
+  const kube::Status s = world_->api().server_delete(ref, kube::DeleteOptions{}, "kubectl");
+  if (s.ok()) {
+    // Accepted: the CR is gone, or deleting until ws-manager removes its finalizer.
+    const kube::Object* cr = world_->api().peek(ref);
+    WSIM_ASSERT(cr == nullptr || cr->meta.deletion_ms.has_value());
+    checker_->operator_deleted_workspace(instance);
+  }
+  sim_.record("kubectl", "delete", ref.to_string(), s.ok() ? "ok" : kube::code_name(s.code));
+}
+
 std::optional<run::Violation> GitpodRun::check_safety() {
   if (auto world = run::world_safety_violation(world_->cluster())) return world;
   if (checker_->quiet()) return std::nullopt;  // What next_violation() would say, without it.

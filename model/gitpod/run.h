@@ -77,6 +77,9 @@ class GitpodRun : public run::SystemRun {
   void set_maintenance(bool on);
   // kubectl: remove every finalizer of the workspace's pods (the #13147 clean-up).
   void strip_finalizers(const std::string& instance);
+  // kubectl: delete the Workspace CR `instance` (no preconditions, default grace): the scripted
+  // `kubectl delete_workspace` and the operator fault (docs/fidelity.md W1) alike.
+  void operator_delete_workspace(const std::string& instance);
 
  private:
   bool perform_user(const std::string& action, const std::string& target, std::string& error);

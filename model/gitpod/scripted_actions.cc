@@ -94,9 +94,7 @@ bool GitpodRun::perform_cluster(const proto::ScriptedEvent& event, std::string& 
     return s.ok() || (error = s.message, false);
   }
   if (actor == "kubectl" && action == "delete_workspace") {
-    const kube::ObjectRef ref{kWorkspaceKind, kNamespace, current_instance(target)};
-    const kube::Status s = world_->api().server_delete(ref, kube::DeleteOptions{}, "kubectl");
-    sim_.record("kubectl", "delete", ref.to_string(), s.ok() ? "ok" : kube::code_name(s.code));
+    operator_delete_workspace(current_instance(target));
     return true;
   }
   if (actor == "kubectl" && action == "strip_finalizers") {

@@ -253,9 +253,7 @@ void Workload::operator_delete_workspace() {
   const kube::ObjectRef ref = stuck[faults_.below(stuck.size())];
   // As the scripted `kubectl delete_workspace` (scripted_actions.cc): no preconditions, default
   // grace.
-  const kube::Status s = api.server_delete(ref, kube::DeleteOptions{}, "kubectl");
-  run_.world().sim().record("kubectl", "delete", ref.to_string(),
-                            s.ok() ? "ok" : kube::code_name(s.code));
+  run_.operator_delete_workspace(ref.name);
 }
 
 Task<void> Workload::admin() {

@@ -184,6 +184,31 @@ TEST(GitpodFindings, L4IgnoresHowARecoveredStartEndsLater) {
   EXPECT_TRUE(deleted) << o.describe();
 }
 
+// Checker fix (breaker hunt seed 92, latest mk2; docs/dismissals.md): an operator deletes the CR
+// of a rejected start stuck in Stopping (ws-daemon down); when ws-daemon is back, ws-manager
+// re-creates the pod of the deleting CR, deletes it and removes the CR, as upstream's actOnStatus
+// does (workspace_controller.go @ 4f45d02eac95 :236-277, :196-234, :347-348, :279-300). The
+// workspace ends deleted by request: no L4 violation.
+TEST(GitpodFindings, L4ExemptsAStartWhoseCrAnOperatorDeleted) {
+  const Outcome o = run_gitpod(load_scenario(corpus("rejected-cr-deleted-then-daemon-returns")));
+  EXPECT_EQ(o.verdict, proto::PASS) << o.describe();
+  bool operator_deleted = false;
+  bool recreated = false;
+  bool pod_created = false;
+  bool cr_removed = false;
+  for (const TraceEvent& e : o.trace) {
+    if (e.actor == "kubectl" && e.verb == "delete" && e.result == "ok") operator_deleted = true;
+    if (operator_deleted && e.verb == "recreate" && e.result == "ok") recreated = true;
+    if (recreated && e.verb == "create-pod" && e.result == "ok") pod_created = true;
+    if (pod_created && e.verb == "delete-workspace") cr_removed = true;
+  }
+  EXPECT_TRUE(operator_deleted) << o.describe();
+  EXPECT_TRUE(recreated) << o.describe();
+  EXPECT_TRUE(pod_created) << o.describe();
+  EXPECT_TRUE(cr_removed) << o.describe();
+  EXPECT_EQ(o.state.find("alice-1 phase="), std::string::npos) << o.describe();
+}
+
 // Checker fix (seed 14623 of the guard hunt): a timeout-driven stop that began 4 min before the
 // end is still waiting for the container (force kill after 5 min, #20382): not stuck (L2).
 TEST(GitpodFindings, L2GivesALateStopTimeToFinish) {

@@ -21,6 +21,7 @@
 
 #include "model/gitpod/invariants/data_ledger.h"
 #include "model/gitpod/versions.h"
+#include "sim/core/assert.h"
 #include "sim/core/probe.h"
 #include "sim/kube/api_server.h"
 #include "sim/run/system.h"
@@ -51,6 +52,13 @@ class Checker {
   // An admin strips the pod's finalizers (the #13147 clean-up): not ws-manager's doing, so the
   // S2 corollary does not apply to that removal; the data oracle still judges the outcome.
   void external_finalizer_removal(const std::string& instance) { stripped_.insert(instance); }
+  // An operator deleted the Workspace CR of `instance` (`kubectl delete workspace`). ws-manager-mk2
+  // then ends the workspace by design (docs/fidelity.md W1, docs/dismissals.md, breaker seed 92),
+  // so L4's premise, a start hit only by kubelet rejections, no longer holds.
+  void operator_deleted_workspace(const std::string& instance) {
+    WSIM_ASSERT(!instance.empty());
+    operator_deleted_.insert(instance);
+  }
 
   std::optional<run::Violation> next_violation();
   // next_violation() has nothing to return: no loss to evaluate, no violation pending. Inline:
@@ -144,7 +152,8 @@ class Checker {
     ProbeId silent_loss = 0;
   } probes_;
   std::set<std::string> stripped_;
-  std::set<std::string> rejected_seen_;  // Pod uids already counted as rejected.
+  std::set<std::string> operator_deleted_;  // Instances whose CR an operator deleted (L4).
+  std::set<std::string> rejected_seen_;     // Pod uids already counted as rejected.
   bool maintenance_ = false;
   std::vector<run::Violation> maintenance_timeouts_;
   DurationMs inactivity_timeout_ms_ = 0;  // 0: S11 is not judged.

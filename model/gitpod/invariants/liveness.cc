@@ -78,9 +78,13 @@ std::vector<run::Violation> Checker::liveness() {
       // docs/systems/gitpod.md §11.2 L4: "Running after ≤ max+1 re-creations" ends the start; a
       // workspace that got there and was later rejected after ready (#20372: Failed → backup →
       // Stopped → CR deleted, §3.4 step 6) or stopped for another reason met L4.
+      // A CR an operator deleted ends by request: ws-manager-mk2 deletes the pod of a CR being
+      // deleted and then the CR (workspace_controller.go@4f45d02eac95 actOnStatus :347-348,
+      // :279-300), after re-creating the pod of a rejected one first (:236-277, :196-234 do not
+      // look at the deletionTimestamp), so it never gets to Running (docs/dismissals.md).
       const bool running = ws != nullptr && phase(*ws) == kPhaseRunning;
       if (rejections <= max_recreations && !running && !inst.reached_running &&
-          !inst.failed_otherwise) {
+          !inst.failed_otherwise && operator_deleted_.count(name) == 0) {
         std::ostringstream why;
         why << "kubelet rejections: " << rejections << " (limit " << max_recreations
             << ") but ended " << (ws == nullptr ? std::string("deleted") : phase(*ws));
