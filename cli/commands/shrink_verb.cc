@@ -163,16 +163,24 @@ bool write_shrunk_bundle(const ShrinkCommand& command, const System& system,
   return true;
 }
 
+// The bundle to shrink, its scenario prepared (ShrinkCommand::prepare_scenario). False (said on
+// `err`) for a bundle that does not read or validate.
+bool read_shrink_bundle(const ShrinkCommand& command, Bundle& bundle, std::ostream& err) {
+  std::string error;
+  if (!read_bundle(command.bundle, bundle, error) || !validate_scenario(bundle.scenario, error)) {
+    err << "wsim shrink: " << error << "\n";
+    return false;
+  }
+  if (command.prepare_scenario) command.prepare_scenario(bundle.scenario.scenario);
+  return true;
+}
+
 }  // namespace
 
 int cmd_shrink(const ShrinkCommand& command, std::ostream& out, std::ostream& err) {
   Bundle bundle;
+  if (!read_shrink_bundle(command, bundle, err)) return kExitUsage;
   std::string error;
-  if (!read_bundle(command.bundle, bundle, error) || !validate_scenario(bundle.scenario, error)) {
-    err << "wsim shrink: " << error << "\n";
-    return kExitUsage;
-  }
-  if (command.prepare_scenario) command.prepare_scenario(bundle.scenario.scenario);
   const System& system = *bundle.scenario.system;
   if (!system.executable()) {
     err << "wsim shrink: " << command.bundle << ": " << system.executable_error() << "\n";

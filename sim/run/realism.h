@@ -18,10 +18,10 @@
 // `why` says how rare or impossible its schedule is in production. The search over other seeds
 // exists because a changed amplifier changes what a seed's later choices mean: a bug that needs
 // no amplifier can pass at its own seed and fail at the next (seed 47 of the GitLab corpus file
-// overlapping-apply-stale-inventory-after-stop passes at production, seed 63 fails). Without a label a run of
-// another seed may fail with a different bug of the same invariant, so there is no search. Cost:
-// at most 1 + kRealismSearchSeeds + kRealismSingleChecksMax × (1 + kRealismAttributionSeeds)
-// runs, and only for failing runs of amplified scenarios.
+// overlapping-apply-stale-inventory-after-stop passes at production, seed 63 fails). Without a
+// label a run of another seed may fail with a different bug of the same invariant, so there is no
+// search. Cost: at most 1 + kRealismSearchSeeds + kRealismSingleChecksMax × (1 +
+// kRealismAttributionSeeds) runs, and only for failing runs of amplified scenarios.
 // Single-threaded; no global state.
 #pragma once
 
