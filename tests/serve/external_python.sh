@@ -41,6 +41,17 @@ check "summary and JUnit report name it" grep -q '"invariant": "external.S1"' "$
 check "JUnit failure" grep -q '<failure type="SAFETY_VIOLATION"' "${work}/racy.xml"
 bundle=$(sed -n 's/^bundle //p' "${work}/racy.txt" | head -1)
 
+echo "--- racy variant, probe-guided (--guided): the same race, its realism re-checked"
+(cd "${example}" && "${wsim}" hunt --scenario workspaces.textproto --seed-start 1 --runs 4 \
+  --guided --out "${work}/guided" -- "${python}" workspace_controller.py racy) \
+  >"${work}/guided.txt" 2>"${work}/guided.err"
+code=$?
+check "a guided hunt finds it too (exit 2, external.S1)" \
+  grep -q '^SAFETY_VIOLATION external.S1 at seed' "${work}/guided.txt"
+[[ ${code} -eq 2 ]] || { failures=$((failures + 1)); echo "FAIL guided hunt exit ${code}"; }
+check "the guided hunt says it was guided" grep -q 'probe-guided swarm' "${work}/guided.txt"
+check "its realism was judged" grep -q '^realism: ' "${work}/guided.txt"
+
 echo "--- correct variant, seeds 1..5"
 (cd "${example}" && "${wsim}" hunt --scenario workspaces.textproto --seed-start 1 --runs 5 \
   --out "${work}/correct" -- "${python}" workspace_controller.py correct) \
