@@ -64,7 +64,8 @@ std::vector<run::ActionInfo> Workload::catalog() {
       {"user", "start", "set desired Running"},
       {"user", "restart", "set desired RestartRequested"},
       {"user", "terminate", "set desired Terminated"},
-      {"admin", "update_agent_config", "R2+: force_include_all_resources on every live row"},
+      {"admin", "update_agent_config",
+       "R2+: new agent-config version; no row written (no force-include)"},
       {"kubectl", "delete_namespace", "delete the namespace of workspace <target>"},
       {"kubectl", "delete_deployment", "delete the Deployment of workspace <target>"},
       {"kubectl", "delete_inventory", "delete the <target>-workspace-inventory ConfigMap"},
@@ -215,7 +216,8 @@ void Workload::random_action() {
     return;
   }
   if (action == RandomAction::kUpdateAgentConfig) {
-    // An admin edits the agent's workspaces config: R2+ force-include every live workspace.
+    // An admin edits the agent's workspaces config: R2/R3 write no workspace row
+    // (rails_service.cc).
     if (rails_.options().versions.rails_has_settings())
       perform("admin", "update_agent_config", "", error);
     return;

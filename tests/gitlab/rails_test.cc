@@ -6,6 +6,7 @@
 #include "model/gitlab/rails/actual_state_calculator.h"
 #include "model/gitlab/rails/agent_infos_updater.h"
 #include "model/gitlab/rails/config_builder.h"
+#include "model/gitlab/rails/rails_service.h"
 #include "model/gitlab/rails/workspaces_finder.h"
 #include "model/gitlab/rails/workspaces_table.h"
 
@@ -120,6 +121,32 @@ TEST(WorkspacesTable, PermanentTerminationFromR2Only) {
     ASSERT_TRUE(table.save(row, 1000));
     row.desired_state = State::kRunning;
     EXPECT_EQ(table.save(row, 2000), version < RailsVersion::kR2);
+  }
+}
+
+// An admin agent-config update at the R2 and R3 pins stores a new agent-config version and writes
+// no workspace row: nothing is force-included, so a quiet partial returns nothing
+// (agent_config_operations/updater.rb@0582d2cdb488 :10-32 and @420121856e80 :10-33;
+// docs/fidelity.md). Before R2 the model has no config update.
+TEST(RailsService, AgentConfigUpdateForcesNothingAtThePins) {
+  for (RailsVersion version : {RailsVersion::kR1, RailsVersion::kR2, RailsVersion::kR3}) {
+    Sim sim(ChoiceSource::from_seed(1));
+    RailsOptions options;
+    options.versions.rails = version;
+    RailsService rails(sim, options, nullptr);
+    ASSERT_EQ(rails.create_workspace("ws-0"), UserActionResult::kOk);
+    ASSERT_EQ(rails.create_workspace("ws-1"), UserActionResult::kOk);
+    rails.table().touch_returned({1, 2}, 1000);
+    const UserActionResult result = rails.update_agent_config();
+    if (version < RailsVersion::kR2) {
+      EXPECT_EQ(result, UserActionResult::kInvalid);
+      continue;
+    }
+    EXPECT_EQ(result, UserActionResult::kOk);
+    for (const WorkspaceRow& row : rails.table().rows())
+      EXPECT_FALSE(row.force_include_all_resources)
+          << row.name << " on R" << static_cast<int>(version);
+    EXPECT_TRUE(find_workspaces_to_return(rails.table(), UpdateType::kPartial, {}).empty());
   }
 }
 

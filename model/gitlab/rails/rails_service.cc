@@ -86,13 +86,15 @@ UserActionResult RailsService::set_desired_state(const std::string& name, State 
 
 UserActionResult RailsService::update_agent_config() {
   if (!options_.versions.rails_has_settings()) return UserActionResult::kInvalid;
-  const std::vector<WorkspaceRow> rows = table_.rows();
-  for (WorkspaceRow row : rows) {
-    if (row.desired_state == State::kTerminated && row.actual_state == State::kTerminated) continue;
-    row.force_include_all_resources = true;
-    const bool saved = table_.save(row, rails_now());
-    WSIM_ASSERT(saved);
-  }
+  // R2 and R3 save only a new WorkspacesAgentConfig version; no workspace row is written, so
+  // force_include_all_resources stays as it was (docs/fidelity.md, "admin agent-config update"):
+  // R2 ee/lib/remote_development/agent_config_operations/updater.rb@0582d2cdb488 Updater.update
+  // :10-32 (the only write is workspaces_agent_config.save, :25); R3 same file@420121856e80
+  // Updater.update :10-33 (save at :26). Existing workspaces keep their pinned
+  // workspaces_agent_config_version (R2 workspace.rb set_workspaces_agent_config_version), so the
+  // change reaches only workspaces created later. An earlier, unpinned R2-era updater set
+  // force_include_all_resources on every non-terminated row; no modelled pin has it.
+  WSIM_ASSERT(table_.version() >= RailsVersion::kR2);
   return UserActionResult::kOk;
 }
 

@@ -71,8 +71,9 @@ class RailsService {
   // Changes desired_state; kInvalid for an invalid desired state or (R2+) a row whose desired
   // state is Terminated (permanent termination, §3).
   UserActionResult set_desired_state(const std::string& name, State desired);
-  // Admin changed the agent config: R2+ sets force_include_all_resources on every
-  // non-(Terminated, Terminated) row (§4.4 (c)). kInvalid before R2.
+  // Admin changed the agent config: R2/R3 (at the pinned commits) store a new agent-config
+  // version and write no workspace row, so nothing is force-included (§4.4 (c)). kInvalid
+  // before R2.
   UserActionResult update_agent_config();
 
   WorkspacesTable& table() { return table_; }
