@@ -13,20 +13,8 @@
 set -uo pipefail
 wsim="$(realpath "${1:?usage: external_python.sh WSIM}")"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-python=/usr/bin/python3
-if ! "${python}" -c 'import kubernetes' 2>/dev/null; then
-  echo "SKIP: ${python} cannot import kubernetes (apt-get install python3-kubernetes)"
-  exit 77
-fi
-work="$(mktemp -d)"
-trap 'rm -rf "${work}"' EXIT
-example="${root}/examples/python-controller"
-failures=0
-check() {  # check DESCRIPTION COMMAND...: COMMAND succeeds.
-  local what="$1"
-  shift
-  if "$@"; then echo "ok   ${what}"; else failures=$((failures + 1)); echo "FAIL ${what}"; fi
-}
+# shellcheck source=tests/serve/lib_python.sh
+source "${root}/tests/serve/lib_python.sh"
 
 echo "--- racy variant, seeds 1..5 (stops at the first failure)"
 (cd "${example}" && "${wsim}" hunt --scenario workspaces.textproto --seed-start 1 --runs 5 \

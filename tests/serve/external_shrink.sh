@@ -9,21 +9,10 @@
 set -uo pipefail
 wsim="$(realpath "${1:?usage: external_shrink.sh WSIM}")"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-python=/usr/bin/python3
-if ! "${python}" -c 'import kubernetes' 2>/dev/null; then
-  echo "SKIP: ${python} cannot import kubernetes (apt-get install python3-kubernetes)"
-  exit 77
-fi
-work="$(mktemp -d)"
-trap 'rm -rf "${work}"' EXIT
-cd "${root}/examples/python-controller" || exit 1
+# shellcheck source=tests/serve/lib_python.sh
+source "${root}/tests/serve/lib_python.sh"
+cd "${example}" || exit 1
 controller=("${python}" workspace_controller.py racy)
-failures=0
-check() {  # check DESCRIPTION COMMAND...: COMMAND succeeds.
-  local what="$1"
-  shift
-  if "$@"; then echo "ok   ${what}"; else failures=$((failures + 1)); echo "FAIL ${what}"; fi
-}
 
 bundle=""
 for seed in 1 2 3; do  # Seed 1 finds it in 27 of 30 hunts' first runs; two more to be sure.

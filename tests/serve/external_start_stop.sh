@@ -12,15 +12,8 @@
 set -uo pipefail
 wsim="$(realpath "${1:?usage: external_start_stop.sh WSIM}")"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-python=/usr/bin/python3
-if ! "${python}" -c 'import kubernetes' 2>/dev/null; then
-  echo "SKIP: ${python} cannot import kubernetes (apt-get install python3-kubernetes)"
-  exit 77
-fi
-work="$(mktemp -d)"
-trap 'rm -rf "${work}"' EXIT
-example="${root}/examples/python-controller"
-failures=0
+# shellcheck source=tests/serve/lib_python.sh
+source "${root}/tests/serve/lib_python.sh"
 
 hunt() {  # hunt VARIANT FIRST RUNS: a hunt of seeds FIRST.., output in ${work}/VARIANT.txt.
   (cd "${example}" && "${wsim}" hunt --scenario start-stop.textproto --seed-start "$2" \

@@ -16,22 +16,10 @@
 set -uo pipefail
 wsim="$(realpath "${1:?usage: external_vclock.sh WSIM}")"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-python=/usr/bin/python3
-if ! "${python}" -c 'import kubernetes' 2>/dev/null; then
-  echo "SKIP: ${python} cannot import kubernetes (apt-get install python3-kubernetes)"
-  exit 77
-fi
-work="$(mktemp -d)"
-trap 'rm -rf "${work}"' EXIT
-cd "${root}/examples/python-controller" || exit 1
+# shellcheck source=tests/serve/lib_python.sh
+source "${root}/tests/serve/lib_python.sh"
+cd "${example}" || exit 1
 controller=("${python}" workspace_controller.py racy)
-failures=0
-check() {  # check DESCRIPTION COMMAND...: COMMAND succeeds.
-  local what="$1"
-  shift
-  if "$@"; then echo "ok   ${what}"; else failures=$((failures + 1)); echo "FAIL ${what}"; fi
-}
-bundle_of() { sed -n 's/^bundle //p' "$1" | head -1; }
 
 echo "--- serve, default clock (WSIM_VCLOCK=0 in the environment must not matter)"
 WSIM_VCLOCK=0 timeout 120 "${wsim}" serve --scenario workspaces.textproto --seed 1 \
